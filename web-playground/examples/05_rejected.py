@@ -1,0 +1,48 @@
+# Rejected (seed: illustrative rejected forms): each function uses a recognized torch form
+# with the wrong static shape or a semantic-changing option, so the site is rejected with a
+# diagnostic and the function stays on the Python fallback. Never a false native claim.
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+import torch
+import torch.nn.functional as F
+
+
+def linear_wrong_ranks(
+    x_1d: TensorF32Cpu1D, weight_2d: TensorF32Cpu2D, bias_1d: TensorF32Cpu1D
+) -> TensorF32Cpu1D:
+    # linear needs a rank-2 input
+    return F.linear(x_1d, weight_2d, bias_1d)
+
+
+def rank0_reduction(vector: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    # a rank-1 reduction would produce an unregistered rank-0 tensor
+    return vector.mean(dim=0)
+
+
+def positional_keepdim(t: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # positional keepdim is deliberately not represented
+    return t.mean(0, True)
+
+
+def duplicate_dim(t: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    # dim given both positionally and by keyword
+    return t.sum(0, dim=1)
+
+
+def vector_dot(a_1d: TensorF32Cpu1D, b_1d: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    # rank-1 x rank-1 matmul would produce an unregistered rank-0 tensor
+    return a_1d @ b_1d
+
+
+def argmax_rank2_keepdim(matrix: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # would be int64 rank-2, a type that does not exist here
+    return matrix.argmax(dim=1, keepdim=True)
+
+
+def truncating_division(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    # semantic-changing functional option
+    return torch.div(a, b, rounding_mode="trunc")
+
+
+def tanh_gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # only the exact GELU approximation "none" is native
+    return torch.nn.functional.gelu(x, approximate="tanh")

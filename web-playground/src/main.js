@@ -1,0 +1,149 @@
+// Wires the playground together: loads the analyzer wasm, analyzes the editor text on every
+// edit (debounced), and keeps the source editor, emitted Rust, sites table, summary,
+// diagnostics, rules panel and URL fragment in step with the latest report and selection.
+import "./style.css";
+import { loadAnalyzer } from "./analyzer.js";
+import { createSourceEditor, positionOf } from "./sourceEditor.js";
+import { createRustPane } from "./rustPane.js";
+import { createSitesTable } from "./sitesTable.js";
+import { renderSummary, renderDiagnostics } from "./summary.js";
+import { createRulesPanel } from "./rulesPanel.js";
+import { examples, findExample } from "./examples.js";
+import { readFragment, writeFragment } from "./urlState.js";
+import { EditorView } from "@codemirror/view";
+
+const ANALYZE_DEBOUNCE_MS = 150;
+const DEFAULT_EXAMPLE = "phase_a_chain";
+
+/**
+ * Measurements and the latest state, for the browser tests and for anyone curious:
+ * `analyses` holds one `{ analyzeMs, renderMs, chars }` per analysis run.
+ */
+const stats = { analyses: [], firstAnalysisAt: null, lastReport: null, ready: false };
+window.torchlowerPlayground = stats;
+
+const $ = (id) => document.getElementById(id);
+
+async function start() {
+  const summaryEl = $("summary");
+  let analyzer;
+  try {
+    analyzer = await loadAnalyzer();
+  } catch (error) {
+    summaryEl.textContent = `could not load the analyzer: ${error.message}`;
+    summaryEl.classList.add("fatal");
+    throw error;
+  }
+  const rulesPanel = createRulesPanel($("rules-panel"), $("rules-body"), $("rules-close"), analyzer.rules);
+
+  let sites = [];
+  let selectedKey = null;
+  let debounceTimer = null;
+  let fragmentWrite = 0;
+
+  const selectSite = (site, { from }) => {
+    selectedKey = site?.key ?? null;
+    source.select(site, { scroll: from !== "source" });
+    rust.select(site, { scroll: from !== "rust" });
+    table.select(selectedKey);
+  };
+
+  const source = createSourceEditor($("source-editor"), {
+    doc: "",
+    onChange: () => {
+      clearTimeout(debounceTimer);
+      debounceTimer = setTimeout(runAnalysis, ANALYZE_DEBOUNCE_MS);
+    },
+    onSiteClick: (site) => selectSite(site, { from: "source" }),
+    onCodeClick: (code) => rulesPanel.open(code),
+  });
+  const rust = createRustPane($("rust-editor"), { onSiteClick: (site) => selectSite(site, { from: "rust" }) });
+  const table = createSitesTable($("sites"), {
+    onSiteClick: (site) => selectSite(site, { from: "table" }),
+    onCodeClick: (code) => rulesPanel.open(code),
+  });
+
+  function runAnalysis() {
+    clearTimeout(debounceTimer);
+    const text = source.getText();
+    const { report, sites: newSites, analyzeMs } = analyzer.analyze(text);
+    const renderStart = performance.now();
+    sites = newSites;
+    if (!sites.some((s) => s.key === selectedKey)) selectedKey = null;
+    const diagnostics = [...(report.diagnostics ?? []), ...(report.functions ?? []).flatMap((f) => f.diagnostics ?? [])];
+    source.showAnalysis(sites, diagnostics);
+    source.select(sites.find((s) => s.key === selectedKey) ?? null);
+    rust.show(report.rust ?? "", sites, selectedKey);
+    $("rust-note").textContent = report.rust ? "" : "(nothing lowered: no function is native)";
+    table.show(sites, selectedKey);
+    renderSummary($("summary"), report, sites, analyzeMs);
+    renderDiagnostics($("diagnostics"), report, {
+      onCodeClick: (code) => rulesPanel.open(code),
+      onJump: (diag) => {
+        const pos = positionOf(source.view.state.doc, diag.line, diag.col);
+        source.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+        source.view.focus();
+      },
+    });
+    const renderMs = performance.now() - renderStart;
+    stats.analyses.push({ analyzeMs, renderMs, chars: text.length });
+    stats.lastReport = report;
+    document.body.dataset.analyses = String(stats.analyses.length);
+    if (stats.firstAnalysisAt === null) {
+      stats.firstAnalysisAt = performance.now();
+      performance.mark("torchlower:first-analysis-rendered");
+    }
+    const write = ++fragmentWrite;
+    writeFragment(text, () => write === fragmentWrite);
+  }
+
+  // Examples menu
+  const select = $("example-select");
+  for (const example of examples) {
+    const option = document.createElement("option");
+    option.value = example.id;
+    option.textContent = example.title;
+    select.appendChild(option);
+  }
+  select.addEventListener("change", () => {
+    const example = findExample(select.value);
+    if (example) loadSource(example.source, example.id);
+  });
+
+  function loadSource(text, exampleId = "") {
+    select.value = exampleId;
+    source.setText(text);
+    selectedKey = null;
+    runAnalysis();
+  }
+
+  async function loadFromFragment() {
+    const wanted = await readFragment();
+    if (wanted.code !== undefined) return loadSource(wanted.code);
+    const example = findExample(wanted.example ?? DEFAULT_EXAMPLE) ?? examples[0];
+    loadSource(example.source, example.id);
+    if (wanted.error) $("rust-note").textContent = wanted.error;
+  }
+  window.addEventListener("hashchange", loadFromFragment);
+
+  $("copy-link").addEventListener("click", async () => {
+    const url = await writeFragment(source.getText());
+    try {
+      await navigator.clipboard.writeText(url);
+      $("copy-link").textContent = "Link copied";
+    } catch {
+      $("copy-link").textContent = "Link in address bar";
+    }
+    setTimeout(() => ($("copy-link").textContent = "Copy link"), 1500);
+  });
+
+  stats.sourceText = () => source.getText();
+  stats.rustText = () => rust.view.state.doc.toString();
+  stats.selectedSiteKey = () => selectedKey;
+  stats.rules = analyzer.rules.entries;
+  await loadFromFragment();
+  stats.ready = true;
+  document.body.dataset.ready = "true";
+}
+
+start();

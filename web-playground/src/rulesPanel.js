@@ -1,0 +1,44 @@
+// The rules panel: the registry's entry for a rule id or diagnostic code (summary,
+// explanation, example, hint), as returned by the analyzer's `rules()`.
+export function createRulesPanel(panel, body, closeButton, registry) {
+  const close = () => {
+    panel.hidden = true;
+  };
+  closeButton.addEventListener("click", close);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") close();
+  });
+  return {
+    open(name) {
+      const entry = registry.byName.get(String(name));
+      body.replaceChildren();
+      panel.dataset.rule = name;
+      const title = document.createElement("h2");
+      title.textContent = name;
+      body.appendChild(title);
+      if (!entry) {
+        addBlock(body, "p", "missing", `The analyzer's registry has no entry named ${name}.`);
+      } else {
+        const ids = [entry.id, entry.code].filter((x) => x && x !== name);
+        if (ids.length) addBlock(body, "p", "aliases", ids.join(" · "));
+        for (const field of ["summary", "explanation"]) {
+          if (entry[field]) addBlock(body, "p", field, entry[field]);
+        }
+        if (entry.example) {
+          addBlock(body, "h3", "", "Example");
+          addBlock(body, "pre", "example", entry.example);
+        }
+        if (entry.hint) addBlock(body, "p", "hint", `Hint: ${entry.hint}`);
+      }
+      panel.hidden = false;
+    },
+    close,
+  };
+}
+
+function addBlock(parent, tag, className, text) {
+  const el = document.createElement(tag);
+  if (className) el.className = className;
+  el.textContent = text;
+  parent.appendChild(el);
+}

@@ -1,0 +1,14 @@
+// Static build of the playground: relative asset URLs so the page works from any directory
+// (the Python package's web/ dir, a file server, a sub-path), wasm emitted as a hashed asset.
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  base: "./",
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    chunkSizeWarningLimit: 1500,
+  },
+  server: { host: "127.0.0.1" },
+});
