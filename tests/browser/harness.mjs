@@ -2,7 +2,7 @@
 // random localhost port, and headless Chromium (Debian's /usr/bin/chromium) driven by
 // playwright-core with a fresh profile.
 import { createServer } from "node:http";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -104,5 +104,37 @@ export async function waitForAnalysisAfter(page, count) {
 export const lastReport = (page) => page.evaluate(() => window.torchlowerPlayground.lastReport);
 
 /** The editor's document text. */
-export const editorText = (page) =>
-  page.evaluate(() => document.querySelector("#source-editor .cm-content").cmView.view.state.doc.toString());
+export const editorText = (page) => page.evaluate(() => window.torchlowerPlayground.sourceText());
+
+/** Waits until the rendered analysis is of the editor's current text (debounce elapsed). */
+export async function waitForCurrentAnalysis(page) {
+  await page.waitForFunction(
+    () => window.torchlowerPlayground.analyzedText === window.torchlowerPlayground.sourceText(),
+    null,
+    { timeout: 10_000 },
+  );
+}
+
+/** Every site of a report, with the `id` the page gives it ("<function>.<site>" indices). */
+export function reportSites(report) {
+  return report.functions.flatMap((fn, f) => fn.sites.map((site, s) => ({ ...site, fn: fn.name, id: `${f}.${s}` })));
+}
+
+/** Counts of sites per outcome in a report. */
+export function outcomeCounts(report) {
+  const counts = { claimed: 0, rejected: 0, not_covered: 0 };
+  for (const site of reportSites(report)) counts[site.outcome] += 1;
+  return counts;
+}
+
+/** The bundled example sources, read from the repository (what the page must show). */
+export async function bundledExamples() {
+  const dir = path.join(REPO, "web-playground/examples");
+  const names = (await readdir(dir)).filter((n) => n.endsWith(".py")).sort();
+  return Promise.all(
+    names.map(async (name) => ({
+      id: name.replace(/\.py$/, "").replace(/^\d+_/, ""),
+      source: await readFile(path.join(dir, name), "utf8"),
+    })),
+  );
+}

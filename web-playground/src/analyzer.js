@@ -77,17 +77,19 @@ function byteToIndexMapper(text) {
 }
 
 /**
- * The rule registry, indexed by every name a report may use for an entry: rule id and
- * diagnostic code. Accepts either a bare array or an object holding one under a key.
+ * The rule registry (`{ rules, extensions, codes }`), flattened into one list where each entry
+ * carries its `kind`, and indexed by every name a report may use: rule id or diagnostic code.
  */
 function loadRules() {
   const raw = JSON.parse(wasmRules());
-  const entries = Array.isArray(raw) ? raw : (raw.rules ?? Object.values(raw).find(Array.isArray) ?? []);
+  const entries = [
+    ...(raw.rules ?? []).map((entry) => ({ ...entry, kind: "rule" })),
+    ...(raw.extensions ?? []).map((entry) => ({ ...entry, kind: "extension" })),
+    ...(raw.codes ?? []).map((entry) => ({ ...entry, kind: "code" })),
+  ];
   const byName = new Map();
   for (const entry of entries) {
-    for (const name of [entry.id, entry.code, ...(entry.codes ?? [])]) {
-      if (name) byName.set(String(name), entry);
-    }
+    for (const name of [entry.id, entry.code]) if (name) byName.set(String(name), entry);
   }
   return { entries, byName };
 }

@@ -19,7 +19,7 @@ const DEFAULT_EXAMPLE = "phase_a_chain";
  * Measurements and the latest state, for the browser tests and for anyone curious:
  * `analyses` holds one `{ analyzeMs, renderMs, chars }` per analysis run.
  */
-const stats = { analyses: [], firstAnalysisAt: null, lastReport: null, ready: false };
+const stats = { analyses: [], firstAnalysisAt: null, lastReport: null, analyzedText: null, ready: false };
 window.torchlowerPlayground = stats;
 
 const $ = (id) => document.getElementById(id);
@@ -88,6 +88,7 @@ async function start() {
     const renderMs = performance.now() - renderStart;
     stats.analyses.push({ analyzeMs, renderMs, chars: text.length });
     stats.lastReport = report;
+    stats.analyzedText = text;
     document.body.dataset.analyses = String(stats.analyses.length);
     if (stats.firstAnalysisAt === null) {
       stats.firstAnalysisAt = performance.now();

@@ -1,5 +1,7 @@
 // The rules panel: the registry's entry for a rule id or diagnostic code (summary,
 // explanation, example, hint), as returned by the analyzer's `rules()`.
+const KIND_LABEL = { rule: "claim rule", code: "diagnostic code", extension: "extension" };
+
 export function createRulesPanel(panel, body, closeButton, registry) {
   const close = () => {
     panel.hidden = true;
@@ -19,8 +21,9 @@ export function createRulesPanel(panel, body, closeButton, registry) {
       if (!entry) {
         addBlock(body, "p", "missing", `The analyzer's registry has no entry named ${name}.`);
       } else {
-        const ids = [entry.id, entry.code].filter((x) => x && x !== name);
-        if (ids.length) addBlock(body, "p", "aliases", ids.join(" · "));
+        const facts = [KIND_LABEL[entry.kind] ?? entry.kind, entry.lane ?? entry.area];
+        if (entry.extension) facts.push("beyond the seed surface");
+        addBlock(body, "p", "facts", facts.filter(Boolean).join(" · "));
         for (const field of ["summary", "explanation"]) {
           if (entry[field]) addBlock(body, "p", field, entry[field]);
         }

@@ -15,19 +15,34 @@ const setAnalysis = StateEffect.define();
 /** The site (by key) the user selected, or null. */
 const setSelected = StateEffect.define();
 
-/** Document position of a 1-based line/column, clamped into the document. */
+/**
+ * Document position of a 1-based line/column, clamped into the document. The analyzer counts
+ * columns in Unicode scalar values, CodeMirror positions in UTF-16 units: they differ only
+ * after a character outside the BMP on the same line.
+ */
 export function positionOf(doc, line, col) {
   if (line < 1) return 0;
   if (line > doc.lines) return doc.length;
   const l = doc.line(line);
-  return Math.min(l.from + Math.max(col - 1, 0), l.to);
+  let offset = 0;
+  for (let scalars = 1; scalars < col && offset < l.text.length; scalars++) {
+    offset += l.text.codePointAt(offset) > 0xffff ? 2 : 1;
+  }
+  return l.from + offset;
 }
 
 /** Sorted [from, to) span of anything with line/col/end_line/end_col. */
 function spanOf(doc, item) {
   const from = positionOf(doc, item.line, item.col);
   const to = positionOf(doc, item.end_line ?? item.line, item.end_col ?? item.col);
-  return to > from ? { from, to } : { from, to: Math.min(from + 1, doc.length) };
+  if (to > from) return { from, to };
+  // An empty span (e.g. "unexpected end of file") still gets one visible character: the one
+  // at the position, or else the last non-blank one before it.
+  const next = doc.sliceString(from, from + 1);
+  if (next && !/\s/.test(next)) return { from, to: from + 1 };
+  let end = from;
+  while (end > 0 && /\s/.test(doc.sliceString(end - 1, end))) end--;
+  return end > 0 ? { from: end - 1, to: end } : { from, to: Math.min(from + 1, doc.length) };
 }
 
 class SiteGutterMarker extends GutterMarker {
