@@ -1,0 +1,711 @@
+//! Per-element float32 math, written once and run two ways.
+//!
+//! Each function (`exp`, `log`, `tanh`, `erf`, `gelu`, ...) is generic over [`Scalar`], a
+//! tiny instruction set of IEEE-exact operations (add/mul/div/fma/sqrt with round-to-nearest,
+//! comparisons, selects, bit casts and integer shifts). [`PtxScalar`] emits each operation as
+//! one PTX instruction; [`CpuScalar`] performs it on `f32` in Rust with the same rounding. No
+//! approximate hardware instruction (`ex2.approx`, `lg2.approx`, ...) is used, so the CPU
+//! model gives bit for bit what the GPU computes: the tests here compare the CPU model with
+//! eager PyTorch, and the GPU check compares the device with the CPU model exactly.
+//!
+//! Algorithms (float32, round-to-nearest throughout):
+//! - `exp`: Cody–Waite reduction `x = j ln2 + r`, degree-7 Taylor polynomial for `e^r`
+//!   (`|r| <= ln2/2`, truncation < 6e-9), scaling by `2^j` in two exact power-of-two steps so
+//!   subnormal results round once. Clamped to ±104 (beyond which the result is 0 or inf).
+//! - `log`: `x = 2^e m` with `m` in `[sqrt(1/2), sqrt(2))`, `log(m) = f - hfsq + s(hfsq + R)`
+//!   with `s = f/(2+f)` and the classic minimax coefficients of 4.4BSD/fdlibm `logf`.
+//! - `tanh`: odd Taylor polynomial of degree 19 for `|x| < 0.55`, else `1 - 2/(e^{2|x|} + 1)`.
+//! - `erf`: Taylor polynomial for `|x| < 1`; on `[1, 4)` `1 - e^{-x^2} Q(x)` with `Q`
+//!   a Chebyshev fit (computed in f64 at generation time from `libm::erfc`) of
+//!   `erfc(x) e^{x^2}`; `±1` beyond 4 (where `erfc < 2^-25`).
+//! - `gelu`: PyTorch's CUDA formula `x * 0.5 * (1 + erf(x * M_SQRT1_2))`.
+//! - `sigmoid`: PyTorch's CUDA formula `1 / (1 + exp(-x))`.
+
+use super::ptx::{f32_imm, PtxBuilder};
+
+/// The operations the math functions are written in. `F` is a float32 value, `I` a 32-bit
+/// integer, `P` a predicate.
+pub trait Scalar {
+    type F: Clone;
+    type I: Clone;
+    type P: Clone;
+    fn c(&mut self, value: f32) -> Self::F;
+    fn add(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
+    fn sub(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
+    fn mul(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
+    fn div(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
+    /// `a * b + c` rounded once.
+    fn fma(&mut self, a: &Self::F, b: &Self::F, c: &Self::F) -> Self::F;
+    fn neg(&mut self, a: &Self::F) -> Self::F;
+    fn abs(&mut self, a: &Self::F) -> Self::F;
+    fn sqrt(&mut self, a: &Self::F) -> Self::F;
+    /// Minimum/maximum that return NaN if either input is NaN.
+    fn min_nan(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
+    fn max_nan(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
+    /// Round to the nearest integer, ties to even (stays a float).
+    fn rint(&mut self, a: &Self::F) -> Self::F;
+    /// Ordered comparisons: false when either input is NaN.
+    fn lt(&mut self, a: &Self::F, b: &Self::F) -> Self::P;
+    fn gt(&mut self, a: &Self::F, b: &Self::F) -> Self::P;
+    fn eq(&mut self, a: &Self::F, b: &Self::F) -> Self::P;
+    fn is_nan(&mut self, a: &Self::F) -> Self::P;
+    fn select(&mut self, p: &Self::P, if_true: &Self::F, if_false: &Self::F) -> Self::F;
+    fn select_i(&mut self, p: &Self::P, if_true: &Self::I, if_false: &Self::I) -> Self::I;
+    fn ci(&mut self, value: i32) -> Self::I;
+    fn to_bits(&mut self, a: &Self::F) -> Self::I;
+    fn from_bits(&mut self, a: &Self::I) -> Self::F;
+    fn iadd(&mut self, a: &Self::I, b: &Self::I) -> Self::I;
+    fn isub(&mut self, a: &Self::I, b: &Self::I) -> Self::I;
+    fn iand(&mut self, a: &Self::I, mask: u32) -> Self::I;
+    fn ior(&mut self, a: &Self::I, bits: u32) -> Self::I;
+    fn shl(&mut self, a: &Self::I, n: u32) -> Self::I;
+    /// Arithmetic (sign-extending) right shift.
+    fn shr_s(&mut self, a: &Self::I, n: u32) -> Self::I;
+    /// Logical right shift.
+    fn shr_u(&mut self, a: &Self::I, n: u32) -> Self::I;
+    /// An integral float to int (the value must be integral and in range).
+    fn f2i(&mut self, a: &Self::F) -> Self::I;
+    fn i2f(&mut self, a: &Self::I) -> Self::F;
+}
+
+/// Evaluates on the host, with the rounding of the PTX instructions [`PtxScalar`] emits.
+pub struct CpuScalar;
+
+impl Scalar for CpuScalar {
+    type F = f32;
+    type I = i32;
+    type P = bool;
+    fn c(&mut self, value: f32) -> f32 {
+        value
+    }
+    fn add(&mut self, a: &f32, b: &f32) -> f32 {
+        a + b
+    }
+    fn sub(&mut self, a: &f32, b: &f32) -> f32 {
+        a - b
+    }
+    fn mul(&mut self, a: &f32, b: &f32) -> f32 {
+        a * b
+    }
+    fn div(&mut self, a: &f32, b: &f32) -> f32 {
+        a / b
+    }
+    fn fma(&mut self, a: &f32, b: &f32, c: &f32) -> f32 {
+        a.mul_add(*b, *c)
+    }
+    fn neg(&mut self, a: &f32) -> f32 {
+        -a
+    }
+    fn abs(&mut self, a: &f32) -> f32 {
+        a.abs()
+    }
+    fn sqrt(&mut self, a: &f32) -> f32 {
+        a.sqrt()
+    }
+    fn min_nan(&mut self, a: &f32, b: &f32) -> f32 {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else {
+            a.min(*b)
+        }
+    }
+    fn max_nan(&mut self, a: &f32, b: &f32) -> f32 {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else {
+            a.max(*b)
+        }
+    }
+    fn rint(&mut self, a: &f32) -> f32 {
+        a.round_ties_even()
+    }
+    fn lt(&mut self, a: &f32, b: &f32) -> bool {
+        a < b
+    }
+    fn gt(&mut self, a: &f32, b: &f32) -> bool {
+        a > b
+    }
+    fn eq(&mut self, a: &f32, b: &f32) -> bool {
+        a == b
+    }
+    fn is_nan(&mut self, a: &f32) -> bool {
+        a.is_nan()
+    }
+    fn select(&mut self, p: &bool, if_true: &f32, if_false: &f32) -> f32 {
+        if *p {
+            *if_true
+        } else {
+            *if_false
+        }
+    }
+    fn select_i(&mut self, p: &bool, if_true: &i32, if_false: &i32) -> i32 {
+        if *p {
+            *if_true
+        } else {
+            *if_false
+        }
+    }
+    fn ci(&mut self, value: i32) -> i32 {
+        value
+    }
+    fn to_bits(&mut self, a: &f32) -> i32 {
+        a.to_bits() as i32
+    }
+    fn from_bits(&mut self, a: &i32) -> f32 {
+        f32::from_bits(*a as u32)
+    }
+    fn iadd(&mut self, a: &i32, b: &i32) -> i32 {
+        a.wrapping_add(*b)
+    }
+    fn isub(&mut self, a: &i32, b: &i32) -> i32 {
+        a.wrapping_sub(*b)
+    }
+    fn iand(&mut self, a: &i32, mask: u32) -> i32 {
+        ((*a as u32) & mask) as i32
+    }
+    fn ior(&mut self, a: &i32, bits: u32) -> i32 {
+        ((*a as u32) | bits) as i32
+    }
+    fn shl(&mut self, a: &i32, n: u32) -> i32 {
+        ((*a as u32) << n) as i32
+    }
+    fn shr_s(&mut self, a: &i32, n: u32) -> i32 {
+        a >> n
+    }
+    fn shr_u(&mut self, a: &i32, n: u32) -> i32 {
+        ((*a as u32) >> n) as i32
+    }
+    fn f2i(&mut self, a: &f32) -> i32 {
+        // cvt.rni.s32.f32 saturates and maps NaN to 0, as `as` does.
+        a.round_ties_even() as i32
+    }
+    fn i2f(&mut self, a: &i32) -> f32 {
+        *a as f32
+    }
+}
+
+/// Emits each operation as one PTX instruction into a [`PtxBuilder`].
+pub struct PtxScalar<'b> {
+    pub b: &'b mut PtxBuilder,
+}
+
+impl PtxScalar<'_> {
+    fn f_op(&mut self, instruction: &str, args: &[&String]) -> String {
+        let r = self.b.f32();
+        let joined = args.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+        self.b.op(format!("{instruction} {r}, {joined}"));
+        r
+    }
+    fn i_op(&mut self, instruction: &str, a: &String, imm: String) -> String {
+        let r = self.b.b32();
+        self.b.op(format!("{instruction} {r}, {a}, {imm}"));
+        r
+    }
+    fn p_op(&mut self, cmp: &str, a: &String, b: &String) -> String {
+        let p = self.b.pred();
+        self.b.op(format!("setp.{cmp}.f32 {p}, {a}, {b}"));
+        p
+    }
+}
+
+impl Scalar for PtxScalar<'_> {
+    type F = String;
+    type I = String;
+    type P = String;
+    fn c(&mut self, value: f32) -> String {
+        let r = self.b.f32();
+        self.b.op(format!("mov.f32 {r}, {}", f32_imm(value)));
+        r
+    }
+    fn add(&mut self, a: &String, b: &String) -> String {
+        self.f_op("add.rn.f32", &[a, b])
+    }
+    fn sub(&mut self, a: &String, b: &String) -> String {
+        self.f_op("sub.rn.f32", &[a, b])
+    }
+    fn mul(&mut self, a: &String, b: &String) -> String {
+        self.f_op("mul.rn.f32", &[a, b])
+    }
+    fn div(&mut self, a: &String, b: &String) -> String {
+        self.f_op("div.rn.f32", &[a, b])
+    }
+    fn fma(&mut self, a: &String, b: &String, c: &String) -> String {
+        self.f_op("fma.rn.f32", &[a, b, c])
+    }
+    fn neg(&mut self, a: &String) -> String {
+        self.f_op("neg.f32", &[a])
+    }
+    fn abs(&mut self, a: &String) -> String {
+        self.f_op("abs.f32", &[a])
+    }
+    fn sqrt(&mut self, a: &String) -> String {
+        self.f_op("sqrt.rn.f32", &[a])
+    }
+    fn min_nan(&mut self, a: &String, b: &String) -> String {
+        self.f_op("min.NaN.f32", &[a, b])
+    }
+    fn max_nan(&mut self, a: &String, b: &String) -> String {
+        self.f_op("max.NaN.f32", &[a, b])
+    }
+    fn rint(&mut self, a: &String) -> String {
+        self.f_op("cvt.rni.f32.f32", &[a])
+    }
+    fn lt(&mut self, a: &String, b: &String) -> String {
+        self.p_op("lt", a, b)
+    }
+    fn gt(&mut self, a: &String, b: &String) -> String {
+        self.p_op("gt", a, b)
+    }
+    fn eq(&mut self, a: &String, b: &String) -> String {
+        self.p_op("eq", a, b)
+    }
+    fn is_nan(&mut self, a: &String) -> String {
+        self.p_op("nan", a, a)
+    }
+    fn select(&mut self, p: &String, if_true: &String, if_false: &String) -> String {
+        let r = self.b.f32();
+        self.b.op(format!("selp.f32 {r}, {if_true}, {if_false}, {p}"));
+        r
+    }
+    fn select_i(&mut self, p: &String, if_true: &String, if_false: &String) -> String {
+        let r = self.b.b32();
+        self.b.op(format!("selp.b32 {r}, {if_true}, {if_false}, {p}"));
+        r
+    }
+    fn ci(&mut self, value: i32) -> String {
+        let r = self.b.b32();
+        self.b.op(format!("mov.b32 {r}, {value}"));
+        r
+    }
+    fn to_bits(&mut self, a: &String) -> String {
+        let r = self.b.b32();
+        self.b.op(format!("mov.b32 {r}, {a}"));
+        r
+    }
+    fn from_bits(&mut self, a: &String) -> String {
+        let r = self.b.f32();
+        self.b.op(format!("mov.b32 {r}, {a}"));
+        r
+    }
+    fn iadd(&mut self, a: &String, b: &String) -> String {
+        self.i_op("add.s32", a, b.clone())
+    }
+    fn isub(&mut self, a: &String, b: &String) -> String {
+        self.i_op("sub.s32", a, b.clone())
+    }
+    fn iand(&mut self, a: &String, mask: u32) -> String {
+        self.i_op("and.b32", a, format!("{mask}"))
+    }
+    fn ior(&mut self, a: &String, bits: u32) -> String {
+        self.i_op("or.b32", a, format!("{bits}"))
+    }
+    fn shl(&mut self, a: &String, n: u32) -> String {
+        self.i_op("shl.b32", a, format!("{n}"))
+    }
+    fn shr_s(&mut self, a: &String, n: u32) -> String {
+        self.i_op("shr.s32", a, format!("{n}"))
+    }
+    fn shr_u(&mut self, a: &String, n: u32) -> String {
+        self.i_op("shr.u32", a, format!("{n}"))
+    }
+    fn f2i(&mut self, a: &String) -> String {
+        let r = self.b.b32();
+        self.b.op(format!("cvt.rni.s32.f32 {r}, {a}"));
+        r
+    }
+    fn i2f(&mut self, a: &String) -> String {
+        let r = self.b.f32();
+        self.b.op(format!("cvt.rn.f32.s32 {r}, {a}"));
+        r
+    }
+}
+
+/// Horner evaluation `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds.
+fn horner<S: Scalar>(s: &mut S, x: &S::F, coefficients: &[f32]) -> S::F {
+    let mut acc = s.c(coefficients[coefficients.len() - 1]);
+    for &c in coefficients[..coefficients.len() - 1].iter().rev() {
+        let cc = s.c(c);
+        acc = s.fma(&acc, x, &cc);
+    }
+    acc
+}
+
+/// `2^k` for an integer `k` in `[-126, 127]`, built from its bits.
+fn pow2<S: Scalar>(s: &mut S, k: &S::I) -> S::F {
+    let bias = s.ci(127);
+    let biased = s.iadd(k, &bias);
+    let bits = s.shl(&biased, 23);
+    s.from_bits(&bits)
+}
+
+/// `e^x` (see the module docs).
+pub fn exp<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = f32::from_bits(0x3f31_7200); // 0.693145751953125, 9 trailing zero bits
+    const LN2_LO: f32 = f32::from_bits(0x35bf_be8e); // ln 2 - LN2_HI
+    let lo = s.c(-104.0);
+    let hi = s.c(104.0);
+    let clamped = s.min_nan(x, &hi);
+    let clamped = s.max_nan(&clamped, &lo);
+    let log2e = s.c(LOG2E);
+    let t = s.mul(&clamped, &log2e);
+    let j = s.rint(&t);
+    let neg_hi = s.c(-LN2_HI);
+    let neg_lo = s.c(-LN2_LO);
+    let r = s.fma(&j, &neg_hi, &clamped);
+    let r = s.fma(&j, &neg_lo, &r);
+    let taylor: Vec<f32> = (0..=7).map(|n| (1.0 / factorial(n)) as f32).collect();
+    let p = horner(s, &r, &taylor);
+    let ji = s.f2i(&j);
+    let j1 = s.shr_s(&ji, 1);
+    let j2 = s.isub(&ji, &j1);
+    let s1 = pow2(s, &j1);
+    let s2 = pow2(s, &j2);
+    let scaled = s.mul(&p, &s1);
+    s.mul(&scaled, &s2)
+}
+
+fn factorial(n: u32) -> f64 {
+    (1..=n).map(f64::from).product()
+}
+
+/// Natural logarithm (see the module docs).
+pub fn log<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    const LN2_HI: f32 = f32::from_bits(0x3f31_7180); // 6.9313812256e-01
+    const LN2_LO: f32 = f32::from_bits(0x3717_f7d1); // 9.0580006145e-06
+    const LG: [f32; 4] = [
+        f32::from_bits(0x3f2a_aaaa), // 0.66666662693
+        f32::from_bits(0x3ecc_ce13), // 0.40000972152
+        f32::from_bits(0x3e91_e9ee), // 0.28498786688
+        f32::from_bits(0x3e78_9e26), // 0.24279078841
+    ];
+    // Subnormal inputs: scale by 2^25 first.
+    let smallest_normal = s.c(f32::MIN_POSITIVE);
+    let tiny = s.lt(x, &smallest_normal);
+    let two25 = s.c(33_554_432.0);
+    let scaled = s.mul(x, &two25);
+    let xs = s.select(&tiny, &scaled, x);
+    let minus25 = s.ci(-25);
+    let zero_i = s.ci(0);
+    let e_adjust = s.select_i(&tiny, &minus25, &zero_i);
+    // x = 2^e * m, m in [1, 2); then m in [sqrt(1/2), sqrt(2)).
+    let bits = s.to_bits(&xs);
+    let exponent_bits = s.shr_u(&bits, 23);
+    let exponent_bits = s.iand(&exponent_bits, 0xff);
+    let bias = s.ci(127);
+    let e = s.isub(&exponent_bits, &bias);
+    let e = s.iadd(&e, &e_adjust);
+    let mantissa = s.iand(&bits, 0x007f_ffff);
+    let mantissa = s.ior(&mantissa, 0x3f80_0000);
+    let m = s.from_bits(&mantissa);
+    let sqrt2 = s.c(std::f32::consts::SQRT_2);
+    let big = s.gt(&m, &sqrt2);
+    let half = s.c(0.5);
+    let m_half = s.mul(&m, &half);
+    let m = s.select(&big, &m_half, &m);
+    let one_i = s.ci(1);
+    let e_plus = s.iadd(&e, &one_i);
+    let e = s.select_i(&big, &e_plus, &e);
+    let ef = s.i2f(&e);
+    // log(m) = f - hfsq + s (hfsq + R), R a minimax polynomial in s^2.
+    let one = s.c(1.0);
+    let f = s.sub(&m, &one);
+    let two = s.c(2.0);
+    let denominator = s.add(&two, &f);
+    let sv = s.div(&f, &denominator);
+    let z = s.mul(&sv, &sv);
+    let w = s.mul(&z, &z);
+    let lg4 = s.c(LG[3]);
+    let lg2 = s.c(LG[1]);
+    let t1 = s.fma(&w, &lg4, &lg2);
+    let t1 = s.mul(&w, &t1);
+    let lg3 = s.c(LG[2]);
+    let lg1 = s.c(LG[0]);
+    let t2 = s.fma(&w, &lg3, &lg1);
+    let t2 = s.mul(&z, &t2);
+    let r = s.add(&t2, &t1);
+    let ff = s.mul(&f, &f);
+    let hfsq = s.mul(&half, &ff);
+    let hr = s.add(&hfsq, &r);
+    let ln2_lo = s.c(LN2_LO);
+    let elo = s.mul(&ef, &ln2_lo);
+    let shr = s.fma(&sv, &hr, &elo);
+    let inner = s.sub(&hfsq, &shr);
+    let inner = s.sub(&inner, &f);
+    let ln2_hi = s.c(LN2_HI);
+    let ehi = s.mul(&ef, &ln2_hi);
+    let value = s.sub(&ehi, &inner);
+    // Special values: log(+-0) = -inf, log(x<0) = NaN, log(inf) = inf, log(NaN) = NaN.
+    let zero = s.c(0.0);
+    let inf = s.c(f32::INFINITY);
+    let neg_inf = s.c(f32::NEG_INFINITY);
+    let nan = s.c(f32::NAN);
+    let is_inf = s.eq(x, &inf);
+    let value = s.select(&is_inf, &inf, &value);
+    let is_zero = s.eq(x, &zero);
+    let value = s.select(&is_zero, &neg_inf, &value);
+    let negative = s.lt(x, &zero);
+    let value = s.select(&negative, &nan, &value);
+    let x_nan = s.is_nan(x);
+    s.select(&x_nan, x, &value)
+}
+
+/// Taylor coefficients of tanh(x)/x in powers of x^2 (tangent numbers).
+const TANH_SERIES: [(f64, f64); 10] = [
+    (1.0, 1.0),
+    (-1.0, 3.0),
+    (2.0, 15.0),
+    (-17.0, 315.0),
+    (62.0, 2835.0),
+    (-1382.0, 155_925.0),
+    (21_844.0, 6_081_075.0),
+    (-929_569.0, 638_512_875.0),
+    (6_404_582.0, 10_854_718_875.0),
+    (-443_861_162.0, 1_856_156_927_625.0),
+];
+
+/// Hyperbolic tangent (see the module docs).
+pub fn tanh<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    let ax = s.abs(x);
+    // Small |x|: x * P(x^2).
+    let x2 = s.mul(x, x);
+    let coefficients: Vec<f32> = TANH_SERIES.iter().map(|(n, d)| (n / d) as f32).collect();
+    let p = horner(s, &x2, &coefficients);
+    let small = s.mul(x, &p);
+    // Large |x|: 1 - 2 / (e^{2|x|} + 1), with the sign of x.
+    let twice = s.add(&ax, &ax);
+    let e = exp(s, &twice);
+    let one = s.c(1.0);
+    let two = s.c(2.0);
+    let denominator = s.add(&e, &one);
+    let q = s.div(&two, &denominator);
+    let large = s.sub(&one, &q);
+    let neg_large = s.neg(&large);
+    let zero = s.c(0.0);
+    let negative = s.lt(x, &zero);
+    let large = s.select(&negative, &neg_large, &large);
+    let threshold = s.c(0.55);
+    let is_small = s.lt(&ax, &threshold);
+    s.select(&is_small, &small, &large)
+}
+
+/// `erf` (see the module docs).
+pub fn erf<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    let ax = s.abs(x);
+    // |x| < 1: x * P(x^2), the Maclaurin series of erf.
+    let x2 = s.mul(x, x);
+    let p = horner(s, &x2, &erf_taylor());
+    let small = s.mul(x, &p);
+    // 1 <= |x| < 4: 1 - exp(-x^2) Q(|x|), with -x^2 split exactly into hi + lo.
+    let (q_coefficients, center, half_width) = erfc_scaled_fit();
+    let c = s.c(center);
+    let inv_half_width = s.c(1.0 / half_width);
+    let shifted = s.sub(&ax, &c);
+    let t = s.mul(&shifted, &inv_half_width);
+    let q = horner(s, &t, &q_coefficients);
+    let sq_hi = s.mul(&ax, &ax);
+    let neg_sq_hi = s.neg(&sq_hi);
+    let sq_lo = s.fma(&ax, &ax, &neg_sq_hi); // ax^2 - sq_hi, exactly
+    let e_hi = exp(s, &neg_sq_hi);
+    let one = s.c(1.0);
+    let neg_lo = s.neg(&sq_lo);
+    let correction = s.add(&one, &neg_lo); // e^{-lo} ~ 1 - lo, |lo| <= 2^-20
+    let e = s.mul(&e_hi, &correction);
+    let tail = s.mul(&e, &q);
+    let mid = s.sub(&one, &tail);
+    let four = s.c(4.0);
+    let beyond = s.gt(&ax, &four);
+    let beyond_eq = s.eq(&ax, &four);
+    let mid = s.select(&beyond, &one, &mid);
+    let mid = s.select(&beyond_eq, &one, &mid);
+    let neg_mid = s.neg(&mid);
+    let zero = s.c(0.0);
+    let negative = s.lt(x, &zero);
+    let mid = s.select(&negative, &neg_mid, &mid);
+    let is_small = s.lt(&ax, &one);
+    s.select(&is_small, &small, &mid)
+}
+
+/// Maclaurin coefficients of erf(x)/x in powers of x^2: 2/sqrt(pi) (-1)^n / (n! (2n+1)).
+fn erf_taylor() -> Vec<f32> {
+    let two_over_sqrt_pi = 2.0 / std::f64::consts::PI.sqrt();
+    (0..13u32)
+        .map(|n| {
+            let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
+            (two_over_sqrt_pi * sign / (factorial(n) * f64::from(2 * n + 1))) as f32
+        })
+        .collect()
+}
+
+/// Degree of the Chebyshev fit of `erfc(x) e^{x^2}` on `[1, 4]`.
+pub const ERFC_FIT_DEGREE: usize = 16;
+
+/// Monomial coefficients in `t = (x - center) / half_width` of a Chebyshev interpolant of
+/// `erfc(x) e^{x^2}` on `[1, 4]`, computed in f64, plus `center` and `half_width`.
+pub fn erfc_scaled_fit() -> (Vec<f32>, f32, f32) {
+    let (a, b) = (1.0f64, 4.0f64);
+    let center = (a + b) / 2.0;
+    let half_width = (b - a) / 2.0;
+    let n = ERFC_FIT_DEGREE + 1;
+    let target = |x: f64| libm::erfc(x) * (x * x).exp();
+    // Chebyshev coefficients from values at the Chebyshev nodes.
+    let nodes: Vec<f64> =
+        (0..n).map(|k| (std::f64::consts::PI * (k as f64 + 0.5) / n as f64).cos()).collect();
+    let values: Vec<f64> = nodes.iter().map(|t| target(center + half_width * t)).collect();
+    let mut cheb = vec![0.0f64; n];
+    for (j, cj) in cheb.iter_mut().enumerate() {
+        let sum: f64 = (0..n)
+            .map(|k| values[k] * (std::f64::consts::PI * j as f64 * (k as f64 + 0.5) / n as f64).cos())
+            .sum();
+        *cj = 2.0 * sum / n as f64;
+    }
+    cheb[0] /= 2.0;
+    // Chebyshev basis to monomials: T_0 = 1, T_1 = t, T_{k+1} = 2t T_k - T_{k-1}.
+    let mut monomial = vec![0.0f64; n];
+    let mut previous = vec![0.0f64; n];
+    let mut current = vec![0.0f64; n];
+    previous[0] = 1.0;
+    current[1] = 1.0;
+    for (j, cj) in cheb.iter().enumerate() {
+        let basis = match j {
+            0 => previous.clone(),
+            1 => current.clone(),
+            _ => {
+                let mut next = vec![0.0f64; n];
+                for i in 0..n - 1 {
+                    next[i + 1] += 2.0 * current[i];
+                }
+                for i in 0..n {
+                    next[i] -= previous[i];
+                }
+                previous = std::mem::replace(&mut current, next);
+                current.clone()
+            }
+        };
+        for i in 0..n {
+            monomial[i] += cj * basis[i];
+        }
+    }
+    (monomial.iter().map(|&c| c as f32).collect(), center as f32, half_width as f32)
+}
+
+/// Which per-element function a unary kernel applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Abs,
+    Neg,
+    Square,
+    Exp,
+    Log,
+    Sqrt,
+    Relu,
+    Sigmoid,
+    Tanh,
+    Gelu,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 10] = [
+        UnaryOp::Abs,
+        UnaryOp::Neg,
+        UnaryOp::Square,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Relu,
+        UnaryOp::Sigmoid,
+        UnaryOp::Tanh,
+        UnaryOp::Gelu,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Abs => "abs",
+            UnaryOp::Neg => "neg",
+            UnaryOp::Square => "square",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Relu => "relu",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Gelu => "gelu",
+        }
+    }
+
+    /// Applies the operation (emitting PTX or computing on the host, depending on `S`).
+    pub fn apply<S: Scalar>(self, s: &mut S, x: &S::F) -> S::F {
+        match self {
+            UnaryOp::Abs => s.abs(x),
+            UnaryOp::Neg => s.neg(x),
+            UnaryOp::Square => s.mul(x, x),
+            UnaryOp::Exp => exp(s, x),
+            UnaryOp::Log => log(s, x),
+            UnaryOp::Sqrt => s.sqrt(x),
+            // Eager PyTorch keeps NaN and -0.0 (x < 0 is false for both).
+            UnaryOp::Relu => {
+                let zero = s.c(0.0);
+                let negative = s.lt(x, &zero);
+                s.select(&negative, &zero, x)
+            }
+            UnaryOp::Sigmoid => {
+                let nx = s.neg(x);
+                let e = exp(s, &nx);
+                let one = s.c(1.0);
+                let d = s.add(&one, &e);
+                s.div(&one, &d)
+            }
+            UnaryOp::Tanh => tanh(s, x),
+            UnaryOp::Gelu => {
+                let alpha = s.c(std::f32::consts::FRAC_1_SQRT_2);
+                let scaled = s.mul(x, &alpha);
+                let e = erf(s, &scaled);
+                let half = s.c(0.5);
+                let one = s.c(1.0);
+                let xh = s.mul(x, &half);
+                let one_plus = s.add(&one, &e);
+                s.mul(&xh, &one_plus)
+            }
+        }
+    }
+
+    /// The host model of the device kernel: bit-identical to it.
+    pub fn eval(self, x: f32) -> f32 {
+        self.apply(&mut CpuScalar, &x)
+    }
+}
+
+/// Which tensor-tensor arithmetic a binary kernel applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 4] = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+        }
+    }
+
+    pub fn apply<S: Scalar>(self, s: &mut S, a: &S::F, b: &S::F) -> S::F {
+        match self {
+            BinaryOp::Add => s.add(a, b),
+            BinaryOp::Sub => s.sub(a, b),
+            BinaryOp::Mul => s.mul(a, b),
+            BinaryOp::Div => s.div(a, b),
+        }
+    }
+
+    pub fn eval(self, a: f32, b: f32) -> f32 {
+        self.apply(&mut CpuScalar, &a, &b)
+    }
+}

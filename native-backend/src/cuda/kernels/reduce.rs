@@ -1,0 +1,253 @@
+//! Reductions along one dimension: one block of [`REDUCE_THREADS`] threads per output line
+//! (`ctaid.x` = line), each thread combining elements `t, t+T, ...` in order, then a
+//! shared-memory tree — the order [`ReducePlan::tree_reduce`](super::plan::ReducePlan)
+//! models. Sum/mean, softmax (max, sum of exponentials, normalise) and argmax.
+
+use super::super::launch::{KernelSignature, ParamKind, ParamKind::*};
+use super::math::{self, PtxScalar};
+use super::plan::REDUCE_THREADS;
+use super::ptx::PtxBuilder;
+
+/// `(out, in, len, outer_stride, reduce_stride, factor)`.
+pub const SUM_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, F32];
+/// `(out, in, len, outer_stride, reduce_stride, out_outer_stride, out_reduce_stride)`.
+pub const SOFTMAX_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64];
+/// `(out_i64, in, len, outer_stride, reduce_stride)`.
+pub const ARGMAX_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64];
+
+/// Registers every reduction kernel starts with.
+struct Line {
+    tid: String,
+    tid64: String,
+    line: String,
+    len: String,
+    outer_stride: String,
+    reduce_stride: String,
+    input: String,
+}
+
+fn line_prologue(b: &mut PtxBuilder) -> Line {
+    let input = b.param_global_ptr(1);
+    let len = b.param_s64(2);
+    let outer_stride = b.param_s64(3);
+    let reduce_stride = b.param_s64(4);
+    let (tid, ctaid) = (b.b32(), b.b32());
+    b.op(format!("mov.u32 {tid}, %tid.x"));
+    b.op(format!("mov.u32 {ctaid}, %ctaid.x"));
+    let (tid64, line) = (b.b64(), b.b64());
+    b.op(format!("cvt.u64.u32 {tid64}, {tid}"));
+    b.op(format!("cvt.u64.u32 {line}, {ctaid}"));
+    Line { tid, tid64, line, len, outer_stride, reduce_stride, input }
+}
+
+/// Emits `for i in (t..len).step_by(T) { body(i, x_i) }`.
+fn strided_loop(b: &mut PtxBuilder, l: &Line, body: &mut dyn FnMut(&mut PtxBuilder, &str, &str)) {
+    let i = b.b64();
+    b.op(format!("mov.u64 {i}, {}", l.tid64));
+    let (top, end) = (b.label("loop"), b.label("loop_end"));
+    b.place(&top);
+    let done = b.pred();
+    b.op(format!("setp.ge.s64 {done}, {i}, {}", l.len));
+    b.op(format!("@{done} bra {end}"));
+    let off = b.b64();
+    b.op(format!("mul.lo.s64 {off}, {}, {}", l.line, l.outer_stride));
+    b.op(format!("mad.lo.s64 {off}, {i}, {}, {off}", l.reduce_stride));
+    let address = b.element_address(&l.input, &off, 4);
+    let x = b.f32();
+    b.op(format!("ld.global.f32 {x}, [{address}]"));
+    body(b, &i, &x);
+    b.op(format!("add.s64 {i}, {i}, {REDUCE_THREADS}"));
+    b.op(format!("bra {top}"));
+    b.place(&end);
+}
+
+/// Stores `acc` in `shared[tid]`, tree-combines with `combine(acc_reg, other_reg)` (which
+/// must leave the result in a register it returns) and returns the total read back by
+/// every thread from `shared[0]`.
+fn tree_f32(b: &mut PtxBuilder, l: &Line, shared: &str, acc: &str, combine: &mut dyn FnMut(&mut PtxBuilder, &str, &str) -> String) -> String {
+    let base = b.b32();
+    b.op(format!("mov.u32 {base}, {shared}"));
+    let mine = b.b32();
+    b.op(format!("mad.lo.u32 {mine}, {}, 4, {base}", l.tid));
+    b.op(format!("st.shared.f32 [{mine}], {acc}"));
+    b.op("bar.sync 0");
+    let mut step = REDUCE_THREADS / 2;
+    while step > 0 {
+        let skip = b.label("tree_skip");
+        let active = b.pred();
+        b.op(format!("setp.lt.u32 {active}, {}, {step}", l.tid));
+        b.op(format!("@!{active} bra {skip}"));
+        let (x, y) = (b.f32(), b.f32());
+        b.op(format!("ld.shared.f32 {x}, [{mine}]"));
+        b.op(format!("ld.shared.f32 {y}, [{mine}+{}]", step * 4));
+        let z = combine(b, &x, &y);
+        b.op(format!("st.shared.f32 [{mine}], {z}"));
+        b.place(&skip);
+        b.op("bar.sync 0");
+        step /= 2;
+    }
+    let total = b.f32();
+    b.op(format!("ld.shared.f32 {total}, [{base}]"));
+    // Everyone has read the total before the array is reused.
+    b.op("bar.sync 0");
+    total
+}
+
+pub fn sum_ptx(signature: &KernelSignature) -> String {
+    let mut b = PtxBuilder::new();
+    b.shared_array("partial", 4, REDUCE_THREADS);
+    let out = b.param_global_ptr(0);
+    let l = line_prologue(&mut b);
+    let factor = b.param_f32(5);
+    let acc = b.f32();
+    b.op(format!("mov.f32 {acc}, 0f00000000"));
+    strided_loop(&mut b, &l, &mut |b, _i, x| b.op(format!("add.rn.f32 {acc}, {acc}, {x}")));
+    let total = tree_f32(&mut b, &l, "partial", &acc, &mut |b, x, y| {
+        let z = b.f32();
+        b.op(format!("add.rn.f32 {z}, {x}, {y}"));
+        z
+    });
+    let skip = b.label("not_first");
+    let first = b.pred();
+    b.op(format!("setp.eq.u32 {first}, {}, 0", l.tid));
+    b.op(format!("@!{first} bra {skip}"));
+    let scaled = b.f32();
+    b.op(format!("mul.rn.f32 {scaled}, {total}, {factor}"));
+    let address = b.element_address(&out, &l.line, 4);
+    b.op(format!("st.global.f32 [{address}], {scaled}"));
+    b.place(&skip);
+    b.finish(signature)
+}
+
+pub fn softmax_ptx(signature: &KernelSignature) -> String {
+    let mut b = PtxBuilder::new();
+    b.shared_array("partial", 4, REDUCE_THREADS);
+    let out = b.param_global_ptr(0);
+    let l = line_prologue(&mut b);
+    let out_outer = b.param_s64(5);
+    let out_reduce = b.param_s64(6);
+    // 1. max, NaN-propagating.
+    let acc = b.f32();
+    b.op(format!("mov.f32 {acc}, 0fFF800000"));
+    strided_loop(&mut b, &l, &mut |b, _i, x| b.op(format!("max.NaN.f32 {acc}, {acc}, {x}")));
+    let max = tree_f32(&mut b, &l, "partial", &acc, &mut |b, x, y| {
+        let z = b.f32();
+        b.op(format!("max.NaN.f32 {z}, {x}, {y}"));
+        z
+    });
+    // 2. sum of exp(x - max).
+    let sum = b.f32();
+    b.op(format!("mov.f32 {sum}, 0f00000000"));
+    strided_loop(&mut b, &l, &mut |b, _i, x| {
+        let d = b.f32();
+        b.op(format!("sub.rn.f32 {d}, {x}, {max}"));
+        let e = math::exp(&mut PtxScalar { b: &mut *b }, &d);
+        b.op(format!("add.rn.f32 {sum}, {sum}, {e}"));
+    });
+    let total = tree_f32(&mut b, &l, "partial", &sum, &mut |b, x, y| {
+        let z = b.f32();
+        b.op(format!("add.rn.f32 {z}, {x}, {y}"));
+        z
+    });
+    // 3. write exp(x - max) / sum.
+    strided_loop(&mut b, &l, &mut |b, i, x| {
+        let d = b.f32();
+        b.op(format!("sub.rn.f32 {d}, {x}, {max}"));
+        let e = math::exp(&mut PtxScalar { b: &mut *b }, &d);
+        let y = b.f32();
+        b.op(format!("div.rn.f32 {y}, {e}, {total}"));
+        let off = b.b64();
+        b.op(format!("mul.lo.s64 {off}, {}, {out_outer}", l.line));
+        b.op(format!("mad.lo.s64 {off}, {i}, {out_reduce}, {off}"));
+        let address = b.element_address(&out, &off, 4);
+        b.op(format!("st.global.f32 [{address}], {y}"));
+    });
+    b.finish(signature)
+}
+
+/// Emits the argmax combine rule of [`super::plan::argmax_combine`]: sets `take` when
+/// `(bv, bi)` should replace `(av, ai)`.
+fn argmax_take(b: &mut PtxBuilder, av: &str, ai: &str, bv: &str, bi: &str) -> String {
+    let p = |b: &mut PtxBuilder| b.pred();
+    let (b_valid, a_empty, a_nan, b_nan) = (p(b), p(b), p(b), p(b));
+    b.op(format!("setp.ge.s64 {b_valid}, {bi}, 0"));
+    b.op(format!("setp.lt.s64 {a_empty}, {ai}, 0"));
+    b.op(format!("setp.nan.f32 {a_nan}, {av}, {av}"));
+    b.op(format!("setp.nan.f32 {b_nan}, {bv}, {bv}"));
+    let (lower, greater, equal) = (p(b), p(b), p(b));
+    b.op(format!("setp.lt.s64 {lower}, {bi}, {ai}"));
+    b.op(format!("setp.gt.f32 {greater}, {bv}, {av}"));
+    b.op(format!("setp.eq.f32 {equal}, {bv}, {av}"));
+    // numbers: greater || (equal && lower)
+    let numbers = p(b);
+    b.op(format!("and.pred {numbers}, {equal}, {lower}"));
+    b.op(format!("or.pred {numbers}, {numbers}, {greater}"));
+    // b NaN: !a_nan || lower
+    let nan_case = p(b);
+    b.op(format!("not.pred {nan_case}, {a_nan}"));
+    b.op(format!("or.pred {nan_case}, {nan_case}, {lower}"));
+    b.op(format!("and.pred {nan_case}, {nan_case}, {b_nan}"));
+    // neither NaN and numbers
+    let neither = p(b);
+    b.op(format!("or.pred {neither}, {a_nan}, {b_nan}"));
+    b.op(format!("not.pred {neither}, {neither}"));
+    b.op(format!("and.pred {neither}, {neither}, {numbers}"));
+    let take = p(b);
+    b.op(format!("or.pred {take}, {nan_case}, {neither}"));
+    b.op(format!("or.pred {take}, {take}, {a_empty}"));
+    b.op(format!("and.pred {take}, {take}, {b_valid}"));
+    take
+}
+
+pub fn argmax_ptx(signature: &KernelSignature) -> String {
+    let mut b = PtxBuilder::new();
+    b.shared_array("best_value", 4, REDUCE_THREADS);
+    b.shared_array("best_index", 8, REDUCE_THREADS);
+    let out = b.param_global_ptr(0);
+    let l = line_prologue(&mut b);
+    let (bv, bi) = (b.f32(), b.b64());
+    b.op(format!("mov.f32 {bv}, 0fFF800000"));
+    b.op(format!("mov.s64 {bi}, -1"));
+    strided_loop(&mut b, &l, &mut |b, i, x| {
+        let take = argmax_take(b, &bv, &bi, x, i);
+        b.op(format!("@{take} mov.f32 {bv}, {x}"));
+        b.op(format!("@{take} mov.s64 {bi}, {i}"));
+    });
+    let (vbase, ibase) = (b.b32(), b.b32());
+    b.op(format!("mov.u32 {vbase}, best_value"));
+    b.op(format!("mov.u32 {ibase}, best_index"));
+    let (vmine, imine) = (b.b32(), b.b32());
+    b.op(format!("mad.lo.u32 {vmine}, {}, 4, {vbase}", l.tid));
+    b.op(format!("mad.lo.u32 {imine}, {}, 8, {ibase}", l.tid));
+    b.op(format!("st.shared.f32 [{vmine}], {bv}"));
+    b.op(format!("st.shared.s64 [{imine}], {bi}"));
+    b.op("bar.sync 0");
+    let mut step = REDUCE_THREADS / 2;
+    while step > 0 {
+        let skip = b.label("tree_skip");
+        let active = b.pred();
+        b.op(format!("setp.lt.u32 {active}, {}, {step}", l.tid));
+        b.op(format!("@!{active} bra {skip}"));
+        let (av, ai, ov, oi) = (b.f32(), b.b64(), b.f32(), b.b64());
+        b.op(format!("ld.shared.f32 {av}, [{vmine}]"));
+        b.op(format!("ld.shared.s64 {ai}, [{imine}]"));
+        b.op(format!("ld.shared.f32 {ov}, [{vmine}+{}]", step * 4));
+        b.op(format!("ld.shared.s64 {oi}, [{imine}+{}]", step * 8));
+        let take = argmax_take(&mut b, &av, &ai, &ov, &oi);
+        b.op(format!("@{take} st.shared.f32 [{vmine}], {ov}"));
+        b.op(format!("@{take} st.shared.s64 [{imine}], {oi}"));
+        b.place(&skip);
+        b.op("bar.sync 0");
+        step /= 2;
+    }
+    let skip = b.label("not_first");
+    let first = b.pred();
+    b.op(format!("setp.eq.u32 {first}, {}, 0", l.tid));
+    b.op(format!("@!{first} bra {skip}"));
+    let winner = b.b64();
+    b.op(format!("ld.shared.s64 {winner}, [{ibase}]"));
+    let address = b.element_address(&out, &l.line, 8);
+    b.op(format!("st.global.s64 [{address}], {winner}"));
+    b.place(&skip);
+    b.finish(signature)
+}
