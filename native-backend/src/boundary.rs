@@ -1,0 +1,112 @@
+//! Arguments crossing from Python into a native function.
+//!
+//! Each check runs before any work, in parameter order, and fails with a stable message that
+//! names the parameter, what its annotation expects and what was passed (tests compare the
+//! messages exactly). The happy path only asks libtorch (no Python attribute lookups); the
+//! error path asks Python for the names it shows (`str(t.device)`, `str(t.dtype)`), so the
+//! message uses PyTorch's own spelling of whatever device or dtype came in.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt};
+
+use crate::spec::TensorSpec;
+
+/// A `torch.Tensor` argument as a `tch::Tensor` sharing its storage (no copy), after
+/// checking, in this order: it is a tensor (`TypeError`), then its device, dtype and rank
+/// against `spec` (`ValueError`).
+pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyResult<tch::Tensor> {
+    let Some(tensor) = unpack_tensor(obj)? else {
+        return Err(PyTypeError::new_err(format!(
+            "torchlower: parameter '{param}' expects a torch.Tensor, got {}",
+            type_name(obj)
+        )));
+    };
+    let (device, kind, rank) = guarded(|| (tensor.device(), tensor.f_kind().ok(), tensor.dim()))?;
+    if device != spec.device.device() {
+        return Err(PyValueError::new_err(format!(
+            "torchlower: parameter '{param}' expects a {} tensor, got {}",
+            spec.device.name(),
+            torch_attribute_name(obj, "device")
+        )));
+    }
+    if kind != Some(spec.dtype.kind()) {
+        return Err(PyValueError::new_err(format!(
+            "torchlower: parameter '{param}' expects dtype {}, got {}",
+            spec.dtype.name(),
+            torch_attribute_name(obj, "dtype")
+        )));
+    }
+    if rank != spec.rank {
+        return Err(PyValueError::new_err(format!(
+            "torchlower: parameter '{param}' expects a rank-{} tensor, got rank {rank}",
+            spec.rank
+        )));
+    }
+    Ok(tensor)
+}
+
+/// A Python `int` argument (a `bool` is refused, as the annotation says `int`).
+/// An int outside the 64-bit range → `OverflowError`.
+pub fn int_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<i64> {
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "torchlower: parameter '{param}' expects int, got {}",
+            type_name(obj)
+        )));
+    }
+    obj.extract::<i64>().map_err(|_| {
+        PyOverflowError::new_err(format!(
+            "torchlower: parameter '{param}' is an int outside the 64-bit range that native code supports"
+        ))
+    })
+}
+
+/// A Python `bool` argument; anything else (including `int`) → `TypeError`.
+pub fn bool_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<bool> {
+    match obj.downcast::<PyBool>() {
+        Ok(value) => Ok(value.is_true()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "torchlower: parameter '{param}' expects bool, got {}",
+            type_name(obj)
+        ))),
+    }
+}
+
+/// `Some(tensor)` for a `torch.Tensor` (or subclass such as `nn.Parameter`), `None` otherwise.
+fn unpack_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Option<tch::Tensor>> {
+    let pointer = obj.as_ptr() as *mut tch::python::CPyObject;
+    // SAFETY: `obj` is a live Python object for the duration of the call and we hold the GIL.
+    // The returned tch::Tensor is a new reference to the same TensorImpl (storage shared).
+    let unpacked = guarded(|| unsafe { tch::Tensor::pyobject_unpack(pointer) })?;
+    unpacked.map_err(|error| PyRuntimeError::new_err(format!("torchlower: {error}")))
+}
+
+/// Runs a libtorch query, turning a (never expected) panic of tch into a `RuntimeError`
+/// instead of letting it unwind into Python.
+fn guarded<T>(query: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(query)).map_err(|panic| {
+        PyRuntimeError::new_err(format!(
+            "torchlower: internal error at the boundary: {}",
+            crate::run::panic_message(panic.as_ref())
+        ))
+    })
+}
+
+/// `type(obj).__name__`, as CPython's own messages show types.
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|name| name.to_string())
+        .unwrap_or_else(|_| "<unknown type>".to_string())
+}
+
+/// PyTorch's name of `obj.device` / `obj.dtype` (`cuda:0`, `float64`), for error messages.
+fn torch_attribute_name(obj: &Bound<'_, PyAny>, attribute: &str) -> String {
+    obj.getattr(attribute)
+        .and_then(|value| value.str().map(|text| text.to_string()))
+        .map(|text| text.strip_prefix("torch.").map(str::to_string).unwrap_or(text))
+        .unwrap_or_else(|_| format!("<unknown {attribute}>"))
+}

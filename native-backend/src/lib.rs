@@ -1,0 +1,28 @@
+//! torchlower-backend: everything the analyzer's generated `lib.rs` calls.
+//!
+//! The contract (names, signatures, error messages) is `API.md` beside this crate; the
+//! generated code imports this crate as `use torchlower_backend as tl;` and reaches `tch`
+//! and `pyo3` through the re-exports below, so a generated crate pins only this crate and the
+//! same exact versions of those two.
+//!
+//! - [`boundary`]: torch.Tensor / int / bool arguments → Rust values, with the checks in order
+//!   (type, device, dtype, rank) and stable messages; no storage copy.
+//! - [`run`]: one call of a native function: a single no-grad guard, panic catching, and the
+//!   mapping of [`Error`] to Python exceptions.
+//! - [`ops`]: one fallible helper per claimed op family, eager PyTorch semantics.
+//! - [`scalar`]: Python `int` arithmetic and `range` with Python semantics on `i64`.
+
+pub use pyo3;
+pub use tch;
+
+pub mod boundary;
+pub mod cuda;
+mod error;
+pub mod ops;
+mod run;
+pub mod scalar;
+mod spec;
+
+pub use error::{Error, Result};
+pub use run::{run, IntoPyValue};
+pub use spec::{DeviceSpec, DtypeSpec, TensorSpec};

@@ -1,0 +1,131 @@
+//! One fallible helper per claimed op family, each the exact eager PyTorch operation
+//! (same libtorch kernel, so NaN/±Inf/signed-zero behaviour is eager's by construction).
+//!
+//! All are out-of-place and never mutate an input. Size mismatches (matmul inner sizes,
+//! broadcasting) come back as [`crate::Error::Torch`] → `RuntimeError`, as in eager.
+//! No helper opens its own no-grad guard: [`crate::run`] holds one for the whole call.
+
+use tch::Tensor;
+
+use crate::error::Result;
+
+/// `F.linear(x, w, b)` / `F.linear(x, w)`.
+#[inline]
+pub fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
+    Ok(x.f_linear(w, b)?)
+}
+
+/// `t.relu()`, `torch.relu(t)`, `F.relu(t)`.
+#[inline]
+pub fn relu(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_relu()?)
+}
+
+/// `t.sigmoid()`, `torch.sigmoid(t)`.
+#[inline]
+pub fn sigmoid(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_sigmoid()?)
+}
+
+/// `t.tanh()`, `torch.tanh(t)`.
+#[inline]
+pub fn tanh(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_tanh()?)
+}
+
+/// `torch.abs(t)`.
+#[inline]
+pub fn abs(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_abs()?)
+}
+
+/// `torch.neg(t)` and `torch.negative(t)` (an alias of the same kernel).
+#[inline]
+pub fn neg(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_neg()?)
+}
+
+/// `torch.square(t)`.
+#[inline]
+pub fn square(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_square()?)
+}
+
+/// `torch.exp(t)`.
+#[inline]
+pub fn exp(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_exp()?)
+}
+
+/// `torch.log(t)`.
+#[inline]
+pub fn log(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_log()?)
+}
+
+/// `torch.sqrt(t)`.
+#[inline]
+pub fn sqrt(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_sqrt()?)
+}
+
+/// `F.gelu(t)` with `approximate="none"` (the exact erf form); the mode is fixed here and
+/// never comes from the source.
+#[inline]
+pub fn gelu(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_gelu("none")?)
+}
+
+/// `a + b` with broadcasting.
+#[inline]
+pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_add(b)?)
+}
+
+/// `a - b` with broadcasting.
+#[inline]
+pub fn sub(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_sub(b)?)
+}
+
+/// `a * b` with broadcasting.
+#[inline]
+pub fn mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_mul(b)?)
+}
+
+/// `a / b`: true division with broadcasting.
+#[inline]
+pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_div(b)?)
+}
+
+/// `a @ b`, `torch.matmul(a, b)`, `a.matmul(b)`.
+#[inline]
+pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_matmul(b)?)
+}
+
+/// `t.sum(dim=dim, keepdim=keepdim)` (result dtype: the input's, as for float32 in eager).
+#[inline]
+pub fn sum_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_sum_dim_intlist(Some(&[dim][..]), keepdim, None::<tch::Kind>)?)
+}
+
+/// `t.mean(dim=dim, keepdim=keepdim)`.
+#[inline]
+pub fn mean_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_mean_dim(Some(&[dim][..]), keepdim, None::<tch::Kind>)?)
+}
+
+/// `torch.softmax(t, dim)` with `dtype=None`.
+#[inline]
+pub fn softmax(t: &Tensor, dim: i64) -> Result<Tensor> {
+    Ok(t.f_softmax(dim, None::<tch::Kind>)?)
+}
+
+/// `torch.argmax(t, dim, keepdim)` (int64 result).
+#[inline]
+pub fn argmax(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_argmax(dim, keepdim)?)
+}

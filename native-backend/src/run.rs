@@ -1,0 +1,77 @@
+//! One call of a native function body: the frame every generated function runs in.
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+use crate::error::Result;
+
+/// How a native function's return value becomes a Python object.
+pub trait IntoPyValue {
+    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject>;
+}
+
+impl IntoPyValue for tch::Tensor {
+    /// Wraps the tensor as a `torch.Tensor` sharing its storage (no copy).
+    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+        let pointer = self
+            .pyobject_wrap()
+            .map_err(|error| PyRuntimeError::new_err(format!("torchlower: {error}")))?;
+        // SAFETY: THPVariable_Wrap returns a new (owned) reference, or NULL with a Python
+        // error set; we hold the GIL.
+        unsafe { PyObject::from_owned_ptr_or_err(py, pointer as *mut pyo3::ffi::PyObject) }
+    }
+}
+
+impl IntoPyValue for i64 {
+    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+        Ok(self.into_pyobject(py)?.into_any().unbind())
+    }
+}
+
+impl IntoPyValue for bool {
+    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+        Ok(self.into_pyobject(py)?.to_owned().into_any().unbind())
+    }
+}
+
+impl IntoPyValue for () {
+    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+        Ok(py.None())
+    }
+}
+
+/// Runs `body` under one no-grad guard, turns its [`crate::Error`] into the matching Python
+/// exception and a panic into `RuntimeError("torchlower: internal error: …")`, and wraps the
+/// result for Python. Outputs computed under the guard never require grad.
+///
+/// `body` need not be `UnwindSafe`: after a panic nothing it captured is used again (the
+/// closure and its tensors are dropped), so observing broken invariants is impossible.
+#[inline]
+pub fn run<T: IntoPyValue>(py: Python<'_>, body: impl FnOnce() -> Result<T>) -> PyResult<PyObject> {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let _no_grad = tch::no_grad_guard();
+        body()
+    }));
+    match outcome {
+        Ok(Ok(value)) => value.into_py_value(py),
+        Ok(Err(error)) => Err(error.into_pyerr()),
+        Err(panic) => Err(PyRuntimeError::new_err(format!(
+            "torchlower: internal error: {}",
+            panic_message(panic.as_ref())
+        ))),
+    }
+}
+
+/// The text of a caught panic payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_string()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
+}

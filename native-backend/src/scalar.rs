@@ -1,0 +1,268 @@
+//! Python `int` semantics on `i64`: what generated code uses for scalar arithmetic and
+//! `for … in range(…)`.
+//!
+//! Python integers are unbounded, so a result outside the 64-bit range can never be
+//! returned silently: every operation is checked and reports [`Error::Overflow`] instead of
+//! wrapping. Division floors toward −∞ and `%` takes the sign of the divisor, exactly as
+//! CPython does; division by zero carries CPython's own messages.
+
+use crate::error::{Error, Result};
+
+const ADD_OVERFLOW: &str =
+    "torchlower: integer overflow: the result of '+' does not fit in 64 bits";
+const SUB_OVERFLOW: &str =
+    "torchlower: integer overflow: the result of '-' does not fit in 64 bits";
+const MUL_OVERFLOW: &str =
+    "torchlower: integer overflow: the result of '*' does not fit in 64 bits";
+const FLOORDIV_OVERFLOW: &str =
+    "torchlower: integer overflow: the result of '//' does not fit in 64 bits";
+const NEG_OVERFLOW: &str =
+    "torchlower: integer overflow: the result of unary '-' does not fit in 64 bits";
+
+/// CPython's message for `a // 0` (and `divmod(a, 0)`).
+pub const FLOORDIV_BY_ZERO: &str = "integer division or modulo by zero";
+/// CPython's message for `a % 0`.
+pub const MODULO_BY_ZERO: &str = "integer modulo by zero";
+/// CPython's message for `range(a, b, 0)`.
+pub const RANGE_STEP_ZERO: &str = "range() arg 3 must not be zero";
+
+/// Python `a + b`.
+#[inline]
+pub fn add(a: i64, b: i64) -> Result<i64> {
+    a.checked_add(b).ok_or(Error::Overflow(ADD_OVERFLOW))
+}
+
+/// Python `a - b`.
+#[inline]
+pub fn sub(a: i64, b: i64) -> Result<i64> {
+    a.checked_sub(b).ok_or(Error::Overflow(SUB_OVERFLOW))
+}
+
+/// Python `a * b`.
+#[inline]
+pub fn mul(a: i64, b: i64) -> Result<i64> {
+    a.checked_mul(b).ok_or(Error::Overflow(MUL_OVERFLOW))
+}
+
+/// Python unary `-a`.
+#[inline]
+pub fn neg(a: i64) -> Result<i64> {
+    a.checked_neg().ok_or(Error::Overflow(NEG_OVERFLOW))
+}
+
+/// Python `a // b`: the quotient rounded toward negative infinity.
+#[inline]
+pub fn floordiv(a: i64, b: i64) -> Result<i64> {
+    if b == 0 {
+        return Err(Error::ZeroDivision(FLOORDIV_BY_ZERO));
+    }
+    // The only overflowing case is i64::MIN // -1 (= 2**63).
+    let quotient = a.checked_div(b).ok_or(Error::Overflow(FLOORDIV_OVERFLOW))?;
+    // Rust truncates toward zero; step down once when the exact quotient was negative and
+    // not whole (remainder non-zero with operands of opposite signs).
+    if a % b != 0 && ((a < 0) != (b < 0)) {
+        Ok(quotient - 1)
+    } else {
+        Ok(quotient)
+    }
+}
+
+/// Python `a % b`: the remainder with the sign of the divisor (`a == b * (a // b) + a % b`).
+#[inline]
+pub fn rem(a: i64, b: i64) -> Result<i64> {
+    if b == 0 {
+        return Err(Error::ZeroDivision(MODULO_BY_ZERO));
+    }
+    // i64::MIN % -1 is mathematically 0 but overflows in Rust's `%`; wrapping_rem gives 0.
+    let remainder = a.wrapping_rem(b);
+    if remainder != 0 && ((remainder < 0) != (b < 0)) {
+        // |remainder| < |b| and they have opposite signs, so the sum cannot overflow.
+        Ok(remainder + b)
+    } else {
+        Ok(remainder)
+    }
+}
+
+/// Python `range(start, stop, step)`.
+pub fn range(start: i64, stop: i64, step: i64) -> Result<PyRange> {
+    if step == 0 {
+        return Err(Error::Value(RANGE_STEP_ZERO.to_string()));
+    }
+    // len = max(0, ceil((stop - start) / step)), computed in i128 so no bound can overflow.
+    let span = i128::from(stop) - i128::from(start);
+    let step_wide = i128::from(step);
+    let len = if step > 0 {
+        if span <= 0 { 0 } else { (span + step_wide - 1) / step_wide }
+    } else if span >= 0 {
+        0
+    } else {
+        (span + step_wide + 1) / step_wide
+    };
+    // 0 <= len <= 2**64 - 1 because every element is a distinct i64.
+    let remaining = u64::try_from(len).map_err(|_| Error::Value("range() too long".to_string()))?;
+    Ok(PyRange { next: start, step, remaining })
+}
+
+/// The iterator of [`range`]: yields `start, start + step, …` while inside the bounds.
+#[derive(Debug, Clone)]
+pub struct PyRange {
+    next: i64,
+    step: i64,
+    remaining: u64,
+}
+
+impl Iterator for PyRange {
+    type Item = i64;
+
+    #[inline]
+    fn next(&mut self) -> Option<i64> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let value = self.next;
+        self.remaining -= 1;
+        if self.remaining > 0 {
+            // Another element exists, so value + step lies between start and stop and fits
+            // in i64: the addition never actually wraps.
+            self.next = value.wrapping_add(self.step);
+        }
+        Some(value)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match usize::try_from(self.remaining) {
+            Ok(n) => (n, Some(n)),
+            Err(_) => (usize::MAX, None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Property-style checks against Python's definitions computed exactly in i128:
+    //! `a // b == floor(a / b)`, `a % b == a - b * (a // b)`, `range` by its definition.
+    use super::*;
+
+    /// Values around zero, around every small power of two and at the i64 extremes.
+    fn interesting_values() -> Vec<i64> {
+        let mut values: Vec<i64> = (-20..=20).collect();
+        for shift in [7u32, 8, 15, 16, 31, 32, 62] {
+            let p = 1i64 << shift;
+            values.extend([p - 1, p, p + 1, -p - 1, -p, -p + 1]);
+        }
+        values.extend([i64::MIN, i64::MIN + 1, i64::MIN + 2, i64::MAX, i64::MAX - 1, i64::MAX - 2]);
+        values
+    }
+
+    /// Python's floor division on exact integers.
+    fn python_floordiv(a: i128, b: i128) -> i128 {
+        let q = a / b;
+        if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q }
+    }
+
+    fn as_python_result(value: i128) -> Option<i64> {
+        i64::try_from(value).ok()
+    }
+
+    #[test]
+    fn add_sub_mul_neg_are_exact_or_overflow() {
+        let values = interesting_values();
+        for &a in &values {
+            let (wa, expected_neg) = (i128::from(a), as_python_result(-i128::from(a)));
+            assert_eq!(neg(a).ok(), expected_neg, "-({a})");
+            if expected_neg.is_none() {
+                assert!(matches!(neg(a), Err(Error::Overflow(_))));
+            }
+            for &b in &values {
+                let wb = i128::from(b);
+                for (got, exact, op) in [
+                    (add(a, b), wa + wb, "+"),
+                    (sub(a, b), wa - wb, "-"),
+                    (mul(a, b), wa * wb, "*"),
+                ] {
+                    match as_python_result(exact) {
+                        Some(expected) => assert_eq!(got.ok(), Some(expected), "{a} {op} {b}"),
+                        None => assert!(matches!(got, Err(Error::Overflow(_))), "{a} {op} {b}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn floordiv_and_rem_follow_python() {
+        let values = interesting_values();
+        for &a in &values {
+            for &b in &values {
+                if b == 0 {
+                    assert!(matches!(floordiv(a, b), Err(Error::ZeroDivision(FLOORDIV_BY_ZERO))));
+                    assert!(matches!(rem(a, b), Err(Error::ZeroDivision(MODULO_BY_ZERO))));
+                    continue;
+                }
+                let (wa, wb) = (i128::from(a), i128::from(b));
+                let q = python_floordiv(wa, wb);
+                let r = wa - wb * q;
+                match as_python_result(q) {
+                    Some(expected) => assert_eq!(floordiv(a, b).ok(), Some(expected), "{a} // {b}"),
+                    None => assert!(matches!(floordiv(a, b), Err(Error::Overflow(_)))),
+                }
+                // The remainder always fits: |r| < |b|.
+                assert_eq!(rem(a, b).ok(), as_python_result(r), "{a} % {b}");
+                assert!(r == 0 || (r < 0) == (wb < 0), "sign of {a} % {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn documented_examples() {
+        assert_eq!(floordiv(-7, 2).ok(), Some(-4));
+        assert_eq!(floordiv(7, -2).ok(), Some(-4));
+        assert_eq!(rem(-7, 2).ok(), Some(1));
+        assert_eq!(rem(7, -2).ok(), Some(-1));
+        assert_eq!(rem(i64::MIN, -1).ok(), Some(0));
+        assert!(matches!(floordiv(i64::MIN, -1), Err(Error::Overflow(_))));
+    }
+
+    /// `range` by its definition: r[i] = start + step*i for i >= 0 while inside the bound.
+    fn python_range(start: i64, stop: i64, step: i64) -> Vec<i64> {
+        let (mut value, stop, step) = (i128::from(start), i128::from(stop), i128::from(step));
+        let mut out = Vec::new();
+        while (step > 0 && value < stop) || (step < 0 && value > stop) {
+            out.push(i64::try_from(value).expect("inside [start, stop)"));
+            value += step;
+        }
+        out
+    }
+
+    #[test]
+    fn range_matches_python_for_small_arguments() {
+        for start in -12..=12 {
+            for stop in -12..=12 {
+                for step in -7..=7 {
+                    if step == 0 {
+                        assert!(matches!(range(start, stop, step), Err(Error::Value(_))));
+                        continue;
+                    }
+                    let got: Vec<i64> = range(start, stop, step).expect("step != 0").collect();
+                    assert_eq!(got, python_range(start, stop, step), "range({start}, {stop}, {step})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn range_near_the_i64_bounds_never_wraps() {
+        let got: Vec<i64> = range(i64::MAX - 5, i64::MAX, 2).expect("valid").collect();
+        assert_eq!(got, vec![i64::MAX - 5, i64::MAX - 3, i64::MAX - 1]);
+        let got: Vec<i64> = range(i64::MIN + 5, i64::MIN, -2).expect("valid").collect();
+        assert_eq!(got, vec![i64::MIN + 5, i64::MIN + 3, i64::MIN + 1]);
+        let got: Vec<i64> = range(i64::MIN, i64::MAX, i64::MAX).expect("valid").collect();
+        assert_eq!(got, vec![i64::MIN, -1, i64::MAX - 1]);
+        let huge = range(i64::MIN, i64::MAX, 1).expect("valid");
+        assert_eq!(huge.size_hint().0 as u128, u128::from(u64::MAX));
+        let mut tail = range(i64::MAX - 1, i64::MIN, i64::MIN).expect("valid");
+        assert_eq!(tail.next(), Some(i64::MAX - 1));
+        assert_eq!(tail.next(), Some(-2));
+        assert_eq!(tail.next(), None);
+    }
+}

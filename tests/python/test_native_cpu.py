@@ -1,0 +1,457 @@
+"""The native CPU path end to end: real cargo builds, real loads, compared with eager PyTorch.
+
+Two sources of native code:
+- ``native_cases/handwritten_lib.rs``: a lib.rs written by hand against native-backend/API.md,
+  built by the real pipeline (``torchlower._build``) independently of the analyzer; it checks
+  the backend (boundary, scalar semantics, errors) and the routing of ``torchlower.compile``.
+- the corpus ``tests/corpus/accepted/*.py``: every function the analyzer routes native is
+  compiled with ``torchlower.compile`` and compared with eager PyTorch.
+
+Comparison (ARCHITECTURE.md): dtype, shape, device, NaN and ±Inf positions, signed zeros,
+values with rtol 1e-5 / atol 1e-6, native outputs never require grad (even when inputs do),
+inputs unchanged bitwise. One build per module for the whole session; the very first build
+of a machine compiles tch (minutes), later ones reuse it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import math
+import os
+import re
+import shutil
+import sys
+import uuid
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+import torchlower
+from torchlower import _build, _compile
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CASES = HERE / "native_cases"
+CORPUS = REPO / "tests" / "corpus" / "accepted"
+
+SPECIAL = [-math.inf, -3.0, -1.0, -0.0, 0.0, 1.0, 3.0, math.inf, math.nan]
+
+torch.set_num_threads(1)
+
+
+# --- comparison with eager ------------------------------------------------------------------------
+
+
+def assert_matches_eager(native, eager):
+    """ARCHITECTURE.md's parity: everything eager shows, except that native never requires grad."""
+    if not isinstance(eager, torch.Tensor):
+        assert type(native) is type(eager) and native == eager, f"native {native!r} != eager {eager!r}"
+        return
+    assert isinstance(native, torch.Tensor), f"native returned {type(native).__name__}"
+    assert native.requires_grad is False
+    assert native.dtype == eager.dtype
+    assert native.shape == eager.shape
+    assert native.device == eager.device
+    n, e = native.detach(), eager.detach()
+    if not e.is_floating_point():
+        assert torch.equal(n, e)
+        return
+    assert torch.equal(torch.isnan(n), torch.isnan(e)), "NaN positions differ"
+    assert torch.equal(torch.isposinf(n), torch.isposinf(e)), "+Inf positions differ"
+    assert torch.equal(torch.isneginf(n), torch.isneginf(e)), "-Inf positions differ"
+    finite = torch.isfinite(e)
+    torch.testing.assert_close(n[finite], e[finite], rtol=1e-5, atol=1e-6)
+    zeros = (e == 0) & (n == 0)
+    assert torch.equal(torch.signbit(n[zeros]), torch.signbit(e[zeros])), "signs of zeros differ"
+
+
+def bitwise_copy(values):
+    return [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def assert_unchanged(before, after):
+    for old, new in zip(before, after):
+        if isinstance(old, torch.Tensor):
+            assert old.shape == new.shape and old.dtype == new.dtype
+            assert torch.equal(old.view(torch.uint8), new.detach().view(torch.uint8)), "an input was mutated"
+
+
+def run_both(compiled, python_fn, inputs):
+    """Native then eager on the same inputs; checks parity and that the inputs survive."""
+    before = bitwise_copy(inputs)
+    native = compiled(*inputs)
+    assert_unchanged(before, inputs)
+    eager = python_fn(*inputs)
+    assert_matches_eager(native, eager)
+    return native, eager
+
+
+def special_tensor(shape, shift):
+    """A tensor of the seed's special values (±inf, ±0.0, nan …), shifted per parameter so
+    different operands meet different values."""
+    count = math.prod(shape)
+    flat = [SPECIAL[(i + shift * (1 + i // len(SPECIAL))) % len(SPECIAL)] for i in range(count)]
+    return torch.tensor(flat, dtype=torch.float32).reshape(shape)
+
+
+def import_path(path: Path, name: str | None = None):
+    name = name or "_tl_case_" + re.sub(r"\W", "_", path.stem) + "_" + uuid.uuid4().hex[:8]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- the hand-written extension -------------------------------------------------------------------
+
+HANDWRITTEN_SYMBOLS = {"head": "tl_fn_0", "alternating": "tl_fn_1", "classify": "tl_fn_2", "int_ops": "tl_fn_3", "range_sum": "tl_fn_4"}
+
+
+def handwritten_report(module) -> dict:
+    """The report the analyzer would give for native_cases/handwritten.py, written by hand:
+    its functions, their symbols in handwritten_lib.rs, and that lib.rs."""
+    functions = []
+    for name, symbol in HANDWRITTEN_SYMBOLS.items():
+        fn = getattr(module, name)
+        functions.append({"name": name, "line": fn.__code__.co_firstlineno, "route": "native", "symbol": symbol,
+                          "params": [{"name": p} for p in inspect.signature(fn).parameters], "sites": [], "diagnostics": []})
+    return {"schema": 1, "functions": functions, "diagnostics": [], "rust": (CASES / "handwritten_lib.rs").read_text()}
+
+
+@pytest.fixture(scope="session")
+def handwritten():
+    """native_cases/handwritten.py with its functions compiled against the hand-written lib.rs
+    (a real cargo build and load). Returns (python module, {name: compiled callable})."""
+    module = import_path(CASES / "handwritten.py", "_tl_handwritten_case")
+    filename = inspect.getsourcefile(module.head)
+    source = Path(filename).read_text()
+    build = _compile.build_module(source, filename, handwritten_report(module))
+    assert build.error is None, str(build.error)
+    compiled = {name: torchlower.compile(getattr(module, name)) for name in HANDWRITTEN_SYMBOLS}
+    assert all(c.route == "native" for c in compiled.values())
+    return module, compiled
+
+
+def test_head_matches_eager_on_random_and_special_inputs(handwritten):
+    module, compiled = handwritten
+    generator = torch.Generator().manual_seed(1)
+    for batch, inp, out in [(1, 32, 32), (8, 64, 64), (64, 128, 64)]:
+        x = torch.randn(batch, inp, generator=generator)
+        w = torch.randn(out, inp, generator=generator)
+        b = torch.randn(out, generator=generator)
+        run_both(compiled["head"], module.head, [x, w, b])
+    special = [special_tensor((9, 9), 0), special_tensor((9, 9), 1), special_tensor((9,), 2)]
+    native, eager = run_both(compiled["head"], module.head, special)
+    assert torch.isnan(eager).any(), "the special input should produce NaN somewhere"
+
+
+def test_outputs_never_require_grad_and_inputs_are_untouched(handwritten):
+    module, compiled = handwritten
+    x, w, b = (torch.randn(4, 8, requires_grad=True), torch.randn(8, 8, requires_grad=True), torch.randn(8, requires_grad=True))
+    native = compiled["head"](x, w, b)
+    eager = module.head(x, w, b)
+    assert eager.requires_grad and not native.requires_grad
+    torch.testing.assert_close(native, eager.detach(), rtol=1e-5, atol=1e-6)
+    assert torch.is_grad_enabled(), "the native call must restore grad mode"
+
+
+@pytest.mark.parametrize("depth,phase", [(0, 0), (1, 0), (4, 1), (5, -3), (-2, 0), (16, 7)])
+def test_alternating_loop_matches_eager(handwritten, depth, phase):
+    module, compiled = handwritten
+    generator = torch.Generator().manual_seed(depth * 31 + phase)
+    x, weight, bias = torch.randn(4, 16, generator=generator), torch.randn(16, 16, generator=generator) / 4, torch.randn(16, generator=generator)
+    run_both(compiled["alternating"], module.alternating, [x, weight, bias, depth, phase])
+    run_both(compiled["alternating"], module.alternating, [special_tensor((9, 9), 0), special_tensor((9, 9), 3), special_tensor((9,), 5), depth, phase])
+
+
+def test_classification_head_returns_int64_labels(handwritten):
+    module, compiled = handwritten
+    x, w = torch.randn(32, 16), torch.randn(16, 10)
+    native, _ = run_both(compiled["classify"], module.classify, [x, w])
+    assert native.dtype == torch.int64 and native.shape == (32,)
+    run_both(compiled["classify"], module.classify, [special_tensor((9, 9), 0), special_tensor((9, 9), 4)])
+
+
+# --- boundary: checks in order, exact messages ----------------------------------------------------
+
+
+def test_boundary_errors_have_exact_messages(handwritten, native_mode):
+    _, compiled = handwritten
+    head = compiled["head"]
+    x, w, b = torch.randn(2, 3), torch.randn(4, 3), torch.randn(4)
+    cases = [
+        ((x.double(), w, b), ValueError, "torchlower: parameter 'x' expects dtype float32, got float64"),
+        ((x, w.unsqueeze(0), b), ValueError, "torchlower: parameter 'w' expects a rank-2 tensor, got rank 3"),
+        ((x, w, b.unsqueeze(0)), ValueError, "torchlower: parameter 'b' expects a rank-1 tensor, got rank 2"),
+        (([[1.0]], w, b), TypeError, "torchlower: parameter 'x' expects a torch.Tensor, got list"),
+        ((x, w, 3.0), TypeError, "torchlower: parameter 'b' expects a torch.Tensor, got float"),
+        ((x.to("meta"), w, b), ValueError, "torchlower: parameter 'x' expects a cpu tensor, got meta"),
+        # device is checked before dtype, dtype before rank
+        ((x.to("meta").double(), w, b), ValueError, "torchlower: parameter 'x' expects a cpu tensor, got meta"),
+        ((x.double().unsqueeze(0), w, b), ValueError, "torchlower: parameter 'x' expects dtype float32, got float64"),
+        # parameters are checked in order
+        ((x, w.double(), b.double()), ValueError, "torchlower: parameter 'w' expects dtype float32, got float64"),
+    ]
+    for args, error, message in cases:
+        with pytest.raises(error) as raised:
+            head(*args)
+        assert str(raised.value) == message
+
+
+def test_int_and_bool_arguments_are_checked(handwritten, native_mode):
+    _, compiled = handwritten
+    x, weight, bias = torch.randn(2, 4), torch.randn(4, 4), torch.randn(4)
+    with pytest.raises(TypeError) as raised:
+        compiled["alternating"](x, weight, bias, True, 0)
+    assert str(raised.value) == "torchlower: parameter 'depth' expects int, got bool"
+    with pytest.raises(TypeError) as raised:
+        compiled["alternating"](x, weight, bias, 2.0, 0)
+    assert str(raised.value) == "torchlower: parameter 'depth' expects int, got float"
+    with pytest.raises(OverflowError):
+        compiled["int_ops"](2**63, 0, 0)
+
+
+def test_size_mismatches_raise_runtime_error_like_eager(handwritten):
+    module, compiled = handwritten
+    x, w, b = torch.randn(2, 3), torch.randn(4, 5), torch.randn(4)
+    with pytest.raises(RuntimeError) as eager_error:
+        module.head(x, w, b)
+    with pytest.raises(RuntimeError) as native_error:
+        compiled["head"](x, w, b)
+    assert str(native_error.value) == str(eager_error.value)
+    w_ok, b_bad = torch.randn(4, 3), torch.randn(5)
+    with pytest.raises(RuntimeError) as eager_error:
+        module.head(x, w_ok, b_bad)
+    with pytest.raises(RuntimeError) as native_error:
+        compiled["head"](x, w_ok, b_bad)
+    assert str(native_error.value) == str(eager_error.value)
+    with pytest.raises(RuntimeError):
+        compiled["alternating"](torch.randn(2, 3), torch.randn(4, 4), torch.randn(4), 2, 0)
+
+
+# --- Python scalar semantics against CPython ------------------------------------------------------
+
+EDGE_INTS = sorted({*range(-9, 10), 2**31, -(2**31), 2**32 + 7, 2**62, -(2**62), 2**63 - 1, -(2**63), 2**63 - 2, -(2**63) + 1})
+INT64 = range(-(2**63), 2**63)
+
+
+def test_int_arithmetic_matches_cpython_or_refuses(handwritten, native_mode):
+    """Every result fits and equals CPython's, or native raises OverflowError: never a wrong
+    (wrapped) value. Division by zero raises CPython's exception and message."""
+    module, compiled = handwritten
+    int_ops = compiled["int_ops"]
+    for a in EDGE_INTS:
+        for b in EDGE_INTS:
+            for op in range(6):
+                try:
+                    expected = module.int_ops(a, b, op)
+                except ZeroDivisionError as python_error:
+                    with pytest.raises(ZeroDivisionError) as native_error:
+                        int_ops(a, b, op)
+                    assert str(native_error.value) == str(python_error)
+                    continue
+                if expected in INT64:
+                    assert int_ops(a, b, op) == expected, (a, b, op)
+                else:
+                    with pytest.raises(OverflowError):
+                        int_ops(a, b, op)
+
+
+def test_auto_mode_reruns_python_when_native_ints_overflow(handwritten, monkeypatch):
+    module, compiled = handwritten
+    monkeypatch.delenv("TORCHLOWER_MODE", raising=False)
+    assert compiled["int_ops"](2**62, 4, 2) == 2**64  # Python's exact answer
+    assert compiled["int_ops"](-(2**63), -1, 3) == 2**63
+    assert compiled["int_ops"](-7, 2, op=3) == -4  # keywords and defaults are bound
+    assert compiled["int_ops"](-7, 2) == -5
+
+
+@pytest.mark.parametrize("start,stop,step", [(0, 10, 1), (10, 0, -1), (10, -7, -3), (-5, 5, 4), (5, 5, 1), (0, 10, -1), (3, -20, -7), (2**63 - 5, 2**63 - 1, 2)])
+def test_range_matches_python(handwritten, native_mode, start, stop, step):
+    module, compiled = handwritten
+    assert compiled["range_sum"](start, stop, step) == module.range_sum(start, stop, step)
+
+
+def test_range_step_zero_raises_python_value_error(handwritten, native_mode):
+    module, compiled = handwritten
+    with pytest.raises(ValueError) as python_error:
+        module.range_sum(0, 3, 0)
+    with pytest.raises(ValueError) as native_error:
+        compiled["range_sum"](0, 3, 0)
+    assert str(native_error.value) == str(python_error.value)
+
+
+# --- modes ------------------------------------------------------------------------------------------
+
+
+def test_modes_are_read_at_call_time(handwritten, monkeypatch):
+    module, compiled = handwritten
+    x = torch.randn(3, 4, requires_grad=True)
+    w, b = torch.randn(5, 4), torch.randn(5)
+    monkeypatch.setenv("TORCHLOWER_MODE", "fallback")
+    assert compiled["head"](x, w, b).requires_grad, "fallback runs the Python function (eager autograd)"
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    assert not compiled["head"](x, w, b).requires_grad
+    monkeypatch.delenv("TORCHLOWER_MODE")
+    assert not compiled["head"](x, w, b).requires_grad
+    # auto: an argument native code refuses (float64) runs the Python function instead
+    result = compiled["head"](x.double().detach(), w.double(), b.double())
+    assert result.dtype == torch.float64
+    torch.testing.assert_close(result, module.head(x.double().detach(), w.double(), b.double()))
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    with pytest.raises(ValueError):
+        compiled["head"](x.double(), w.double(), b.double())
+
+
+# --- failing builds fall back -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def broken_backend(tmp_path, monkeypatch):
+    """A copy of the backend with a compile error injected, selected via TORCHLOWER_BACKEND_DIR."""
+    from torchlower import _build_env
+
+    source = _build_env.backend_dir()
+    copy = tmp_path / "backend"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("target"))
+    with open(copy / "src" / "lib.rs", "a") as handle:
+        handle.write('\ncompile_error!("torchlower test: injected backend compile error");\n')
+    monkeypatch.setenv("TORCHLOWER_BACKEND_DIR", str(copy))
+    return copy
+
+
+def fresh_handwritten_module(tmp_path):
+    """A copy of native_cases/handwritten.py under a new name (its own module build)."""
+    path = tmp_path / f"case_{uuid.uuid4().hex[:8]}.py"
+    path.write_text((CASES / "handwritten.py").read_text())
+    module = import_path(path)
+    return module, str(path), path.read_text()
+
+
+def test_failing_build_falls_back_with_cargo_error(handwritten, broken_backend, tmp_path, monkeypatch):
+    monkeypatch.delenv("TORCHLOWER_MODE", raising=False)
+    module, filename, source = fresh_handwritten_module(tmp_path)
+    build = _compile.build_module(source, filename, handwritten_report(module))
+    assert isinstance(build.error, torchlower.BuildError)
+    assert "injected backend compile error" in build.error.details
+    with pytest.warns(_compile.BuildWarning, match="injected backend compile error"):
+        head = torchlower.compile(module.head)
+    assert head.route == "fallback" and "injected backend compile error" in head.reason
+    x, w, b = torch.randn(2, 3), torch.randn(4, 3), torch.randn(4)
+    torch.testing.assert_close(head(x, w, b), module.head(x, w, b))
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    with pytest.raises(torchlower.BuildError, match="injected backend compile error"):
+        torchlower.compile(module.head)
+    with pytest.raises(torchlower.BuildError):
+        head(x, w, b)  # a fallback function refuses to run in native mode
+
+
+def test_missing_cargo_is_a_build_error(monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_CARGO", "/nonexistent/cargo")
+    with pytest.raises(torchlower.BuildError, match="/nonexistent/cargo"):
+        _build.build_extension((CASES / "handwritten_lib.rs").read_text() + f"\n// {uuid.uuid4()}\n")
+
+
+def test_error_excerpt_keeps_error_blocks_only():
+    stderr = (
+        "   Compiling tch v0.26.0\n"
+        "warning: unused variable: `x`\n --> src/lib.rs:3:9\n\n"
+        "error[E0425]: cannot find value `y` in this scope\n --> src/lib.rs:9:5\n  |\n9 |     y\n  |     ^ not found\n\n"
+        "error: could not compile `tl_x` (lib) due to 1 previous error\n"
+    )
+    excerpt = _build.error_excerpt(stderr)
+    assert excerpt.startswith("error[E0425]: cannot find value `y`")
+    assert "could not compile" in excerpt and "warning" not in excerpt and "Compiling" not in excerpt
+
+
+# --- the corpus: every native function against eager -------------------------------------------------
+
+
+def corpus_files():
+    return sorted(CORPUS.glob("*.py")) if CORPUS.is_dir() else []
+
+
+def test_corpus_is_present():
+    assert corpus_files(), f"no corpus files under {CORPUS}"
+
+
+_corpus_modules: dict[Path, tuple] = {}
+
+
+def corpus_module(path: Path):
+    """(module, report, build) of one corpus file, built once per session."""
+    if path not in _corpus_modules:
+        module = import_path(path)
+        source = path.read_text()
+        # the file name compile() will see (co_filename of the module's functions)
+        build = _compile.build_module(source, str(path))
+        _corpus_modules[path] = (module, build)
+    return _corpus_modules[path]
+
+
+def tensor_kind(type_name):
+    match = re.search(r"Tensor(F32|I64)(Cpu|Cuda0_?)(\d)D", str(type_name))
+    return (match.group(1), match.group(2), int(match.group(3))) if match else None
+
+
+def corpus_inputs(entry: dict, size: int, special: bool, seed: int, requires_grad: bool = False):
+    generator = torch.Generator().manual_seed(seed)
+    values = []
+    for index, param in enumerate(entry["params"]):
+        kind = tensor_kind(param.get("type"))
+        if kind is None:
+            values.append(True if str(param.get("type")) == "bool" else 3)
+            continue
+        dtype, _, rank = kind
+        shape = (size,) * rank
+        if dtype == "I64":
+            values.append(torch.randint(0, size, shape, generator=generator))
+        else:
+            tensor = special_tensor(shape, index) if special else torch.randn(shape, generator=generator)
+            values.append(tensor.requires_grad_(requires_grad))
+    return values
+
+
+def corpus_cases():
+    cases = []
+    for path in corpus_files():
+        for name in _function_names(path):
+            cases.append(pytest.param(path, name, id=f"{path.stem}::{name}"))
+    return cases
+
+
+def _function_names(path: Path) -> list[str]:
+    import ast
+
+    tree = ast.parse(path.read_text())
+    return [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
+
+
+@pytest.mark.parametrize("path,name", corpus_cases())
+def test_corpus_function_matches_eager(path, name):
+    if any(marker in str(path) for marker in ("cuda", "Cuda")):
+        pytest.skip("CUDA cases run in the CUDA tests")
+    module, build = corpus_module(path)
+    assert build.report is not None, str(build.error)
+    entry = next(f for f in build.report["functions"] if f["name"] == name)
+    if any(tensor_kind(p.get("type")) and tensor_kind(p.get("type"))[1] != "Cpu" for p in entry["params"]):
+        pytest.skip("CUDA function")
+    assert entry["route"] == "native", f"accepted corpus function routes {entry['route']}: {_compile.fallback_reason(entry)}"
+    assert build.error is None, str(build.error)
+    python_fn = getattr(module, name)
+    python_fn = getattr(python_fn, "__wrapped__", python_fn)
+    compiled = torchlower.compile(python_fn)
+    assert compiled.route == "native", compiled.reason
+    os.environ.pop("TORCHLOWER_MODE", None)
+    run_both(compiled, python_fn, corpus_inputs(entry, 5, special=False, seed=7))
+    run_both(compiled, python_fn, corpus_inputs(entry, 9, special=True, seed=0))
+    grad_inputs = corpus_inputs(entry, 5, special=False, seed=3, requires_grad=True)
+    native = compiled(*grad_inputs)
+    if isinstance(native, torch.Tensor):
+        assert native.requires_grad is False
+    with torch.no_grad():
+        assert_matches_eager(native, python_fn(*grad_inputs))
