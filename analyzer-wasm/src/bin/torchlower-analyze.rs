@@ -1,0 +1,32 @@
+//! Development CLI: `torchlower-analyze FILE.py` prints the JSON report;
+//! `torchlower-analyze --rules-md` prints docs/rules.md; `--rules-json` the registry.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [flag] if flag == "--rules-md" => {
+            print!("{}", torchlower_analyzer::rules::rules_markdown());
+            ExitCode::SUCCESS
+        }
+        [flag] if flag == "--rules-json" => {
+            println!("{}", torchlower_analyzer::rules::registry_json());
+            ExitCode::SUCCESS
+        }
+        [path] if !path.starts_with('-') => match std::fs::read(path) {
+            Ok(bytes) => {
+                println!("{}", torchlower_analyzer::analyze_bytes_json(&bytes, path.as_bytes()));
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("torchlower-analyze: cannot read {path}: {err}");
+                ExitCode::from(2)
+            }
+        },
+        _ => {
+            eprintln!("usage: torchlower-analyze FILE.py | --rules-md | --rules-json");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,568 @@
+//! THE registry: every claim rule id and every diagnostic code, with summary, explanation,
+//! example and hint. Analysis code refers to rules and codes only through the statics below;
+//! `docs/rules.md` is generated from [`ALL_RULES`] and [`ALL_CODES`] (see [`rules_markdown`]).
+
+use crate::report::Severity;
+use serde::Serialize;
+
+/// Which claim module (one per lane, `src/claim/<lane>.rs`) owns a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lane {
+    Linear,
+    Activations,
+    Unary,
+    Gelu,
+    Binops,
+    Reductions,
+    Classification,
+}
+
+impl Lane {
+    pub fn title(self) -> &'static str {
+        match self {
+            Lane::Linear => "linear",
+            Lane::Activations => "activations",
+            Lane::Unary => "unary math",
+            Lane::Gelu => "GELU",
+            Lane::Binops => "binary operations and matmul",
+            Lane::Reductions => "reductions",
+            Lane::Classification => "classification",
+        }
+    }
+}
+
+/// A claim rule: a site that matches it runs natively.
+#[derive(Debug, Serialize)]
+pub struct Rule {
+    pub id: &'static str,
+    pub lane: Lane,
+    pub summary: &'static str,
+    pub explanation: &'static str,
+    pub example: &'static str,
+    pub hint: &'static str,
+    /// Beyond the seed surface (documented extension with eager semantics unchanged).
+    pub extension: bool,
+}
+
+/// Area a diagnostic code belongs to (the hundreds digit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Area {
+    Module,
+    Signature,
+    Site,
+    Linear,
+    Activations,
+    Gelu,
+    Binops,
+    Reductions,
+    Classification,
+    Statement,
+    Return,
+}
+
+impl Area {
+    pub fn title(self) -> &'static str {
+        match self {
+            Area::Module => "module (syntax, limits)",
+            Area::Signature => "signature and annotations",
+            Area::Site => "torch sites, all lanes",
+            Area::Linear => "linear lane",
+            Area::Activations => "activation and unary lanes",
+            Area::Gelu => "GELU lane",
+            Area::Binops => "binary operation and matmul lane",
+            Area::Reductions => "reduction lane",
+            Area::Classification => "classification lane",
+            Area::Statement => "statements and scalar expressions",
+            Area::Return => "returns",
+        }
+    }
+}
+
+/// A diagnostic code: why a site is rejected or why a function falls back.
+#[derive(Debug, Serialize)]
+pub struct Code {
+    pub code: &'static str,
+    pub area: Area,
+    #[serde(skip)]
+    pub severity: Severity,
+    pub summary: &'static str,
+    pub explanation: &'static str,
+    pub example: &'static str,
+    pub hint: &'static str,
+}
+
+/// Extensions beyond the seed that are not rules by themselves (they widen where rules apply).
+#[derive(Debug, Serialize)]
+pub struct Extension {
+    pub id: &'static str,
+    pub summary: &'static str,
+    pub explanation: &'static str,
+    pub example: &'static str,
+}
+
+macro_rules! rule {
+    ($name:ident, $id:literal, $lane:ident, $ext:literal, $summary:literal, $expl:literal, $ex:literal) => {
+        pub static $name: Rule = Rule {
+            id: $id,
+            lane: Lane::$lane,
+            summary: $summary,
+            explanation: $expl,
+            example: $ex,
+            hint: "",
+            extension: $ext,
+        };
+    };
+}
+
+macro_rules! code {
+    ($name:ident, $code:literal, $area:ident, $sev:ident, $summary:literal, $expl:literal, $ex:literal, $hint:literal) => {
+        pub static $name: Code = Code {
+            code: $code,
+            area: Area::$area,
+            severity: Severity::$sev,
+            summary: $summary,
+            explanation: $expl,
+            example: $ex,
+            hint: $hint,
+        };
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claim rules
+// ---------------------------------------------------------------------------------------------
+
+rule!(LINEAR_BIAS, "torchlower/functional-linear-f32-2d", Linear, false,
+    "torch.nn.functional.linear with a rank-1 tensor bias",
+    "Three positional float32 tensors: input and weight of rank 2, bias of rank 1, all on one device. Result: float32 rank 2. Lowers to `ops::linear(x, w, Some(b))`.",
+    "F.linear(x, w, b)  # x, w: TensorF32Cpu2D, b: TensorF32Cpu1D");
+rule!(LINEAR_NONE, "torchlower/functional-linear-none-f32-2d", Linear, false,
+    "torch.nn.functional.linear without bias",
+    "Input and weight positional float32 rank-2 tensors; the bias omitted, a positional literal `None` or the keyword `bias=None`. Result: float32 rank 2.",
+    "F.linear(x, w)  /  F.linear(x, w, None)  /  F.linear(x, w, bias=None)");
+rule!(LINEAR_BIAS_KEYWORD, "torchlower/functional-linear-bias-keyword-f32-2d", Linear, true,
+    "EXTENSION: torch.nn.functional.linear with a tensor-valued `bias=` keyword",
+    "Same as the positional form; the bias is passed as the keyword `bias=b` (a rank-1 float32 tensor). Eager PyTorch treats both spellings identically, so the lowering is the same `ops::linear(x, w, Some(b))`.",
+    "F.linear(x, w, bias=b)");
+
+rule!(TENSOR_RELU, "torchlower/tensor-relu-f32-rank1-2", Activations, false,
+    "Tensor.relu() on a rank-1 or rank-2 float32 tensor",
+    "Zero-argument, out-of-place method; the result has the receiver's rank.",
+    "h.relu()");
+rule!(TENSOR_SIGMOID, "torchlower/tensor-sigmoid-f32-rank1-2", Activations, false,
+    "Tensor.sigmoid() on a rank-1 or rank-2 float32 tensor",
+    "Zero-argument, out-of-place method; the result has the receiver's rank.",
+    "h.sigmoid()");
+rule!(TENSOR_TANH, "torchlower/tensor-tanh-f32-rank1-2", Activations, false,
+    "Tensor.tanh() on a rank-1 or rank-2 float32 tensor",
+    "Zero-argument, out-of-place method; the result has the receiver's rank.",
+    "h.tanh()");
+rule!(FUNCTION_RELU, "torchlower/function-relu-f32-rank1-2", Activations, false,
+    "torch.relu(t)",
+    "Exactly one positional rank-1/2 float32 tensor and no keywords; the result has the input's rank.",
+    "torch.relu(h)");
+rule!(FUNCTION_SIGMOID, "torchlower/function-sigmoid-f32-rank1-2", Activations, false,
+    "torch.sigmoid(t)",
+    "Exactly one positional rank-1/2 float32 tensor and no keywords; the result has the input's rank.",
+    "torch.sigmoid(h)");
+rule!(FUNCTION_TANH, "torchlower/function-tanh-f32-rank1-2", Activations, false,
+    "torch.tanh(t)",
+    "Exactly one positional rank-1/2 float32 tensor and no keywords; the result has the input's rank.",
+    "torch.tanh(h)");
+rule!(FUNCTIONAL_RELU, "torchlower/functional-relu-f32-rank1-2", Activations, false,
+    "torch.nn.functional.relu(t) with inplace omitted or literal False",
+    "One positional rank-1/2 float32 tensor; the only keyword allowed is the literal `inplace=False`. The result has the input's rank.",
+    "F.relu(h)  /  F.relu(h, inplace=False)");
+
+rule!(UNARY_ABS, "torchlower/unary-abs-f32-rank1-2", Unary, false,
+    "torch.abs(t) / t.abs()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.abs(h)  /  h.abs()");
+rule!(UNARY_NEG, "torchlower/unary-neg-f32-rank1-2", Unary, false,
+    "torch.neg(t) / t.neg()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.neg(h)  /  h.neg()");
+rule!(UNARY_NEGATIVE, "torchlower/unary-negative-f32-rank1-2", Unary, false,
+    "torch.negative(t) / t.negative()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (lowers to `ops::neg`).", "torch.negative(h)");
+rule!(UNARY_SQUARE, "torchlower/unary-square-f32-rank1-2", Unary, false,
+    "torch.square(t) / t.square()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.square(h)");
+rule!(UNARY_EXP, "torchlower/unary-exp-f32-rank1-2", Unary, false,
+    "torch.exp(t) / t.exp()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.exp(h)");
+rule!(UNARY_LOG, "torchlower/unary-log-f32-rank1-2", Unary, false,
+    "torch.log(t) / t.log()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (NaN/-inf exactly as eager).", "torch.log(h)");
+rule!(UNARY_SQRT, "torchlower/unary-sqrt-f32-rank1-2", Unary, false,
+    "torch.sqrt(t) / t.sqrt()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (NaN exactly as eager).", "torch.sqrt(h)");
+
+rule!(GELU_NONE, "torchlower/functional-gelu-none-f32-rank1-2", Gelu, false,
+    "torch.nn.functional.gelu(t) with the exact (erf) formula",
+    "One positional rank-1/2 float32 tensor; `approximate` omitted or the keyword literal \"none\". The lowering always uses \"none\"; the source string is never interpolated.",
+    "F.gelu(h)  /  F.gelu(h, approximate=\"none\")");
+
+rule!(MATMUL_OP_2D, "torchlower/tensor-matmul-f32-2d", Binops, false,
+    "a @ b with two rank-2 tensors", "Result rank 2; inner sizes are checked by libtorch at run time.", "x @ w");
+rule!(MATMUL_OP_MIXED, "torchlower/tensor-matmul-f32-mixed-rank", Binops, false,
+    "a @ b with one rank-2 and one rank-1 tensor (either order)", "Result rank 1 (matrix-vector or vector-matrix product).", "x @ v  /  v @ x");
+rule!(MATMUL_CALL_2D, "torchlower/tensor-matmul-call-f32-2d", Binops, false,
+    "torch.matmul(a, b) / a.matmul(b) with two rank-2 tensors", "Two positional tensors for the function, one for the method; no keywords. Result rank 2.", "torch.matmul(x, w)  /  x.matmul(w)");
+rule!(MATMUL_CALL_MIXED, "torchlower/tensor-matmul-call-f32-mixed-rank", Binops, false,
+    "torch.matmul(a, b) / a.matmul(b) with one rank-2 and one rank-1 tensor", "Either order; no keywords. Result rank 1.", "torch.matmul(x, v)");
+rule!(ADD_SAME, "torchlower/tensor-add-f32-same-rank", Binops, false,
+    "a + b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2 on one device; result of that rank.", "h + h");
+rule!(ADD_BCAST, "torchlower/tensor-add-f32-2d-1d-broadcast", Binops, false,
+    "a + b with one rank-2 and one rank-1 tensor (either order)", "Trailing-dimension broadcast; result rank 2.", "x @ w + b");
+rule!(SUB_SAME, "torchlower/tensor-sub-f32-same-rank", Binops, false,
+    "a - b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2; result of that rank.", "a - b");
+rule!(SUB_BCAST, "torchlower/tensor-sub-f32-2d-1d-broadcast", Binops, false,
+    "a - b with one rank-2 and one rank-1 tensor (either order)", "Result rank 2.", "x - b");
+rule!(MUL_SAME, "torchlower/tensor-mul-f32-same-rank", Binops, false,
+    "a * b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2; result of that rank.", "a * b");
+rule!(MUL_BCAST, "torchlower/tensor-mul-f32-2d-1d-broadcast", Binops, false,
+    "a * b with one rank-2 and one rank-1 tensor (either order)", "Result rank 2.", "x * scale");
+rule!(DIV_SAME, "torchlower/tensor-div-f32-same-rank", Binops, false,
+    "a / b (true division) with two tensors of the same rank", "Tensor-tensor true division; result of that rank.", "a / b");
+rule!(DIV_BCAST, "torchlower/tensor-div-f32-2d-1d-broadcast", Binops, false,
+    "a / b (true division) with one rank-2 and one rank-1 tensor", "Result rank 2.", "x / divisor");
+rule!(FUNCTION_ADD, "torchlower/function-add-f32-rank1-2", Binops, false,
+    "torch.add(a, b)", "Two positional tensors, no keywords (no `alpha`, no `out`); same rank matrix as `+`.", "torch.add(a, b)");
+rule!(FUNCTION_SUB, "torchlower/function-sub-f32-rank1-2", Binops, false,
+    "torch.sub(a, b)", "Two positional tensors, no keywords (no `alpha`, no `out`); same rank matrix as `-`.", "torch.sub(a, b)");
+rule!(FUNCTION_MUL, "torchlower/function-mul-f32-rank1-2", Binops, false,
+    "torch.mul(a, b)", "Two positional tensors, no keywords; same rank matrix as `*`.", "torch.mul(a, b)");
+rule!(FUNCTION_DIV, "torchlower/function-div-f32-rank1-2", Binops, false,
+    "torch.div(a, b)", "Two positional tensors, no keywords (no `rounding_mode`); true division.", "torch.div(a, b)");
+
+rule!(MEAN_DIM, "torchlower/mean-static-dim-f32-rank1-2", Reductions, false,
+    "mean over one static dim", "Method `t.mean(...)` or `torch.mean(t, ...)`: `dim` an int literal given once (positionally or as keyword; negative literals are normalised), `keepdim` omitted (False) or a keyword bool literal. Rank-2: dim 0/1; rank-1: dim 0 with keepdim=True. The result must be rank 1 or 2.", "h.mean(dim=1)  /  torch.mean(h, 0, keepdim=True)");
+rule!(SUM_DIM, "torchlower/sum-static-dim-f32-rank1-2", Reductions, false,
+    "sum over one static dim", "Same contract as mean.", "h.sum(dim=1, keepdim=False)");
+
+rule!(SOFTMAX_DIM, "torchlower/softmax-static-dim-f32-rank1-2", Classification, false,
+    "softmax over one static dim", "Method `t.softmax(dim)` or `torch.softmax(t, dim)`: an int literal dim given once (rank-1: 0; rank-2: 0/1), no other options. Result: same rank.", "logits.softmax(dim=1)");
+rule!(FUNCTIONAL_SOFTMAX, "torchlower/functional-softmax-f32-rank1-2", Classification, false,
+    "torch.nn.functional.softmax(t, dim)", "Like the method, and additionally the keyword literal `dtype=None` is permitted.", "F.softmax(logits, dim=1, dtype=None)");
+rule!(ARGMAX_DIM, "torchlower/argmax-static-dim-i64-rank1", Classification, false,
+    "argmax over one static dim giving int64 rank-1 labels", "Method or `torch.argmax`: literal dim once; rank-2 with keepdim omitted/False, or rank-1 dim 0 with keyword keepdim=True. Result: TensorI64Cpu1D (CPU only: there is no int64 CUDA type).", "probs.argmax(dim=1)");
+
+/// Every claim rule, in documentation order.
+pub static ALL_RULES: &[&Rule] = &[
+    &LINEAR_BIAS, &LINEAR_NONE, &LINEAR_BIAS_KEYWORD,
+    &TENSOR_RELU, &TENSOR_SIGMOID, &TENSOR_TANH, &FUNCTION_RELU, &FUNCTION_SIGMOID, &FUNCTION_TANH, &FUNCTIONAL_RELU,
+    &UNARY_ABS, &UNARY_NEG, &UNARY_NEGATIVE, &UNARY_SQUARE, &UNARY_EXP, &UNARY_LOG, &UNARY_SQRT,
+    &GELU_NONE,
+    &MATMUL_OP_2D, &MATMUL_OP_MIXED, &MATMUL_CALL_2D, &MATMUL_CALL_MIXED,
+    &ADD_SAME, &ADD_BCAST, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
+    &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV,
+    &MEAN_DIM, &SUM_DIM,
+    &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
+];
+
+// ---------------------------------------------------------------------------------------------
+// Extensions that widen where rules apply
+// ---------------------------------------------------------------------------------------------
+
+pub static ALL_EXTENSIONS: &[Extension] = &[
+    Extension {
+        id: "torchlower/ext-bare-binop-receiver",
+        summary: "Methods on bare binary-operation receivers",
+        explanation: "The seed needed a named temporary before calling a method on `a @ b + c`. Here any claimed tensor expression can be a receiver; Python evaluates the receiver once, and so does the emitted Rust.",
+        example: "return (x @ w + b).relu()",
+    },
+    Extension {
+        id: "torchlower/ext-linear-bias-keyword",
+        summary: "Tensor-valued `bias=` keyword of F.linear",
+        explanation: "See rule torchlower/functional-linear-bias-keyword-f32-2d.",
+        example: "F.linear(x, w, bias=b)",
+    },
+    Extension {
+        id: "torchlower/ext-flow-sensitive-types",
+        summary: "Flow-sensitive local types",
+        explanation: "A name may be re-bound to a value of another type (another rank, or a scalar); each use sees the type of the binding that reaches it. After if/else, a name keeps its type only when every branch agrees.",
+        example: "h = x.sum(dim=1)  # rank 1 now, h was rank 2",
+    },
+    Extension {
+        id: "torchlower/ext-negative-static-dim",
+        summary: "Negative literal dims",
+        explanation: "`dim=-1` is normalised against the static rank exactly as PyTorch does (rank 2: -1 is 1, -2 is 0).",
+        example: "logits.softmax(dim=-1)",
+    },
+    Extension {
+        id: "torchlower/ext-cuda0-full-surface",
+        summary: "Every rule on cuda:0 tensors",
+        explanation: "TensorF32Cuda0_1D/2D operands get the same claim surface as CPU ones (except argmax, which has no int64 CUDA type); emitted code calls `tl::cuda::ops::*`. Mixing CPU and CUDA operands is rejected (TL204).",
+        example: "def f(x: TensorF32Cuda0_2D, w: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D: return (x @ w).relu()",
+    },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostic codes
+// ---------------------------------------------------------------------------------------------
+
+code!(SYNTAX_ERROR, "TL001", Module, Error,
+    "Python syntax error",
+    "The file does not parse as Python 3; no function in it can be analyzed.",
+    "def f(x:\n    return x", "Fix the syntax error; the file must run under CPython 3.11.");
+code!(TOO_DEEP, "TL002", Module, Error,
+    "Nesting too deep",
+    "Brackets nested deeper than 200, indentation deeper than 100 levels or an expression nested deeper than the analyzer's limit. CPython itself rejects the first two; the analyzer refuses the file (module level) or the function (expression depth) instead of risking its stack.",
+    "((((((((...))))))))  # 5,000 levels", "Split the expression into named temporaries.");
+code!(NOT_UTF8, "TL003", Module, Error,
+    "Source is not valid UTF-8",
+    "The host passed bytes that are not UTF-8; invalid sequences were replaced before analysis.",
+    "b\"\\xff\"", "Pass the source as text.");
+
+code!(PARAM_UNANNOTATED, "TL101", Signature, Warning,
+    "Parameter without annotation",
+    "Native code needs the dtype, device and rank of every tensor parameter; sites on unannotated values are not covered.",
+    "def f(x): ...", "Annotate with a torchlower.types marker, `int` or `bool`.");
+code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
+    "Unsupported parameter annotation",
+    "Only torchlower.types / rextio_torch.types markers, `int` and `bool` are supported parameter types.",
+    "def f(x: torch.Tensor, s: float): ...", "Use TensorF32Cpu1D/2D, TensorI64Cpu1D, TensorF32Cuda0_1D/2D, int or bool.");
+code!(RETURN_UNANNOTATED, "TL103", Signature, Warning,
+    "Missing return annotation",
+    "The native route needs the return type to build the boundary.",
+    "def f(x: TensorF32Cpu2D): return x.relu()", "Add `-> TensorF32Cpu2D` (or another supported type).");
+code!(RETURN_UNSUPPORTED, "TL104", Signature, Warning,
+    "Unsupported return annotation",
+    "Only the tensor markers, `int` and `bool` can be returned natively (no None, tuples or floats).",
+    "def f(x: TensorF32Cpu2D) -> None: ...", "Return a single tensor, int or bool.");
+code!(PARAM_DEFAULT, "TL105", Signature, Warning,
+    "Default argument values",
+    "Default values are evaluated once at definition time in Python; the native route does not model them.",
+    "def f(x: TensorF32Cpu2D, n: int = 3): ...", "Remove the default and pass the value explicitly.");
+code!(PARAM_VARIADIC, "TL106", Signature, Warning,
+    "*args, **kwargs or keyword-only parameters",
+    "The generated function takes positional parameters only.",
+    "def f(*xs): ...", "Use plain positional parameters.");
+code!(DECORATOR, "TL107", Signature, Warning,
+    "Unsupported decorator",
+    "A decorator can replace the function; only `torchlower.native` (or `native` imported from torchlower) is understood.",
+    "@functools.lru_cache\ndef f(...): ...", "Remove the decorator or keep the function on the Python route.");
+code!(ASYNC_FN, "TL108", Signature, Warning,
+    "Async function or type parameters",
+    "Coroutines and generic functions are not lowered.",
+    "async def f(x): ...", "Use a plain `def`.");
+
+code!(NOT_F32_OPERAND, "TL200", Site, Error,
+    "Operand is not a float32 tensor",
+    "Every op of the surface takes float32 rank-1/2 tensors: int64 classification results, Python scalars and literals are rejected (no implicit type promotion is modeled).",
+    "torch.exp(2)  /  labels.relu()", "Pass a float32 tensor.");
+code!(BAD_KEYWORD, "TL201", Site, Error,
+    "Unsupported keyword option",
+    "Options such as `out`, `alpha`, `rounding_mode`, `dtype` or unknown keywords change or widen the semantics and are not lowered.",
+    "torch.add(a, b, alpha=2)  /  torch.div(a, b, rounding_mode=\"trunc\")", "Drop the option or compute it with separate ops.");
+code!(BAD_ARITY, "TL202", Site, Error,
+    "Unsupported arguments",
+    "Wrong number of positional arguments, starred arguments, or arguments passed to a zero-argument method.",
+    "h.relu(1)  /  torch.relu(*xs)", "Use the exact form shown in the rule.");
+code!(IN_PLACE, "TL203", Site, Error,
+    "In-place operation",
+    "In-place methods (`relu_`, `add_`, ...), `inplace=True` and augmented assignment on tensors (`h += b`, which mutates `h` in place and may alias an input) are never lowered.",
+    "h.relu_()  /  h += b", "Use the out-of-place form: `h = h.relu()`, `h = h + b`.");
+code!(MIXED_DEVICE, "TL204", Site, Error,
+    "Mixed CPU and CUDA operands",
+    "Operands of one op must live on the same device; eager PyTorch raises for most mixes and transfers are not lowered.",
+    "cpu_x @ cuda_w", "Annotate all operands with the same device.");
+code!(DEVICE_TRANSFER, "TL205", Site, Error,
+    "Device transfer",
+    "`.cuda()`, `.cpu()` and `.to(...)` copy between devices or change dtypes; they are not lowered.",
+    "x.cuda()", "Pass tensors that already live on the annotated device.");
+code!(VIEW_OP, "TL206", Site, Error,
+    "View or reshape",
+    "Views alias their base tensor; transpose, view, reshape and friends are intentionally not claimed.",
+    "x.transpose(0, 1)", "Keep the view on the Python route.");
+code!(RANK0_RESULT, "TL207", Site, Error,
+    "Result would be rank 0",
+    "There is no rank-0 tensor type; rank-1 @ rank-1, whole-tensor reductions and rank-1 reductions without keepdim produce one.",
+    "a_1d @ b_1d  /  v.mean(dim=0)", "Keep a dimension (`keepdim=True`) or use rank-2 operands.");
+code!(BAD_RANKS, "TL208", Site, Error,
+    "Unsupported operand ranks",
+    "The operand ranks are outside the rank matrix of the op.",
+    "F.linear(x_1d, w, b)", "See the rule's rank matrix.");
+code!(UNKNOWN_METHOD_ON_TENSOR, "TL209", Site, Error,
+    "Tensor method or operator not covered",
+    "The op is not part of the claimed surface (tensor `//`, `%`, `**`, comparisons, aliases such as `torch.subtract`, other methods). The site stays on Python.",
+    "torch.subtract(a, b)  /  a ** b", "Use a covered spelling (`a - b`) or keep the function on Python.");
+
+code!(LINEAR_KEYWORD_OPERAND, "TL210", Linear, Error,
+    "F.linear input/weight passed as keywords",
+    "Only the bias may be a keyword (`bias=b` or `bias=None`); input and weight must be positional.",
+    "F.linear(input=x, weight=w)", "Pass input and weight positionally.");
+code!(RELU_INPLACE, "TL220", Activations, Error,
+    "F.relu inplace must be omitted or the keyword literal False",
+    "`inplace=True` mutates the input; a positional or non-literal `inplace` cannot be proven False.",
+    "F.relu(h, inplace=True)  /  F.relu(h, True)", "Omit `inplace`.");
+code!(GELU_APPROXIMATE, "TL230", Gelu, Error,
+    "GELU approximation other than the exact \"none\"",
+    "`approximate=\"tanh\"` computes a different function; a positional, dynamic or unknown `approximate` cannot be proven \"none\".",
+    "F.gelu(h, approximate=\"tanh\")", "Use `F.gelu(h)`.");
+code!(GELU_METHOD, "TL231", Gelu, Error,
+    "GELU method or module form",
+    "Only the functional `torch.nn.functional.gelu(t)` is claimed.",
+    "h.gelu()", "Call `F.gelu(h)`.");
+code!(ARITH_METHOD, "TL240", Binops, Error,
+    "Arithmetic method form",
+    "`.add/.sub/.mul/.div` accept options (`alpha`, scalars, `rounding_mode`) and are kept on Python, as in the seed.",
+    "a.add(b)", "Use the operator `a + b` or `torch.add(a, b)`.");
+code!(INT64_ARITH, "TL241", Binops, Error,
+    "Arithmetic on int64 tensors",
+    "Classification results (TensorI64Cpu1D) are only returned; elementwise arithmetic and matmul stay float32-only.",
+    "labels + labels", "Return the labels directly.");
+code!(SCALAR_OPERAND, "TL242", Binops, Error,
+    "Tensor arithmetic with a Python scalar",
+    "`x * 2.0`, `x + n`: scalar operands are not lowered (type promotion is not modeled).",
+    "x * 2.0", "Use a tensor operand.");
+code!(DIM_MISSING, "TL250", Reductions, Error,
+    "Reduction without dim",
+    "A whole-tensor reduction returns a rank-0 tensor, which has no type here.",
+    "h.sum()", "Pass `dim=`.");
+code!(DIM_NOT_LITERAL, "TL251", Reductions, Error,
+    "dim is not an int literal",
+    "The dim must be known statically (an int literal, not a variable, bool or tuple).",
+    "h.mean(dim=d)", "Write the dim as a literal.");
+code!(DIM_OUT_OF_RANGE, "TL252", Reductions, Error,
+    "dim out of range",
+    "The dim must address an existing dimension of the operand.",
+    "v.mean(dim=1, keepdim=True)  # v is rank 1", "Use a dim in range.");
+code!(DIM_DUPLICATE, "TL253", Reductions, Error,
+    "dim given twice",
+    "A positional and a keyword dim.",
+    "t.sum(0, dim=1)", "Give dim once.");
+code!(KEEPDIM_POSITIONAL, "TL254", Reductions, Error,
+    "Positional keepdim",
+    "keepdim must be omitted or a keyword bool literal.",
+    "t.mean(0, True)", "Write `keepdim=True`.");
+code!(KEEPDIM_NOT_LITERAL, "TL255", Reductions, Error,
+    "keepdim is not a bool literal",
+    "keepdim changes the result rank and must be known statically.",
+    "t.mean(dim=0, keepdim=flag)", "Write `keepdim=True` or `keepdim=False`.");
+code!(SOFTMAX_DTYPE, "TL260", Classification, Error,
+    "softmax dtype override",
+    "A dtype other than the literal None (F.softmax only) changes the result type.",
+    "F.softmax(x, dim=1, dtype=torch.float64)", "Drop `dtype`.");
+code!(ARGMAX_RESULT_TYPE, "TL261", Classification, Error,
+    "argmax result type unavailable",
+    "Only int64 rank-1 labels exist: rank-2 argmax needs keepdim=False, rank-1 argmax needs keepdim=True; argmax on CUDA has no int64 CUDA type.",
+    "m.argmax(dim=1, keepdim=True)  /  v.argmax(dim=0)", "Use the forms listed in the argmax rule.");
+
+code!(UNSUPPORTED_STATEMENT, "TL301", Statement, Warning,
+    "Statement not lowerable",
+    "Only assignments to names, augmented assignments, if/elif/else, `for` over range(), while, return and pass are lowered.",
+    "print(x)  /  with ...:  /  try: ...", "Move the statement out of the native function.");
+code!(UNSUPPORTED_TARGET, "TL302", Statement, Warning,
+    "Assignment target not a plain name",
+    "Tuple unpacking, attributes, subscripts and chained assignment are not lowered.",
+    "a, b = x, y", "Assign each name separately.");
+code!(UNSUPPORTED_EXPRESSION, "TL303", Statement, Warning,
+    "Expression not lowerable",
+    "Calls of non-torch functions, attribute reads, floats, strings, containers, conditional expressions and lambdas have no native form.",
+    "n = len(x)", "Compute it outside the native function.");
+code!(TENSOR_CONDITION, "TL304", Statement, Warning,
+    "Tensor-dependent control flow",
+    "An if/while condition that depends on tensor data needs a device sync and is not lowered.",
+    "if x.sum(dim=0) > 0: ...", "Decide with int/bool parameters.");
+code!(UNSUPPORTED_CONDITION, "TL305", Statement, Warning,
+    "Condition of unknown type",
+    "Conditions must be int or bool expressions.",
+    "if flag_of_unknown_type: ...", "Annotate the value as int or bool.");
+code!(UNSUPPORTED_LOOP, "TL306", Statement, Warning,
+    "Loop form not lowerable",
+    "`for` must iterate `range()` with 1-3 int arguments into a plain name; loop `else` clauses, break and continue are not lowered.",
+    "for row in x: ...", "Loop over `range(n)`.");
+code!(UNBOUND_NAME, "TL307", Statement, Warning,
+    "Name possibly unbound or not local",
+    "The name is read where it may not be assigned on every path (Python would raise), or it is a module global / builtin with no native form.",
+    "if c: y = x\nreturn y", "Assign the name on every path before reading it.");
+code!(SCALAR_OPERATOR, "TL308", Statement, Warning,
+    "Scalar operator not lowerable",
+    "`/` on ints yields a float; `**`, bit operations, `is`, `in` and and/or on ints have no native form.",
+    "n / 2", "Use `//` or keep the function on Python.");
+code!(LOOP_TYPE_CHANGE, "TL309", Statement, Warning,
+    "Type changes across loop iterations",
+    "A name bound before a loop gets a different type inside it, so its type at the loop head is not static.",
+    "for i in range(n): h = h.sum(dim=1)", "Use a fresh name inside the loop.");
+code!(NESTED_SCOPE, "TL310", Statement, Warning,
+    "Nested function, class, lambda, global or nonlocal",
+    "Closures and scope declarations are not lowered.",
+    "def f(...):\n    def g(): ...", "Move the inner function to module level.");
+code!(SITE_NOT_COVERED, "TL311", Statement, Info,
+    "Torch site not covered",
+    "The site is not claimed: an unrelated torch API, a module call, or operands of unresolved type. The function stays on Python.",
+    "torch.subtract(a, b)  /  unannotated.relu()", "Annotate the operands or use a covered op.");
+code!(INT_OUT_OF_RANGE, "TL312", Statement, Warning,
+    "Integer literal outside 64 bits",
+    "Native ints are 64-bit (checked); larger literals stay on Python.",
+    "n = 2 ** 70", "Use a smaller literal.");
+
+code!(RETURN_MISMATCH, "TL401", Return, Warning,
+    "Returned value does not match the annotation",
+    "The type of the returned expression (dtype, device, rank, or scalar kind) differs from the return annotation.",
+    "def f(x: TensorF32Cpu2D) -> TensorF32Cpu1D: return x.relu()", "Fix the annotation or the expression.");
+code!(MISSING_RETURN, "TL402", Return, Warning,
+    "Function can end without return",
+    "Some path reaches the end of the function, which returns None.",
+    "def f(x: ..., c: bool) -> TensorF32Cpu2D:\n    if c: return x", "Return on every path.");
+code!(RETURN_NONE, "TL403", Return, Warning,
+    "Bare return",
+    "`return` without a value returns None.",
+    "return", "Return a value of the annotated type.");
+
+/// Every diagnostic code, in documentation order.
+pub static ALL_CODES: &[&Code] = &[
+    &SYNTAX_ERROR, &TOO_DEEP, &NOT_UTF8,
+    &PARAM_UNANNOTATED, &PARAM_UNSUPPORTED, &RETURN_UNANNOTATED, &RETURN_UNSUPPORTED, &PARAM_DEFAULT, &PARAM_VARIADIC, &DECORATOR, &ASYNC_FN,
+    &NOT_F32_OPERAND, &BAD_KEYWORD, &BAD_ARITY, &IN_PLACE, &MIXED_DEVICE, &DEVICE_TRANSFER, &VIEW_OP, &RANK0_RESULT, &BAD_RANKS, &UNKNOWN_METHOD_ON_TENSOR,
+    &LINEAR_KEYWORD_OPERAND, &RELU_INPLACE, &GELU_APPROXIMATE, &GELU_METHOD,
+    &ARITH_METHOD, &INT64_ARITH, &SCALAR_OPERAND,
+    &DIM_MISSING, &DIM_NOT_LITERAL, &DIM_OUT_OF_RANGE, &DIM_DUPLICATE, &KEEPDIM_POSITIONAL, &KEEPDIM_NOT_LITERAL,
+    &SOFTMAX_DTYPE, &ARGMAX_RESULT_TYPE,
+    &UNSUPPORTED_STATEMENT, &UNSUPPORTED_TARGET, &UNSUPPORTED_EXPRESSION, &TENSOR_CONDITION, &UNSUPPORTED_CONDITION, &UNSUPPORTED_LOOP, &UNBOUND_NAME, &SCALAR_OPERATOR, &LOOP_TYPE_CHANGE, &NESTED_SCOPE, &SITE_NOT_COVERED, &INT_OUT_OF_RANGE,
+    &RETURN_MISMATCH, &MISSING_RETURN, &RETURN_NONE,
+];
+
+/// The registry as JSON (for the playground's `rules()` export).
+pub fn registry_json() -> String {
+    #[derive(Serialize)]
+    struct Registry {
+        rules: &'static [&'static Rule],
+        extensions: &'static [Extension],
+        codes: &'static [&'static Code],
+    }
+    serde_json::to_string_pretty(&Registry { rules: ALL_RULES, extensions: ALL_EXTENSIONS, codes: ALL_CODES })
+        .unwrap_or_else(|_| String::from("{}"))
+}
+
+/// `docs/rules.md`, generated (`torchlower-analyze --rules-md > docs/rules.md`).
+pub fn rules_markdown() -> String {
+    let mut out = String::new();
+    out.push_str("# torchlower rules and diagnostic codes\n\n");
+    out.push_str("<!-- Generated from analyzer-wasm/src/rules.rs; do not edit. Regenerate with:\n");
+    out.push_str("     cargo run -q -p torchlower-analyzer --bin torchlower-analyze -- --rules-md > docs/rules.md -->\n\n");
+    out.push_str("A site is **claimed** when it matches a rule below, **rejected** with a code when it is a recognised\n");
+    out.push_str("form outside the surface, and **not covered** when it is unrelated or its operand types are unknown.\n");
+    out.push_str("A function routes native only when every site is claimed and every statement is lowerable.\n\n");
+    out.push_str("## Claim rules\n");
+    let mut lane = None;
+    for rule in ALL_RULES {
+        if lane != Some(rule.lane) {
+            lane = Some(rule.lane);
+            out.push_str(&format!("\n### Lane: {}\n", rule.lane.title()));
+        }
+        out.push_str(&format!("\n#### `{}`{}\n\n{}\n\n{}\n\n```python\n{}\n```\n",
+            rule.id, if rule.extension { " (extension)" } else { "" }, rule.summary, rule.explanation, rule.example));
+    }
+    out.push_str("\n## Extensions beyond the seed surface\n");
+    for ext in ALL_EXTENSIONS {
+        out.push_str(&format!("\n### `{}`\n\n{}. {}\n\n```python\n{}\n```\n", ext.id, ext.summary, ext.explanation, ext.example));
+    }
+    out.push_str("\n## Diagnostic codes\n");
+    let mut area = None;
+    for code in ALL_CODES {
+        if area != Some(code.area) {
+            area = Some(code.area);
+            out.push_str(&format!("\n### {}\n", code.area.title()));
+        }
+        let sev = match code.severity { Severity::Error => "error", Severity::Warning => "warning", Severity::Info => "info" };
+        out.push_str(&format!("\n#### {} — {} ({})\n\n{}\n\n```python\n{}\n```\n\nHint: {}\n",
+            code.code, code.summary, sev, code.explanation, code.example, code.hint));
+    }
+    out
+}
