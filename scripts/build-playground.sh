@@ -4,13 +4,13 @@
 # and copies the result into the Python package (host-py/python/torchlower/web/) so that
 # `torchlower playground` can serve it from an installed wheel.
 #
-# Needs the analyzer's wasm-bindgen output (web-playground/src/pkg/, written by
+# Needs the analyzer's wasm-bindgen output (web-playground/public/pkg/, written by
 # scripts/build-wasm.sh) and Node >= 20.19 with npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 APP=$ROOT/web-playground
-PKG=$APP/src/pkg
+PKG=$APP/public/pkg
 WEB_IN_PACKAGE=$ROOT/host-py/python/torchlower/web
 log() { printf '\033[1;34m[playground]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[playground] error:\033[0m %s\n' "$*" >&2; exit 1; }

@@ -1,47 +1,63 @@
 // The analyzer as the page sees it: the wasm-bindgen build of analyzer-wasm (feature `web`),
 // loaded once, called with the editor text, its JSON report parsed and flattened into the
 // shape the views share. No analysis happens in JavaScript.
-import initWasm, { analyze as wasmAnalyze, rules as wasmRules } from "./pkg/torchlower_analyzer.js";
-
+//
+// scripts/build-wasm.sh writes the wasm-bindgen output to web-playground/public/pkg/, which
+// Vite copies unchanged next to index.html; it is loaded at run time from there rather than
+// bundled (files under public/ cannot be imported by the bundle).
+const PKG_MODULE = "pkg/torchlower_analyzer.js";
 const FILENAME = "playground.py";
 
-/** Loads and instantiates the wasm module (the .wasm is a hashed asset next to the page). */
+let wasmAnalyze;
+let wasmRules;
+
+/** Loads and instantiates the wasm module; resolves to `{ analyze, rules }`. */
 export async function loadAnalyzer() {
-  await initWasm();
+  const pkg = await import(/* @vite-ignore */ new URL(PKG_MODULE, document.baseURI).href);
+  await pkg.default();
+  wasmAnalyze = pkg.analyze;
+  wasmRules = pkg.rules;
   return { analyze, rules: loadRules() };
 }
 
 /**
- * Runs the analyzer on `source` and returns `{ report, sites, analyzeMs }`: the report as the
- * analyzer emitted it, every site with its function and its Rust range as string indices,
- * and the time the wasm call plus JSON parsing took.
+ * Runs the analyzer on `source` and returns `{ report, functions, sites, analyzeMs }`: the
+ * report as the analyzer emitted it, its functions and sites as selectable items (below), and
+ * the time the wasm call plus JSON parsing took.
  */
 export function analyze(source) {
   const started = performance.now();
   const report = JSON.parse(wasmAnalyze(source, FILENAME));
   const analyzeMs = performance.now() - started;
-  return { report, sites: flattenSites(report), analyzeMs };
+  return { report, ...selectableItems(report), analyzeMs };
 }
 
-/** One entry per site, in source order, with a stable key and its function. */
-function flattenSites(report) {
+/**
+ * Functions and sites as the views select them: each keeps the report's fields and gains
+ * `kind`, a `key` that survives re-analysis while the item is unchanged, an `id` (indices into
+ * the report), and its Rust range as string indices (`rustFrom`, `rustTo`, or null).
+ */
+function selectableItems(report) {
   const toIndex = byteToIndexMapper(report.rust ?? "");
+  const rustSpan = (range) =>
+    Array.isArray(range) ? { rustFrom: toIndex(range[0]), rustTo: toIndex(range[1]) } : { rustFrom: null, rustTo: null };
+  const functions = [];
   const sites = [];
   (report.functions ?? []).forEach((fn, fnIndex) => {
+    const fnItem = { ...fn, kind: "function", key: `fn|${fn.name}|${fn.line}`, id: String(fnIndex), ...rustSpan(fn.rust_range) };
+    functions.push(fnItem);
     (fn.sites ?? []).forEach((site, siteIndex) => {
-      const range = Array.isArray(site.rust_range) ? site.rust_range : null;
       sites.push({
         ...site,
-        fn,
+        kind: "site",
+        fn: fnItem,
         key: `${fn.name}|${site.line}:${site.col}-${site.end_line}:${site.end_col}|${site.target}`,
         id: `${fnIndex}.${siteIndex}`,
-        rustFrom: range ? toIndex(range[0]) : null,
-        rustTo: range ? toIndex(range[1]) : null,
+        ...rustSpan(site.rust_range),
       });
     });
   });
-  sites.sort((a, b) => a.line - b.line || a.col - b.col);
-  return sites;
+  return { functions, sites };
 }
 
 /**

@@ -37,14 +37,16 @@ async function start() {
   const rulesPanel = createRulesPanel($("rules-panel"), $("rules-body"), $("rules-close"), analyzer.rules);
 
   let sites = [];
+  let functions = [];
   let selectedKey = null;
   let debounceTimer = null;
   let fragmentWrite = 0;
 
-  const selectSite = (site, { from }) => {
-    selectedKey = site?.key ?? null;
-    source.select(site, { scroll: from !== "source" });
-    rust.select(site, { scroll: from !== "rust" });
+  /** Selects a site or function (or nothing) in every view but scrolls only the others. */
+  const select = (item, { from }) => {
+    selectedKey = item?.key ?? null;
+    source.select(item, { scroll: from !== "source" });
+    rust.select(selectedKey, { scroll: from !== "rust" });
     table.select(selectedKey);
   };
 
@@ -54,28 +56,30 @@ async function start() {
       clearTimeout(debounceTimer);
       debounceTimer = setTimeout(runAnalysis, ANALYZE_DEBOUNCE_MS);
     },
-    onSiteClick: (site) => selectSite(site, { from: "source" }),
+    onSiteClick: (site) => select(site, { from: "source" }),
     onCodeClick: (code) => rulesPanel.open(code),
   });
-  const rust = createRustPane($("rust-editor"), { onSiteClick: (site) => selectSite(site, { from: "rust" }) });
+  const rust = createRustPane($("rust-editor"), { onSelect: (item) => select(item, { from: "rust" }) });
   const table = createSitesTable($("sites"), {
-    onSiteClick: (site) => selectSite(site, { from: "table" }),
+    onSelect: (item) => select(item, { from: "table" }),
     onCodeClick: (code) => rulesPanel.open(code),
   });
 
   function runAnalysis() {
     clearTimeout(debounceTimer);
     const text = source.getText();
-    const { report, sites: newSites, analyzeMs } = analyzer.analyze(text);
+    const analysis = analyzer.analyze(text);
+    const { report, analyzeMs } = analysis;
     const renderStart = performance.now();
-    sites = newSites;
-    if (!sites.some((s) => s.key === selectedKey)) selectedKey = null;
+    ({ sites, functions } = analysis);
+    const selected = [...sites, ...functions].find((item) => item.key === selectedKey) ?? null;
+    selectedKey = selected?.key ?? null;
     const diagnostics = [...(report.diagnostics ?? []), ...(report.functions ?? []).flatMap((f) => f.diagnostics ?? [])];
-    source.showAnalysis(sites, diagnostics);
-    source.select(sites.find((s) => s.key === selectedKey) ?? null);
-    rust.show(report.rust ?? "", sites, selectedKey);
+    source.showAnalysis(functions, sites, diagnostics);
+    source.select(selected);
+    rust.show(report.rust ?? "", sites, functions, selectedKey);
     $("rust-note").textContent = report.rust ? "" : "(nothing lowered: no function is native)";
-    table.show(sites, selectedKey);
+    table.show(functions, sites, selectedKey);
     renderSummary($("summary"), report, sites, analyzeMs);
     renderDiagnostics($("diagnostics"), report, {
       onCodeClick: (code) => rulesPanel.open(code),
@@ -99,20 +103,20 @@ async function start() {
   }
 
   // Examples menu
-  const select = $("example-select");
+  const exampleMenu = $("example-select");
   for (const example of examples) {
     const option = document.createElement("option");
     option.value = example.id;
     option.textContent = example.title;
-    select.appendChild(option);
+    exampleMenu.appendChild(option);
   }
-  select.addEventListener("change", () => {
-    const example = findExample(select.value);
+  exampleMenu.addEventListener("change", () => {
+    const example = findExample(exampleMenu.value);
     if (example) loadSource(example.source, example.id);
   });
 
   function loadSource(text, exampleId = "") {
-    select.value = exampleId;
+    exampleMenu.value = exampleId;
     source.setText(text);
     selectedKey = null;
     runAnalysis();

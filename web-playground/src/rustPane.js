@@ -1,6 +1,7 @@
 // The emitted Rust: a read-only CodeMirror view of the report's `rust` (the generated
-// lib.rs), with the selected site's code highlighted and every site's code faintly marked.
-// A pointer click inside a site's code selects that site (the reverse link).
+// lib.rs). Every claimed site's code is faintly marked and the selected site's (or
+// function's) code highlighted. A pointer click inside a site's code selects that site, and
+// elsewhere inside a generated function selects the function: the reverse links.
 import { EditorView, basicSetup } from "codemirror";
 import { rust } from "@codemirror/lang-rust";
 import { EditorState, StateEffect, StateField } from "@codemirror/state";
@@ -8,41 +9,42 @@ import { Decoration } from "@codemirror/view";
 
 const setRanges = StateEffect.define();
 
-/** Site ranges in the Rust text and the selected one. */
+/** Items (sites, functions) with a Rust range, and the selected key. */
 const rangesField = StateField.define({
-  create: () => ({ sites: [], selected: null }),
+  create: () => ({ sites: [], functions: [], selected: null }),
   update(value, tr) {
     for (const effect of tr.effects) if (effect.is(setRanges)) return effect.value;
     return value;
   },
-  provide: (field) =>
-    EditorView.decorations.from(field, ({ sites, selected }) => {
-      const marks = [];
-      for (const site of sites) {
-        const selectedHere = site.key === selected;
-        marks.push(
-          Decoration.mark({
-            class: selectedHere ? "cm-rust-site cm-rust-selected" : "cm-rust-site",
-            attributes: { "data-site": site.id },
-          }).range(site.rustFrom, site.rustTo),
-        );
-      }
-      return Decoration.set(marks, true);
-    }),
+  provide: (field) => EditorView.decorations.from(field, buildDecorations),
 });
 
-/** The innermost site whose Rust range contains `pos`. */
-function siteAtRust(state, pos) {
+function buildDecorations({ sites, functions, selected }) {
+  const marks = [];
+  const fn = functions.find((f) => f.key === selected);
+  if (fn) marks.push(Decoration.mark({ class: "cm-rust-fn-selected" }).range(fn.rustFrom, fn.rustTo));
+  for (const site of sites) {
+    const classes = site.key === selected ? "cm-rust-site cm-rust-selected" : "cm-rust-site";
+    marks.push(Decoration.mark({ class: classes, attributes: { "data-site": site.id } }).range(site.rustFrom, site.rustTo));
+  }
+  return Decoration.set(marks, true);
+}
+
+/** The innermost item of `items` whose Rust range contains `pos`, or null. */
+function innermostAt(items, pos) {
   let best = null;
-  for (const site of state.field(rangesField).sites) {
-    if (pos < site.rustFrom || pos > site.rustTo) continue;
-    if (!best || site.rustTo - site.rustFrom < best.rustTo - best.rustFrom) best = site;
+  for (const item of items) {
+    if (pos < item.rustFrom || pos > item.rustTo) continue;
+    if (!best || item.rustTo - item.rustFrom < best.rustTo - best.rustFrom) best = item;
   }
   return best;
 }
 
-/** Creates the Rust pane; `onSiteClick(site)` fires when a click lands in a site's code. */
-export function createRustPane(parent, { onSiteClick }) {
+/** Items whose range is a non-empty slice of a text of `length`. */
+const withRange = (items, length) => items.filter((i) => i.rustFrom !== null && i.rustTo > i.rustFrom && i.rustTo <= length);
+
+/** Creates the Rust pane; `onSelect(item)` fires when a click lands in a site's or function's code. */
+export function createRustPane(parent, { onSelect }) {
   const view = new EditorView({
     parent,
     doc: "",
@@ -54,26 +56,26 @@ export function createRustPane(parent, { onSiteClick }) {
       EditorView.updateListener.of((update) => {
         const pointer = update.transactions.some((tr) => tr.isUserEvent("select.pointer"));
         if (!pointer || !update.selectionSet) return;
-        const site = siteAtRust(update.state, update.state.selection.main.head);
-        if (site) onSiteClick(site);
+        const { sites, functions } = update.state.field(rangesField);
+        const pos = update.state.selection.main.head;
+        const item = innermostAt(sites, pos) ?? innermostAt(functions, pos);
+        if (item) onSelect(item);
       }),
     ],
   });
-  let current = { text: "", sites: [], selected: null };
   return {
     view,
-    /** Shows the emitted Rust; `sites` are those whose rust range lies inside it. */
-    show(text, sites, selected) {
-      const inText = sites.filter((s) => s.rustFrom !== null && s.rustTo > s.rustFrom && s.rustTo <= text.length);
-      const changes = text === current.text ? [] : { from: 0, to: view.state.doc.length, insert: text };
-      current = { text, sites: inText, selected };
-      view.dispatch({ changes, effects: setRanges.of({ sites: inText, selected }) });
+    /** Shows the emitted Rust with the ranges of `sites` and `functions` inside it. */
+    show(text, sites, functions, selected) {
+      const changes = text === view.state.doc.toString() ? [] : { from: 0, to: view.state.doc.length, insert: text };
+      const ranges = { sites: withRange(sites, text.length), functions: withRange(functions, text.length), selected };
+      view.dispatch({ changes, effects: setRanges.of(ranges) });
     },
-    /** Highlights the selected site's code and, if asked, scrolls it into view. */
-    select(site, { scroll = true } = {}) {
-      current.selected = site?.key ?? null;
-      const effects = [setRanges.of({ sites: current.sites, selected: current.selected })];
-      const target = current.sites.find((s) => s.key === current.selected);
+    /** Highlights the selected item's code (key or null) and, if asked, scrolls it into view. */
+    select(selected, { scroll = true } = {}) {
+      const { sites, functions } = view.state.field(rangesField);
+      const effects = [setRanges.of({ sites, functions, selected })];
+      const target = [...sites, ...functions].find((i) => i.key === selected);
       if (target && scroll) effects.push(EditorView.scrollIntoView(target.rustFrom, { y: "center" }));
       view.dispatch({ effects });
     },

@@ -1,56 +1,87 @@
-// The table of sites: one row per site with position, function, target, outcome and the rule
-// (claimed) or diagnostic code (rejected / not covered). Clicking a row selects the site;
-// clicking the code opens its explanation.
+// The table of sites, grouped by function: a header row per function (name, route, the
+// generated symbol) and one row per site with position, target, outcome and the rule
+// (claimed) or diagnostic code (rejected / not covered). Clicking a row selects its site or
+// function; clicking a code opens its explanation.
 import { OUTCOME_LABEL } from "./sourceEditor.js";
 
-export function createSitesTable(table, { onSiteClick, onCodeClick }) {
+export function createSitesTable(table, { onSelect, onCodeClick }) {
   const body = table.tBodies[0];
   let rows = new Map();
+
+  function addRow(item, className, cells) {
+    const row = body.insertRow();
+    row.className = className;
+    row.tabIndex = 0;
+    for (const cell of cells) {
+      const td = row.insertCell();
+      if (cell.span) td.colSpan = cell.span;
+      if (cell.node) td.appendChild(cell.node);
+      else td.textContent = cell.text ?? "";
+    }
+    row.addEventListener("click", () => onSelect(item));
+    row.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") onSelect(item);
+    });
+    rows.set(item.key, row);
+    return row;
+  }
+
+  function codeLink(ref) {
+    const link = document.createElement("button");
+    link.type = "button";
+    link.className = "code-link";
+    link.textContent = ref;
+    link.addEventListener("click", (event) => {
+      event.stopPropagation();
+      onCodeClick(ref);
+    });
+    return link;
+  }
+
   return {
-    show(sites, selectedKey) {
+    show(functions, sites, selectedKey) {
       body.replaceChildren();
       rows = new Map();
-      if (!sites.length) {
-        const row = body.insertRow();
-        const cell = row.insertCell();
-        cell.colSpan = 5;
+      if (!functions.length) {
+        const cell = body.insertRow().insertCell();
+        cell.colSpan = 4;
         cell.className = "empty";
-        cell.textContent = "no torch sites in this source";
+        cell.textContent = "no functions in this source";
         return;
       }
-      for (const site of sites) {
-        const row = body.insertRow();
-        row.className = `site-row ${site.outcome}`;
-        row.dataset.site = site.id;
-        row.dataset.outcome = site.outcome;
-        row.tabIndex = 0;
-        row.insertCell().textContent = `${site.line}:${site.col}`;
-        row.insertCell().textContent = site.fn.name;
-        const target = row.insertCell();
-        target.innerHTML = "";
-        target.appendChild(codeText(site.target));
-        const outcome = row.insertCell();
-        outcome.innerHTML = `<span class="badge ${site.outcome}"></span>`;
-        outcome.firstChild.textContent = OUTCOME_LABEL[site.outcome] ?? site.outcome;
-        const ruleCell = row.insertCell();
-        const ref = site.code ?? site.rule;
-        if (ref) {
-          const link = document.createElement("button");
-          link.type = "button";
-          link.className = "code-link";
-          link.textContent = ref;
-          link.addEventListener("click", (event) => {
-            event.stopPropagation();
-            onCodeClick(ref);
-          });
-          ruleCell.appendChild(link);
+      for (const fn of functions) {
+        const name = document.createElement("span");
+        name.innerHTML = `<code></code> <span class="badge route"></span> <span class="symbol"></span>`;
+        name.children[0].textContent = `def ${fn.name}`;
+        name.children[1].textContent = fn.route;
+        name.children[1].classList.add(fn.route);
+        name.children[2].textContent = fn.symbol ? `→ ${fn.symbol}` : "";
+        const row = addRow(fn, `fn-row ${fn.route}`, [{ text: `${fn.line}:${fn.col}` }, { node: name, span: 3 }]);
+        row.dataset.function = fn.id;
+        const fnSites = sites.filter((s) => s.fn.key === fn.key);
+        for (const site of fnSites) {
+          const target = document.createElement("code");
+          target.textContent = site.target;
+          const outcome = document.createElement("span");
+          outcome.className = `badge ${site.outcome}`;
+          outcome.textContent = OUTCOME_LABEL[site.outcome] ?? site.outcome;
+          const ref = site.code ?? site.rule;
+          const siteRow = addRow(site, `site-row ${site.outcome}`, [
+            { text: `${site.line}:${site.col}` },
+            { node: target },
+            { node: outcome },
+            ref ? { node: codeLink(ref) } : { text: "" },
+          ]);
+          siteRow.dataset.site = site.id;
+          siteRow.dataset.outcome = site.outcome;
+          if (site.message) siteRow.title = site.message + (site.hint ? `\nhint: ${site.hint}` : "");
         }
-        if (site.message) row.title = site.message + (site.hint ? `\nhint: ${site.hint}` : "");
-        row.addEventListener("click", () => onSiteClick(site));
-        row.addEventListener("keydown", (event) => {
-          if (event.key === "Enter") onSiteClick(site);
-        });
-        rows.set(site.key, row);
+        if (!fnSites.length) {
+          const cell = body.insertRow().insertCell();
+          cell.colSpan = 4;
+          cell.className = "empty";
+          cell.textContent = "no torch sites";
+        }
       }
       this.select(selectedKey);
     },
@@ -63,10 +94,4 @@ export function createSitesTable(table, { onSiteClick, onCodeClick }) {
       }
     },
   };
-}
-
-function codeText(text) {
-  const el = document.createElement("code");
-  el.textContent = text;
-  return el;
 }

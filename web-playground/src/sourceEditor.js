@@ -10,9 +10,9 @@ import { Decoration, GutterMarker, gutter, hoverTooltip } from "@codemirror/view
 const OUTCOMES = ["claimed", "not_covered", "rejected"];
 export const OUTCOME_LABEL = { claimed: "claimed", rejected: "rejected", not_covered: "not covered" };
 
-/** New analysis result: the flattened sites and the diagnostics to underline. */
+/** New analysis result: functions, sites and the diagnostics to underline. */
 const setAnalysis = StateEffect.define();
-/** The site (by key) the user selected, or null. */
+/** The site or function (by key) the user selected, or null. */
 const setSelected = StateEffect.define();
 
 /**
@@ -70,7 +70,7 @@ class SiteGutterMarker extends GutterMarker {
 
 /** Everything the overlay knows: sites with document spans, diagnostics, selection. */
 const analysisField = StateField.define({
-  create: () => ({ sites: [], diagnostics: [], selected: null }),
+  create: () => ({ functions: [], sites: [], diagnostics: [], selected: null }),
   update(value, tr) {
     let next = value;
     for (const effect of tr.effects) {
@@ -78,6 +78,7 @@ const analysisField = StateField.define({
         const doc = tr.state.doc;
         next = {
           ...next,
+          functions: effect.value.functions.map((fn) => ({ fn, line: Math.min(Math.max(fn.line, 1), doc.lines) })),
           sites: effect.value.sites.map((site) => ({ site, ...spanOf(doc, site) })),
           diagnostics: effect.value.diagnostics.map((diag) => ({ diag, ...spanOf(doc, diag) })),
         };
@@ -92,12 +93,13 @@ const analysisField = StateField.define({
         const to = Math.max(tr.changes.mapPos(entry.to, -1), from);
         return { ...entry, from, to };
       };
-      next = { ...next, sites: next.sites.map(map), diagnostics: next.diagnostics.map(map) };
+      const functions = next.functions.filter(({ line }) => line <= tr.state.doc.lines);
+      next = { ...next, functions, sites: next.sites.map(map), diagnostics: next.diagnostics.map(map) };
     }
     return next;
   },
   provide: (field) => [
-    EditorView.decorations.from(field, buildDecorations),
+    EditorView.decorations.compute([field], (state) => buildDecorations(state.field(field), state.doc)),
     gutter({
       class: "cm-site-gutter",
       markers: (view) => buildGutterMarkers(view.state.field(field), view.state.doc),
@@ -105,8 +107,11 @@ const analysisField = StateField.define({
   ],
 });
 
-function buildDecorations({ sites, diagnostics, selected }) {
+function buildDecorations({ functions, sites, diagnostics, selected }, doc) {
   const ranges = [];
+  for (const { fn, line } of functions) {
+    if (fn.key === selected) ranges.push(Decoration.line({ class: "cm-fn-selected" }).range(doc.line(line).from));
+  }
   for (const { site, from, to } of sites) {
     if (to <= from) continue;
     const classes = [`cm-site`, `cm-site-${site.outcome}`];
@@ -245,13 +250,14 @@ export function createSourceEditor(parent, { doc, onChange, onSiteClick, onCodeC
     setText(text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
     },
-    showAnalysis(sites, diagnostics) {
-      view.dispatch({ effects: setAnalysis.of({ sites, diagnostics }) });
+    showAnalysis(functions, sites, diagnostics) {
+      view.dispatch({ effects: setAnalysis.of({ functions, sites, diagnostics }) });
     },
-    select(site, { scroll = false } = {}) {
-      const effects = [setSelected.of(site?.key ?? null)];
-      if (site && scroll) {
-        const { from } = spanOf(view.state.doc, site);
+    /** Highlights the selected site or function (or nothing) and, if asked, scrolls to it. */
+    select(item, { scroll = false } = {}) {
+      const effects = [setSelected.of(item?.key ?? null)];
+      if (item && scroll) {
+        const from = positionOf(view.state.doc, item.line, item.col);
         effects.push(EditorView.scrollIntoView(from, { y: "center" }));
       }
       view.dispatch({ effects });
