@@ -8,13 +8,19 @@
 //! Every rule id and diagnostic code lives in [`rules`].
 
 pub mod abi;
+pub mod claim;
+pub mod ir;
+pub mod lower;
 pub mod parse;
 pub mod report;
+pub mod resolve;
 pub mod rules;
+pub mod types;
 #[cfg(feature = "web")]
 pub mod web;
 
-use report::{Diagnostic, Report, Span, SCHEMA_VERSION};
+use report::{Diagnostic, Function, Report, Route, Span, SCHEMA_VERSION};
+use rustpython_parser::ast::Stmt;
 
 /// Analyze one Python source file.
 pub fn analyze(source: &str, filename: &str) -> Report {
@@ -26,12 +32,93 @@ pub fn analyze(source: &str, filename: &str) -> Report {
         functions: Vec::new(),
         rust: None,
     };
-    match parse::parse_module(source, filename, &index) {
-        Ok(_body) => {}
-        Err(diag) => report.diagnostics.push(diag),
+    let body = match parse::parse_module(source, filename, &index) {
+        Ok(body) => body,
+        Err(diag) => {
+            report.diagnostics.push(diag);
+            return report;
+        }
+    };
+    let scope = resolve::ModuleScope::from_module(&body);
+    let mut analyzed = Vec::new();
+    for stmt in &body {
+        match stmt {
+            Stmt::FunctionDef(def) => {
+                let a = types::function::analyze_function(def, &scope, &index);
+                report.functions.push(function_entry(def.name.as_str(), def.range, &index, &a));
+                analyzed.push(a);
+            }
+            Stmt::AsyncFunctionDef(def) => {
+                let span = index.span(def.range);
+                report.functions.push(Function {
+                    name: def.name.to_string(),
+                    span,
+                    route: Route::Fallback,
+                    symbol: None,
+                    rust_range: None,
+                    params: Vec::new(),
+                    returns: None,
+                    sites: Vec::new(),
+                    diagnostics: vec![Diagnostic {
+                        code: rules::ASYNC_FN.code.to_string(),
+                        severity: rules::ASYNC_FN.severity,
+                        message: "async functions are not lowered".to_string(),
+                        hint: Some(rules::ASYNC_FN.hint.to_string()),
+                        span,
+                    }],
+                });
+                analyzed.push(types::function::Analyzed::empty());
+            }
+            _ => {}
+        }
+    }
+    lower_natives(&mut report, &analyzed, filename);
+    // sites in source order (nested sites after the site that contains them)
+    for f in &mut report.functions {
+        f.sites.sort_by_key(|s| (s.span.line, s.span.col, std::cmp::Reverse((s.span.end_line, s.span.end_col))));
     }
     report
 }
+
+fn function_entry(name: &str, range: rustpython_parser::text_size::TextRange, index: &parse::LineIndex, a: &types::function::Analyzed) -> Function {
+    Function {
+        name: name.to_string(),
+        span: index.span(range),
+        route: if a.ir.is_some() { Route::Native } else { Route::Fallback },
+        symbol: None,
+        rust_range: None,
+        params: a.params.clone(),
+        returns: a.returns.clone(),
+        sites: a.sites.clone(),
+        diagnostics: a.diagnostics.clone(),
+    }
+}
+
+/// Emit Rust for every native function and link functions and sites to their text.
+fn lower_natives(report: &mut Report, analyzed: &[types::function::Analyzed], filename: &str) {
+    let natives: Vec<lower::NativeFn> = analyzed
+        .iter()
+        .enumerate()
+        .filter_map(|(index, a)| a.ir.as_ref().map(|ir| lower::NativeFn { index, ir, site_count: a.sites.len() }))
+        .collect();
+    if natives.is_empty() {
+        return;
+    }
+    let emitted = lower::lower_module(filename, &natives);
+    for (native, (symbol, range, site_ranges)) in natives.iter().zip(emitted.functions) {
+        let Some(f) = report.functions.get_mut(native.index) else { continue };
+        f.symbol = Some(symbol);
+        f.rust_range = Some(range);
+        for (site, r) in f.sites.iter_mut().zip(site_ranges) {
+            if let Some([start, end]) = r {
+                site.rust = emitted.rust.get(start..end).map(str::to_string);
+                site.rust_range = Some([start, end]);
+            }
+        }
+    }
+    report.rust = Some(emitted.rust);
+}
+
 
 /// [`analyze`], serialised as the report JSON.
 pub fn analyze_json(source: &str, filename: &str) -> String {

@@ -377,11 +377,6 @@ code!(BAD_RANKS, "TL208", Site, Error,
     "Unsupported operand ranks",
     "The operand ranks are outside the rank matrix of the op.",
     "F.linear(x_1d, w, b)", "See the rule's rank matrix.");
-code!(UNKNOWN_METHOD_ON_TENSOR, "TL209", Site, Error,
-    "Tensor method or operator not covered",
-    "The op is not part of the claimed surface (tensor `//`, `%`, `**`, comparisons, aliases such as `torch.subtract`, other methods). The site stays on Python.",
-    "torch.subtract(a, b)  /  a ** b", "Use a covered spelling (`a - b`) or keep the function on Python.");
-
 code!(LINEAR_KEYWORD_OPERAND, "TL210", Linear, Error,
     "F.linear input/weight passed as keywords",
     "Only the bias may be a keyword (`bias=b` or `bias=None`); input and weight must be positional.",
@@ -509,7 +504,7 @@ code!(RETURN_NONE, "TL403", Return, Warning,
 pub static ALL_CODES: &[&Code] = &[
     &SYNTAX_ERROR, &TOO_DEEP, &NOT_UTF8,
     &PARAM_UNANNOTATED, &PARAM_UNSUPPORTED, &RETURN_UNANNOTATED, &RETURN_UNSUPPORTED, &PARAM_DEFAULT, &PARAM_VARIADIC, &DECORATOR, &ASYNC_FN,
-    &NOT_F32_OPERAND, &BAD_KEYWORD, &BAD_ARITY, &IN_PLACE, &MIXED_DEVICE, &DEVICE_TRANSFER, &VIEW_OP, &RANK0_RESULT, &BAD_RANKS, &UNKNOWN_METHOD_ON_TENSOR,
+    &NOT_F32_OPERAND, &BAD_KEYWORD, &BAD_ARITY, &IN_PLACE, &MIXED_DEVICE, &DEVICE_TRANSFER, &VIEW_OP, &RANK0_RESULT, &BAD_RANKS,
     &LINEAR_KEYWORD_OPERAND, &RELU_INPLACE, &GELU_APPROXIMATE, &GELU_METHOD,
     &ARITH_METHOD, &INT64_ARITH, &SCALAR_OPERAND,
     &DIM_MISSING, &DIM_NOT_LITERAL, &DIM_OUT_OF_RANGE, &DIM_DUPLICATE, &KEEPDIM_POSITIONAL, &KEEPDIM_NOT_LITERAL,
@@ -565,4 +560,17 @@ pub fn rules_markdown() -> String {
             code.code, code.summary, sev, code.explanation, code.example, code.hint));
     }
     out
+}
+
+/// Rules and codes are identified by their id.
+impl PartialEq for Rule {
+    fn eq(&self, other: &Rule) -> bool {
+        self.id == other.id
+    }
+}
+
+impl PartialEq for Code {
+    fn eq(&self, other: &Code) -> bool {
+        self.code == other.code
+    }
 }

@@ -1,0 +1,240 @@
+//! Lane: binary operators `+ - * / @`, `torch.matmul` / `.matmul`, and `torch.add/sub/mul/div`.
+//!
+//! Elementwise: float32 tensors of equal rank (1/1, 2/2) keep the rank; rank 2 with rank 1 in
+//! either order broadcasts to rank 2. Matmul: 2/2 → 2, 2/1 or 1/2 → 1; 1/1 would be rank 0.
+
+use super::{f32_tensor, keywords_only, one_device, positional_exactly, Claim, Decision, Operand, OperandRef, Query};
+use crate::ir::TensorOp;
+use crate::rules::{self, Rule};
+use crate::types::ty::{Dtype, TensorTy, Ty};
+use rustpython_parser::ast::Operator;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl Arith {
+    fn from_name(name: &str) -> Option<Arith> {
+        Some(match name {
+            "add" => Arith::Add,
+            "sub" => Arith::Sub,
+            "mul" => Arith::Mul,
+            "div" => Arith::Div,
+            _ => return None,
+        })
+    }
+    fn op(self) -> TensorOp {
+        match self {
+            Arith::Add => TensorOp::Add,
+            Arith::Sub => TensorOp::Sub,
+            Arith::Mul => TensorOp::Mul,
+            Arith::Div => TensorOp::Div,
+        }
+    }
+    /// (same-rank rule, broadcast rule) of the operator form
+    fn operator_rules(self) -> (&'static Rule, &'static Rule) {
+        match self {
+            Arith::Add => (&rules::ADD_SAME, &rules::ADD_BCAST),
+            Arith::Sub => (&rules::SUB_SAME, &rules::SUB_BCAST),
+            Arith::Mul => (&rules::MUL_SAME, &rules::MUL_BCAST),
+            Arith::Div => (&rules::DIV_SAME, &rules::DIV_BCAST),
+        }
+    }
+    fn function_rule(self) -> &'static Rule {
+        match self {
+            Arith::Add => &rules::FUNCTION_ADD,
+            Arith::Sub => &rules::FUNCTION_SUB,
+            Arith::Mul => &rules::FUNCTION_MUL,
+            Arith::Div => &rules::FUNCTION_DIV,
+        }
+    }
+}
+
+/// `a <op> b` (and `a <op>= b`). Scalar-only operands are not a torch site.
+pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
+    let (Some(left), Some(right)) = (q.args.first(), q.args.get(1)) else { return Decision::NotASite };
+    let tensorish = |o: &Operand| matches!(o.ty, Ty::Tensor(_) | Ty::Unknown);
+    if !tensorish(left) && !tensorish(right) {
+        return Decision::NotASite;
+    }
+    let sym = super::operator_symbol(op);
+    if left.ty == Ty::Unknown || right.ty == Ty::Unknown {
+        return Decision::NotCovered(format!("an operand of `{sym}` has an unresolved type"));
+    }
+    if augmented {
+        return Decision::reject(&rules::IN_PLACE, format!("`{sym}=` on a tensor updates it in place"));
+    }
+    let arith = match op {
+        Operator::Add => Arith::Add,
+        Operator::Sub => Arith::Sub,
+        Operator::Mult => Arith::Mul,
+        Operator::Div => Arith::Div,
+        Operator::MatMult => return matmul(left, right, &rules::MATMUL_OP_2D, &rules::MATMUL_OP_MIXED, "`@`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
+        _ => return Decision::NotCovered(format!("tensor operator `{sym}` is not part of the claimed surface")),
+    };
+    let (same, bcast) = arith.operator_rules();
+    elementwise(left, right, arith, same, bcast, &format!("`{sym}`"))
+}
+
+/// `torch.add(a, b)` & co.: two positional tensors, no keywords (no alpha/out/rounding_mode).
+pub fn function(q: &Query, name: &str) -> Decision {
+    let Some(arith) = Arith::from_name(name) else { return Decision::NotASite };
+    let form = format!("torch.{name}");
+    if let Err(d) = keywords_only(q, &[], &form) {
+        return d;
+    }
+    if let Err(d) = positional_exactly(q, 2, &form) {
+        return d;
+    }
+    let rule = arith.function_rule();
+    elementwise(&q.args[0], &q.args[1], arith, rule, rule, &form)
+}
+
+fn elementwise(left: &Operand, right: &Operand, arith: Arith, same: &'static Rule, bcast: &'static Rule, form: &str) -> Decision {
+    match elementwise_types(left, right, form) {
+        Ok((a, b, device)) => {
+            let (rule, rank) = if a.rank == b.rank { (same, a.rank) } else { (bcast, 2) };
+            match TensorTy::f32(device, rank) {
+                Some(result) => Decision::Claimed(Claim { rule, result, op: arith.op(), operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }),
+                None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type for ranks {} and {}", a.rank, b.rank)),
+            }
+        }
+        Err(d) => d,
+    }
+}
+
+/// Both operands float32 tensors on one device (scalars, int64 and mixes are rejected).
+fn elementwise_types(left: &Operand, right: &Operand, form: &str) -> Result<(TensorTy, TensorTy, crate::types::ty::Device), Decision> {
+    for o in [left, right] {
+        if o.ty == Ty::Unknown {
+            return Err(Decision::NotCovered(format!("an operand of {form} has an unresolved type")));
+        }
+    }
+    for o in [left, right] {
+        match o.ty {
+            Ty::Tensor(t) if t.dtype == Dtype::I64 => {
+                return Err(Decision::reject(&rules::INT64_ARITH, format!("{form} on an int64 tensor ({})", o.ty.describe())))
+            }
+            Ty::Tensor(_) => {}
+            other => {
+                return Err(Decision::reject(&rules::SCALAR_OPERAND, format!("{form} with a scalar operand of type {}", other.describe())))
+            }
+        }
+    }
+    let a = f32_tensor(left, "left operand")?;
+    let b = f32_tensor(right, "right operand")?;
+    let device = one_device(&[a, b])?;
+    Ok((a, b, device))
+}
+
+/// `torch.matmul(a, b)`: two positional, no keywords.
+pub fn matmul_call(q: &Query) -> Decision {
+    if let Err(d) = keywords_only(q, &[], "torch.matmul") {
+        return d;
+    }
+    if let Err(d) = positional_exactly(q, 2, "torch.matmul") {
+        return d;
+    }
+    matmul(&q.args[0], &q.args[1], &rules::MATMUL_CALL_2D, &rules::MATMUL_CALL_MIXED, "torch.matmul", [OperandRef::Arg(0), OperandRef::Arg(1)])
+}
+
+/// `a.matmul(b)`: one positional, no keywords.
+pub fn matmul_method(q: &Query, receiver: &Operand) -> Decision {
+    if let Err(d) = keywords_only(q, &[], ".matmul()") {
+        return d;
+    }
+    if let Err(d) = positional_exactly(q, 1, ".matmul()") {
+        return d;
+    }
+    matmul(receiver, &q.args[0], &rules::MATMUL_CALL_2D, &rules::MATMUL_CALL_MIXED, ".matmul()", [OperandRef::Receiver, OperandRef::Arg(0)])
+}
+
+fn matmul(left: &Operand, right: &Operand, rule_2d: &'static Rule, rule_mixed: &'static Rule, form: &str, operands: [OperandRef; 2]) -> Decision {
+    let (a, b, device) = match elementwise_types(left, right, form) {
+        Ok(v) => v,
+        Err(d) => return d,
+    };
+    let (rule, rank) = match (a.rank, b.rank) {
+        (2, 2) => (rule_2d, 2),
+        (2, 1) | (1, 2) => (rule_mixed, 1),
+        (1, 1) => return Decision::reject(&rules::RANK0_RESULT, format!("{form} of two rank-1 tensors is a rank-0 dot product")),
+        (x, y) => return Decision::reject(&rules::BAD_RANKS, format!("{form} of ranks {x} and {y} is not supported")),
+    };
+    match TensorTy::f32(device, rank) {
+        Some(result) => Decision::Claimed(Claim { rule, result, op: TensorOp::Matmul, operands: operands.to_vec() }),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::{decide, Lit, Query, Target};
+    use super::*;
+    use crate::types::ty::TensorTy as T;
+
+    fn bin(op: Operator, a: Operand, b: Operand) -> (String, String) {
+        let args = [a, b];
+        outcome(&decide(&Query { target: Target::BinOp { op, augmented: false }, receiver: None, args: &args, keywords: &[], starred: false }))
+    }
+
+    #[test]
+    fn arithmetic_rank_matrix() {
+        let (one, two) = (T::F32_CPU_1D, T::F32_CPU_2D);
+        for (op, name) in [(Operator::Add, "add"), (Operator::Sub, "sub"), (Operator::Mult, "mul"), (Operator::Div, "div")] {
+            assert_eq!(bin(op, t(one), t(one)), (format!("torchlower/tensor-{name}-f32-same-rank"), "TensorF32Cpu1D".into()));
+            assert_eq!(bin(op, t(two), t(two)), (format!("torchlower/tensor-{name}-f32-same-rank"), "TensorF32Cpu2D".into()));
+            assert_eq!(bin(op, t(two), t(one)), (format!("torchlower/tensor-{name}-f32-2d-1d-broadcast"), "TensorF32Cpu2D".into()));
+            assert_eq!(bin(op, t(one), t(two)), (format!("torchlower/tensor-{name}-f32-2d-1d-broadcast"), "TensorF32Cpu2D".into()));
+            for (a, b) in [(one, one), (two, two), (two, one), (one, two)] {
+                let want_rank = if a.rank == b.rank { a } else { two };
+                let d = call(&format!("torch.{name}"), &[t(a), t(b)], &[]);
+                assert_eq!(outcome(&d), (format!("torchlower/function-{name}-f32-rank1-2"), want_rank.marker().unwrap_or("?").to_string()));
+            }
+        }
+    }
+
+    #[test]
+    fn matmul_forms() {
+        let (one, two) = (T::F32_CPU_1D, T::F32_CPU_2D);
+        assert_eq!(bin(Operator::MatMult, t(two), t(two)), ("torchlower/tensor-matmul-f32-2d".into(), "TensorF32Cpu2D".into()));
+        assert_eq!(bin(Operator::MatMult, t(two), t(one)), ("torchlower/tensor-matmul-f32-mixed-rank".into(), "TensorF32Cpu1D".into()));
+        assert_eq!(bin(Operator::MatMult, t(one), t(two)), ("torchlower/tensor-matmul-f32-mixed-rank".into(), "TensorF32Cpu1D".into()));
+        assert_eq!(bin(Operator::MatMult, t(one), t(one)).0, "TL207");
+        assert_eq!(outcome(&call("torch.matmul", &[t(two), t(one)], &[])).0, "torchlower/tensor-matmul-call-f32-mixed-rank");
+        assert_eq!(outcome(&method(&t(one), "matmul", &[t(two)], &[])).0, "torchlower/tensor-matmul-call-f32-mixed-rank");
+        assert_eq!(outcome(&method(&t(two), "matmul", &[t(two)], &[])).0, "torchlower/tensor-matmul-call-f32-2d");
+        assert_eq!(outcome(&call("torch.matmul", &[t(two), t(two)], &[kw("out", t(two))])).0, "TL201");
+    }
+
+    #[test]
+    fn rejections_and_not_covered() {
+        let x = t(T::F32_CPU_2D);
+        assert_eq!(bin(Operator::Mult, x.clone(), Operand { ty: Ty::Float, lit: Lit::NotLiteral }).0, "TL242");
+        assert_eq!(bin(Operator::Add, x.clone(), int(1)).0, "TL242");
+        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::I64_CPU_1D)).0, "TL241");
+        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::F32_CPU_1D)).0, "TL241");
+        assert_eq!(bin(Operator::Add, x.clone(), t(T::F32_CUDA0_2D)).0, "TL204");
+        assert_eq!(bin(Operator::FloorDiv, x.clone(), x.clone()).0, "not_covered");
+        assert_eq!(bin(Operator::Add, unknown(), x.clone()).0, "not_covered");
+        assert_eq!(bin(Operator::Add, int(1), int(2)).0, "not_a_site");
+        assert_eq!(outcome(&call("torch.add", &[x.clone(), x.clone()], &[kw("alpha", int(2))])).0, "TL201");
+        assert_eq!(outcome(&call("torch.div", &[x.clone(), x.clone()], &[kw("rounding_mode", string("trunc"))])).0, "TL201");
+        assert_eq!(outcome(&call("torch.mul", &[x.clone(), int(2)], &[])).0, "TL242");
+        assert_eq!(outcome(&method(&x, "add", &[x.clone()], &[])).0, "TL240");
+        assert_eq!(outcome(&call("torch.subtract", &[x.clone(), x.clone()], &[])).0, "not_covered");
+        let args = [x.clone(), x.clone()];
+        let aug = decide(&Query { target: Target::BinOp { op: Operator::Add, augmented: true }, receiver: None, args: &args, keywords: &[], starred: false });
+        assert_eq!(outcome(&aug).0, "TL203");
+    }
+
+    #[test]
+    fn cuda_keeps_device() {
+        assert_eq!(bin(Operator::MatMult, t(T::F32_CUDA0_2D), t(T::F32_CUDA0_2D)).1, "TensorF32Cuda0_2D");
+        assert_eq!(bin(Operator::Add, t(T::F32_CUDA0_2D), t(T::F32_CUDA0_1D)).1, "TensorF32Cuda0_2D");
+    }
+}

@@ -1,0 +1,112 @@
+//! Lane: `softmax` (method, `torch.softmax`, `torch.nn.functional.softmax`) and `argmax`
+//! (method, `torch.argmax`) over one static dim. argmax gives int64 rank-1 labels only.
+
+use super::reductions::{dim_args, normalize_dim};
+use super::{f32_tensor, keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query};
+use crate::ir::TensorOp;
+use crate::rules;
+use crate::types::ty::{Device, TensorTy};
+
+pub fn softmax_method(q: &Query, receiver: &Operand) -> Decision {
+    softmax(q, receiver, q.args, ".softmax()", false, OperandRef::Receiver)
+}
+
+/// `functional` is true for `torch.nn.functional.softmax` (which also permits `dtype=None`).
+pub fn softmax_function(q: &Query, functional: bool) -> Decision {
+    let form = if functional { "F.softmax" } else { "torch.softmax" };
+    let Some((input, rest)) = q.args.split_first() else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor positionally"));
+    };
+    softmax(q, input, rest, form, functional, OperandRef::Arg(0))
+}
+
+fn softmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, functional: bool, at: OperandRef) -> Decision {
+    let check = || -> Result<Claim, Decision> {
+        let t = f32_tensor(input, &format!("{form} input"))?;
+        if let Some((_, dtype)) = keyword(q, "dtype") {
+            if !(functional && dtype.lit == Lit::None) {
+                return Err(Decision::reject(&rules::SOFTMAX_DTYPE, format!("{form}: `dtype` override is not supported")));
+            }
+        }
+        keywords_only(q, &["dim", "dtype"], form)?;
+        let args = dim_args(q, positional, form, false)?;
+        let Some(dim) = args.dim else {
+            return Err(Decision::reject(&rules::DIM_MISSING, format!("{form} needs an explicit dim")));
+        };
+        let dim = normalize_dim(dim, t.rank, form)?;
+        let rule = if functional { &rules::FUNCTIONAL_SOFTMAX } else { &rules::SOFTMAX_DIM };
+        Ok(Claim { rule, result: t, op: TensorOp::Softmax { dim }, operands: vec![at] })
+    };
+    check().map_or_else(|d| d, Decision::Claimed)
+}
+
+pub fn argmax_method(q: &Query, receiver: &Operand) -> Decision {
+    argmax(q, receiver, q.args, ".argmax()", OperandRef::Receiver)
+}
+
+pub fn argmax_function(q: &Query) -> Decision {
+    let Some((input, rest)) = q.args.split_first() else {
+        return Decision::reject(&rules::BAD_ARITY, "torch.argmax needs the input tensor positionally");
+    };
+    argmax(q, input, rest, "torch.argmax", OperandRef::Arg(0))
+}
+
+fn argmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: OperandRef) -> Decision {
+    let check = || -> Result<Claim, Decision> {
+        let t = f32_tensor(input, &format!("{form} input"))?;
+        keywords_only(q, &["dim", "keepdim"], form)?;
+        let args = dim_args(q, positional, form, true)?;
+        let Some(dim) = args.dim else {
+            return Err(Decision::reject(&rules::DIM_MISSING, format!("{form} without dim returns a rank-0 index")));
+        };
+        let dim = normalize_dim(dim, t.rank, form)?;
+        if t.device != Device::Cpu {
+            return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} on cuda:0 would need an int64 CUDA type, which does not exist")));
+        }
+        match (t.rank, args.keepdim) {
+            (2, false) | (1, true) => {}
+            (2, true) => return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} with keepdim=True on rank 2 would be int64 rank 2"))),
+            _ => return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} of a rank-1 tensor without keepdim=True would be int64 rank 0"))),
+        }
+        Ok(Claim { rule: &rules::ARGMAX_DIM, result: TensorTy::I64_CPU_1D, op: TensorOp::Argmax { dim, keepdim: args.keepdim }, operands: vec![at] })
+    };
+    check().map_or_else(|d| d, Decision::Claimed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use crate::types::ty::TensorTy as T;
+
+    #[test]
+    fn softmax_forms() {
+        let (one, two) = (T::F32_CPU_1D, T::F32_CPU_2D);
+        let s = "torchlower/softmax-static-dim-f32-rank1-2";
+        assert_eq!(outcome(&method(&t(two), "softmax", &[], &[kw("dim", int(1))])), (s.into(), "TensorF32Cpu2D".into()));
+        assert_eq!(outcome(&method(&t(one), "softmax", &[int(0)], &[])), (s.into(), "TensorF32Cpu1D".into()));
+        assert_eq!(outcome(&call("torch.softmax", &[t(two), int(0)], &[])).0, s);
+        let f = "torchlower/functional-softmax-f32-rank1-2";
+        assert_eq!(outcome(&call("torch.nn.functional.softmax", &[t(two)], &[kw("dim", int(1)), kw("dtype", none())])).0, f);
+        // rejections
+        assert_eq!(outcome(&call("torch.softmax", &[t(two), int(1)], &[kw("dtype", none())])).0, "TL260");
+        assert_eq!(outcome(&call("torch.nn.functional.softmax", &[t(two)], &[kw("dim", int(1)), kw("dtype", unknown())])).0, "TL260");
+        assert_eq!(outcome(&method(&t(two), "softmax", &[], &[])).0, "TL250");
+        assert_eq!(outcome(&method(&t(two), "softmax", &[], &[kw("dim", int(1)), kw("keepdim", boolean(true))])).0, "TL201");
+        assert_eq!(outcome(&method(&t(one), "softmax", &[int(1)], &[])).0, "TL252");
+        assert_eq!(outcome(&method(&t(two), "softmax", &[int(0)], &[kw("dim", int(1))])).0, "TL253");
+    }
+
+    #[test]
+    fn argmax_forms() {
+        let (one, two) = (T::F32_CPU_1D, T::F32_CPU_2D);
+        let a = "torchlower/argmax-static-dim-i64-rank1";
+        assert_eq!(outcome(&method(&t(two), "argmax", &[], &[kw("dim", int(1)), kw("keepdim", boolean(false))])), (a.into(), "TensorI64Cpu1D".into()));
+        assert_eq!(outcome(&call("torch.argmax", &[t(two), int(0)], &[])), (a.into(), "TensorI64Cpu1D".into()));
+        assert_eq!(outcome(&method(&t(one), "argmax", &[], &[kw("dim", int(0)), kw("keepdim", boolean(true))])), (a.into(), "TensorI64Cpu1D".into()));
+        assert_eq!(outcome(&method(&t(two), "argmax", &[], &[kw("dim", int(1)), kw("keepdim", boolean(true))])).0, "TL261");
+        assert_eq!(outcome(&method(&t(one), "argmax", &[], &[kw("dim", int(0))])).0, "TL261");
+        assert_eq!(outcome(&method(&t(two), "argmax", &[], &[])).0, "TL250");
+        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "argmax", &[int(1)], &[])).0, "TL261");
+        assert_eq!(outcome(&method(&t(T::I64_CPU_1D), "argmax", &[int(0)], &[])).0, "TL200");
+    }
+}

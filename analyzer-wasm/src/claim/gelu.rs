@@ -1,0 +1,57 @@
+//! Lane: exact GELU, `torch.nn.functional.gelu(t)` or with `approximate="none"`. The lowering
+//! always calls the exact kernel; the source string is never interpolated into Rust.
+
+use super::activations::one_tensor_function;
+use super::{keyword, Decision, Lit, Query};
+use crate::ir::TensorOp;
+use crate::rules;
+
+pub fn functional_gelu(q: &Query) -> Decision {
+    if q.args.len() >= 2 && !q.starred {
+        return Decision::reject(&rules::GELU_APPROXIMATE, "F.gelu: a positional `approximate` is not accepted");
+    }
+    if let Some((i, approx)) = keyword(q, "approximate") {
+        match &approx.lit {
+            Lit::Str(s) if s == "none" => {}
+            Lit::Str(s) => {
+                return Decision::reject(&rules::GELU_APPROXIMATE, format!("F.gelu(approximate={s:?}) is not the exact GELU"))
+            }
+            _ => return Decision::reject(&rules::GELU_APPROXIMATE, "F.gelu: `approximate` must be the literal \"none\""),
+        }
+        // drop the validated keyword before the shared one-tensor check
+        let rest: Vec<_> = q.keywords.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, k)| k.clone()).collect();
+        let q2 = Query { keywords: &rest, ..*q };
+        return one_tensor_function(&q2, "F.gelu", &rules::GELU_NONE, TensorOp::Gelu);
+    }
+    one_tensor_function(q, "F.gelu", &rules::GELU_NONE, TensorOp::Gelu)
+}
+
+pub fn method() -> Decision {
+    Decision::reject(&rules::GELU_METHOD, "`.gelu()` is not claimed; call torch.nn.functional.gelu")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use crate::types::ty::TensorTy as T;
+
+    const G: &str = "torch.nn.functional.gelu";
+
+    #[test]
+    fn exact_gelu() {
+        for ty in [T::F32_CPU_1D, T::F32_CPU_2D] {
+            assert_eq!(outcome(&call(G, &[t(ty)], &[])).0, "torchlower/functional-gelu-none-f32-rank1-2");
+            assert_eq!(outcome(&call(G, &[t(ty)], &[kw("approximate", string("none"))])).0, "torchlower/functional-gelu-none-f32-rank1-2");
+        }
+    }
+
+    #[test]
+    fn variants() {
+        let x = t(T::F32_CPU_2D);
+        assert_eq!(outcome(&call(G, &[x.clone()], &[kw("approximate", string("tanh"))])).0, "TL230");
+        assert_eq!(outcome(&call(G, &[x.clone()], &[kw("approximate", unknown())])).0, "TL230");
+        assert_eq!(outcome(&call(G, &[x.clone(), string("none")], &[])).0, "TL230");
+        assert_eq!(outcome(&call(G, &[x.clone()], &[kw("inplace", boolean(false))])).0, "TL201");
+        assert_eq!(outcome(&method(&x, "gelu", &[], &[])).0, "TL231");
+    }
+}

@@ -1,0 +1,313 @@
+//! Claim: decide for one torch site whether it is claimed (with its rule, result type and IR
+//! op), rejected (with a code) or not covered. One module per lane; this module routes a site
+//! to its lane and holds the checks that every lane shares.
+//!
+//! Claims are a pure function of the site's target, operand types and literal options.
+
+pub mod activations;
+pub mod binops;
+pub mod classification;
+pub mod gelu;
+pub mod linear;
+pub mod reductions;
+pub mod unary;
+
+use crate::ir::TensorOp;
+use crate::report::SiteKind;
+use crate::rules::{self, Code, Rule};
+use crate::types::ty::{Device, Dtype, TensorTy, Ty};
+use rustpython_parser::ast::Operator;
+
+/// Static value of an argument, when it is a literal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    None,
+    Bool(bool),
+    Int(i64),
+    Str(String),
+    NotLiteral,
+}
+
+/// An evaluated argument: its type and, for literals, its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operand {
+    pub ty: Ty,
+    pub lit: Lit,
+}
+
+/// A keyword argument; `name` is `None` for `**kwargs`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyword {
+    pub name: Option<String>,
+    pub value: Operand,
+}
+
+/// What the site calls.
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    /// a module-level function by dotted path (`torch.nn.functional.linear`)
+    Function(&'a str),
+    /// a method by name on the receiver
+    Method(&'a str),
+    /// a binary operator; `augmented` for `h += x`
+    BinOp { op: Operator, augmented: bool },
+}
+
+/// Everything the lanes may look at.
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    pub target: Target<'a>,
+    pub receiver: Option<&'a Operand>,
+    pub args: &'a [Operand],
+    pub keywords: &'a [Keyword],
+    /// a `*args` argument was present
+    pub starred: bool,
+}
+
+/// Which evaluated value becomes an operand of the IR op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperandRef {
+    Receiver,
+    Arg(usize),
+    Keyword(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    pub rule: &'static Rule,
+    pub result: TensorTy,
+    pub op: TensorOp,
+    pub operands: Vec<OperandRef>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Claimed(Claim),
+    Rejected { code: &'static Code, message: String },
+    NotCovered(String),
+    /// not a torch site at all (scalar arithmetic, a non-torch call)
+    NotASite,
+}
+
+impl Decision {
+    pub fn reject(code: &'static Code, message: impl Into<String>) -> Decision {
+        Decision::Rejected { code, message: message.into() }
+    }
+}
+
+/// Site kind and canonical target name for the report.
+pub fn describe_target(target: Target) -> (SiteKind, String) {
+    match target {
+        Target::Function(path) => (SiteKind::Call, path.to_string()),
+        Target::Method(name) => (SiteKind::Method, format!("Tensor.{name}")),
+        Target::BinOp { op, augmented } => {
+            let sym = operator_symbol(op);
+            (SiteKind::Binop, if augmented { format!("{sym}=") } else { sym.to_string() })
+        }
+    }
+}
+
+pub fn operator_symbol(op: Operator) -> &'static str {
+    match op {
+        Operator::Add => "+",
+        Operator::Sub => "-",
+        Operator::Mult => "*",
+        Operator::MatMult => "@",
+        Operator::Div => "/",
+        Operator::Mod => "%",
+        Operator::Pow => "**",
+        Operator::LShift => "<<",
+        Operator::RShift => ">>",
+        Operator::BitOr => "|",
+        Operator::BitXor => "^",
+        Operator::BitAnd => "&",
+        Operator::FloorDiv => "//",
+    }
+}
+
+/// Methods of the claimed surface, by lane.
+const ACTIVATION_METHODS: &[&str] = &["relu", "sigmoid", "tanh"];
+const UNARY_METHODS: &[&str] = &["abs", "neg", "negative", "square", "exp", "log", "sqrt"];
+const ARITH_METHODS: &[&str] = &["add", "sub", "mul", "div", "subtract", "multiply", "divide", "true_divide"];
+const TRANSFER_METHODS: &[&str] = &["cuda", "cpu", "to", "double", "float", "half", "bfloat16", "long", "int", "type", "type_as"];
+const VIEW_METHODS: &[&str] = &[
+    "view", "view_as", "reshape", "reshape_as", "transpose", "t", "permute", "flatten", "squeeze", "unsqueeze", "expand",
+    "expand_as", "narrow", "select", "unfold", "movedim", "swapaxes", "swapdims", "mT", "T", "H", "mH", "contiguous", "detach",
+    "unflatten", "as_strided", "split", "chunk", "unbind",
+];
+
+/// Route a site to its lane.
+pub fn decide(q: &Query) -> Decision {
+    match q.target {
+        Target::Function(path) => decide_function(q, path),
+        Target::Method(name) => decide_method(q, name),
+        Target::BinOp { op, augmented } => binops::binop(q, op, augmented),
+    }
+}
+
+fn decide_function(q: &Query, path: &str) -> Decision {
+    match path {
+        "torch.nn.functional.linear" => linear::functional_linear(q),
+        "torch.relu" => activations::function(q, activations::Act::Relu),
+        "torch.sigmoid" => activations::function(q, activations::Act::Sigmoid),
+        "torch.tanh" => activations::function(q, activations::Act::Tanh),
+        "torch.nn.functional.relu" => activations::functional_relu(q),
+        "torch.abs" | "torch.neg" | "torch.negative" | "torch.square" | "torch.exp" | "torch.log" | "torch.sqrt" => {
+            unary::function(q, path.trim_start_matches("torch."))
+        }
+        "torch.nn.functional.gelu" => gelu::functional_gelu(q),
+        "torch.matmul" => binops::matmul_call(q),
+        "torch.add" | "torch.sub" | "torch.mul" | "torch.div" => binops::function(q, path.trim_start_matches("torch.")),
+        "torch.mean" | "torch.sum" => reductions::function(q, path.trim_start_matches("torch.")),
+        "torch.softmax" => classification::softmax_function(q, false),
+        "torch.nn.functional.softmax" => classification::softmax_function(q, true),
+        "torch.argmax" => classification::argmax_function(q),
+        p if p == "torch" || p.starts_with("torch.") => Decision::NotCovered(format!("`{p}` is not part of the claimed surface")),
+        _ => Decision::NotASite,
+    }
+}
+
+fn decide_method(q: &Query, name: &str) -> Decision {
+    let Some(receiver) = q.receiver else { return Decision::NotASite };
+    let base = name.strip_suffix('_').unwrap_or(name);
+    let in_place = name.ends_with('_') && !name.starts_with('_');
+    let known = ACTIVATION_METHODS.contains(&base)
+        || UNARY_METHODS.contains(&base)
+        || ARITH_METHODS.contains(&base)
+        || TRANSFER_METHODS.contains(&name)
+        || VIEW_METHODS.contains(&name)
+        || matches!(base, "gelu" | "matmul" | "mean" | "sum" | "softmax" | "argmax");
+    match receiver.ty {
+        Ty::Tensor(_) => {}
+        Ty::Unknown if known => {
+            return Decision::NotCovered(format!("receiver of `.{name}()` has an unresolved type"));
+        }
+        _ => return Decision::NotASite,
+    }
+    if in_place {
+        return Decision::reject(&rules::IN_PLACE, format!("`.{name}()` modifies its receiver in place"));
+    }
+    if TRANSFER_METHODS.contains(&name) {
+        return Decision::reject(&rules::DEVICE_TRANSFER, format!("`.{name}()` transfers or converts the tensor"));
+    }
+    if VIEW_METHODS.contains(&name) {
+        return Decision::reject(&rules::VIEW_OP, format!("`.{name}()` returns a view or reshaped alias"));
+    }
+    if ACTIVATION_METHODS.contains(&name) {
+        return activations::method(q, receiver, activations::Act::from_name(name));
+    }
+    if UNARY_METHODS.contains(&name) {
+        return unary::method(q, receiver, name);
+    }
+    if ARITH_METHODS.contains(&name) {
+        return Decision::reject(&rules::ARITH_METHOD, format!("arithmetic method `.{name}()` is not claimed"));
+    }
+    match name {
+        "gelu" => gelu::method(),
+        "matmul" => binops::matmul_method(q, receiver),
+        "mean" | "sum" => reductions::method(q, receiver, name),
+        "softmax" => classification::softmax_method(q, receiver),
+        "argmax" => classification::argmax_method(q, receiver),
+        _ => Decision::NotCovered(format!("`Tensor.{name}` is not part of the claimed surface")),
+    }
+}
+
+// ---- checks shared by the lanes -------------------------------------------------------------
+
+/// A float32 tensor operand, or the decision explaining why not (`what` names it).
+pub fn f32_tensor(op: &Operand, what: &str) -> Result<TensorTy, Decision> {
+    match op.ty {
+        Ty::Tensor(t) if t.dtype == Dtype::F32 => Ok(t),
+        Ty::Unknown => Err(Decision::NotCovered(format!("{what} has an unresolved type"))),
+        other => Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not a float32 tensor", other.describe()))),
+    }
+}
+
+/// Every tensor operand must live on one device.
+pub fn one_device(tensors: &[TensorTy]) -> Result<Device, Decision> {
+    let first = tensors.first().map(|t| t.device).unwrap_or(Device::Cpu);
+    if tensors.iter().all(|t| t.device == first) {
+        Ok(first)
+    } else {
+        Err(Decision::reject(&rules::MIXED_DEVICE, "operands live on different devices (cpu and cuda:0)"))
+    }
+}
+
+/// No `*args` and exactly `n` positional arguments.
+pub fn positional_exactly(q: &Query, n: usize, form: &str) -> Result<(), Decision> {
+    if q.starred {
+        return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: starred arguments are not supported")));
+    }
+    if q.args.len() != n {
+        return Err(Decision::reject(
+            &rules::BAD_ARITY,
+            format!("{form} takes exactly {n} positional argument{}, got {}", if n == 1 { "" } else { "s" }, q.args.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// Reject any keyword except those in `allowed` (validated by the lane).
+pub fn keywords_only(q: &Query, allowed: &[&str], form: &str) -> Result<(), Decision> {
+    for kw in q.keywords {
+        match &kw.name {
+            Some(name) if allowed.contains(&name.as_str()) => {}
+            Some(name) => return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: keyword `{name}` is not supported"))),
+            None => return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `**` keyword arguments are not supported"))),
+        }
+    }
+    Ok(())
+}
+
+/// The keyword named `name`, with its index.
+pub fn keyword<'a>(q: &Query<'a>, name: &str) -> Option<(usize, &'a Operand)> {
+    q.keywords.iter().enumerate().find(|(_, k)| k.name.as_deref() == Some(name)).map(|(i, k)| (i, &k.value))
+}
+
+/// Shared shape of one-tensor elementwise ops (activations, unary math, gelu): the result has
+/// the operand's type.
+pub fn elementwise_result(input: TensorTy) -> TensorTy {
+    input
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    pub fn t(ty: TensorTy) -> Operand {
+        Operand { ty: Ty::Tensor(ty), lit: Lit::NotLiteral }
+    }
+    pub fn int(v: i64) -> Operand {
+        Operand { ty: Ty::Int, lit: Lit::Int(v) }
+    }
+    pub fn boolean(v: bool) -> Operand {
+        Operand { ty: Ty::Bool, lit: Lit::Bool(v) }
+    }
+    pub fn none() -> Operand {
+        Operand { ty: Ty::NoneVal, lit: Lit::None }
+    }
+    pub fn string(s: &str) -> Operand {
+        Operand { ty: Ty::Str, lit: Lit::Str(s.to_string()) }
+    }
+    pub fn unknown() -> Operand {
+        Operand { ty: Ty::Unknown, lit: Lit::NotLiteral }
+    }
+    pub fn kw(name: &str, value: Operand) -> Keyword {
+        Keyword { name: Some(name.to_string()), value }
+    }
+    pub fn call(path: &str, args: &[Operand], keywords: &[Keyword]) -> Decision {
+        decide(&Query { target: Target::Function(path), receiver: None, args, keywords, starred: false })
+    }
+    pub fn method(recv: &Operand, name: &str, args: &[Operand], keywords: &[Keyword]) -> Decision {
+        decide(&Query { target: Target::Method(name), receiver: Some(recv), args, keywords, starred: false })
+    }
+    /// (rule id, result marker) of a claim, or the code / "not_covered".
+    pub fn outcome(d: &Decision) -> (String, String) {
+        match d {
+            Decision::Claimed(c) => (c.rule.id.to_string(), c.result.marker().unwrap_or("?").to_string()),
+            Decision::Rejected { code, .. } => (code.code.to_string(), String::new()),
+            Decision::NotCovered(_) => ("not_covered".into(), String::new()),
+            Decision::NotASite => ("not_a_site".into(), String::new()),
+        }
+    }
+}

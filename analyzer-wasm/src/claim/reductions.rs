@@ -1,0 +1,139 @@
+//! Lane: `mean` / `sum` over one static dim, as methods or exact `torch.mean/sum`.
+//!
+//! `dim` is an int literal given once (positionally or as keyword); `keepdim` is omitted
+//! (False) or a keyword bool literal. The result must have rank 1 or 2: rank-2 inputs reduce
+//! dim 0/1; rank-1 inputs need keepdim=True. Negative literal dims are normalised (extension).
+
+use super::{f32_tensor, keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query};
+use crate::ir::TensorOp;
+use crate::rules;
+use crate::types::ty::TensorTy;
+
+/// Static `dim` and `keepdim` of a call; `positional` are the arguments after the tensor.
+pub struct DimArgs {
+    pub dim: Option<i64>,
+    pub keepdim: bool,
+}
+
+/// Read dim/keepdim. `allow_keepdim` is false for softmax (no keepdim option there).
+pub fn dim_args(q: &Query, positional: &[Operand], form: &str, allow_keepdim: bool) -> Result<DimArgs, Decision> {
+    if q.starred {
+        return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: starred arguments are not supported")));
+    }
+    if positional.len() >= 2 {
+        if allow_keepdim {
+            return Err(Decision::reject(&rules::KEEPDIM_POSITIONAL, format!("{form}: keepdim must be a keyword (`keepdim=...`)")));
+        }
+        return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: too many positional arguments")));
+    }
+    let kw_dim = keyword(q, "dim").map(|(_, v)| v);
+    let dim_operand = match (positional.first(), kw_dim) {
+        (Some(_), Some(_)) => return Err(Decision::reject(&rules::DIM_DUPLICATE, format!("{form}: dim given positionally and as keyword"))),
+        (Some(p), None) => Some(p),
+        (None, k) => k,
+    };
+    let dim = match dim_operand {
+        None => None,
+        Some(op) => match op.lit {
+            Lit::Int(d) => Some(d),
+            _ => return Err(Decision::reject(&rules::DIM_NOT_LITERAL, format!("{form}: dim must be an int literal"))),
+        },
+    };
+    let mut keepdim = false;
+    if allow_keepdim {
+        if let Some((_, k)) = keyword(q, "keepdim") {
+            match k.lit {
+                Lit::Bool(b) => keepdim = b,
+                _ => return Err(Decision::reject(&rules::KEEPDIM_NOT_LITERAL, format!("{form}: keepdim must be True or False literally"))),
+            }
+        }
+    }
+    Ok(DimArgs { dim, keepdim })
+}
+
+/// Normalise a literal dim against a static rank (PyTorch's wrap rule).
+pub fn normalize_dim(dim: i64, rank: u8, form: &str) -> Result<i64, Decision> {
+    let r = i64::from(rank);
+    if (-r..r).contains(&dim) {
+        Ok(if dim < 0 { dim + r } else { dim })
+    } else {
+        Err(Decision::reject(&rules::DIM_OUT_OF_RANGE, format!("{form}: dim {dim} is out of range for a rank-{rank} tensor")))
+    }
+}
+
+pub fn method(q: &Query, receiver: &Operand, name: &str) -> Decision {
+    let form = format!(".{name}()");
+    reduce(q, receiver, q.args, &form, name, OperandRef::Receiver)
+}
+
+pub fn function(q: &Query, name: &str) -> Decision {
+    let form = format!("torch.{name}");
+    let Some((input, rest)) = q.args.split_first() else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor positionally"));
+    };
+    reduce(q, input, rest, &form, name, OperandRef::Arg(0))
+}
+
+fn reduce(q: &Query, input: &Operand, positional: &[Operand], form: &str, name: &str, at: OperandRef) -> Decision {
+    match check(q, input, positional, form, name) {
+        Ok((result, op)) => {
+            let rule = if name == "mean" { &rules::MEAN_DIM } else { &rules::SUM_DIM };
+            Decision::Claimed(Claim { rule, result, op, operands: vec![at] })
+        }
+        Err(d) => d,
+    }
+}
+
+fn check(q: &Query, input: &Operand, positional: &[Operand], form: &str, name: &str) -> Result<(TensorTy, TensorOp), Decision> {
+    let t = f32_tensor(input, &format!("{form} input"))?;
+    keywords_only(q, &["dim", "keepdim"], form)?;
+    let args = dim_args(q, positional, form, true)?;
+    let Some(dim) = args.dim else {
+        return Err(Decision::reject(&rules::DIM_MISSING, format!("{form} without dim reduces the whole tensor to rank 0")));
+    };
+    let dim = normalize_dim(dim, t.rank, form)?;
+    let rank = if args.keepdim { t.rank } else { t.rank - 1 };
+    if rank == 0 {
+        return Err(Decision::reject(&rules::RANK0_RESULT, format!("{form} of a rank-1 tensor without keepdim=True is rank 0")));
+    }
+    let result = TensorTy::f32(t.device, rank).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")))?;
+    let op = if name == "mean" { TensorOp::MeanDim { dim, keepdim: args.keepdim } } else { TensorOp::SumDim { dim, keepdim: args.keepdim } };
+    Ok((result, op))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use crate::types::ty::TensorTy as T;
+
+    #[test]
+    fn accepted_forms_and_ranks() {
+        let (one, two) = (T::F32_CPU_1D, T::F32_CPU_2D);
+        for name in ["mean", "sum"] {
+            let rule = format!("torchlower/{name}-static-dim-f32-rank1-2");
+            let f = format!("torch.{name}");
+            assert_eq!(outcome(&method(&t(two), name, &[], &[kw("dim", int(1)), kw("keepdim", boolean(false))])), (rule.clone(), "TensorF32Cpu1D".into()));
+            assert_eq!(outcome(&method(&t(two), name, &[int(0)], &[])), (rule.clone(), "TensorF32Cpu1D".into()));
+            assert_eq!(outcome(&method(&t(two), name, &[int(0)], &[kw("keepdim", boolean(true))])), (rule.clone(), "TensorF32Cpu2D".into()));
+            assert_eq!(outcome(&method(&t(one), name, &[], &[kw("dim", int(0)), kw("keepdim", boolean(true))])), (rule.clone(), "TensorF32Cpu1D".into()));
+            assert_eq!(outcome(&call(&f, &[t(two), int(1)], &[kw("keepdim", boolean(true))])), (rule.clone(), "TensorF32Cpu2D".into()));
+            assert_eq!(outcome(&call(&f, &[t(two)], &[kw("dim", int(-1))])), (rule.clone(), "TensorF32Cpu1D".into()));
+        }
+    }
+
+    #[test]
+    fn rejected_forms() {
+        let (one, two) = (T::F32_CPU_1D, T::F32_CPU_2D);
+        assert_eq!(outcome(&method(&t(two), "mean", &[], &[])).0, "TL250");
+        assert_eq!(outcome(&method(&t(one), "mean", &[], &[kw("dim", int(0))])).0, "TL207");
+        assert_eq!(outcome(&method(&t(two), "mean", &[int(0), boolean(true)], &[])).0, "TL254");
+        assert_eq!(outcome(&method(&t(two), "sum", &[int(0)], &[kw("dim", int(1))])).0, "TL253");
+        assert_eq!(outcome(&method(&t(two), "sum", &[], &[kw("dim", unknown())])).0, "TL251");
+        assert_eq!(outcome(&method(&t(two), "sum", &[boolean(true)], &[])).0, "TL251");
+        assert_eq!(outcome(&method(&t(two), "sum", &[int(2)], &[])).0, "TL252");
+        assert_eq!(outcome(&method(&t(two), "sum", &[int(1)], &[kw("keepdim", unknown())])).0, "TL255");
+        assert_eq!(outcome(&method(&t(two), "sum", &[int(1)], &[kw("dtype", unknown())])).0, "TL201");
+        assert_eq!(outcome(&call("torch.mean", &[t(two), int(1), boolean(true)], &[])).0, "TL254");
+        assert_eq!(outcome(&call("torch.sum", &[t(two)], &[])).0, "TL250");
+    }
+}

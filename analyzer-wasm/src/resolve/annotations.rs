@@ -1,0 +1,80 @@
+//! Annotation vocabulary: `torchlower.types.X` and the seed's `rextio_torch.types.X`, imported
+//! by name, by module alias or fully dotted; the builtins `int` and `bool`.
+
+use super::ModuleScope;
+use crate::types::ty::{TensorTy, Ty};
+use rustpython_parser::ast::Expr;
+
+const TYPE_MODULES: &[&str] = &["torchlower.types", "rextio_torch.types"];
+
+/// The type an annotation denotes, or `None` if it is not part of the vocabulary.
+pub fn resolve_annotation(scope: &ModuleScope, annotation: &Expr) -> Option<Ty> {
+    if let Expr::Name(n) = annotation {
+        let name = n.id.as_str();
+        if scope.is_builtin(name) {
+            return match name {
+                "int" => Some(Ty::Int),
+                "bool" => Some(Ty::Bool),
+                _ => None,
+            };
+        }
+    }
+    let path = scope.dotted_path(annotation, &|_| false)?;
+    let (module, marker) = path.rsplit_once('.')?;
+    if !TYPE_MODULES.contains(&module) {
+        return None;
+    }
+    TensorTy::from_marker(marker).map(Ty::Tensor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustpython_parser::ast;
+
+    fn resolve_all(src: &str) -> Vec<Option<Ty>> {
+        let ast::Mod::Module(m) = rustpython_parser::parse(src, rustpython_parser::Mode::Module, "t").expect("parses") else {
+            panic!("module")
+        };
+        let scope = ModuleScope::from_module(&m.body);
+        let mut out = Vec::new();
+        for stmt in &m.body {
+            if let ast::Stmt::FunctionDef(f) = stmt {
+                for a in &f.args.args {
+                    out.push(a.def.annotation.as_deref().and_then(|e| resolve_annotation(&scope, e)));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn spellings_of_the_markers() {
+        let tys = resolve_all(
+            "from torchlower.types import TensorF32Cpu2D\nimport torchlower.types as T\nimport rextio_torch.types\n\
+             from rextio_torch import types as R\nimport torchlower\n\
+             def f(a: TensorF32Cpu2D, b: T.TensorF32Cpu1D, c: rextio_torch.types.TensorI64Cpu1D,\n\
+                   d: R.TensorF32Cuda0_2D, e: torchlower.types.TensorF32Cuda0_1D, n: int, g: bool, h: float, i: T.Nope): pass\n",
+        );
+        assert_eq!(
+            tys,
+            vec![
+                Some(Ty::Tensor(TensorTy::F32_CPU_2D)),
+                Some(Ty::Tensor(TensorTy::F32_CPU_1D)),
+                Some(Ty::Tensor(TensorTy::I64_CPU_1D)),
+                Some(Ty::Tensor(TensorTy::F32_CUDA0_2D)),
+                Some(Ty::Tensor(TensorTy::F32_CUDA0_1D)),
+                Some(Ty::Int),
+                Some(Ty::Bool),
+                None,
+                None,
+            ]
+        );
+    }
+
+    #[test]
+    fn shadowed_int_is_not_the_builtin() {
+        let tys = resolve_all("int = str\ndef f(n: int): pass\n");
+        assert_eq!(tys, vec![None]);
+    }
+}

@@ -1,0 +1,231 @@
+//! Module-level name resolution: which names are bound by imports to torch / torchlower
+//! paths, and how annotations map to types.
+//!
+//! Only unconditional top-level statements are considered. A name bound twice, or bound by
+//! anything else (assignment, def, class, import inside `if`/`try`), resolves to nothing.
+
+pub mod annotations;
+
+use rustpython_parser::ast::{self, Expr, Stmt};
+use std::collections::BTreeMap;
+
+/// What a module-level name refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Binding {
+    /// a module, by dotted path (`import torch.nn.functional as F` → `torch.nn.functional`)
+    Module(String),
+    /// an object inside a module (`from torch import relu` → `torch.relu`)
+    Value(String),
+    /// bound by something the analyzer does not follow (assignment, def, class, ...)
+    Opaque,
+}
+
+/// The module's top-level bindings (deterministic order).
+#[derive(Debug, Default)]
+pub struct ModuleScope {
+    names: BTreeMap<String, Binding>,
+}
+
+impl ModuleScope {
+    pub fn from_module(body: &[Stmt]) -> Self {
+        let mut scope = ModuleScope::default();
+        for stmt in body {
+            scope.bind_stmt(stmt, true);
+        }
+        scope
+    }
+
+    fn bind(&mut self, name: &str, binding: Binding) {
+        self.names.insert(name.to_string(), binding);
+    }
+
+    fn bind_stmt(&mut self, stmt: &Stmt, unconditional: bool) {
+        match stmt {
+            Stmt::Import(s) => {
+                for alias in &s.names {
+                    let full = alias.name.as_str();
+                    let binding = match &alias.asname {
+                        // `import torch.nn.functional as F` binds F to the submodule
+                        Some(asname) => (asname.as_str(), Binding::Module(full.to_string())),
+                        // `import torch.nn.functional` binds only `torch`
+                        None => {
+                            let head = full.split('.').next().unwrap_or(full);
+                            (head, Binding::Module(head.to_string()))
+                        }
+                    };
+                    self.bind(binding.0, if unconditional { binding.1 } else { Binding::Opaque });
+                }
+            }
+            Stmt::ImportFrom(s) => {
+                let relative = s.level.as_ref().is_some_and(|l| l.to_u32() > 0);
+                let module = s.module.as_ref().map(|m| m.as_str()).unwrap_or("");
+                for alias in &s.names {
+                    let local = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+                    if local == "*" {
+                        continue; // star imports: names unknown, nothing bound that we track
+                    }
+                    let binding = if relative || !unconditional || module.is_empty() {
+                        Binding::Opaque
+                    } else {
+                        from_import_binding(module, alias.name.as_str())
+                    };
+                    self.bind(local, binding);
+                }
+            }
+            Stmt::FunctionDef(s) => self.bind(s.name.as_str(), Binding::Opaque),
+            Stmt::AsyncFunctionDef(s) => self.bind(s.name.as_str(), Binding::Opaque),
+            Stmt::ClassDef(s) => self.bind(s.name.as_str(), Binding::Opaque),
+            Stmt::Assign(s) => {
+                for target in &s.targets {
+                    self.bind_target(target);
+                }
+            }
+            Stmt::AnnAssign(s) => self.bind_target(&s.target),
+            Stmt::AugAssign(s) => self.bind_target(&s.target),
+            Stmt::For(s) => {
+                self.bind_target(&s.target);
+                self.bind_block(&s.body);
+                self.bind_block(&s.orelse);
+            }
+            Stmt::While(s) => {
+                self.bind_block(&s.body);
+                self.bind_block(&s.orelse);
+            }
+            Stmt::If(s) => {
+                self.bind_block(&s.body);
+                self.bind_block(&s.orelse);
+            }
+            Stmt::With(s) => {
+                for item in &s.items {
+                    if let Some(var) = &item.optional_vars {
+                        self.bind_target(var);
+                    }
+                }
+                self.bind_block(&s.body);
+            }
+            Stmt::Try(s) => {
+                self.bind_block(&s.body);
+                for handler in &s.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = handler;
+                    if let Some(name) = &h.name {
+                        self.bind(name.as_str(), Binding::Opaque);
+                    }
+                    self.bind_block(&h.body);
+                }
+                self.bind_block(&s.orelse);
+                self.bind_block(&s.finalbody);
+            }
+            _ => {}
+        }
+    }
+
+    /// Bindings inside compound statements are conditional: anything bound there is opaque.
+    fn bind_block(&mut self, body: &[Stmt]) {
+        for stmt in body {
+            self.bind_stmt(stmt, false);
+        }
+    }
+
+    fn bind_target(&mut self, target: &Expr) {
+        match target {
+            Expr::Name(n) => self.bind(n.id.as_str(), Binding::Opaque),
+            Expr::Tuple(t) => t.elts.iter().for_each(|e| self.bind_target(e)),
+            Expr::List(t) => t.elts.iter().for_each(|e| self.bind_target(e)),
+            Expr::Starred(s) => self.bind_target(&s.value),
+            _ => {}
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Binding> {
+        self.names.get(name)
+    }
+
+    /// Whether `name` refers to the Python builtin of that name (not rebound at module level).
+    pub fn is_builtin(&self, name: &str) -> bool {
+        !self.names.contains_key(name)
+    }
+
+    /// Dotted path of an expression made of a module-level name and attributes, e.g.
+    /// `F.linear` → `torch.nn.functional.linear`. `is_local` tells which names are function
+    /// locals (they shadow module names).
+    pub fn dotted_path(&self, expr: &Expr, is_local: &dyn Fn(&str) -> bool) -> Option<String> {
+        let mut attrs: Vec<&str> = Vec::new();
+        let mut cur = expr;
+        loop {
+            match cur {
+                Expr::Attribute(a) => {
+                    attrs.push(a.attr.as_str());
+                    cur = &a.value;
+                }
+                Expr::Name(n) => {
+                    let name = n.id.as_str();
+                    if is_local(name) {
+                        return None;
+                    }
+                    let mut path = match self.names.get(name)? {
+                        Binding::Module(m) => m.clone(),
+                        Binding::Value(v) => v.clone(),
+                        Binding::Opaque => return None,
+                    };
+                    for attr in attrs.iter().rev() {
+                        path.push('.');
+                        path.push_str(attr);
+                    }
+                    return Some(path);
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// `from M import N`: a submodule when M.N is a package we know, else a value.
+fn from_import_binding(module: &str, name: &str) -> Binding {
+    let full = format!("{module}.{name}");
+    const MODULES: &[&str] = &["torch.nn", "torch.nn.functional", "torchlower.types", "rextio_torch.types", "torch.special", "torch.linalg"];
+    if MODULES.contains(&full.as_str()) {
+        Binding::Module(full)
+    } else {
+        Binding::Value(full)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope(src: &str) -> (ModuleScope, Vec<Stmt>) {
+        let ast::Mod::Module(m) = rustpython_parser::parse(src, rustpython_parser::Mode::Module, "t").expect("parses") else {
+            panic!("module")
+        };
+        (ModuleScope::from_module(&m.body), m.body)
+    }
+
+    fn path_of(scope: &ModuleScope, expr_src: &str) -> Option<String> {
+        let e = rustpython_parser::parse(expr_src, rustpython_parser::Mode::Expression, "e").expect("parses");
+        let ast::Mod::Expression(e) = e else { panic!("expr") };
+        scope.dotted_path(&e.body, &|_| false)
+    }
+
+    #[test]
+    fn import_forms_resolve() {
+        let (s, _) = scope(
+            "import torch\nimport torch as t\nimport torch.nn.functional as F\nfrom torch.nn import functional as G\n\
+             from torch import matmul, relu as r\nfrom torch.nn.functional import linear\n",
+        );
+        assert_eq!(path_of(&s, "torch.relu").as_deref(), Some("torch.relu"));
+        assert_eq!(path_of(&s, "t.nn.functional.gelu").as_deref(), Some("torch.nn.functional.gelu"));
+        assert_eq!(path_of(&s, "F.linear").as_deref(), Some("torch.nn.functional.linear"));
+        assert_eq!(path_of(&s, "G.relu").as_deref(), Some("torch.nn.functional.relu"));
+        assert_eq!(path_of(&s, "matmul").as_deref(), Some("torch.matmul"));
+        assert_eq!(path_of(&s, "r").as_deref(), Some("torch.relu"));
+        assert_eq!(path_of(&s, "linear").as_deref(), Some("torch.nn.functional.linear"));
+    }
+
+    #[test]
+    fn rebinding_makes_a_name_opaque() {
+        let (s, _) = scope("import torch\ntorch = object()\nif x:\n    import numpy as F\n");
+        assert_eq!(path_of(&s, "torch.relu"), None);
+        assert_eq!(path_of(&s, "F.relu"), None);
+    }
+}

@@ -1,0 +1,68 @@
+//! The typing environment: for each local name, its type and whether it is definitely bound.
+
+use super::ty::Ty;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binding {
+    pub ty: Ty,
+    /// bound on every path that reaches this point
+    pub definite: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Env {
+    names: BTreeMap<String, Binding>,
+}
+
+impl Env {
+    pub fn get(&self, name: &str) -> Option<Binding> {
+        self.names.get(name).copied()
+    }
+
+    pub fn bind(&mut self, name: &str, ty: Ty) {
+        self.names.insert(name.to_string(), Binding { ty, definite: true });
+    }
+
+    /// Merge of two control-flow paths: a name keeps its type only when both agree, and is
+    /// definite only when bound on both.
+    pub fn join(&self, other: &Env) -> Env {
+        let mut names = BTreeMap::new();
+        for (name, a) in &self.names {
+            let joined = match other.names.get(name) {
+                Some(b) => Binding { ty: a.ty.join(b.ty), definite: a.definite && b.definite },
+                None => Binding { ty: a.ty, definite: false },
+            };
+            names.insert(name.clone(), joined);
+        }
+        for (name, b) in &other.names {
+            names.entry(name.clone()).or_insert(Binding { ty: b.ty, definite: false });
+        }
+        Env { names }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Binding)> {
+        self.names.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::ty::TensorTy;
+
+    #[test]
+    fn join_keeps_agreeing_types_only() {
+        let mut a = Env::default();
+        let mut b = Env::default();
+        a.bind("h", Ty::Tensor(TensorTy::F32_CPU_2D));
+        b.bind("h", Ty::Tensor(TensorTy::F32_CPU_1D));
+        a.bind("n", Ty::Int);
+        b.bind("n", Ty::Int);
+        a.bind("only_a", Ty::Bool);
+        let j = a.join(&b);
+        assert_eq!(j.get("h"), Some(Binding { ty: Ty::Unknown, definite: true }));
+        assert_eq!(j.get("n"), Some(Binding { ty: Ty::Int, definite: true }));
+        assert_eq!(j.get("only_a"), Some(Binding { ty: Ty::Bool, definite: false }));
+    }
+}

@@ -1,0 +1,88 @@
+//! Python scoping: a name bound anywhere in a function body is local to the whole function
+//! (and so shadows module-level names such as `torch` everywhere in it).
+
+use rustpython_parser::ast::{self, Expr, Stmt};
+use std::collections::BTreeSet;
+
+/// Names bound in `body` (not descending into nested functions/classes, whose own names are
+/// bound here but whose bodies are separate scopes).
+pub fn collect(body: &[Stmt], out: &mut BTreeSet<String>) {
+    for stmt in body {
+        match stmt {
+            Stmt::Assign(s) => s.targets.iter().for_each(|t| target(t, out)),
+            Stmt::AnnAssign(s) => target(&s.target, out),
+            Stmt::AugAssign(s) => target(&s.target, out),
+            Stmt::For(s) => {
+                target(&s.target, out);
+                collect(&s.body, out);
+                collect(&s.orelse, out);
+            }
+            Stmt::AsyncFor(s) => {
+                target(&s.target, out);
+                collect(&s.body, out);
+                collect(&s.orelse, out);
+            }
+            Stmt::While(s) => {
+                collect(&s.body, out);
+                collect(&s.orelse, out);
+            }
+            Stmt::If(s) => {
+                collect(&s.body, out);
+                collect(&s.orelse, out);
+            }
+            Stmt::With(s) => {
+                for item in &s.items {
+                    if let Some(v) = &item.optional_vars {
+                        target(v, out);
+                    }
+                }
+                collect(&s.body, out);
+            }
+            Stmt::Try(s) => {
+                collect(&s.body, out);
+                for h in &s.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    if let Some(n) = &h.name {
+                        out.insert(n.to_string());
+                    }
+                    collect(&h.body, out);
+                }
+                collect(&s.orelse, out);
+                collect(&s.finalbody, out);
+            }
+            Stmt::FunctionDef(s) => {
+                out.insert(s.name.to_string());
+            }
+            Stmt::AsyncFunctionDef(s) => {
+                out.insert(s.name.to_string());
+            }
+            Stmt::ClassDef(s) => {
+                out.insert(s.name.to_string());
+            }
+            Stmt::Import(s) => {
+                for a in &s.names {
+                    let name = a.asname.as_ref().map(|n| n.as_str()).unwrap_or_else(|| a.name.split('.').next().unwrap_or(""));
+                    out.insert(name.to_string());
+                }
+            }
+            Stmt::ImportFrom(s) => {
+                for a in &s.names {
+                    out.insert(a.asname.as_ref().unwrap_or(&a.name).to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn target(t: &Expr, out: &mut BTreeSet<String>) {
+    match t {
+        Expr::Name(n) => {
+            out.insert(n.id.to_string());
+        }
+        Expr::Tuple(t) => t.elts.iter().for_each(|e| target(e, out)),
+        Expr::List(t) => t.elts.iter().for_each(|e| target(e, out)),
+        Expr::Starred(s) => target(&s.value, out),
+        _ => {}
+    }
+}
