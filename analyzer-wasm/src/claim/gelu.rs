@@ -26,6 +26,11 @@ pub fn functional_gelu(q: &Query) -> Decision {
     one_tensor_function(q, "F.gelu", &rules::GELU_NONE, TensorOp::Gelu)
 }
 
+/// `torch.nn.GELU(...)`: capturing the module is not claimed.
+pub fn module() -> Decision {
+    Decision::reject(&rules::GELU_METHOD, "`torch.nn.GELU` modules are not claimed; call torch.nn.functional.gelu")
+}
+
 pub fn method() -> Decision {
     Decision::reject(&rules::GELU_METHOD, "`.gelu()` is not claimed; call torch.nn.functional.gelu")
 }

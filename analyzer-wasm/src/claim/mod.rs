@@ -156,6 +156,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             unary::function(q, path.trim_start_matches("torch."))
         }
         "torch.nn.functional.gelu" => gelu::functional_gelu(q),
+        "torch.nn.GELU" => gelu::module(),
         "torch.matmul" => binops::matmul_call(q),
         "torch.add" | "torch.sub" | "torch.mul" | "torch.div" => binops::function(q, path.trim_start_matches("torch.")),
         "torch.mean" | "torch.sum" => reductions::function(q, path.trim_start_matches("torch.")),

@@ -90,7 +90,8 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         w.env.bind(name, *ty);
     }
     let (body, reachable) = w.block(&def.body);
-    if reachable {
+    let unsupported_statement = w.diags.iter().any(|d| d.code == rules::UNSUPPORTED_STATEMENT.code);
+    if reachable && !unsupported_statement {
         let end = usize::from(def.range.end());
         w.diag_at(&rules::MISSING_RETURN, "the function can reach its end and return None".to_string(), end, end);
     }
@@ -148,12 +149,17 @@ impl<'a> Walker<'a> {
         let args = &def.args;
         if let Some(v) = &args.vararg {
             self.diag(&rules::PARAM_VARIADIC, format!("*{} is not supported", v.arg), v.range);
+            self.bind_param_unknown(v.arg.as_str());
         }
         if let Some(k) = &args.kwarg {
             self.diag(&rules::PARAM_VARIADIC, format!("**{} is not supported", k.arg), k.range);
+            self.bind_param_unknown(k.arg.as_str());
         }
         for k in &args.kwonlyargs {
             self.diag(&rules::PARAM_VARIADIC, format!("keyword-only parameter `{}` is not supported", k.def.arg), k.def.range);
+            let ty = k.def.annotation.as_deref().and_then(|a| resolve_annotation(self.scope, a)).unwrap_or(Ty::Unknown);
+            self.locals.insert(k.def.arg.to_string());
+            self.env.bind(k.def.arg.as_str(), ty);
         }
         let mut params = Vec::new();
         let mut tys = Vec::new();
@@ -186,6 +192,11 @@ impl<'a> Walker<'a> {
             },
         }
         (params, tys)
+    }
+
+    fn bind_param_unknown(&mut self, name: &str) {
+        self.locals.insert(name.to_string());
+        self.env.bind(name, Ty::Unknown);
     }
 
     // ---- statements -----------------------------------------------------------------------
@@ -469,7 +480,15 @@ impl<'a> Walker<'a> {
 
     /// An `if`/`while` test as a bool IR expression.
     fn condition(&mut self, test: &Expr) -> Option<ir::Expr> {
+        let sites_before = self.sites.len();
         let v = self.expr(test);
+        // a tensor comparison (`if x > y:`) is a not-covered site; say why the branch itself
+        // cannot be lowered too
+        let test_span = self.index.span(test.range());
+        if matches!(test, Expr::Compare(_)) && self.sites.get(sites_before..).unwrap_or(&[]).iter().any(|s| s.span == test_span) {
+            self.diag(&rules::TENSOR_CONDITION, "the condition compares tensors".into(), test.range());
+            return None;
+        }
         match v.ty {
             Ty::Bool => v.ir,
             Ty::Int => v.ir.map(|e| ir::Expr::IntTruthy(Box::new(e))),
@@ -512,8 +531,17 @@ impl<'a> Walker<'a> {
             Expr::Compare(c) => self.compare(c),
             Expr::Call(c) => self.call(c),
             Expr::Attribute(a) => {
-                let _ = self.expr(&a.value);
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("attribute `.{}` is not lowered", a.attr), a.range);
+                let locals = &self.locals;
+                if self.scope.dotted_path(e, &|n| locals.contains(n)).is_some() {
+                    // e.g. `torch.float64` as an option value: the consumer decides
+                    return Val::opaque(Ty::Unknown, Lit::NotLiteral);
+                }
+                let recv = self.expr(&a.value);
+                if matches!(recv.ty, Ty::Tensor(_)) && matches!(a.attr.as_str(), "T" | "mT" | "H" | "mH" | "real" | "imag" | "data") {
+                    self.diag(&rules::VIEW_OP, format!("`.{}` is a view of the tensor", a.attr), a.range);
+                } else if !recv.explained {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("attribute `.{}` is not lowered", a.attr), a.range);
+                }
                 Val::explained(Ty::Unknown)
             }
             Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::GeneratorExp(_) => {
@@ -567,6 +595,12 @@ impl<'a> Walker<'a> {
     }
 
     fn binop(&mut self, op: Operator, augmented: bool, l: Val, r: Val, range: TextRange) -> Val {
+        // an operand that already failed (and was reported) next to a non-tensor: no new site
+        let failed = |v: &Val| v.explained && v.ty == Ty::Unknown;
+        let tensor = |v: &Val| matches!(v.ty, Ty::Tensor(_));
+        if (failed(&l) && !tensor(&r)) || (failed(&r) && !tensor(&l)) {
+            return Val::explained(Ty::Unknown);
+        }
         let operands = [Operand { ty: l.ty, lit: l.lit.clone() }, Operand { ty: r.ty, lit: r.lit.clone() }];
         let q = Query { target: Target::BinOp { op, augmented }, receiver: None, args: &operands, keywords: &[], starred: false };
         let decision = claim::decide(&q);

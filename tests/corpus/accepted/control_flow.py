@@ -1,0 +1,44 @@
+# Scalar control flow around claimed ops: if/elif/else, while, for over range with 1-3 args
+# (negative step), early return, chained comparisons, and/or/not, floor division and modulo,
+# int and bool parameters and returns.
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+
+
+def branches(x: TensorF32Cpu2D, mode: int, flag: bool) -> TensorF32Cpu2D:
+    if mode == 0:
+        return x.relu()
+    elif 0 < mode <= 2 and not flag:
+        h = x.sigmoid()
+    elif flag or mode % 3 == 1:
+        h = x.tanh()
+    else:
+        h = x
+    return h
+
+
+def loops(x: TensorF32Cpu2D, w: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    h = x
+    i = 0
+    while i < n:
+        h = (h @ w).relu()
+        i += 1
+    for j in range(n, 0, -2):
+        h = h + x
+    for k in range(1, n):
+        if k // 2 == 1:
+            h = h.tanh()
+    return h
+
+
+def count(n: int, m: int) -> int:
+    total = 0
+    for i in range(n):
+        total = total + i * m - (i // 3) % 2
+        total -= -1
+    return total
+
+
+def is_small(n: int) -> bool:
+    if n:
+        return n < 10
+    return True

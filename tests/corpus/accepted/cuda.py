@@ -1,0 +1,19 @@
+# cuda:0 tensors get the same claim surface (extension torchlower/ext-cuda0-full-surface);
+# emitted code calls tl::cuda::ops.
+from torchlower.types import TensorF32Cuda0_1D, TensorF32Cuda0_2D
+import torch
+import torch.nn.functional as F
+
+
+def cuda_seed_slice(x: TensorF32Cuda0_2D, w: TensorF32Cuda0_2D, b: TensorF32Cuda0_1D) -> TensorF32Cuda0_1D:
+    h = x @ w
+    h = h + b
+    h = h.relu()
+    return h.mean(dim=1)
+
+
+def cuda_surface(x: TensorF32Cuda0_2D, w: TensorF32Cuda0_2D, b: TensorF32Cuda0_1D) -> TensorF32Cuda0_2D:
+    h = F.linear(x, w, b)
+    h = F.gelu(h) * torch.sigmoid(h)
+    h = b - h
+    return torch.softmax(h / h.exp(), dim=-1)

@@ -1,0 +1,44 @@
+# Seed row "Elementwise variants": scalar operands, .add/.sub/.mul/.div, aliases, alpha/out/rounding_mode.
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+import torch
+import torch.nn.functional as F
+
+
+def scalar_operand(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x * 2.0
+
+
+def int_operand(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    return x + n
+
+
+def method_add(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.add(y)
+
+
+def method_div(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.div(y)
+
+
+def alias_subtract(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.subtract(x, y)
+
+
+def alias_divide(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.divide(x, y)
+
+
+def alpha(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.add(x, y, alpha=2)
+
+
+def out(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.mul(x, y, out=x)
+
+
+def rounding_mode(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.div(x, y, rounding_mode="trunc")
+
+
+def floor_divide_operator(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x // y

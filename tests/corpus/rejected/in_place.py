@@ -1,0 +1,39 @@
+# Seed row "In-place ops": relu_, sigmoid_, tanh_, unary _ variants, in-place operators, F.relu(inplace=True).
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+import torch
+import torch.nn.functional as F
+
+
+def relu_(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.relu_()
+
+
+def sigmoid_(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.sigmoid_()
+
+
+def tanh_(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return v.tanh_()
+
+
+def exp_(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return v.exp_()
+
+
+def add_assign(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    x += b
+    return x
+
+
+def mul_assign(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    h = x.relu()
+    h *= y
+    return h
+
+
+def functional_inplace(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.relu(x, inplace=True)
+
+
+def functional_inplace_positional(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.relu(x, False)

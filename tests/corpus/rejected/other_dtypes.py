@@ -1,0 +1,19 @@
+# Seed row "Other dtypes": annotations outside the vocabulary are not typed (float64, torch.Tensor, float).
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+import torch
+import torch.nn.functional as F
+
+
+def plain_tensor(x: torch.Tensor) -> torch.Tensor:
+    return x.relu()
+
+
+def float_scalar(x: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return x.relu()
+
+
+from torchlower.types import TensorF64Cpu2D
+
+
+def float64_marker(x: TensorF64Cpu2D) -> TensorF32Cpu2D:
+    return x.relu()

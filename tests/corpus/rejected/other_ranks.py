@@ -1,0 +1,29 @@
+# Seed row "Other ranks": rank-0 results and wrong linear ranks are rejected.
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+import torch
+import torch.nn.functional as F
+
+
+def dot_rank0(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return a @ b
+
+
+def matmul_call_rank0(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.matmul(a, b)
+
+
+def linear_1d_input(x: TensorF32Cpu1D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.linear(x, w, b)
+
+
+def linear_2d_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.linear(x, w, b)
+
+
+# Seed row "Unsupported broadcast ranks": with only rank-1/2 types every rank pair is in the
+# matrix; a rank-3 annotation is not part of the vocabulary, so nothing on it is claimed.
+from torchlower.types import TensorF32Cpu3D
+
+
+def rank3_broadcast(x: TensorF32Cpu3D, v: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x + v

@@ -1,0 +1,30 @@
+# Return checks: type mismatch, missing return on a path, bare return.
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+import torch
+import torch.nn.functional as F
+
+
+def wrong_rank(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.relu()
+
+
+def wrong_device(x: TensorF32Cpu2D) -> TensorF32Cuda0_2D:
+    return x
+
+
+def int_for_tensor(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    return n
+
+
+def missing_on_a_path(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:
+    if c:
+        return x
+
+
+def bare_return(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return
+
+
+def falls_off_loop(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    while n > 0:
+        return x

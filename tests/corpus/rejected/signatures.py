@@ -1,0 +1,34 @@
+# Signatures the native route does not model.
+import functools
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+import torch
+import torch.nn.functional as F
+
+
+def defaults(x: TensorF32Cpu2D, n: int = 2) -> TensorF32Cpu2D:
+    return x
+
+
+def varargs(*xs: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return xs
+
+
+def kwonly(x: TensorF32Cpu2D, *, n: int) -> TensorF32Cpu2D:
+    return x
+
+
+@functools.lru_cache
+def decorated(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x
+
+
+async def coroutine(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x
+
+
+def no_return_annotation(x: TensorF32Cpu2D):
+    return x
+
+
+def none_return(x: TensorF32Cpu2D) -> None:
+    return None

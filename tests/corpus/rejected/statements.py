@@ -1,0 +1,82 @@
+# Statements and scalar expressions outside the lowerable subset.
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+import torch
+import torch.nn.functional as F
+
+
+def with_print(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    print(x)
+    return x
+
+
+def tuple_unpacking(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    a, b = x, y
+    return a
+
+
+def try_block(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    try:
+        return x.relu()
+    except RuntimeError:
+        return x
+
+
+def loop_over_tensor(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    for row in x:
+        pass
+    return x
+
+
+def loop_break(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    for i in range(n):
+        break
+    return x
+
+
+def nested_def(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    def inner(y):
+        return y
+    return x
+
+
+def lambda_expr(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    f = lambda y: y
+    return x
+
+
+def global_read(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x + SCALE
+
+
+def int_true_division(x: TensorF32Cpu2D, n: int) -> int:
+    return n / 2
+
+
+def float_local(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    s = 0.5
+    return x
+
+
+def maybe_unbound(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:
+    if c:
+        y = x.relu()
+    return y
+
+
+def loop_type_change(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    h = x
+    for i in range(n):
+        h = h.sum(dim=1)
+    return x
+
+
+def huge_literal(n: int) -> int:
+    return n + 100000000000000000000
+
+
+def scalar_power(n: int) -> int:
+    return n ** 2
+
+
+def conditional_expression(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:
+    return x if c else x.relu()
