@@ -1,0 +1,105 @@
+"""``torchlower.analyze``: the analyzer, compiled to WebAssembly, run sandboxed in wasmtime.
+
+The wasm module ships in the package (``torchlower/analyzer.wasm``). It is compiled once per
+machine and cached under ``$TORCHLOWER_CACHE_DIR/wasm`` (default ``~/.cache/torchlower/wasm``,
+or ``$XDG_CACHE_HOME/torchlower/wasm``); each call then runs in a fresh wasmtime store limited
+in memory, fuel and stack, with the GIL released.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from . import _native
+
+#: Where the analyzer wasm lives inside the installed package.
+WASM_PATH = Path(__file__).with_name("analyzer.wasm")
+#: Sources larger than this are refused before the analyzer runs.
+MAX_INPUT_BYTES: int = _native.MAX_INPUT_BYTES
+
+
+class AnalyzerError(Exception):
+    """The analyzer produced no report for a source.
+
+    ``kind`` names the reason: ``"input_too_large"``, ``"invalid_utf8"``, ``"memory_limit"``,
+    ``"fuel_exhausted"``, ``"stack_overflow"``, ``"trap"`` (the analyzer crashed),
+    ``"protocol"`` (the wasm broke its ABI) or ``"host"`` (the wasm could not be loaded).
+    Unsupported or even syntactically invalid Python is *not* an error: it is reported in the
+    returned report's diagnostics.
+    """
+
+    def __init__(self, message: str, kind: str = "host"):
+        super().__init__(message)
+        self.kind = kind
+
+
+def cache_dir() -> Path:
+    """The directory holding compiled analyzer modules."""
+    if root := os.environ.get("TORCHLOWER_CACHE_DIR"):
+        return Path(root) / "wasm"
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "torchlower" / "wasm"
+
+
+_analyzer: _native.Analyzer | None = None
+_analyzer_lock = threading.Lock()
+
+
+def _loaded_analyzer() -> _native.Analyzer:
+    """The process's compiled analyzer, loaded (or compiled) on first use."""
+    global _analyzer
+    with _analyzer_lock:
+        if _analyzer is None:
+            if not WASM_PATH.is_file():
+                raise AnalyzerError(
+                    f"the analyzer wasm is missing ({WASM_PATH}); run scripts/build-wasm.sh "
+                    "and reinstall the package",
+                    "host",
+                )
+            try:
+                _analyzer = _native.Analyzer(str(WASM_PATH), str(cache_dir()))
+            except _native.AnalyzerSandboxError as exc:
+                raise AnalyzerError(exc.args[1], exc.args[0]) from None
+        return _analyzer
+
+
+def analyze_json(
+    source: str | bytes,
+    filename: str = "<string>",
+    *,
+    memory_limit: int | None = None,
+    fuel: int | None = None,
+) -> str:
+    """The analyzer's report as the exact JSON text the wasm produced.
+
+    ``source`` may be ``bytes`` (it must then be UTF-8; the error says where it is not).
+    ``memory_limit`` (bytes of linear memory) and ``fuel`` override the sandbox defaults.
+    """
+    if isinstance(source, str):
+        # surrogatepass keeps lone surrogates as (invalid) bytes so that the sandbox reports
+        # them with their byte offset, like any other invalid UTF-8.
+        source = source.encode("utf-8", "surrogatepass")
+    analyzer = _loaded_analyzer()
+    try:
+        return analyzer.analyze(source, filename, memory_limit=memory_limit, fuel=fuel)
+    except _native.AnalyzerSandboxError as exc:
+        kind, message = exc.args
+        raise AnalyzerError(f"{filename}: {message}", kind) from None
+
+
+def analyze(source: str | bytes, filename: str = "<string>") -> dict[str, Any]:
+    """Analyze Python ``source`` and return the report (see ARCHITECTURE.md, "Report").
+
+    Raises :class:`AnalyzerError` only when the sandbox stopped the analyzer (a limit was
+    hit, the input is not UTF-8 or too large) or the analyzer failed; the next call works.
+    """
+    return json.loads(analyze_json(source, filename))
+
+
+def cache_outcome() -> str:
+    """How this process got its compiled analyzer: "hit", "miss", "replaced" or "disabled"."""
+    return _loaded_analyzer().cache_outcome

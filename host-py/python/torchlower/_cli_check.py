@@ -1,0 +1,132 @@
+"""``torchlower check FILE...``: analyze files (without running them) and show the findings.
+
+Formats:
+- ``text`` (default): each rejected or not-covered site and each reason a function falls
+  back as ``file:line:col: CODE message``, the source line, a caret under the span and the
+  hint; then one summary line per file. Coloured on a terminal (``--color``, ``NO_COLOR``).
+- ``json``: the analyzer's report; a JSON array of reports when several files are given.
+- ``sarif``: one SARIF 2.1.0 log for all files, for editors and code-scanning services.
+
+Exit status: 0; 1 with ``--strict`` when any function falls back (or a file has a
+module-level error such as a syntax error); 2 when a file cannot be read or analyzed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import tokenize
+from pathlib import Path
+from typing import Any
+
+from ._analyze import AnalyzerError, analyze_json, _loaded_analyzer
+from ._report_format import Style, render_text, summarize, to_sarif
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="Python source files")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 when any function falls back to Python"
+    )
+    parser.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto",
+        help="colour the text format (auto: on a terminal, unless NO_COLOR is set)",
+    )
+
+
+class UnreadableSource(Exception):
+    pass
+
+
+def read_source(path: Path) -> str | bytes:
+    """The file's source for the analyzer: its bytes when it is (meant to be) UTF-8, so that
+    invalid UTF-8 is reported by the analyzer host with its byte offset, or the decoded text
+    when a PEP 263 coding declaration names another encoding."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UnreadableSource(exc.strerror or str(exc)) from None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise UnreadableSource(str(exc)) from None
+    if encoding == "utf-8-sig":
+        return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    if encoding == "utf-8":
+        return data
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise UnreadableSource(f"not valid {encoding} at byte {exc.start}") from None
+
+
+def _as_text(source: str | bytes) -> str:
+    return source if isinstance(source, str) else source.decode("utf-8")
+
+
+def _tool_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("torchlower")
+    except Exception:  # noqa: BLE001 - metadata is missing in a bare source checkout
+        return "0.0.0"
+
+
+def _registry() -> dict[str, Any] | None:
+    """The analyzer's rule registry, when this analyzer build exports it."""
+    try:
+        return json.loads(_loaded_analyzer().rules())
+    except Exception:  # noqa: BLE001 - an older analyzer without `tl_rules`
+        return None
+
+
+def _falls_back(report: dict[str, Any]) -> bool:
+    if any(d.get("severity") == "error" for d in report.get("diagnostics", [])):
+        return True
+    return any(f.get("route") != "native" for f in report.get("functions", []))
+
+
+def main(args: argparse.Namespace) -> int:
+    style = Style.for_stream(sys.stdout, args.color)
+    analyzed: list[tuple[str, dict[str, Any], str, str]] = []  # name, report, source, json
+    failed = False
+    for path in args.files:
+        name = str(path)
+        try:
+            source = read_source(path)
+            report_json = analyze_json(source, name)
+        except UnreadableSource as exc:
+            print(f"torchlower check: cannot read {name}: {exc}", file=sys.stderr)
+            failed = True
+            continue
+        except AnalyzerError as exc:
+            print(f"torchlower check: cannot analyze {exc} [{exc.kind}]", file=sys.stderr)
+            failed = True
+            continue
+        analyzed.append((name, json.loads(report_json), _as_text(source), report_json))
+
+    if args.format == "text":
+        if analyzed:
+            print("\n\n".join(render_text(r, n, s, style) for n, r, s, _ in analyzed))
+    elif args.format == "json":
+        if len(args.files) == 1 and analyzed:
+            print(analyzed[0][3])
+        else:
+            print(json.dumps([report for _, report, _, _ in analyzed], indent=2))
+    else:
+        registry = _registry() if analyzed else None
+        sarif = to_sarif(((n, r, s) for n, r, s, _ in analyzed), registry, _tool_version())
+        print(json.dumps(sarif, indent=2, ensure_ascii=False))
+
+    if failed:
+        return 2
+    if args.strict and any(_falls_back(report) for _, report, _, _ in analyzed):
+        return 1
+    return 0
+
+
+__all__ = ["add_arguments", "main", "read_source", "summarize"]

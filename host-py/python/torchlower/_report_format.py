@@ -1,0 +1,301 @@
+"""Rendering analyzer reports for people (text with carets) and for tools (SARIF 2.1.0).
+
+Both renderings show the same *findings*: every rejected or not-covered site, every
+function diagnostic (why a function falls back) that is not already one of those sites, and
+every module diagnostic (syntax errors and the like), in source order.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, TextIO
+from urllib.parse import quote
+
+#: SARIF levels for the analyzer's severities and site outcomes.
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+#: The severity a site outcome is shown with.
+_SITE_SEVERITY = {"rejected": "error", "not_covered": "info"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing to show: a rejected/not-covered site or a diagnostic."""
+
+    code: str
+    severity: str  # "error" | "warning" | "info"
+    message: str
+    hint: str | None
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    function: str | None  # None for module diagnostics
+    outcome: str | None  # "rejected" | "not_covered" for sites, None for diagnostics
+    target: str | None
+    rule: str | None
+
+    @property
+    def span(self) -> tuple[int, int, int, int]:
+        return (self.line, self.col, self.end_line, self.end_col)
+
+
+def _finding(item: dict[str, Any], severity: str, function: str | None) -> Finding:
+    return Finding(
+        code=item.get("code") or "TL000",
+        severity=severity,
+        message=item.get("message") or f"`{item.get('target', '?')}` is {item.get('outcome', '?')}",
+        hint=item.get("hint"),
+        line=int(item.get("line", 1)),
+        col=int(item.get("col", 1)),
+        end_line=int(item.get("end_line", item.get("line", 1))),
+        end_col=int(item.get("end_col", item.get("col", 1))),
+        function=function,
+        outcome=item.get("outcome"),
+        target=item.get("target"),
+        rule=item.get("rule"),
+    )
+
+
+def findings(report: dict[str, Any]) -> list[Finding]:
+    """The report's findings in source order, a diagnostic repeating a site left out."""
+    found = [_finding(d, d.get("severity", "error"), None) for d in report.get("diagnostics", [])]
+    for function in report.get("functions", []):
+        name = function.get("name")
+        shown: set[tuple[str, tuple[int, int, int, int]]] = set()
+        for site in function.get("sites", []):
+            outcome = site.get("outcome")
+            if outcome in _SITE_SEVERITY:
+                finding = _finding(site, _SITE_SEVERITY[outcome], name)
+                shown.add((finding.code, finding.span))
+                found.append(finding)
+        for diagnostic in function.get("diagnostics", []):
+            finding = _finding(diagnostic, diagnostic.get("severity", "error"), name)
+            if (finding.code, finding.span) not in shown:
+                found.append(finding)
+    found.sort(key=lambda f: (f.span, f.code))
+    return found
+
+
+@dataclass(frozen=True)
+class Summary:
+    functions: int
+    native: int
+    fallback: int
+    claimed: int
+    rejected: int
+    not_covered: int
+    module_diagnostics: int
+
+    def line(self, filename: str) -> str:
+        text = (
+            f"{filename}: {self.functions} function{'s' if self.functions != 1 else ''} "
+            f"({self.native} native, {self.fallback} fallback); sites: {self.claimed} claimed, "
+            f"{self.rejected} rejected, {self.not_covered} not covered"
+        )
+        if self.module_diagnostics:
+            text += f"; {self.module_diagnostics} module diagnostic{'s' if self.module_diagnostics != 1 else ''}"
+        return text
+
+
+def summarize(report: dict[str, Any]) -> Summary:
+    functions = report.get("functions", [])
+    sites = [site for function in functions for site in function.get("sites", [])]
+    count = lambda outcome: sum(1 for site in sites if site.get("outcome") == outcome)  # noqa: E731
+    native = sum(1 for function in functions if function.get("route") == "native")
+    return Summary(
+        functions=len(functions),
+        native=native,
+        fallback=len(functions) - native,
+        claimed=count("claimed"),
+        rejected=count("rejected"),
+        not_covered=count("not_covered"),
+        module_diagnostics=len(report.get("diagnostics", [])),
+    )
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+class Style:
+    """ANSI colours, or nothing when colour is off."""
+
+    _CODES = {"bold": "1", "red": "1;31", "yellow": "1;33", "cyan": "1;36", "green": "32", "dim": "2"}
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def __call__(self, name: str, text: str) -> str:
+        return f"\033[{self._CODES[name]}m{text}\033[0m" if self.enabled else text
+
+    @staticmethod
+    def for_stream(stream: TextIO, choice: str = "auto") -> "Style":
+        """``always``/``never``, or ``auto``: colour on a terminal unless NO_COLOR is set."""
+        if choice == "always":
+            return Style(True)
+        if choice == "never":
+            return Style(False)
+        isatty = getattr(stream, "isatty", lambda: False)()
+        return Style(isatty and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb")
+
+
+_SEVERITY_COLOUR = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def _display_width(text: str) -> int:
+    """Terminal columns taken by `text` (wide East Asian characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def caret_line(source_line: str, col: int, end_col: int | None) -> str:
+    """``^~~~`` under columns ``[col, end_col)`` (1-based, in characters) of ``source_line``,
+    to the end of the line when the span continues on later lines (``end_col`` None)."""
+    start = max(col - 1, 0)
+    stop = len(source_line) if end_col is None else max(end_col - 1, start)
+    stop = min(stop, len(source_line))
+    width = _display_width(source_line[start:stop])
+    return " " * _display_width(source_line[:start]) + "^" + "~" * max(width - 1, 0)
+
+
+def render_finding(finding: Finding, filename: str, lines: list[str], style: Style) -> str:
+    colour = _SEVERITY_COLOUR.get(finding.severity, "red")
+    out = [
+        f"{style('bold', f'{filename}:{finding.line}:{finding.col}:')} "
+        f"{style(colour, finding.code)} {finding.message}"
+    ]
+    if 1 <= finding.line <= len(lines):
+        source_line = lines[finding.line - 1].rstrip("\r\n").expandtabs(1)
+        end_col = finding.end_col if finding.end_line == finding.line else None
+        out.append("    " + source_line)
+        out.append("    " + style(colour, caret_line(source_line, finding.col, end_col)))
+    if finding.hint:
+        out.append(f"    {style('green', 'hint:')} {finding.hint}")
+    return "\n".join(out)
+
+
+def render_text(report: dict[str, Any], filename: str, source: str, style: Style) -> str:
+    """Every finding with its source line and caret, then the file's summary line."""
+    lines = source.splitlines()
+    blocks = [render_finding(f, filename, lines, style) for f in findings(report)]
+    blocks.append(style("bold", summarize(report).line(filename)))
+    return "\n\n".join(blocks)
+
+
+# --- SARIF 2.1.0 ------------------------------------------------------------------------------
+
+SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+def artifact_uri(filename: str) -> str:
+    """A relative path stays a relative URI reference (so results move with the checkout);
+    an absolute one becomes a file:// URI."""
+    path = Path(filename)
+    if path.is_absolute():
+        return path.as_uri()
+    return quote(path.as_posix())
+
+
+def _rule_descriptor(code: str, entry: dict[str, Any] | None, example: Finding | None) -> dict[str, Any]:
+    """A SARIF reportingDescriptor for `code`, from the registry entry when there is one."""
+    descriptor: dict[str, Any] = {"id": code}
+    if entry:
+        descriptor["shortDescription"] = {"text": entry.get("summary") or code}
+        if entry.get("explanation"):
+            descriptor["fullDescription"] = {"text": entry["explanation"]}
+        help_text = "\n\n".join(
+            part for part in (entry.get("hint"), entry.get("example") and f"Example:\n{entry['example']}") if part
+        )
+        if help_text:
+            descriptor["help"] = {"text": help_text}
+        if entry.get("area"):
+            descriptor["properties"] = {"area": entry["area"]}
+    elif example is not None:
+        descriptor["shortDescription"] = {"text": example.message}
+        if example.hint:
+            descriptor["help"] = {"text": example.hint}
+    return descriptor
+
+
+def to_sarif(
+    reports: Iterable[tuple[str, dict[str, Any], str]],
+    registry: dict[str, Any] | None,
+    tool_version: str,
+) -> dict[str, Any]:
+    """One SARIF run over ``(filename, report, source)`` triples.
+
+    ``registry`` is the analyzer's rule registry (``{"codes": [...]}``); without it the rules
+    are described by the first finding of each code.
+    """
+    registry_codes = {entry["code"]: entry for entry in (registry or {}).get("codes", []) if "code" in entry}
+    results: list[dict[str, Any]] = []
+    first_of_code: dict[str, Finding] = {}
+    for filename, report, source in reports:
+        lines = source.splitlines()
+        for finding in findings(report):
+            first_of_code.setdefault(finding.code, finding)
+            region: dict[str, Any] = {
+                "startLine": finding.line,
+                "startColumn": finding.col,
+                "endLine": finding.end_line,
+                "endColumn": finding.end_col,
+            }
+            if 1 <= finding.line <= len(lines):
+                region["snippet"] = {"text": lines[finding.line - 1]}
+            text = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
+            properties = {
+                key: value
+                for key, value in (
+                    ("function", finding.function),
+                    ("outcome", finding.outcome),
+                    ("target", finding.target),
+                    ("claimRule", finding.rule),
+                )
+                if value
+            }
+            result: dict[str, Any] = {
+                "ruleId": finding.code,
+                "level": _SARIF_LEVEL.get(finding.severity, "warning"),
+                "message": {"text": text},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": artifact_uri(filename)},
+                            "region": region,
+                        }
+                    }
+                ],
+            }
+            if properties:
+                result["properties"] = properties
+            results.append(result)
+
+    codes = sorted(set(first_of_code) | set(registry_codes))
+    rules = [_rule_descriptor(code, registry_codes.get(code), first_of_code.get(code)) for code in codes]
+    rule_index = {code: index for index, code in enumerate(codes)}
+    for result in results:
+        result["ruleIndex"] = rule_index[result["ruleId"]]
+    return {
+        "$schema": SARIF_SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "torchlower",
+                        "version": tool_version,
+                        "rules": rules,
+                    }
+                },
+                # The analyzer counts columns in Unicode scalar values, not UTF-16 units.
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+
+
+def stream_style(choice: str = "auto") -> Style:
+    return Style.for_stream(sys.stdout, choice)

@@ -1,0 +1,98 @@
+//! `torchlower._native`: the analyzer wasm run sandboxed in wasmtime, exposed to Python.
+//!
+//! Python (`torchlower/_analyze.py`) creates one [`Analyzer`] per process from the wasm file
+//! shipped in the package; each `analyze` call runs in a fresh store with the GIL released.
+//! Failures come out as `SandboxError(kind, message)`, never as a panic.
+
+mod engine;
+mod module_cache;
+mod sandbox;
+
+use std::path::PathBuf;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use wasmtime::Module;
+
+use crate::module_cache::CacheOutcome;
+use crate::sandbox::{Limits, SandboxError};
+
+create_exception!(
+    _native,
+    AnalyzerSandboxError,
+    PyException,
+    "The analyzer produced no report; args are (kind, message)."
+);
+
+fn to_py_err(err: SandboxError) -> PyErr {
+    AnalyzerSandboxError::new_err((err.kind(), err.to_string()))
+}
+
+/// The compiled analyzer module, ready to be instantiated once per call.
+#[pyclass(frozen, module = "torchlower._native")]
+struct Analyzer {
+    module: Module,
+    cache_outcome: CacheOutcome,
+}
+
+#[pymethods]
+impl Analyzer {
+    /// Loads `wasm_path`, taking the compiled module from `cache_dir` when it holds one for
+    /// these exact bytes and this wasmtime (and storing it there otherwise).
+    #[new]
+    #[pyo3(signature = (wasm_path, cache_dir=None))]
+    fn new(py: Python<'_>, wasm_path: PathBuf, cache_dir: Option<PathBuf>) -> PyResult<Self> {
+        let wasm = std::fs::read(&wasm_path).map_err(|err| {
+            to_py_err(SandboxError::Host(format!("cannot read {}: {err}", wasm_path.display())))
+        })?;
+        let (module, cache_outcome) = py
+            .allow_threads(|| {
+                module_cache::load_or_compile(engine::shared(), &wasm, cache_dir.as_deref())
+            })
+            .map_err(|err| {
+                to_py_err(SandboxError::Host(format!(
+                    "{} is not a usable wasm module: {err:#}",
+                    wasm_path.display()
+                )))
+            })?;
+        Ok(Analyzer { module, cache_outcome })
+    }
+
+    /// How the module was obtained: "hit", "miss", "replaced" or "disabled".
+    #[getter]
+    fn cache_outcome(&self) -> &'static str {
+        self.cache_outcome.as_str()
+    }
+
+    /// Runs the analyzer on `source` (UTF-8 bytes) and returns the report as JSON text.
+    /// `memory_limit` (bytes) and `fuel` override the defaults, for tests.
+    #[pyo3(signature = (source, filename, *, memory_limit=None, fuel=None))]
+    fn analyze(
+        &self,
+        py: Python<'_>,
+        source: &[u8],
+        filename: &str,
+        memory_limit: Option<usize>,
+        fuel: Option<u64>,
+    ) -> PyResult<String> {
+        let limits = Limits { memory_bytes: memory_limit, fuel };
+        py.allow_threads(|| sandbox::analyze(&self.module, source, filename, limits))
+            .map_err(to_py_err)
+    }
+
+    /// The analyzer's registry of rules and diagnostic codes, as JSON text.
+    fn rules(&self, py: Python<'_>) -> PyResult<String> {
+        py.allow_threads(|| sandbox::rules(&self.module)).map_err(to_py_err)
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Analyzer>()?;
+    m.add("AnalyzerSandboxError", m.py().get_type::<AnalyzerSandboxError>())?;
+    m.add("MAX_INPUT_BYTES", sandbox::MAX_INPUT_BYTES)?;
+    m.add("DEFAULT_MEMORY_LIMIT", sandbox::DEFAULT_MEMORY_LIMIT)?;
+    m.add("MAX_WASM_STACK", engine::MAX_WASM_STACK)?;
+    Ok(())
+}

