@@ -50,6 +50,22 @@ async function summaryCount(page, key) {
 const markedText = (page, selector) =>
   page.evaluate((sel) => [...document.querySelectorAll(sel)].map((el) => el.textContent).join(""), selector);
 
+/**
+ * Asserts the text under the Rust highlight becomes `expected`: CodeMirror redraws (and
+ * scrolls) on its next animation frame, so the DOM is polled briefly before comparing.
+ */
+async function assertRustHighlight(page, expected) {
+  const selector = "#rust-editor .cm-rust-selected";
+  await page
+    .waitForFunction(
+      ([sel, want]) => [...document.querySelectorAll(sel)].map((el) => el.textContent).join("") === want,
+      [selector, expected],
+      { timeout: 5000 },
+    )
+    .catch(() => {});
+  assert.equal(await markedText(page, selector), expected);
+}
+
 /** Site ids present as marks in the source editor, with their outcome attribute. */
 const sourceMarks = (page) =>
   page.evaluate(() => {
@@ -170,8 +186,8 @@ test("clicking a site highlights its Rust, and clicking the Rust selects the sit
 
   // Table row -> Rust highlight, scrolled into view (the last site sits low in the Rust).
   const last = sites.at(-1);
-  await page.click(`#sites tr[data-site="${last.id}"]`);
-  assert.equal(await markedText(page, "#rust-editor .cm-rust-selected"), rustOf(last));
+  await page.click(`#sites tr[data-site="${last.id}"] td:first-child`);
+  await assertRustHighlight(page, rustOf(last));
   assert.ok(await page.locator("#rust-editor .cm-rust-selected").first().isVisible());
   await assertInScrollView(page, "#rust-editor", "#rust-editor .cm-rust-selected");
   assert.equal(await page.locator(`#source-editor .cm-site-selected[data-site="${last.id}"]`).count() > 0, true);
@@ -183,7 +199,7 @@ test("clicking a site highlights its Rust, and clicking the Rust selects the sit
   const selectedRow = await page.locator("#sites tr.selected").getAttribute("data-site");
   const selected = reportSites(report).find((s) => s.id === selectedRow);
   assert.ok(selected, "a table row is selected after clicking a mark");
-  assert.equal(await markedText(page, "#rust-editor .cm-rust-selected"), rustOf(selected));
+  await assertRustHighlight(page, rustOf(selected));
   await page.screenshot({ path: path.join(ARTIFACTS, "site-to-rust.png") });
 
   // Rust -> site: click inside the innermost Rust range of another site.
@@ -195,7 +211,7 @@ test("clicking a site highlights its Rust, and clicking the Rust selects the sit
   await rustMark.click();
   assert.equal(await page.locator("#sites tr.selected").getAttribute("data-site"), innermost.id);
   assert.ok((await page.locator(`#source-editor .cm-site-selected[data-site="${innermost.id}"]`).count()) > 0);
-  assert.equal(await markedText(page, "#rust-editor .cm-rust-selected"), rustOf(innermost));
+  await assertRustHighlight(page, rustOf(innermost));
   assertNoPageErrors(page);
   await page.close();
 });

@@ -7,8 +7,9 @@ export const examples = Object.entries(files)
   .map(([path, source]) => {
     const base = path.split("/").pop().replace(/\.py$/, "");
     const id = base.replace(/^\d+_/, "");
+    // "# Accepted (seed: Phase A certified chain): ..." -> "Accepted (seed: Phase A certified chain)"
     const firstLine = source.split("\n", 1)[0].replace(/^#\s*/, "");
-    const title = firstLine.split(/[:(]/, 1)[0].trim() + " — " + id.replaceAll("_", " ");
+    const title = (firstLine.match(/^[^(:]*(\([^)]*\))?/)?.[0] ?? id).trim();
     return { id, title, source };
   });
 

@@ -68,7 +68,17 @@ async function start() {
   function runAnalysis() {
     clearTimeout(debounceTimer);
     const text = source.getText();
-    const analysis = analyzer.analyze(text);
+    let analysis;
+    try {
+      analysis = analyzer.analyze(text);
+    } catch (error) {
+      // The analyzer never panics by contract; if it ever does, say so and keep the last view.
+      $("summary").textContent = `analyzer failed: ${error.message}`;
+      $("summary").classList.add("fatal");
+      console.error(error);
+      return;
+    }
+    $("summary").classList.remove("fatal");
     const { report, analyzeMs } = analysis;
     const renderStart = performance.now();
     ({ sites, functions } = analysis);

@@ -52,6 +52,7 @@ export function createRustPane(parent, { onSelect }) {
       basicSetup,
       rust(),
       EditorState.readOnly.of(true),
+      EditorView.lineWrapping, // nested op calls make long lines: keep the whole site visible
       rangesField,
       EditorView.updateListener.of((update) => {
         const pointer = update.transactions.some((tr) => tr.isUserEvent("select.pointer"));

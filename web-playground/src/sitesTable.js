@@ -31,10 +31,8 @@ export function createSitesTable(table, { onSelect, onCodeClick }) {
     link.type = "button";
     link.className = "code-link";
     link.textContent = ref;
-    link.addEventListener("click", (event) => {
-      event.stopPropagation();
-      onCodeClick(ref);
-    });
+    // The click also reaches the row, so the site is selected as its rule opens.
+    link.addEventListener("click", () => onCodeClick(ref));
     return link;
   }
 
