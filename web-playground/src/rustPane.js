@@ -2,10 +2,10 @@
 // lib.rs). Every claimed site's code is faintly marked and the selected site's (or
 // function's) code highlighted. A pointer click inside a site's code selects that site, and
 // elsewhere inside a generated function selects the function: the reverse links.
-import { EditorView, basicSetup } from "codemirror";
 import { rust } from "@codemirror/lang-rust";
-import { EditorState, StateEffect, StateField } from "@codemirror/state";
-import { Decoration } from "@codemirror/view";
+import { StateEffect, StateField } from "@codemirror/state";
+import { Decoration, EditorView } from "@codemirror/view";
+import { readOnlySetup } from "./editorSetup.js";
 
 const setRanges = StateEffect.define();
 
@@ -49,9 +49,8 @@ export function createRustPane(parent, { onSelect }) {
     parent,
     doc: "",
     extensions: [
-      basicSetup,
+      readOnlySetup,
       rust(),
-      EditorState.readOnly.of(true),
       EditorView.lineWrapping, // nested op calls make long lines: keep the whole site visible
       rangesField,
       EditorView.updateListener.of((update) => {

@@ -1,11 +1,11 @@
 // The Python source editor: CodeMirror 6 with Python highlighting, plus the analyzer's sites
 // drawn over the text (a mark per span, a gutter marker per line, a hover with the details)
 // and module/function diagnostics underlined.
-import { EditorView, basicSetup } from "codemirror";
 import { python } from "@codemirror/lang-python";
 import { indentUnit } from "@codemirror/language";
 import { StateEffect, StateField, RangeSetBuilder } from "@codemirror/state";
-import { Decoration, GutterMarker, gutter, hoverTooltip } from "@codemirror/view";
+import { Decoration, EditorView, GutterMarker, gutter, hoverTooltip } from "@codemirror/view";
+import { editingSetup } from "./editorSetup.js";
 
 const OUTCOMES = ["claimed", "not_covered", "rejected"];
 export const OUTCOME_LABEL = { claimed: "claimed", rejected: "rejected", not_covered: "not covered" };
@@ -164,7 +164,10 @@ function siteHover(onCodeClick) {
   return hoverTooltip((view, pos) => {
     const { sites, diagnostics } = view.state.field(analysisField);
     const hits = sites.filter((e) => pos >= e.from && pos <= e.to).sort((a, b) => a.to - a.from - (b.to - b.from));
-    const diags = diagnostics.filter((e) => pos >= e.from && pos <= e.to);
+    // A rejected site's diagnostic is also listed for its function: show it once.
+    const sameAsSite = ({ diag }) =>
+      hits.some(({ site }) => site.code === diag.code && site.line === diag.line && site.col === diag.col);
+    const diags = diagnostics.filter((e) => pos >= e.from && pos <= e.to && !sameAsSite(e));
     if (!hits.length && !diags.length) return null;
     const from = Math.min(...[...hits, ...diags].map((e) => e.from));
     const to = Math.max(...[...hits, ...diags].map((e) => e.to));
@@ -229,7 +232,7 @@ export function createSourceEditor(parent, { doc, onChange, onSiteClick, onCodeC
     parent,
     doc,
     extensions: [
-      basicSetup,
+      editingSetup,
       python(),
       indentUnit.of("    "),
       analysisField,
