@@ -1,0 +1,38 @@
+//! Without a CUDA driver every `tl::cuda::ops` function fails with the loader's error, which
+//! names the path searched and the OS error, and becomes a Python `RuntimeError`.
+//! (One process per test file: the driver is loaded once per process.)
+
+use tch::{Device, Kind, Tensor};
+use torchlower_backend::cuda::ops;
+
+#[test]
+fn every_op_reports_the_paths_searched() {
+    let missing = "/nonexistent/torchlower-test/libcuda.so.1";
+    // Set before anything in this process loads the driver.
+    std::env::set_var("TORCHLOWER_CUDA_DRIVER", missing);
+    let t = Tensor::ones([2, 3], (Kind::Float, Device::Cpu));
+    let v = Tensor::ones([3], (Kind::Float, Device::Cpu));
+    let results = vec![
+        ("relu", ops::relu(&t)),
+        ("gelu", ops::gelu(&t)),
+        ("add", ops::add(&t, &v)),
+        ("matmul", ops::matmul(&t, &v)),
+        ("linear", ops::linear(&t, &t, None)),
+        ("sum_dim", ops::sum_dim(&t, 1, false)),
+        ("mean_dim", ops::mean_dim(&t, 0, true)),
+        ("softmax", ops::softmax(&t, 1)),
+        ("argmax", ops::argmax(&t, 1, false)),
+    ];
+    for (name, result) in results {
+        let error = result.err().unwrap_or_else(|| panic!("{name} must fail without a driver"));
+        let text = error.to_string();
+        assert!(text.contains("no usable CUDA driver library found"), "{name}: {text}");
+        assert!(text.contains(&format!("tried {missing}: {missing}: cannot open shared object file: No such file or directory")), "{name}: {text}");
+        // tl::run maps it to RuntimeError.
+        pyo3::prepare_freethreaded_python();
+        pyo3::Python::with_gil(|py| {
+            let err = error.into_pyerr();
+            assert!(err.is_instance_of::<pyo3::exceptions::PyRuntimeError>(py), "{name}");
+        });
+    }
+}
