@@ -87,9 +87,23 @@ export async function openPlayground(context, url) {
     if (msg.type() === "error") errors.push(`console: ${msg.text()}`);
   });
   await page.goto(url);
-  await page.waitForFunction(() => window.torchlowerPlayground?.ready === true, null, { timeout: 30_000 });
+  await waitForReady(page, errors);
   page.playgroundErrors = errors;
   return page;
+}
+
+/** Waits for the page's first analysis; fails fast with the page's own message if it broke. */
+export async function waitForReady(page, errors = []) {
+  const state = await page.waitForFunction(
+    () =>
+      window.torchlowerPlayground?.ready === true ? "ready"
+      : document.querySelector("#summary.fatal") ? document.querySelector("#summary").textContent
+      : false,
+    null,
+    { timeout: 30_000 },
+  );
+  const outcome = await state.jsonValue();
+  if (outcome !== "ready") throw new Error(`the playground did not start: ${outcome}\n${errors.join("\n")}`);
 }
 
 /** Number of analyses the page has run so far. */

@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ARTIFACTS, analysisCount, bundledExamples, launchBrowser, openPlayground, serveDist, waitForAnalysisAfter } from "./harness.mjs";
+import { ARTIFACTS, analysisCount, bundledExamples, launchBrowser, openPlayground, serveDist, waitForAnalysisAfter, waitForReady } from "./harness.mjs";
 
 const LOADS = 5;
 const KEYSTROKES = "# timing keys";
@@ -42,7 +42,7 @@ test("page load to first analysis rendered", async (t) => {
     await cdp.send("Network.enable");
     await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
     await page.goto(server.url);
-    await page.waitForFunction(() => window.torchlowerPlayground?.ready === true, null, { timeout: 30_000 });
+    await waitForReady(page);
     const ms = await page.evaluate(
       () => performance.getEntriesByName("torchlower:first-analysis-rendered")[0].startTime,
     );

@@ -17,6 +17,7 @@ import {
   reportSites,
   serveDist,
   waitForCurrentAnalysis,
+  waitForReady,
 } from "./harness.mjs";
 
 let server;
@@ -242,7 +243,7 @@ test("a URL fragment reproduces the source", async () => {
   // A named example in the fragment, and a fragment change in an open page.
   const classification = examples.find((e) => e.id === "classification_head");
   await page.goto(`${server.url}#example=classification_head`);
-  await page.waitForFunction(() => window.torchlowerPlayground?.ready === true);
+  await waitForReady(page);
   await waitForCurrentAnalysis(page);
   assert.equal(await editorText(page), classification.source);
   const phaseA = examples.find((e) => e.id === "phase_a_chain");
