@@ -12,18 +12,15 @@
 use pyo3::prelude::*;
 use tch::{Device, Kind, Tensor};
 
+use super::kernels::args;
 use super::kernels::math::{BinaryOp, UnaryOp};
-use super::kernels::matmul::TILE;
-use super::kernels::plan::{ElementwisePlan, MatmulPlan, ReducePlan, REDUCE_THREADS};
+use super::kernels::plan::{ElementwisePlan, MatmulPlan, ReducePlan};
 use super::kernels::Kernel;
 use super::launch::{Arg, LaunchConfig};
 use super::result::CudaError;
 use super::runtime::{self, LoadedKernel};
 use super::safe::StreamHandle;
 use crate::{Error, Result};
-
-/// Threads per block of the elementwise kernels.
-const ELEMENTWISE_THREADS: u32 = 256;
 
 /// The stream PyTorch is currently using on device 0 (`torch.cuda.current_stream()`), so
 /// our kernels are ordered with PyTorch's work; PyTorch's default (legacy) stream if it
@@ -80,12 +77,9 @@ fn empty(shape: &[i64], kind: Kind) -> Result<Tensor> {
     Ok(Tensor::f_empty(shape, (kind, Device::Cuda(0)))?)
 }
 
-fn ptr(t: &Tensor) -> Arg {
-    Arg::Ptr(t.data_ptr() as u64)
-}
-
-fn i64_arg(value: u64) -> Arg {
-    Arg::I64(value as i64)
+/// The device address of a tensor's first element.
+fn addr(t: &Tensor) -> u64 {
+    t.data_ptr() as u64
 }
 
 /// Launches `loaded` with `args`.
@@ -108,9 +102,7 @@ fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor> {
     if plan.numel() == 0 {
         return Ok(out);
     }
-    let (rs, cs) = plan.inputs[0];
-    let config = LaunchConfig::for_elements(plan.numel(), ELEMENTWISE_THREADS)?;
-    launch(loaded, config, &[ptr(&out), ptr(t), i64_arg(plan.numel()), i64_arg(plan.cols), Arg::I64(rs), Arg::I64(cs)])?;
+    launch(loaded, args::elementwise_config(&plan)?, &args::unary_args(&plan, addr(&out), addr(t)))?;
     Ok(out)
 }
 
@@ -123,13 +115,7 @@ fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if plan.numel() == 0 {
         return Ok(out);
     }
-    let ((ars, acs), (brs, bcs)) = (plan.inputs[0], plan.inputs[1]);
-    let config = LaunchConfig::for_elements(plan.numel(), ELEMENTWISE_THREADS)?;
-    launch(
-        loaded,
-        config,
-        &[ptr(&out), ptr(a), ptr(b), i64_arg(plan.numel()), i64_arg(plan.cols), Arg::I64(ars), Arg::I64(acs), Arg::I64(brs), Arg::I64(bcs)],
-    )?;
+    launch(loaded, args::elementwise_config(&plan)?, &args::binary_args(&plan, addr(&out), addr(a), addr(b)))?;
     Ok(out)
 }
 
@@ -139,32 +125,8 @@ fn run_matmul(plan: MatmulPlan, a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -
     if plan.m == 0 || plan.n == 0 {
         return Ok(out);
     }
-    let grid_x = u32::try_from(plan.n.div_ceil(TILE as u64)).map_err(|_| unsupported("torchlower: matmul too large".into()))?;
-    let grid_y = u32::try_from(plan.m.div_ceil(TILE as u64)).map_err(|_| unsupported("torchlower: matmul too large".into()))?;
-    if grid_y > 65_535 {
-        return Err(unsupported(format!("torchlower: CUDA matmul supports at most {} rows", 65_535 * TILE)));
-    }
-    let config = LaunchConfig { grid: (grid_x, grid_y, 1), block: (TILE, TILE, 1), shared_bytes: 0 };
-    let bias_ptr = bias.map_or(Arg::Ptr(0), ptr);
-    launch(
-        loaded,
-        config,
-        &[
-            ptr(&out),
-            ptr(a),
-            ptr(b),
-            bias_ptr,
-            i64_arg(plan.m),
-            i64_arg(plan.n),
-            i64_arg(plan.k),
-            Arg::I64(plan.a.row_stride),
-            Arg::I64(plan.a.col_stride),
-            Arg::I64(plan.b.row_stride),
-            Arg::I64(plan.b.col_stride),
-            Arg::I64(plan.bias_stride.unwrap_or(0)),
-            Arg::U32(u32::from(plan.bias_stride.is_some())),
-        ],
-    )?;
+    let bias = bias.map_or(0, addr);
+    launch(loaded, args::matmul_config(&plan)?, &args::matmul_args(&plan, addr(&out), addr(a), addr(b), bias))?;
     Ok(out)
 }
 
@@ -234,11 +196,6 @@ fn reduce_plan(op: &str, t: &Tensor, dim: i64, keepdim: bool) -> Result<ReducePl
     ReducePlan::along(&t.size(), &t.stride(), dim, keepdim).map_err(|message| Error::Value(message))
 }
 
-fn line_grid(plan: &ReducePlan) -> Result<LaunchConfig> {
-    let lines = u32::try_from(plan.outer).map_err(|_| unsupported("torchlower: too many lines to reduce".into()))?;
-    Ok(LaunchConfig { grid: (lines, 1, 1), block: (REDUCE_THREADS, 1, 1), shared_bytes: 0 })
-}
-
 fn sum_like(t: &Tensor, dim: i64, keepdim: bool, mean: bool) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Sum)?;
     let plan = reduce_plan(if mean { "mean" } else { "sum" }, t, dim, keepdim)?;
@@ -248,11 +205,7 @@ fn sum_like(t: &Tensor, dim: i64, keepdim: bool, mean: bool) -> Result<Tensor> {
     }
     // PyTorch's CUDA mean multiplies the sum by 1/len (inf for len 0, giving NaN as eager).
     let factor = if mean { 1.0f32 / plan.len as f32 } else { 1.0 };
-    launch(
-        loaded,
-        line_grid(&plan)?,
-        &[ptr(&out), ptr(t), i64_arg(plan.len), Arg::I64(plan.outer_stride), Arg::I64(plan.reduce_stride), Arg::F32(factor)],
-    )?;
+    launch(loaded, args::line_config(&plan)?, &args::sum_args(&plan, addr(&out), addr(t), factor))?;
     Ok(out)
 }
 
@@ -274,19 +227,7 @@ pub fn softmax(t: &Tensor, dim: i64) -> Result<Tensor> {
     if plan.outer == 0 || plan.len == 0 {
         return Ok(out);
     }
-    launch(
-        loaded,
-        line_grid(&plan)?,
-        &[
-            ptr(&out),
-            ptr(t),
-            i64_arg(plan.len),
-            Arg::I64(plan.outer_stride),
-            Arg::I64(plan.reduce_stride),
-            Arg::I64(plan.out_outer_stride),
-            Arg::I64(plan.out_reduce_stride),
-        ],
-    )?;
+    launch(loaded, args::line_config(&plan)?, &args::softmax_args(&plan, addr(&out), addr(t)))?;
     Ok(out)
 }
 
@@ -304,10 +245,6 @@ pub fn argmax(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
     if plan.outer == 0 {
         return Ok(out);
     }
-    launch(
-        loaded,
-        line_grid(&plan)?,
-        &[ptr(&out), ptr(t), i64_arg(plan.len), Arg::I64(plan.outer_stride), Arg::I64(plan.reduce_stride)],
-    )?;
+    launch(loaded, args::line_config(&plan)?, &args::argmax_args(&plan, addr(&out), addr(t)))?;
     Ok(out)
 }

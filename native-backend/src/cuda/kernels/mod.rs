@@ -7,6 +7,7 @@
 //!   executors that follow the kernels' exact evaluation order.
 //! - [`elementwise`], [`matmul`], [`reduce`]: the PTX generators.
 
+pub mod args;
 pub mod elementwise;
 pub mod math;
 pub mod matmul;
