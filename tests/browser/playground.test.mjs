@@ -213,6 +213,18 @@ test("clicking a site highlights its Rust, and clicking the Rust selects the sit
   assert.equal(await page.locator("#sites tr.selected").getAttribute("data-site"), innermost.id);
   assert.ok((await page.locator(`#source-editor .cm-site-selected[data-site="${innermost.id}"]`).count()) > 0);
   await assertRustHighlight(page, rustOf(innermost));
+
+  // A function's row -> its whole generated pyfunction (the report's function rust_range).
+  const fnIndex = report.functions.length - 1;
+  const fn = report.functions[fnIndex];
+  assert.ok(Array.isArray(fn.rust_range) && fn.symbol, "a native function has a symbol and a Rust range");
+  await page.click(`#sites tr[data-function="${fnIndex}"] td:first-child`);
+  await page.waitForFunction(() => document.querySelector("#rust-editor .cm-rust-fn-selected"));
+  const fnRust = report.rust.slice(fn.rust_range[0], fn.rust_range[1]);
+  assert.ok(fnRust.includes(`fn ${fn.symbol}`), `the range holds fn ${fn.symbol}`);
+  const shown = await markedText(page, "#rust-editor .cm-rust-fn-selected");
+  // Marked pieces carry no line breaks, and CodeMirror draws only the lines in view.
+  assert.ok(shown.length > 0 && fnRust.replaceAll("\n", "").startsWith(shown.slice(0, 60)), `highlighted: ${shown.slice(0, 60)}`);
   assertNoPageErrors(page);
   await page.close();
 });

@@ -84,11 +84,14 @@ async function start() {
     ({ sites, functions } = analysis);
     const selected = [...sites, ...functions].find((item) => item.key === selectedKey) ?? null;
     selectedKey = selected?.key ?? null;
-    const diagnostics = [...(report.diagnostics ?? []), ...(report.functions ?? []).flatMap((f) => f.diagnostics ?? [])];
-    source.showAnalysis(functions, sites, diagnostics);
+    source.showAnalysis(functions, sites, diagnosticsToUnderline(report, sites));
     source.select(selected);
     rust.show(report.rust ?? "", sites, functions, selectedKey);
-    $("rust-note").textContent = report.rust ? "" : "(nothing lowered: no function is native)";
+    $("rust-note").textContent = report.rust
+      ? ""
+      : (report.diagnostics ?? []).length
+        ? "(nothing lowered: the module has errors)"
+        : "(nothing lowered: no function is native)";
     table.show(functions, sites, selectedKey);
     renderSummary($("summary"), report, sites, analyzeMs);
     renderDiagnostics($("diagnostics"), report, {
@@ -159,6 +162,16 @@ async function start() {
   await loadFromFragment();
   stats.ready = true;
   document.body.dataset.ready = "true";
+}
+
+/**
+ * Diagnostics drawn in the editor: the module's, and each function's except those that repeat
+ * a site's rejection (the site's own mark already shows it).
+ */
+function diagnosticsToUnderline(report, sites) {
+  const repeatsSite = (diag) => sites.some((s) => s.code === diag.code && s.line === diag.line && s.col === diag.col);
+  const fnDiagnostics = (report.functions ?? []).flatMap((f) => f.diagnostics ?? []);
+  return [...(report.diagnostics ?? []), ...fnDiagnostics.filter((diag) => !repeatsSite(diag))];
 }
 
 start();

@@ -164,10 +164,7 @@ function siteHover(onCodeClick) {
   return hoverTooltip((view, pos) => {
     const { sites, diagnostics } = view.state.field(analysisField);
     const hits = sites.filter((e) => pos >= e.from && pos <= e.to).sort((a, b) => a.to - a.from - (b.to - b.from));
-    // A rejected site's diagnostic is also listed for its function: show it once.
-    const sameAsSite = ({ diag }) =>
-      hits.some(({ site }) => site.code === diag.code && site.line === diag.line && site.col === diag.col);
-    const diags = diagnostics.filter((e) => pos >= e.from && pos <= e.to && !sameAsSite(e));
+    const diags = diagnostics.filter((e) => pos >= e.from && pos <= e.to);
     if (!hits.length && !diags.length) return null;
     const from = Math.min(...[...hits, ...diags].map((e) => e.from));
     const to = Math.max(...[...hits, ...diags].map((e) => e.to));
