@@ -16,6 +16,7 @@ pub use pyo3;
 pub use tch;
 
 pub mod boundary;
+pub mod fused;
 pub mod cuda;
 mod error;
 pub mod ops;

@@ -1,0 +1,101 @@
+//! Which tensors the fused kernels read and write directly: contiguous float32 CPU tensors
+//! of rank ≤ 2. Anything else takes the tch path so that semantics never change.
+
+use tch::{Device, Kind, Tensor};
+
+use crate::error::Result;
+
+/// A contiguous float32 CPU tensor of rank ≤ 2, seen as `rows × cols` (rank 1 is one row,
+/// rank 0 one element).
+#[derive(Debug, Clone, Copy)]
+pub struct Dense {
+    pub ptr: *mut f32,
+    pub rank: usize,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl Dense {
+    /// The view, or `None` when the tensor is not one the kernels take.
+    pub fn of(t: &Tensor) -> Option<Dense> {
+        if t.device() != Device::Cpu || t.f_kind().ok() != Some(Kind::Float) || !t.is_contiguous() {
+            return None;
+        }
+        let size = t.size();
+        let (rows, cols) = match size.as_slice() {
+            [] => (1, 1),
+            [n] => (1, *n as usize),
+            [m, n] => (*m as usize, *n as usize),
+            _ => return None,
+        };
+        Some(Dense { ptr: t.data_ptr() as *mut f32, rank: size.len(), rows, cols })
+    }
+
+    /// The shape as torch reports it.
+    pub fn shape(&self) -> Vec<i64> {
+        match self.rank {
+            0 => vec![],
+            1 => vec![self.cols as i64],
+            _ => vec![self.rows as i64, self.cols as i64],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows * self.cols
+    }
+
+    /// The elements, read-only.
+    ///
+    /// # Safety
+    /// The tensor this view came from is alive and not written while the slice is used.
+    pub unsafe fn values<'a>(&self) -> &'a [f32] {
+        if self.len() == 0 {
+            return &[];
+        }
+        // SAFETY: contiguous storage of `len` f32s starting at `ptr` (checked in `of`).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len()) }
+    }
+
+    /// The elements, writable.
+    ///
+    /// # Safety
+    /// As [`Dense::values`], and nothing else reads or writes the storage meanwhile (the
+    /// tensor is a fresh output of this crate).
+    pub unsafe fn values_mut<'a>(&self) -> &'a mut [f32] {
+        if self.len() == 0 {
+            return &mut [];
+        }
+        // SAFETY: see above.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len()) }
+    }
+}
+
+/// A new uninitialised float32 CPU tensor and its view (one allocation, no fill).
+pub fn empty(shape: &[i64]) -> Result<(Tensor, Dense)> {
+    let tensor = Tensor::f_empty(shape, (Kind::Float, Device::Cpu))?;
+    let dense = Dense::of(&tensor).expect("a fresh float32 CPU tensor is dense");
+    Ok((tensor, dense))
+}
+
+thread_local! {
+    /// Scratch space for intermediates that never become tensors (GEMM results consumed by a
+    /// reduction, the ping-pong buffers of a layer loop). Grows, never shrinks.
+    static SCRATCH: std::cell::RefCell<[Vec<f32>; 2]> = const { std::cell::RefCell::new([Vec::new(), Vec::new()]) };
+}
+
+/// Runs `body` with two scratch buffers of at least `len` elements each.
+pub fn with_scratch<T>(len: usize, body: impl FnOnce(&mut [f32], &mut [f32]) -> T) -> T {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buffers) => {
+            let [a, b] = &mut *buffers;
+            for buffer in [&mut *a, &mut *b] {
+                if buffer.len() < len {
+                    buffer.resize(len, 0.0);
+                }
+            }
+            body(&mut a[..len], &mut b[..len])
+        }
+        // Re-entered (cannot happen from generated code): use fresh buffers.
+        Err(_) => body(&mut vec![0.0; len], &mut vec![0.0; len]),
+    })
+}

@@ -1,0 +1,107 @@
+//! What follows a GEMM (or starts from any fresh tensor): bias add, a chain of unary ops and
+//! an optional sum/mean, done row by row while the row is in cache.
+
+use super::math::{self, Binary, Unary};
+
+/// `sum`/`mean` over one dim, as `t.sum(dim=…, keepdim=…)` / `t.mean(…)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduce {
+    Sum { dim: i64, keepdim: bool },
+    Mean { dim: i64, keepdim: bool },
+}
+
+impl Reduce {
+    pub fn dim(self) -> i64 {
+        match self {
+            Reduce::Sum { dim, .. } | Reduce::Mean { dim, .. } => dim,
+        }
+    }
+    pub fn keepdim(self) -> bool {
+        match self {
+            Reduce::Sum { keepdim, .. } | Reduce::Mean { keepdim, .. } => keepdim,
+        }
+    }
+    pub fn is_mean(self) -> bool {
+        matches!(self, Reduce::Mean { .. })
+    }
+
+    /// Which axis of a `rows × cols` view of a rank-`rank` tensor this reduces, or `None`
+    /// when the dim is out of range (then tch raises eager's error).
+    pub fn axis(self, rank: usize) -> Option<Axis> {
+        let dim = self.dim();
+        match (rank, dim) {
+            (1, 0 | -1) | (2, 1 | -1) => Some(Axis::Cols),
+            (2, 0 | -2) => Some(Axis::Rows),
+            _ => None,
+        }
+    }
+
+    /// Result shape for an input of `shape` (rank 1 or 2) reduced over `axis`.
+    pub fn out_shape(self, shape: &[i64], axis: Axis) -> Vec<i64> {
+        let reduced = match (shape.len(), axis) {
+            (1, _) => 0,
+            (_, Axis::Rows) => 0,
+            (_, Axis::Cols) => 1,
+        };
+        let mut out = shape.to_vec();
+        if self.keepdim() {
+            out[reduced] = 1;
+        } else {
+            out.remove(reduced);
+        }
+        out
+    }
+}
+
+/// The axis of a `rows × cols` view a reduction runs over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    /// Over the rows (torch dim 0 of a matrix): one result per column.
+    Rows,
+    /// Along each row (the last dim): one result per row.
+    Cols,
+}
+
+/// The bias operand added to every row.
+#[derive(Debug, Clone, Copy)]
+pub enum RowBias<'a> {
+    None,
+    /// The same `cols` values for every row (a 1-D bias).
+    Vector(&'a [f32]),
+    /// A full `rows × cols` operand.
+    Matrix(&'a [f32]),
+}
+
+/// Applies bias, `acts` and (when `reduce` is given) the reduction to `values`
+/// (`rows × cols`, row-major, modified in place); reduction results go to `reduced`
+/// (`rows` values for [`Axis::Cols`], `cols` for [`Axis::Rows`]).
+pub fn apply(
+    values: &mut [f32],
+    rows: usize,
+    cols: usize,
+    bias: RowBias<'_>,
+    acts: &[Unary],
+    reduce: Option<(Reduce, Axis)>,
+    reduced: &mut [f32],
+) {
+    for (i, row) in values.chunks_exact_mut(cols.max(1)).take(rows).enumerate() {
+        match bias {
+            RowBias::None => {}
+            RowBias::Vector(b) => math::binary_in_place(Binary::Add, row, b),
+            RowBias::Matrix(b) => math::binary_in_place(Binary::Add, row, &b[i * cols..(i + 1) * cols]),
+        }
+        for &op in acts {
+            math::unary_in_place(op, row);
+        }
+        if let Some((r, Axis::Cols)) = reduce {
+            let total = math::sum(row);
+            reduced[i] = if r.is_mean() { total / cols as f32 } else { total };
+        }
+    }
+    if let Some((r, Axis::Rows)) = reduce {
+        math::sum_columns(values, rows, cols, reduced);
+        if r.is_mean() {
+            reduced.iter_mut().for_each(|s| *s /= rows as f32);
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! Element functions of the fused kernels, written to match torch's CPU kernels exactly on
+//! special values (NaN, ±Inf, signed zeros) and within a few ulp elsewhere.
+//!
+//! The loops over slices are plain branch-free Rust so that LLVM vectorises them; on x86-64
+//! they are compiled a second time with AVX2 enabled and chosen at run time. No FMA
+//! contraction happens (Rust never contracts `a * b + c`), so both versions give the same bits.
+
+/// One elementwise unary op of `tl::ops` (same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unary {
+    Relu,
+    Sigmoid,
+    Tanh,
+    Gelu,
+    Abs,
+    Neg,
+    Square,
+    Exp,
+    Log,
+    Sqrt,
+}
+
+/// One elementwise binary op of `tl::ops` (true division for `Div`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// `torch.relu`: `clamp_min(x, 0)`, which keeps `-0.0` and NaN as they are.
+#[inline(always)]
+pub fn relu(x: f32) -> f32 {
+    if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// `exp(x)` by Cody–Waite range reduction `x = n·ln2 + r` and a degree-6 polynomial on
+/// `|r| ≤ ln2/2` (the classic Cephes coefficients); about 1 ulp. Branch-free so it vectorises;
+/// results that would be subnormal are scaled in two steps so they are not flushed to zero.
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_359_375;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    const ROUND: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer
+    const OVERFLOW: f32 = 88.722_839; // ln(f32::MAX)
+    const UNDERFLOW: f32 = -103.972_08; // below: smaller than half the smallest subnormal
+    let clamped = x.clamp(UNDERFLOW - 1.0, OVERFLOW + 1.0);
+    let n = (clamped * LOG2E + ROUND) - ROUND;
+    let r = clamped - n * LN2_HI - n * LN2_LO;
+    let mut p = 1.987_569_1e-4_f32;
+    p = p * r + 1.398_199_9e-3;
+    p = p * r + 8.333_452e-3;
+    p = p * r + 4.166_579_6e-2;
+    p = p * r + 1.666_666_5e-1;
+    p = p * r + 5.000_000_1e-1;
+    let e_r = p * r * r + r + 1.0;
+    // 2^n as two normal powers of two (n ∈ [-151, 130]).
+    let n = n as i32;
+    let half = n >> 1;
+    let scale_a = f32::from_bits(((half + 127) as u32) << 23);
+    let scale_b = f32::from_bits(((n - half + 127) as u32) << 23);
+    let value = e_r * scale_a * scale_b;
+    if x.is_nan() {
+        x
+    } else if x > OVERFLOW {
+        f32::INFINITY
+    } else if x < UNDERFLOW {
+        0.0
+    } else {
+        value
+    }
+}
+
+/// `torch.sigmoid`: `1 / (1 + exp(-x))`, as torch's vectorised CPU kernel computes it.
+#[inline(always)]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + exp(-x))
+}
+
+/// `F.gelu(x, approximate="none")` in the form `0.5 · (x + x·erf(x/√2))`, which (like
+/// torch's CPU kernel) gives `+0.0` for `-0.0` and NaN for `-inf`.
+#[inline(always)]
+pub fn gelu(x: f32) -> f32 {
+    0.5 * (x + x * libm::erff(x * std::f32::consts::FRAC_1_SQRT_2))
+}
+
+/// One unary op on one value.
+#[inline(always)]
+pub fn unary(op: Unary, x: f32) -> f32 {
+    match op {
+        Unary::Relu => relu(x),
+        Unary::Sigmoid => sigmoid(x),
+        Unary::Tanh => x.tanh(),
+        Unary::Gelu => gelu(x),
+        Unary::Abs => x.abs(),
+        Unary::Neg => -x,
+        Unary::Square => x * x,
+        Unary::Exp => exp(x),
+        Unary::Log => x.ln(),
+        Unary::Sqrt => x.sqrt(),
+    }
+}
+
+/// Expands to a safe dispatcher `$name` that runs `$body` compiled with AVX2 where the CPU
+/// has it, and the baseline build otherwise.
+macro_rules! multiversion {
+    ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
+        $(#[$meta])*
+        pub fn $name($($arg: $ty),*) {
+            #[inline(always)]
+            fn generic($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2($($arg: $ty),*) { generic($($arg),*) }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU supports AVX2 (checked just above).
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            generic($($arg),*)
+        }
+    };
+}
+
+multiversion! {
+    /// Applies `op` to every element of `values`, in place.
+    fn unary_in_place(op: Unary, values: &mut [f32]) {
+        match op {
+            Unary::Relu => values.iter_mut().for_each(|v| *v = relu(*v)),
+            Unary::Sigmoid => values.iter_mut().for_each(|v| *v = sigmoid(*v)),
+            Unary::Exp => values.iter_mut().for_each(|v| *v = exp(*v)),
+            Unary::Square => values.iter_mut().for_each(|v| *v = *v * *v),
+            Unary::Neg => values.iter_mut().for_each(|v| *v = -*v),
+            Unary::Abs => values.iter_mut().for_each(|v| *v = v.abs()),
+            Unary::Sqrt => values.iter_mut().for_each(|v| *v = v.sqrt()),
+            other => values.iter_mut().for_each(|v| *v = unary(other, *v)),
+        }
+    }
+}
+
+multiversion! {
+    /// `values[i] = op(values[i], other[i])`; the slices have the same length.
+    fn binary_in_place(op: Binary, values: &mut [f32], other: &[f32]) {
+        match op {
+            Binary::Add => values.iter_mut().zip(other).for_each(|(v, o)| *v = *v + *o),
+            Binary::Sub => values.iter_mut().zip(other).for_each(|(v, o)| *v = *v - *o),
+            Binary::Mul => values.iter_mut().zip(other).for_each(|(v, o)| *v = *v * *o),
+            Binary::Div => values.iter_mut().zip(other).for_each(|(v, o)| *v = *v / *o),
+        }
+    }
+}
+
+// --- Sums in torch's order ------------------------------------------------------------------
+//
+// A sum of floats depends on the order of its additions, and sums with cancellation differ
+// by more than any tolerance between orders. So these follow the order of torch's CPU sum
+// kernel (`cascade_sum` in ATen's SumKernel.cpp, the algorithm re-derived here): 8-lane
+// vectors along contiguous memory, four interleaved accumulators ("ilp"), a four-level
+// cascade that folds every 16 (more for huge sizes) additions into the next level, the scalar
+// tail added before the vector lanes, and the output starting at `+0.0` (so a sum of `-0.0`s
+// is `+0.0`, as in eager).
+
+/// One accumulator: a scalar or an 8-lane vector.
+trait Lanes: Copy {
+    const ZERO: Self;
+    fn add(self, other: Self) -> Self;
+}
+
+impl Lanes for f32 {
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        self + other
+    }
+}
+
+/// The width of torch's AVX2 `Vectorized<float>`.
+const VEC: usize = 8;
+
+impl Lanes for [f32; VEC] {
+    const ZERO: Self = [0.0; VEC];
+    #[inline(always)]
+    fn add(mut self, other: Self) -> Self {
+        for (a, b) in self.iter_mut().zip(other) {
+            *a += b;
+        }
+        self
+    }
+}
+
+/// `ceil(log2(x))`, with 1 for `x ≤ 2` as in c10.
+fn ceil_log2(x: usize) -> usize {
+    if x <= 2 {
+        1
+    } else {
+        (usize::BITS - (x - 1).leading_zeros()) as usize
+    }
+}
+
+/// Sums `size` rows of `R` columns each (`load(i, k)`), cascading partial sums in levels.
+#[inline(always)]
+fn multi_row_sum<L: Lanes, const R: usize>(size: usize, load: impl Fn(usize, usize) -> L) -> [L; R] {
+    const LEVELS: usize = 4;
+    let level_power = 4.max(ceil_log2(size) / LEVELS);
+    let level_step = 1usize << level_power;
+    let level_mask = level_step - 1;
+    let mut acc = [[L::ZERO; R]; LEVELS];
+    let mut i = 0;
+    while i + level_step <= size {
+        for _ in 0..level_step {
+            for k in 0..R {
+                acc[0][k] = acc[0][k].add(load(i, k));
+            }
+            i += 1;
+        }
+        for j in 1..LEVELS {
+            for k in 0..R {
+                acc[j][k] = acc[j][k].add(acc[j - 1][k]);
+                acc[j - 1][k] = L::ZERO;
+            }
+            if i & (level_mask << (j * level_power)) != 0 {
+                break;
+            }
+        }
+    }
+    while i < size {
+        for k in 0..R {
+            acc[0][k] = acc[0][k].add(load(i, k));
+        }
+        i += 1;
+    }
+    for j in 1..LEVELS {
+        for k in 0..R {
+            acc[0][k] = acc[0][k].add(acc[j][k]);
+        }
+    }
+    acc[0]
+}
+
+/// Sums `size` elements (`load(i)`) with four interleaved accumulators.
+#[inline(always)]
+fn row_sum<L: Lanes>(size: usize, load: impl Fn(usize) -> L) -> L {
+    const ILP: usize = 4;
+    let size_ilp = size / ILP;
+    let mut partial = multi_row_sum::<L, ILP>(size_ilp, |i, k| load(i * ILP + k));
+    for i in size_ilp * ILP..size {
+        partial[0] = partial[0].add(load(i));
+    }
+    for k in 1..ILP {
+        partial[0] = partial[0].add(partial[k]);
+    }
+    partial[0]
+}
+
+#[inline(always)]
+fn vector_at(values: &[f32], start: usize) -> [f32; VEC] {
+    let mut lanes = [0.0; VEC];
+    lanes.copy_from_slice(&values[start..start + VEC]);
+    lanes
+}
+
+/// Sum of a contiguous run (a row, or a reduction over the last dim), in torch's order.
+pub fn sum(values: &[f32]) -> f32 {
+    #[inline(always)]
+    fn generic(values: &[f32]) -> f32 {
+        let size = values.len();
+        let total = if size >= VEC {
+            let vectors = size / VEC;
+            let lanes = row_sum::<[f32; VEC]>(vectors, |v| vector_at(values, v * VEC));
+            let mut total = 0.0f32;
+            for v in &values[vectors * VEC..] {
+                total += *v;
+            }
+            for lane in lanes {
+                total += lane;
+            }
+            total
+        } else {
+            row_sum::<f32>(size, |i| values[i])
+        };
+        0.0 + total
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(values: &[f32]) -> f32 {
+            generic(values)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { avx2(values) };
+        }
+    }
+    generic(values)
+}
+
+multiversion! {
+    /// Column sums of a row-major `rows × cols` matrix (a reduction over dim 0), in torch's
+    /// order; `out` has `cols` elements.
+    fn sum_columns(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
+        if cols == 1 {
+            out[0] = sum(&values[..rows]);
+            return;
+        }
+        let at = |i: usize, j: usize| values[i * cols + j];
+        let mut j = 0;
+        if cols >= VEC {
+            const ROWS: usize = 4;
+            while j + ROWS * VEC <= cols {
+                let sums = multi_row_sum::<[f32; VEC], ROWS>(rows, |i, k| vector_at(values, i * cols + j + k * VEC));
+                for (k, lanes) in sums.iter().enumerate() {
+                    for (lane, v) in lanes.iter().enumerate() {
+                        out[j + k * VEC + lane] = 0.0 + v;
+                    }
+                }
+                j += ROWS * VEC;
+            }
+            while j + VEC <= cols {
+                let lanes = row_sum::<[f32; VEC]>(rows, |i| vector_at(values, i * cols + j));
+                for (lane, v) in lanes.iter().enumerate() {
+                    out[j + lane] = 0.0 + v;
+                }
+                j += VEC;
+            }
+        } else {
+            const ROWS: usize = 4;
+            while j + ROWS <= cols {
+                let sums = multi_row_sum::<f32, ROWS>(rows, |i, k| at(i, j + k));
+                for (k, v) in sums.iter().enumerate() {
+                    out[j + k] = 0.0 + v;
+                }
+                j += ROWS;
+            }
+        }
+        while j < cols {
+            out[j] = 0.0 + row_sum::<f32>(rows, |i| at(i, j));
+            j += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_is_close_to_libm_over_the_whole_range() {
+        let mut x = -110.0f32;
+        while x < 90.0 {
+            let (got, want) = (exp(x), (x as f64).exp() as f32);
+            let tolerance = want.abs() * 4.0 * f32::EPSILON + 1e-44;
+            assert!((got - want).abs() <= tolerance, "exp({x}) = {got}, want {want}");
+            x += 0.0137;
+        }
+    }
+
+    #[test]
+    fn special_values_follow_torch() {
+        assert_eq!(exp(f32::INFINITY), f32::INFINITY);
+        assert_eq!(exp(f32::NEG_INFINITY), 0.0);
+        assert!(exp(f32::NAN).is_nan());
+        assert_eq!(exp(-0.0), 1.0);
+        assert!(relu(-0.0).is_sign_negative());
+        assert!(relu(-3.0).is_sign_positive() && relu(-3.0) == 0.0);
+        assert!(relu(f32::NAN).is_nan());
+        assert_eq!(sigmoid(f32::NEG_INFINITY), 0.0);
+        assert_eq!(sigmoid(f32::INFINITY), 1.0);
+        assert_eq!(sigmoid(-0.0), 0.5);
+        assert!(sigmoid(f32::NAN).is_nan());
+        assert!(gelu(-0.0).is_sign_positive());
+        assert!(gelu(f32::NEG_INFINITY).is_nan());
+        assert_eq!(gelu(f32::INFINITY), f32::INFINITY);
+        assert!(sum(&[-0.0; 19]).is_sign_positive());
+        let mut out = [1.0; 3];
+        sum_columns(&[-0.0; 60], 20, 3, &mut out);
+        assert!(out.iter().all(|v| *v == 0.0 && v.is_sign_positive()));
+    }
+
+    #[test]
+    fn vector_loops_agree_with_the_scalar_functions() {
+        let values: Vec<f32> = (0..103).map(|i| (i as f32 - 51.0) * 0.37).collect();
+        for op in [Unary::Relu, Unary::Sigmoid, Unary::Exp, Unary::Tanh, Unary::Gelu] {
+            let mut out = values.clone();
+            unary_in_place(op, &mut out);
+            for (v, o) in values.iter().zip(&out) {
+                assert_eq!(o.to_bits(), unary(op, *v).to_bits(), "{op:?}({v})");
+            }
+        }
+    }
+}

@@ -1,0 +1,357 @@
+//! `tl::fused` against the op-by-op chain of eager libtorch kernels (through tch, the same
+//! kernels Python eager runs): values within rtol 1e-5 / atol 1e-6, identical NaN and ±Inf
+//! positions, identical signs of zeros, identical shapes and errors, inputs untouched. Every
+//! pattern runs on random data and on the special values `-inf, -3, -1, -0, 0, 1, 3, inf,
+//! nan`, at the benchmark sizes and at degenerate ones, on the direct path and on the tch
+//! fallback path (non-contiguous, float64, rank-3 inputs).
+
+use tch::{Device, Kind, Tensor};
+use torchlower_backend::fused::{self, Binary, Reduce, Step, Unary};
+
+const SPECIALS: [f32; 9] = [f32::NEG_INFINITY, -3.0, -1.0, -0.0, 0.0, 1.0, 3.0, f32::INFINITY, f32::NAN];
+
+/// A small deterministic generator (splitmix64), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn normal_ish(&mut self) -> f32 {
+        // sum of uniforms: roughly normal, enough spread for sign changes and cancellation
+        (0..4).map(|_| (self.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5).sum::<f32>() * 2.0
+    }
+    fn tensor(&mut self, shape: &[i64], special: bool) -> Tensor {
+        let n: i64 = shape.iter().product();
+        let values: Vec<f32> = (0..n)
+            .map(|_| if special { SPECIALS[(self.next() % 9) as usize] } else { self.normal_ish() })
+            .collect();
+        Tensor::from_slice(&values).reshape(shape)
+    }
+}
+
+fn values(t: &Tensor) -> Vec<f32> {
+    Vec::<f32>::try_from(t.contiguous().view([-1]).to_kind(Kind::Float)).expect("float tensor")
+}
+
+/// Asserts eager parity of `got` with `want` (see the module doc).
+fn assert_parity(got: &Tensor, want: &Tensor, what: &str) {
+    assert_eq!(got.size(), want.size(), "{what}: shape");
+    assert_eq!(got.kind(), want.kind(), "{what}: dtype");
+    assert_eq!(got.device(), Device::Cpu, "{what}: device");
+    assert!(!got.requires_grad(), "{what}: requires_grad");
+    for (i, (g, w)) in values(got).iter().zip(values(want)).enumerate() {
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() || w == 0.0 {
+            g.to_bits() == w.to_bits()
+        } else {
+            (g - w).abs() <= 1e-6 + 1e-5 * w.abs()
+        };
+        assert!(ok, "{what}: element {i}: fused {g:?} ({:#x}), eager {w:?} ({:#x})", g.to_bits(), w.to_bits());
+    }
+}
+
+fn eager_acts(mut t: Tensor, acts: &[Unary]) -> Tensor {
+    for op in acts {
+        t = match op {
+            Unary::Relu => t.relu(),
+            Unary::Sigmoid => t.sigmoid(),
+            Unary::Tanh => t.tanh(),
+            Unary::Gelu => t.gelu("none"),
+            Unary::Abs => t.abs(),
+            Unary::Neg => t.neg(),
+            Unary::Square => t.square(),
+            Unary::Exp => t.exp(),
+            Unary::Log => t.log(),
+            Unary::Sqrt => t.sqrt(),
+        };
+    }
+    t
+}
+
+fn eager_reduce(t: Tensor, reduce: Option<Reduce>) -> Tensor {
+    match reduce {
+        None => t,
+        Some(Reduce::Sum { dim, keepdim }) => t.sum_dim_intlist(Some(&[dim][..]), keepdim, None::<Kind>),
+        Some(Reduce::Mean { dim, keepdim }) => t.mean_dim(Some(&[dim][..]), keepdim, None::<Kind>),
+    }
+}
+
+const ACT_CHAINS: [&[Unary]; 8] = [
+    &[],
+    &[Unary::Relu],
+    &[Unary::Sigmoid],
+    &[Unary::Tanh],
+    &[Unary::Gelu],
+    &[Unary::Relu, Unary::Sigmoid],
+    &[Unary::Exp, Unary::Log, Unary::Sqrt],
+    &[Unary::Abs, Unary::Neg, Unary::Square],
+];
+
+const REDUCTIONS: [Option<Reduce>; 6] = [
+    None,
+    Some(Reduce::Mean { dim: 1, keepdim: false }),
+    Some(Reduce::Sum { dim: 1, keepdim: true }),
+    Some(Reduce::Mean { dim: -1, keepdim: true }),
+    Some(Reduce::Sum { dim: 0, keepdim: false }),
+    Some(Reduce::Mean { dim: -2, keepdim: true }),
+];
+
+/// (batch, in, out): the benchmark cells and degenerate shapes.
+const SHAPES: [(i64, i64, i64); 10] =
+    [(1, 32, 32), (1, 128, 64), (8, 64, 64), (16, 128, 64), (64, 128, 64), (256, 256, 128), (3, 1, 5), (1, 1, 1), (5, 2, 9), (2, 7, 1)];
+
+fn snapshot(ts: &[&Tensor]) -> Vec<Vec<u32>> {
+    ts.iter().map(|t| values(t).iter().map(|v| v.to_bits()).collect()).collect()
+}
+
+#[test]
+fn linear_epilogue_matches_eager() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(1);
+    for special in [false, true] {
+        for &(m, k, n) in &SHAPES {
+            let (x, w, b) = (rng.tensor(&[m, k], special), rng.tensor(&[n, k], special), rng.tensor(&[n], special));
+            let before = snapshot(&[&x, &w, &b]);
+            for bias in [Some(&b), None] {
+                for acts in ACT_CHAINS {
+                    for reduce in REDUCTIONS {
+                        let got = fused::linear_epilogue(&x, &w, bias, acts, reduce).expect("fused");
+                        let want = eager_reduce(eager_acts(x.linear(&w, bias), acts), reduce);
+                        let what = format!("linear {m}x{k}x{n} bias={} {acts:?} {reduce:?} special={special}", bias.is_some());
+                        assert_parity(&got, &want, &what);
+                    }
+                }
+            }
+            assert_eq!(before, snapshot(&[&x, &w, &b]), "inputs changed");
+        }
+    }
+}
+
+#[test]
+fn matmul_epilogue_matches_eager() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(2);
+    for special in [false, true] {
+        for &(m, k, n) in &SHAPES {
+            let (x, w) = (rng.tensor(&[m, k], special), rng.tensor(&[k, n], special));
+            let biases = [rng.tensor(&[n], special), rng.tensor(&[m, n], special), rng.tensor(&[m, 1], special)];
+            let before = snapshot(&[&x, &w]);
+            for bias in [None, Some(&biases[0]), Some(&biases[1]), Some(&biases[2])] {
+                for acts in ACT_CHAINS {
+                    for reduce in REDUCTIONS {
+                        let got = fused::matmul_epilogue(&x, &w, bias, acts, reduce).expect("fused");
+                        let product = x.matmul(&w);
+                        let biased = match bias {
+                            Some(b) => product + b,
+                            None => product,
+                        };
+                        let want = eager_reduce(eager_acts(biased, acts), reduce);
+                        let what = format!("matmul {m}x{k}x{n} bias={:?} {acts:?} {reduce:?} special={special}", bias.map(|b| b.size()));
+                        assert_parity(&got, &want, &what);
+                    }
+                }
+            }
+            assert_eq!(before, snapshot(&[&x, &w]), "inputs changed");
+        }
+    }
+}
+
+/// The exact `x @ w` product is libtorch's own BLAS call, so even the signs of zeros that
+/// MKL's small-size kernels produce (e.g. `-0.0` for an inner size of 1) are eager's.
+#[test]
+fn all_negative_zero_products_keep_eager_signs() {
+    let _guard = tch::no_grad_guard();
+    for &(m, k, n) in &[(1, 1, 4), (2, 1, 3), (1, 4, 4), (8, 1, 8), (1, 32, 32), (64, 128, 64)] {
+        let x = Tensor::full([m, k], -0.0, (Kind::Float, Device::Cpu));
+        let w_lin = Tensor::ones([n, k], (Kind::Float, Device::Cpu));
+        let w_mm = Tensor::ones([k, n], (Kind::Float, Device::Cpu));
+        let b = Tensor::full([n], -0.0, (Kind::Float, Device::Cpu));
+        for bias in [Some(&b), None] {
+            let got = fused::linear_epilogue(&x, &w_lin, bias, &[], None).expect("fused");
+            assert_parity(&got, &x.linear(&w_lin, bias), &format!("linear -0 {m}x{k}x{n}"));
+            let got = fused::matmul_epilogue(&x, &w_mm, bias, &[Unary::Relu], None).expect("fused");
+            let want = match bias {
+                Some(b) => x.matmul(&w_mm) + b,
+                None => x.matmul(&w_mm),
+            };
+            assert_parity(&got, &want.relu(), &format!("matmul -0 {m}x{k}x{n}"));
+        }
+    }
+}
+
+#[test]
+fn fallback_inputs_keep_eager_semantics() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(3);
+    let x = rng.tensor(&[6, 5], false);
+    let w = rng.tensor(&[4, 5], false);
+    let b = rng.tensor(&[4], false);
+    let transposed_x = rng.tensor(&[5, 6], false).tr(); // non-contiguous
+    let reduce = Some(Reduce::Mean { dim: 1, keepdim: false });
+    let cases: Vec<(Tensor, Tensor, Tensor)> = vec![
+        (transposed_x, w.shallow_clone(), b.shallow_clone()),
+        (x.to_kind(Kind::Double), w.to_kind(Kind::Double), b.to_kind(Kind::Double)),
+        (x.reshape([3, 2, 5]), w.shallow_clone(), b.shallow_clone()),
+        (x.select(0, 0), w.shallow_clone(), b.shallow_clone()), // rank-1 input
+    ];
+    for (x, w, b) in cases {
+        let got = fused::linear_epilogue(&x, &w, Some(&b), &[Unary::Relu], reduce);
+        let want = torchlower_backend::ops::linear(&x, &w, Some(&b))
+            .and_then(|y| torchlower_backend::ops::relu(&y))
+            .and_then(|y| torchlower_backend::ops::mean_dim(&y, 1, false));
+        match (got, want) {
+            (Ok(got), Ok(want)) => {
+                assert_eq!((got.size(), got.kind()), (want.size(), want.kind()), "fallback {:?}", x.size());
+                assert!(got.allclose(&want, 1e-5, 1e-6, false), "fallback {:?}", x.size());
+            }
+            (Err(got), Err(want)) => assert_eq!(got.to_string(), want.to_string()),
+            (got, want) => panic!("fallback {:?}: fused {:?} vs eager {:?}", x.size(), got.is_ok(), want.is_ok()),
+        }
+    }
+}
+
+fn error_text<T>(result: Result<T, torchlower_backend::Error>) -> String {
+    match result {
+        Ok(_) => "no error".to_string(),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn errors_are_eagers() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(4);
+    let x = rng.tensor(&[3, 4], false);
+    let w_bad = rng.tensor(&[5, 6], false);
+    let eager = error_text(torchlower_backend::ops::linear(&x, &w_bad, None));
+    assert!(eager.contains("shapes cannot be multiplied"), "{eager}");
+    assert_eq!(error_text(fused::linear_epilogue(&x, &w_bad, None, &[Unary::Relu], None)), eager);
+    let eager = error_text(torchlower_backend::ops::matmul(&x, &w_bad));
+    assert_eq!(error_text(fused::matmul_epilogue(&x, &w_bad, None, &[], None)), eager);
+    let bad_dim = Some(Reduce::Mean { dim: 2, keepdim: false });
+    let w = rng.tensor(&[5, 4], false);
+    let eager = error_text(torchlower_backend::ops::mean_dim(&x.linear(&w, None::<&Tensor>), 2, false));
+    assert!(eager.contains("Dimension out of range"), "{eager}");
+    assert_eq!(error_text(fused::linear_epilogue(&x, &w, None, &[], bad_dim)), eager);
+    assert_eq!(error_text(fused::reduce(&x, bad_dim.expect("some"))), eager);
+    let bias_bad = rng.tensor(&[7], false);
+    let w_sq = rng.tensor(&[4, 4], false);
+    let eager = error_text(torchlower_backend::ops::add(&x.matmul(&w_sq), &bias_bad));
+    assert_eq!(error_text(fused::matmul_epilogue(&x, &w_sq, Some(&bias_bad), &[], None)), eager);
+}
+
+/// The seed's weight-tied alternating loop, op by op.
+fn eager_loop(x: &Tensor, w: &Tensor, b: &Tensor, depth: i64, phase: i64) -> Tensor {
+    let mut hidden = x.shallow_clone();
+    for layer in 0..depth {
+        let pre = hidden.matmul(w) + b;
+        hidden = if (layer + phase) % 2 == 0 { pre.relu() } else { pre.sigmoid() };
+    }
+    hidden.mean_dim(Some(&[1i64][..]), false, None::<Kind>)
+}
+
+fn fused_loop(x: &Tensor, w: &Tensor, b: &Tensor, depth: i64, phase: i64) -> Result<Tensor, torchlower_backend::Error> {
+    const RELU: &[Unary] = &[Unary::Relu];
+    const SIGMOID: &[Unary] = &[Unary::Sigmoid];
+    let hidden = fused::iterate_matmul_epilogue(x, w, Some(b), 0..depth, |layer| {
+        Ok(if (layer + phase) % 2 == 0 { RELU } else { SIGMOID })
+    })?;
+    fused::reduce(&hidden, Reduce::Mean { dim: 1, keepdim: false })
+}
+
+#[test]
+fn weight_tied_loop_matches_eager() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(5);
+    let cells = [(1, 16, 4, 0), (1, 32, 8, 1), (4, 32, 16, 0), (8, 64, 16, 1), (32, 128, 8, 0), (64, 128, 16, 1), (3, 5, 0, 0), (3, 5, 1, 1), (2, 1, 3, 0)];
+    for special in [false, true] {
+        for &(batch, width, depth, phase) in &cells {
+            let x = rng.tensor(&[batch, width], special);
+            // scaled so that activations neither saturate nor vanish over 16 layers
+            let w = rng.tensor(&[width, width], special) * (1.0 / (width as f64).sqrt());
+            let b = rng.tensor(&[width], special);
+            let before = snapshot(&[&x, &w, &b]);
+            let got = fused_loop(&x, &w, &b, depth, phase).expect("fused");
+            let want = eager_loop(&x, &w, &b, depth, phase);
+            assert_parity(&got, &want, &format!("loop {batch}x{width} depth {depth} phase {phase} special={special}"));
+            assert_eq!(before, snapshot(&[&x, &w, &b]), "inputs changed");
+        }
+    }
+    // Shape errors surface at the first product, as in eager; scalar errors stop the loop.
+    let x = rng.tensor(&[2, 3], false);
+    let w = rng.tensor(&[4, 4], false);
+    let b = rng.tensor(&[4], false);
+    let eager = error_text(torchlower_backend::ops::matmul(&x, &w));
+    assert_eq!(error_text(fused_loop(&x, &w, &b, 2, 0)), eager);
+    let w = rng.tensor(&[3, 3], false);
+    let b = rng.tensor(&[3], false);
+    let stopped = fused::iterate_matmul_epilogue(&x, &w, Some(&b), 0..4, |layer| {
+        if layer == 2 { Err(torchlower_backend::Error::Overflow("integer overflow")) } else { Ok(&[Unary::Tanh][..]) }
+    });
+    assert_eq!(error_text(stopped), "integer overflow");
+    // Zero iterations: the input itself.
+    let same = fused::iterate_matmul_epilogue(&x, &w, Some(&b), 0..0, |_| Ok(&[][..])).expect("fused");
+    assert_eq!(same.data_ptr(), x.data_ptr());
+}
+
+#[test]
+fn reduce_matches_eager() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(6);
+    for special in [false, true] {
+        for shape in [vec![7i64], vec![1, 1], vec![5, 3], vec![64, 128], vec![3, 1000]] {
+            let t = rng.tensor(&shape, special);
+            for reduce in REDUCTIONS.iter().flatten() {
+                let dim = reduce.dim();
+                if shape.len() == 1 && !(dim == 0 || dim == -1) {
+                    continue;
+                }
+                let got = fused::reduce(&t, *reduce).expect("fused");
+                assert_parity(&got, &eager_reduce(t.shallow_clone(), Some(*reduce)), &format!("reduce {shape:?} {reduce:?}"));
+            }
+        }
+    }
+    let all_negative_zero = Tensor::full([4, 9], -0.0, (Kind::Float, Device::Cpu));
+    for reduce in REDUCTIONS.iter().flatten() {
+        let got = fused::reduce(&all_negative_zero, *reduce).expect("fused");
+        assert_parity(&got, &eager_reduce(all_negative_zero.shallow_clone(), Some(*reduce)), "reduce -0");
+    }
+}
+
+#[test]
+fn elementwise_chains_match_eager() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(7);
+    use Step::{Binary as B, Load, Unary as U};
+    // ((a + b).relu() * c - a) / b   and   sigmoid(a) * tanh(bias) + gelu(c)
+    let program_1 = [Load(0), Load(1), B(Binary::Add), U(Unary::Relu), Load(2), B(Binary::Mul), Load(0), B(Binary::Sub), Load(1), B(Binary::Div)];
+    let program_2 = [Load(0), U(Unary::Sigmoid), Load(1), U(Unary::Tanh), B(Binary::Mul), Load(2), U(Unary::Gelu), B(Binary::Add)];
+    for special in [false, true] {
+        for (sa, sb, sc) in [
+            (vec![4i64, 5], vec![4i64, 5], vec![4i64, 5]),
+            (vec![4, 5], vec![5], vec![4, 5]),
+            (vec![4, 1], vec![1, 5], vec![5]),
+            (vec![300], vec![300], vec![]),
+            (vec![], vec![], vec![]),
+            (vec![64, 700], vec![700], vec![64, 1]),
+        ] {
+            let (a, b, c) = (rng.tensor(&sa, special), rng.tensor(&sb, special), rng.tensor(&sc, special));
+            let before = snapshot(&[&a, &b, &c]);
+            let want_1 = ((&a + &b).relu() * &c - &a) / &b;
+            let got_1 = fused::elementwise(&[&a, &b, &c], &program_1).expect("fused");
+            assert_parity(&got_1, &want_1, &format!("program 1 {sa:?} {sb:?} {sc:?}"));
+            let want_2 = a.sigmoid() * b.tanh() + c.gelu("none");
+            let got_2 = fused::elementwise(&[&a, &b, &c], &program_2).expect("fused");
+            assert_parity(&got_2, &want_2, &format!("program 2 {sa:?} {sb:?} {sc:?}"));
+            assert_eq!(before, snapshot(&[&a, &b, &c]), "inputs changed");
+        }
+    }
+    let (a, b) = (rng.tensor(&[3, 4], false), rng.tensor(&[5], false));
+    let eager = error_text(torchlower_backend::ops::add(&a, &b));
+    assert_eq!(error_text(fused::elementwise(&[&a, &b], &[Load(0), Load(1), B(Binary::Add)])), eager);
+}
