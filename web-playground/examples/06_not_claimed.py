@@ -1,5 +1,6 @@
-# Not covered (seed: in-place ops, scalar operands, views, unresolved types): these are not
-# claimed; the functions run on the Python fallback.
+# Not claimed (seed: in-place ops, scalar operands, views, unresolved types): in-place
+# methods, scalar operands and views are recognised and rejected with a code; a call whose
+# operand type is unknown (no annotation) is not covered. Every function runs on the fallback.
 from torchlower.types import TensorF32Cpu2D
 import torch
 
