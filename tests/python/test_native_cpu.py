@@ -270,10 +270,22 @@ def test_auto_mode_reruns_python_when_native_ints_overflow(handwritten, monkeypa
     assert compiled["int_ops"](-7, 2) == -5
 
 
-@pytest.mark.parametrize("start,stop,step", [(0, 10, 1), (10, 0, -1), (10, -7, -3), (-5, 5, 4), (5, 5, 1), (0, 10, -1), (3, -20, -7), (2**63 - 5, 2**63 - 1, 2)])
+@pytest.mark.parametrize("start,stop,step", [(0, 10, 1), (10, 0, -1), (10, -7, -3), (-5, 5, 4), (5, 5, 1), (0, 10, -1), (3, -20, -7), (-(2**62), -(2**62) - 40, -9)])
 def test_range_matches_python(handwritten, native_mode, start, stop, step):
     module, compiled = handwritten
     assert compiled["range_sum"](start, stop, step) == module.range_sum(start, stop, step)
+
+
+def test_range_near_the_int64_bound_refuses_instead_of_wrapping(handwritten, monkeypatch):
+    """range(2**63 - 5, 2**63 - 1, 2) itself is fine, but `total * 3 + i` leaves int64:
+    native mode raises OverflowError, auto mode returns Python's exact answer."""
+    module, compiled = handwritten
+    args = (2**63 - 5, 2**63 - 1, 2)
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    with pytest.raises(OverflowError):
+        compiled["range_sum"](*args)
+    monkeypatch.delenv("TORCHLOWER_MODE")
+    assert compiled["range_sum"](*args) == module.range_sum(*args)
 
 
 def test_range_step_zero_raises_python_value_error(handwritten, native_mode):
@@ -354,6 +366,44 @@ def test_missing_cargo_is_a_build_error(monkeypatch):
     monkeypatch.setenv("TORCHLOWER_CARGO", "/nonexistent/cargo")
     with pytest.raises(torchlower.BuildError, match="/nonexistent/cargo"):
         _build.build_extension((CASES / "handwritten_lib.rs").read_text() + f"\n// {uuid.uuid4()}\n")
+
+
+def test_concurrent_builds_share_one_build_and_progress_goes_to_stderr(handwritten, monkeypatch, capfd):
+    """Two threads asking for the same new module: one cargo build (file lock), one module.
+    With TORCHLOWER_PROGRESS=1 the progress shows on a pipe too (stderr, never stdout)."""
+    import threading
+
+    monkeypatch.setenv("TORCHLOWER_PROGRESS", "1")
+    rust = (CASES / "handwritten_lib.rs").read_text() + f"\n// concurrency test {uuid.uuid4()}\n"
+    results, errors = [], []
+
+    def build():
+        try:
+            results.append(_build.build_extension(rust, label="concurrent.py"))
+        except Exception as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=build) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert len({r.name for r in results}) == 1 and results[0].module is results[1].module
+    assert sorted(r.built for r in results) == [False, True]
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert len(re.findall(r"Built native extension of concurrent\.py in \d+s \(\d+ crates\)", err)) == 1
+    x, w, b = torch.randn(3, 4), torch.randn(5, 4), torch.randn(5)
+    torch.testing.assert_close(results[0].module.tl_fn_0(x, w, b), handwritten[0].head(x, w, b))
+
+
+def test_progress_is_silent_on_a_pipe(monkeypatch, capfd, broken_backend):
+    monkeypatch.delenv("TORCHLOWER_PROGRESS", raising=False)
+    with pytest.raises(torchlower.BuildError):
+        _build.build_extension((CASES / "handwritten_lib.rs").read_text() + f"\n// {uuid.uuid4()}\n")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
 
 
 def test_error_excerpt_keeps_error_blocks_only():

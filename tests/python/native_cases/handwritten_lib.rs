@@ -125,10 +125,10 @@ fn tl_fn_4<'py>(
 
 #[pyo3::pymodule]
 fn __TORCHLOWER_MODULE__(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
-    m.add_function(pyo3::wrap_pyfunction!(tl_fn_0, m)?)?;
-    m.add_function(pyo3::wrap_pyfunction!(tl_fn_1, m)?)?;
-    m.add_function(pyo3::wrap_pyfunction!(tl_fn_2, m)?)?;
-    m.add_function(pyo3::wrap_pyfunction!(tl_fn_3, m)?)?;
-    m.add_function(pyo3::wrap_pyfunction!(tl_fn_4, m)?)?;
+    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!(tl_fn_0, m)?)?;
+    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!(tl_fn_1, m)?)?;
+    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!(tl_fn_2, m)?)?;
+    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!(tl_fn_3, m)?)?;
+    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!(tl_fn_4, m)?)?;
     Ok(())
 }
