@@ -197,6 +197,8 @@ pub fn prescan_nesting(source: &str) -> Option<(usize, String)> {
                 }
                 i += 3;
             }
+            // an attribute dot (not the dot of a float literal such as `1.5`)
+            b'.' if !bytes.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') => prefix_run = 0,
             b'*' | b'/' | b'@' | b'%' | b'&' | b'|' | b'^' | b'<' | b'>' | b'.' => {
                 line_ops += 1;
                 if line_ops > MAX_LINE_OPERATORS {

@@ -1,0 +1,84 @@
+//! Flow-sensitive typing through assignments, branches, loops and early returns.
+
+use torchlower_analyzer::report::{Function, Outcome, Route};
+
+const HEADER: &str = "from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\nimport torch\n";
+
+fn only_function(body: &str) -> Function {
+    let src = format!("{HEADER}{body}");
+    let mut r = torchlower_analyzer::analyze(&src, "t.py");
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    r.functions.remove(0)
+}
+
+fn codes(f: &Function) -> Vec<&str> {
+    f.diagnostics.iter().map(|d| d.code.as_str()).collect()
+}
+
+#[test]
+fn branch_join_with_different_ranks_is_unknown() {
+    let f = only_function(
+        "def f(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu1D:\n    if c:\n        h = x\n    else:\n        h = x.sum(dim=0)\n    return h.relu()\n",
+    );
+    assert_eq!(f.route, Route::Fallback);
+    let relu = f.sites.iter().find(|s| s.target == "Tensor.relu").expect("relu site");
+    assert_eq!(relu.outcome, Outcome::NotCovered);
+}
+
+#[test]
+fn branch_join_with_equal_types_keeps_the_type() {
+    let f = only_function(
+        "def f(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:\n    if c:\n        h = x.relu()\n    elif not c:\n        h = x.tanh()\n    else:\n        h = x\n    return h.sigmoid()\n",
+    );
+    assert_eq!(f.route, Route::Native, "{:?}", f.diagnostics);
+}
+
+#[test]
+fn early_return_branch_does_not_join() {
+    let f = only_function(
+        "def f(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu1D:\n    if c:\n        h = x\n        return h.sum(dim=1)\n    h = x.mean(dim=0)\n    return h\n",
+    );
+    assert_eq!(f.route, Route::Native, "{:?}", f.diagnostics);
+}
+
+#[test]
+fn name_first_bound_in_a_loop_is_maybe_unbound_after_it() {
+    let f = only_function(
+        "def f(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:\n    for i in range(n):\n        h = x.relu()\n    return h\n",
+    );
+    assert_eq!(codes(&f), ["TL307"]);
+}
+
+#[test]
+fn loop_variable_keeps_int_type_after_the_loop() {
+    let f = only_function("def f(n: int) -> int:\n    i = 0\n    for i in range(n):\n        pass\n    return i\n");
+    assert_eq!(f.route, Route::Native, "{:?}", f.diagnostics);
+}
+
+#[test]
+fn locals_shadow_module_imports() {
+    // `torch` assigned in the function is a local everywhere in it (Python scoping)
+    let f = only_function("def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n    y = torch.relu(x)\n    torch = 1\n    return y\n");
+    assert_eq!(f.route, Route::Fallback);
+    assert!(codes(&f).contains(&"TL307"), "{:?}", codes(&f));
+}
+
+#[test]
+fn while_with_int_condition_and_truthiness() {
+    let f = only_function(
+        "def f(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:\n    while n:\n        x = x.relu()\n        n -= 1\n    return x\n",
+    );
+    assert_eq!(f.route, Route::Native, "{:?}", f.diagnostics);
+    let rust = torchlower_analyzer::analyze(&format!("{HEADER}def f(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:\n    while n:\n        x = x.relu()\n        n -= 1\n    return x\n"), "t.py").rust.expect("rust");
+    assert!(rust.contains("while (v_n_i != 0i64) {"), "{rust}");
+    assert!(rust.contains("v_n_i = tl::scalar::sub(v_n_i, 1i64)?;"), "{rust}");
+}
+
+#[test]
+fn chained_comparison_evaluates_each_operand_once() {
+    let src = format!("{HEADER}def f(a: int, b: int, c: int) -> bool:\n    return a < b * 2 <= c\n");
+    let r = torchlower_analyzer::analyze(&src, "t.py");
+    assert_eq!(r.functions[0].route, Route::Native);
+    let rust = r.rust.expect("rust");
+    assert_eq!(rust.matches("tl::scalar::mul(v_b_i, 2i64)?").count(), 1, "{rust}");
+}
