@@ -36,8 +36,6 @@ async function start() {
   }
   const rulesPanel = createRulesPanel($("rules-panel"), $("rules-body"), $("rules-close"), analyzer.rules);
 
-  let sites = [];
-  let functions = [];
   let selectedKey = null;
   let debounceTimer = null;
   let fragmentWrite = 0;
@@ -65,6 +63,7 @@ async function start() {
     onCodeClick: (code) => rulesPanel.open(code),
   });
 
+  /** Analyzes the editor's text now and renders the result (the debounce timer ends here). */
   function runAnalysis() {
     clearTimeout(debounceTimer);
     const text = source.getText();
@@ -79,9 +78,15 @@ async function start() {
       return;
     }
     $("summary").classList.remove("fatal");
-    const { report, analyzeMs } = analysis;
     const renderStart = performance.now();
-    ({ sites, functions } = analysis);
+    render(analysis);
+    recordAnalysis(text, analysis, performance.now() - renderStart);
+    const write = ++fragmentWrite;
+    writeFragment(text, () => write === fragmentWrite);
+  }
+
+  /** Puts one analysis on every view, keeping the selection if its item still exists. */
+  function render({ report, functions, sites, analyzeMs }) {
     const selected = [...sites, ...functions].find((item) => item.key === selectedKey) ?? null;
     selectedKey = selected?.key ?? null;
     source.showAnalysis(functions, sites, diagnosticsToUnderline(report, sites));
@@ -102,17 +107,16 @@ async function start() {
         source.view.focus();
       },
     });
-    const renderMs = performance.now() - renderStart;
+  }
+
+  function recordAnalysis(text, { report, analyzeMs }, renderMs) {
     stats.analyses.push({ analyzeMs, renderMs, chars: text.length });
     stats.lastReport = report;
     stats.analyzedText = text;
-    document.body.dataset.analyses = String(stats.analyses.length);
     if (stats.firstAnalysisAt === null) {
       stats.firstAnalysisAt = performance.now();
       performance.mark("torchlower:first-analysis-rendered");
     }
-    const write = ++fragmentWrite;
-    writeFragment(text, () => write === fragmentWrite);
   }
 
   // Examples menu
