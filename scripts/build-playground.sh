@@ -39,6 +39,9 @@ npm_ci_if_needed "$APP"
 log "vite build -> web-playground/dist"
 (cd "$APP" && npx --no-install vite build --logLevel warn)
 
+# The page needs only the pkg's .js and .wasm; its type declarations and build stamp stay out.
+find "$APP/dist/pkg" \( -name '*.d.ts' -o -name '.built-from' \) -delete
+
 rm -rf "$WEB_IN_PACKAGE"
 cp -r "$APP/dist" "$WEB_IN_PACKAGE"
 log "copied to host-py/python/torchlower/web ($(du -sh "$WEB_IN_PACKAGE" | cut -f1))"
