@@ -505,3 +505,55 @@ def test_corpus_function_matches_eager(path, name):
         assert native.requires_grad is False
     with torch.no_grad():
         assert_matches_eager(native, python_fn(*grad_inputs))
+
+
+# --- the decorator on a real module, and the CLI ----------------------------------------------------
+
+
+def test_native_decorator_on_an_imported_module(tmp_path):
+    path = tmp_path / f"decorated_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(
+        "import torch.nn.functional as F\n"
+        "import torchlower\n"
+        "from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\n\n"
+        "@torchlower.native\n"
+        "def head(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:\n"
+        "    return F.linear(x, w, b).relu().mean(dim=1)\n\n"
+        "@torchlower.native\n"
+        "def not_native(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return x.transpose(0, 1)\n"
+    )
+    module = import_path(path)
+    assert module.head.route == "native" and module.head.reason is None
+    assert module.head.report["symbol"].startswith("tl_fn_")
+    assert module.not_native.route == "fallback" and "transpose" in module.not_native.reason
+    x, w, b = torch.randn(3, 4), torch.randn(5, 4), torch.randn(5)
+    run_both(module.head, module.head.__wrapped__, [x, w, b])
+    torch.testing.assert_close(module.not_native(x), x.transpose(0, 1))
+
+
+def run_cli(*args: str):
+    import subprocess
+
+    return subprocess.run([sys.executable, "-m", "torchlower.cli", *args], capture_output=True, text=True, cwd=REPO, timeout=900)
+
+
+def test_cli_build_prints_routes_and_reasons():
+    done = run_cli("build", "examples/model.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line and not line.startswith(("-", "function"))}
+    for name in ("pooled_head", "alternating_stack", "classify", "normalized_difference"):
+        assert rows[name].split()[2] == "native", rows[name]
+    assert rows["column_stats"].split()[2] == "fallback" and "transpose" in rows["column_stats"]
+    assert done.stderr == "", "no progress output on a pipe"
+
+
+def test_cli_run_shows_parity_and_timing():
+    done = run_cli("run", "examples/model.py", "--samples", "3", "--sample-ms", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = done.stdout.split("== run")[1]
+    native_rows = [line.split() for line in table.splitlines() if " native " in line]
+    assert len(native_rows) == 4
+    for row in native_rows:
+        assert row[2] == "OK" and row[5].endswith("x"), row
+        assert float(row[3]) > 0 and float(row[4]) > 0
