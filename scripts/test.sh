@@ -10,6 +10,10 @@ export PATH="$ROOT/.venv/bin:$PATH" VIRTUAL_ENV="$ROOT/.venv" LIBTORCH_USE_PYTOR
 unset LIBTORCH_BYPASS_VERSION_CHECK
 step() { printf '\n\033[1;34m== %s ==\033[0m\n' "$*"; }
 
+# --- [perf/fused] test binaries that link libtorch (tch) find it at run time -----------------
+TORCH_LIB="$(python -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')"
+export LD_LIBRARY_PATH="$TORCH_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
 step "cargo test (workspace)"
 cargo test --workspace --release --quiet
 
