@@ -126,26 +126,29 @@ pub fn analyze_json(source: &str, filename: &str) -> String {
 }
 
 /// Entry for hosts handing over raw bytes: invalid UTF-8 is replaced and reported (TL003).
-pub fn analyze_bytes_json(source: &[u8], filename: &[u8]) -> String {
+pub fn analyze_bytes(source: &[u8], filename: &[u8]) -> Report {
     let name = String::from_utf8_lossy(filename);
     match std::str::from_utf8(source) {
-        Ok(text) => analyze_json(text, &name),
+        Ok(text) => analyze(text, &name),
         Err(err) => {
             let text = String::from_utf8_lossy(source);
             let mut report = analyze(&text, &name);
             let index = parse::LineIndex::new(&text);
             let at = err.valid_up_to();
+            let span: Span = index.span_of(at, at);
             report.diagnostics.insert(0, Diagnostic {
                 code: rules::NOT_UTF8.code.to_string(),
                 severity: rules::NOT_UTF8.severity,
                 message: "source is not valid UTF-8; invalid bytes were replaced by U+FFFD".to_string(),
                 hint: Some(rules::NOT_UTF8.hint.to_string()),
-                span: {
-                    let s: Span = index.span_of(at, at);
-                    s
-                },
+                span,
             });
-            report.to_json()
+            report
         }
     }
+}
+
+/// [`analyze_bytes`] as compact JSON (the C ABI's payload).
+pub fn analyze_bytes_json(source: &[u8], filename: &[u8]) -> String {
+    analyze_bytes(source, filename).to_json()
 }

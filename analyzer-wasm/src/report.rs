@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+const FALLBACK_JSON: &str = "{\"schema\":1,\"filename\":\"\",\"diagnostics\":[],\"functions\":[],\"rust\":null}";
+
 /// Version of the report layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -120,11 +122,14 @@ pub struct Report {
 }
 
 impl Report {
-    /// Pretty JSON; serialising these plain structs cannot fail, but we never panic: a
-    /// failure would yield a minimal valid JSON object instead.
+    /// Compact JSON (what the ABI returns). Serialising these plain structs cannot fail, but
+    /// we never panic: a failure would yield a minimal valid JSON object instead.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|_| {
-            String::from("{\"schema\":1,\"filename\":\"\",\"diagnostics\":[],\"functions\":[],\"rust\":null}")
-        })
+        serde_json::to_string(self).unwrap_or_else(|_| FALLBACK_JSON.to_string())
+    }
+
+    /// Indented JSON (CLI output and corpus snapshots, where humans read diffs).
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|_| FALLBACK_JSON.to_string())
     }
 }

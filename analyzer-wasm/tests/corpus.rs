@@ -40,7 +40,10 @@ fn corpus_files() -> Vec<(String, PathBuf)> {
 fn analyze(name: &str, path: &Path) -> (Report, String) {
     let source = std::fs::read_to_string(path).expect("read corpus file");
     let report = torchlower_analyzer::analyze(&source, name);
-    let json = torchlower_analyzer::analyze_json(&source, name) + "\n";
+    // the ABI's compact JSON must carry exactly the same report
+    let compact: Report = serde_json::from_str(&torchlower_analyzer::analyze_json(&source, name)).expect("valid JSON");
+    assert_eq!(compact, report, "{name}: JSON round trip differs");
+    let json = report.to_json_pretty() + "\n";
     (report, json)
 }
 

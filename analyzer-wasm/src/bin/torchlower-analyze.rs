@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         }
         [path] if !path.starts_with('-') => match std::fs::read(path) {
             Ok(bytes) => {
-                println!("{}", torchlower_analyzer::analyze_bytes_json(&bytes, path.as_bytes()));
+                println!("{}", torchlower_analyzer::analyze_bytes(&bytes, path.as_bytes()).to_json_pretty());
                 ExitCode::SUCCESS
             }
             Err(err) => {

@@ -60,7 +60,7 @@ fn check(q: &Query) -> Result<Claim, Decision> {
     let mut tensors = vec![x, w];
     tensors.extend(b);
     let device = one_device(&tensors)?;
-    let ranks_ok = x.rank == 2 && w.rank == 2 && b.map_or(true, |b| b.rank == 1);
+    let ranks_ok = x.rank == 2 && w.rank == 2 && b.is_none_or(|b| b.rank == 1);
     if !ranks_ok {
         let got = match b {
             Some(b) => format!("{}, {}, {}", x.rank, w.rank, b.rank),

@@ -20,11 +20,17 @@ pub struct NativeFn<'a> {
     pub site_count: usize,
 }
 
+/// Byte range `[start, end)` inside the generated text.
+pub type ByteRange = [usize; 2];
+
+/// One emitted function: its symbol, its range, and the range of each of its sites.
+pub type EmittedFn = (String, ByteRange, Vec<Option<ByteRange>>);
+
 /// Where things landed in the generated text.
 pub struct Emitted {
     pub rust: String,
-    /// per native function (same order as given): (symbol, range, per-site range)
-    pub functions: Vec<(String, [usize; 2], Vec<Option<[usize; 2]>>)>,
+    /// per native function, in the order given
+    pub functions: Vec<EmittedFn>,
 }
 
 pub fn symbol(index: usize) -> String {

@@ -36,6 +36,9 @@ impl Analyzed {
     }
 }
 
+/// Positional values, keyword (name, value) pairs, and whether a `*args` was present.
+type EvaluatedArgs = (Vec<Val>, Vec<(Option<String>, Val)>, bool);
+
 /// An evaluated expression.
 #[derive(Debug, Clone)]
 struct Val {
@@ -808,7 +811,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Evaluate positional and keyword arguments (for their own sites and types).
-    fn args(&mut self, c: &ast::ExprCall) -> (Vec<Val>, Vec<(Option<String>, Val)>, bool) {
+    fn args(&mut self, c: &ast::ExprCall) -> EvaluatedArgs {
         let mut starred = false;
         let mut args = Vec::new();
         for a in &c.args {
