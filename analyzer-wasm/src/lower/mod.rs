@@ -55,7 +55,7 @@ pub fn lower_module(filename: &str, functions: &[NativeFn]) -> Emitted {
     out.push_str("\n#[pyo3::pymodule]\n");
     out.push_str("fn __TORCHLOWER_MODULE__(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {\n");
     for f in functions {
-        let _ = writeln!(out, "    m.add_function(pyo3::wrap_pyfunction!({}, m)?)?;", symbol(f.index));
+        let _ = writeln!(out, "    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!({}, m)?)?;", symbol(f.index));
     }
     out.push_str("    Ok(())\n}\n");
     Emitted { rust: out, functions: emitted }
