@@ -129,3 +129,54 @@ pub fn softmax(t: &Tensor, dim: i64) -> Result<Tensor> {
 pub fn argmax(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
     Ok(t.f_argmax(dim, keepdim)?)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The helpers are thin, so these check the contract around them: errors come back as
+    //! values (never panics), shapes/dtypes of the reductions, signed zeros kept.
+    use super::*;
+    use crate::error::Error;
+    use tch::{Device, Kind};
+
+    fn tensor(values: &[f32], shape: &[i64]) -> Tensor {
+        Tensor::from_slice(values).reshape(shape)
+    }
+
+    #[test]
+    fn size_mismatches_are_torch_errors_with_libtorch_messages() {
+        let a = Tensor::zeros([2, 3], (Kind::Float, Device::Cpu));
+        let b = Tensor::zeros([4, 5], (Kind::Float, Device::Cpu));
+        match matmul(&a, &b) {
+            Err(error @ Error::Torch(_)) => {
+                assert_eq!(error.to_string(), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)")
+            }
+            other => panic!("expected a torch error, got {other:?}"),
+        }
+        assert!(matches!(add(&a, &b), Err(Error::Torch(_))));
+        assert!(matches!(linear(&a, &b, None), Err(Error::Torch(_))));
+        assert!(matches!(sum_dim(&a, 5, false), Err(Error::Torch(_))));
+    }
+
+    #[test]
+    fn reductions_and_classification_keep_eager_shapes_and_dtypes() {
+        let t = tensor(&[1.0, 5.0, 3.0, 4.0, 2.0, 0.0], &[2, 3]);
+        assert_eq!(sum_dim(&t, 1, false).map(|r| r.size()).ok(), Some(vec![2]));
+        assert_eq!(mean_dim(&t, 0, true).map(|r| r.size()).ok(), Some(vec![1, 3]));
+        let labels = argmax(&softmax(&t, 1).expect("softmax"), 1, false).expect("argmax");
+        assert_eq!(labels.kind(), Kind::Int64);
+        assert_eq!(Vec::<i64>::try_from(&labels).ok(), Some(vec![1, 0]));
+    }
+
+    #[test]
+    fn signed_zeros_survive() {
+        let zeros = tensor(&[0.0, -0.0], &[2]);
+        let negated = Vec::<f32>::try_from(&neg(&zeros).expect("neg")).expect("f32");
+        assert!(negated[0].is_sign_negative() && negated[1].is_sign_positive());
+        let gelu_zeros = Vec::<f32>::try_from(&gelu(&zeros).expect("gelu")).expect("f32");
+        let eager_gelu_zeros = Vec::<f32>::try_from(&zeros.f_gelu("none").expect("gelu")).expect("f32");
+        assert_eq!(
+            gelu_zeros.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            eager_gelu_zeros.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+    }
+}
