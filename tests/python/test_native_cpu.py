@@ -552,7 +552,7 @@ def test_cli_run_shows_parity_and_timing():
     done = run_cli("run", "examples/model.py", "--samples", "3", "--sample-ms", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     table = done.stdout.split("== run")[1]
-    native_rows = [line.split() for line in table.splitlines() if " native " in line]
+    native_rows = [row for row in map(str.split, table.splitlines()) if len(row) > 1 and row[1] == "native"]
     assert len(native_rows) == 4
     for row in native_rows:
         assert row[2] == "OK" and row[5].endswith("x"), row
