@@ -67,6 +67,16 @@ fn main() {
     }
     times.sort();
     let median = times[runs / 2];
+    // the parser alone, for comparison
+    let mut parse_times: Vec<Duration> = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        let parsed = rustpython_parser::parse(&src, rustpython_parser::Mode::Module, "bench.py");
+        parse_times.push(t.elapsed());
+        assert!(parsed.is_ok());
+    }
+    parse_times.sort();
+    println!("rustpython-parser alone: median {:.2} ms", parse_times[runs / 2].as_secs_f64() * 1e3);
     let report = torchlower_analyzer::analyze(&src, "bench.py");
     let native = report.functions.iter().filter(|f| f.route == torchlower_analyzer::report::Route::Native).count();
     println!(

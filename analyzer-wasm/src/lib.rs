@@ -72,6 +72,7 @@ pub fn analyze(source: &str, filename: &str) -> Report {
             _ => {}
         }
     }
+    parse::drop_statements(body);
     lower_natives(&mut report, &analyzed, filename);
     // sites in source order (nested sites after the site that contains them)
     for f in &mut report.functions {

@@ -102,6 +102,66 @@ pub fn parse_module(source: &str, filename: &str, index: &LineIndex) -> Result<V
     }
 }
 
+/// Drop a module's statements without recursing through nested blocks.
+///
+/// Dropping an AST recurses once per nesting level, and `elif` chains nest without any
+/// indentation (5,000 `elif`s overflow a 1 MiB stack). Nested statement blocks are moved onto
+/// an explicit work list first; what remains (expressions) is bounded by the pre-scan limits.
+pub fn drop_statements(body: Vec<ast::Stmt>) {
+    let mut work: Vec<Vec<ast::Stmt>> = vec![body];
+    while let Some(block) = work.pop() {
+        for stmt in block {
+            match stmt {
+                ast::Stmt::If(mut s) => {
+                    work.push(std::mem::take(&mut s.body));
+                    work.push(std::mem::take(&mut s.orelse));
+                }
+                ast::Stmt::For(mut s) => {
+                    work.push(std::mem::take(&mut s.body));
+                    work.push(std::mem::take(&mut s.orelse));
+                }
+                ast::Stmt::AsyncFor(mut s) => {
+                    work.push(std::mem::take(&mut s.body));
+                    work.push(std::mem::take(&mut s.orelse));
+                }
+                ast::Stmt::While(mut s) => {
+                    work.push(std::mem::take(&mut s.body));
+                    work.push(std::mem::take(&mut s.orelse));
+                }
+                ast::Stmt::FunctionDef(mut s) => work.push(std::mem::take(&mut s.body)),
+                ast::Stmt::AsyncFunctionDef(mut s) => work.push(std::mem::take(&mut s.body)),
+                ast::Stmt::ClassDef(mut s) => work.push(std::mem::take(&mut s.body)),
+                ast::Stmt::With(mut s) => work.push(std::mem::take(&mut s.body)),
+                ast::Stmt::AsyncWith(mut s) => work.push(std::mem::take(&mut s.body)),
+                ast::Stmt::Match(mut s) => {
+                    for case in &mut s.cases {
+                        work.push(std::mem::take(&mut case.body));
+                    }
+                }
+                ast::Stmt::Try(mut s) => {
+                    work.push(std::mem::take(&mut s.body));
+                    work.push(std::mem::take(&mut s.orelse));
+                    work.push(std::mem::take(&mut s.finalbody));
+                    for h in &mut s.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = h;
+                        work.push(std::mem::take(&mut h.body));
+                    }
+                }
+                ast::Stmt::TryStar(mut s) => {
+                    work.push(std::mem::take(&mut s.body));
+                    work.push(std::mem::take(&mut s.orelse));
+                    work.push(std::mem::take(&mut s.finalbody));
+                    for h in &mut s.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = h;
+                        work.push(std::mem::take(&mut h.body));
+                    }
+                }
+                other => drop(other),
+            }
+        }
+    }
+}
+
 /// One linear pass over the source that finds bracket depth, indentation depth and runs of
 /// prefix operators, skipping strings and comments. Returns the offending offset and message.
 /// The parser builds the AST without recursion, but dropping and walking a very deep AST
@@ -173,6 +233,14 @@ pub fn prescan_nesting(source: &str) -> Option<(usize, String)> {
                 continue;
             }
             b'(' | b'[' | b'{' => {
+                // `f(a)(b)`, `x[0][1]`: a call or subscript on a bracketed result nests the
+                // AST once more without nesting brackets
+                if b != b'{' && i > 0 && matches!(bytes[i - 1], b')' | b']') {
+                    line_ops += 1;
+                    if line_ops > MAX_LINE_OPERATORS {
+                        return Some((i, format!("more than {MAX_LINE_OPERATORS} operators in one statement")));
+                    }
+                }
                 depth += 1;
                 if depth > MAX_BRACKET_DEPTH {
                     return Some((i, format!("too many nested parentheses (limit {MAX_BRACKET_DEPTH})")));

@@ -301,7 +301,7 @@ code!(SYNTAX_ERROR, "TL001", Module, Error,
     "def f(x:\n    return x", "Fix the syntax error; the file must run under CPython 3.11.");
 code!(TOO_DEEP, "TL002", Module, Error,
     "Nesting too deep",
-    "Brackets nested deeper than 200, indentation deeper than 100 levels or an expression nested deeper than the analyzer's limit. CPython itself rejects the first two; the analyzer refuses the file (module level) or the function (expression depth) instead of risking its stack.",
+    "Brackets nested deeper than 200 or indentation deeper than 100 levels (CPython refuses both too), more than 200 prefix operators in a row or 2,000 operators / attribute dots / chained calls in one statement refuse the file (module diagnostic); statements or expressions nested deeper than 100 levels (including long elif chains and method chains) refuse the function. The analyzer never risks its stack on hostile input.",
     "((((((((...))))))))  # 5,000 levels", "Split the expression into named temporaries.");
 code!(NOT_UTF8, "TL003", Module, Error,
     "Source is not valid UTF-8",

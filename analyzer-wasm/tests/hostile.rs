@@ -69,6 +69,21 @@ fn long_binary_chains_fall_back_with_a_depth_diagnostic() {
 }
 
 #[test]
+fn chains_just_below_the_prescan_limit_do_not_overflow() {
+    // the deepest ASTs the pre-scan lets through, analyzed and dropped on a 1 MiB stack
+    let n = torchlower_analyzer::parse::MAX_LINE_OPERATORS - 5;
+    for (sep, wrap) in [(" + ", false), (" @ ", false), (".a", true), ("(1)", true), ("[0]", true), (".relu()", true)] {
+        let expr = if wrap { format!("x{}", sep.repeat(n)) } else { vec!["x"; n].join(sep) };
+        let r = analyze_small_stack(format!("def f(x: int) -> int:\n    return {expr}\n"));
+        assert!(r.diagnostics.is_empty(), "{sep}: {:?}", r.diagnostics);
+        assert_eq!(r.functions[0].route, Route::Fallback, "{sep}");
+        let over = if wrap { format!("x{}", sep.repeat(n + 10)) } else { vec!["x"; n + 10].join(sep) };
+        let r = analyze_small_stack(format!("def f(x: int) -> int:\n    return {over}\n"));
+        assert_eq!(module_codes(&r), ["TL002"], "{sep}");
+    }
+}
+
+#[test]
 fn long_attribute_and_method_chains() {
     let src = format!("def f(x):\n    return x{}\n", ".a".repeat(1500));
     let r = analyze_small_stack(src);
@@ -172,4 +187,22 @@ fn hostile_filename_is_escaped_in_the_header() {
     assert_eq!(rust.lines().next().map(|l| l.starts_with("// Generated")), Some(true));
     assert!(!rust.contains("\nfn main"));
     syn::parse_file(&rust).expect("parses");
+}
+
+#[test]
+fn five_thousand_elifs() {
+    // elif chains nest in the AST without indentation; at module level and in a function
+    let mut body = String::from("if n == 0:\n    x = 0\n");
+    for i in 1..5000 {
+        body.push_str(&format!("elif n == {i}:\n    x = {i}\n"));
+    }
+    let r = analyze_small_stack(body.clone());
+    assert!(r.diagnostics.iter().all(|d| d.code == "TL002"), "{:?}", r.diagnostics);
+    let indented: String = body.lines().map(|l| format!("    {l}\n")).collect();
+    let r = analyze_small_stack(format!("def f(n: int) -> int:\n    x = 0\n{indented}    return x\n"));
+    assert!(r.diagnostics.iter().all(|d| d.code == "TL002"), "{:?}", r.diagnostics);
+    if let Some(f) = r.functions.first() {
+        assert_eq!(f.route, Route::Fallback);
+        assert!(function_codes(&r).contains(&"TL002"));
+    }
 }

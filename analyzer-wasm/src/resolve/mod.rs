@@ -24,7 +24,12 @@ pub enum Binding {
 #[derive(Debug, Default)]
 pub struct ModuleScope {
     names: BTreeMap<String, Binding>,
+    /// nesting depth of the statement being bound (blocks deeper than a limit are skipped)
+    depth: usize,
 }
+
+/// Conditional blocks nested deeper than this are not searched for bindings.
+const MAX_BIND_DEPTH: usize = 200;
 
 impl ModuleScope {
     pub fn from_module(body: &[Stmt]) -> Self {
@@ -121,9 +126,14 @@ impl ModuleScope {
 
     /// Bindings inside compound statements are conditional: anything bound there is opaque.
     fn bind_block(&mut self, body: &[Stmt]) {
+        if self.depth >= MAX_BIND_DEPTH {
+            return;
+        }
+        self.depth += 1;
         for stmt in body {
             self.bind_stmt(stmt, false);
         }
+        self.depth -= 1;
     }
 
     fn bind_target(&mut self, target: &Expr) {

@@ -7,6 +7,17 @@ use std::collections::BTreeSet;
 /// Names bound in `body` (not descending into nested functions/classes, whose own names are
 /// bound here but whose bodies are separate scopes).
 pub fn collect(body: &[Stmt], out: &mut BTreeSet<String>) {
+    collect_at(body, out, 0);
+}
+
+/// Blocks nested deeper than this are not searched (the typing walk refuses them anyway).
+const MAX_DEPTH: usize = 2 * crate::types::function::MAX_DEPTH;
+
+fn collect_at(body: &[Stmt], out: &mut BTreeSet<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let collect = |b: &[Stmt], out: &mut BTreeSet<String>| collect_at(b, out, depth + 1);
     for stmt in body {
         match stmt {
             Stmt::Assign(s) => s.targets.iter().for_each(|t| target(t, out)),
