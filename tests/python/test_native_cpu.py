@@ -557,3 +557,34 @@ def test_cli_run_shows_parity_and_timing():
     for row in native_rows:
         assert row[2] == "OK" and row[5].endswith("x"), row
         assert float(row[3]) > 0 and float(row[4]) > 0
+
+
+def test_router_binds_keywords_defaults_and_modes(monkeypatch):
+    """The routing wrapper alone (a Python stand-in takes the native function's place):
+    Python binds keywords and defaults, the native side gets every value positionally."""
+    monkeypatch.delenv("TORCHLOWER_MODE", raising=False)
+    seen = []
+
+    def native_stand_in(*values):
+        seen.append(values)
+        if values[0] == "refuse":
+            raise ValueError("torchlower: parameter 'a' expects …")
+        return "native"
+
+    def fn(a, b=2, /, c=3, *, d=4):
+        return ("python", a, b, c, d)
+
+    routed = _compile._native_callable(fn, native_stand_in, {"name": "fn"})
+    assert routed(1) == "native" and seen[-1] == (1, 2, 3, 4)
+    assert routed(1, 5, c=6, d=7) == "native" and seen[-1] == (1, 5, 6, 7)
+    assert routed("refuse", d=0) == ("python", "refuse", 2, 3, 0)  # auto: refused → Python
+    with pytest.raises(TypeError):
+        routed()  # Python's own binding error
+    monkeypatch.setenv("TORCHLOWER_MODE", "fallback")
+    assert routed(1, d=9) == ("python", 1, 2, 3, 9)
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    with pytest.raises(ValueError):
+        routed("refuse")
+    monkeypatch.setenv("TORCHLOWER_MODE", "sometimes")
+    with pytest.raises(ValueError, match="TORCHLOWER_MODE"):
+        routed(1)

@@ -259,9 +259,77 @@ def _fallback_callable(fn: Callable, entry: dict | None, reason: str) -> Callabl
 
 
 def _native_callable(fn: Callable, native_fn: Callable, entry: dict) -> Callable:
-    """The routing wrapper. Its fast path (mode unset, all arguments positional) is one
-    dict lookup, one length check and the native call; everything else binds keywords and
-    defaults with ``inspect.signature`` and calls the native function positionally."""
+    """The routing wrapper: a function with ``fn``'s own parameters (so Python itself binds
+    keywords and defaults, at C speed) whose fast path is one dict lookup and the positional
+    native call; see :func:`_signature_router`. Signatures it cannot mirror get the generic
+    wrapper :func:`_generic_router`."""
+    router = _signature_router(fn, native_fn)
+    if router is None:
+        router = _generic_router(fn, native_fn)
+    return _decorate(router, fn, "native", entry, None)
+
+
+_ROUTER_TEMPLATE = """
+def _tl_make(_tl_native, _tl_fn, _tl_lookup, _tl_key, _tl_rerun, _tl_other_mode):
+    def call({parameters}):
+        _tl_raw = _tl_lookup(_tl_key)
+        if _tl_raw is None:
+            try:
+                return _tl_native({arguments})
+            except _tl_rerun:
+                return _tl_fn({python_arguments})
+        return _tl_other_mode(_tl_raw, ({arguments},))
+    return call
+"""
+
+
+def _signature_router(fn: Callable, native_fn: Callable) -> Callable | None:
+    """A router generated from ``fn``'s parameter list (names only; defaults are copied as
+    ``__defaults__``/``__kwdefaults__``), or None for ``*args``/``**kwargs`` or names that
+    could clash with the router's own (``_tl_…``)."""
+    parameters = list(inspect.signature(fn).parameters.values())
+    kinds = inspect.Parameter
+    if any(p.kind in (kinds.VAR_POSITIONAL, kinds.VAR_KEYWORD) or p.name.startswith("_tl_") for p in parameters):
+        return None
+    positional = [p.name for p in parameters if p.kind != kinds.KEYWORD_ONLY]
+    keyword_only = [p.name for p in parameters if p.kind == kinds.KEYWORD_ONLY]
+    declared = list(positional)
+    if any(p.kind == kinds.POSITIONAL_ONLY for p in parameters):
+        declared.insert(sum(p.kind == kinds.POSITIONAL_ONLY for p in parameters), "/")
+    if keyword_only:
+        declared += ["*", *keyword_only]
+    names = positional + keyword_only
+    source = _ROUTER_TEMPLATE.format(
+        parameters=", ".join(declared),
+        arguments=", ".join(names),
+        python_arguments=", ".join(positional + [f"{n}={n}" for n in keyword_only]),
+    )
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)  # noqa: S102 - parameter names come from fn's own signature
+
+    def call_python(values: tuple) -> Any:
+        return fn(*values[: len(positional)], **dict(zip(keyword_only, values[len(positional) :])))
+
+    def other_mode(raw: Any, values: tuple) -> Any:
+        mode = _parse_mode(raw)
+        if mode == "fallback":
+            return call_python(values)
+        if mode == "native":
+            return native_fn(*values)
+        try:
+            return native_fn(*values)
+        except _RERUN_IN_PYTHON:
+            return call_python(values)
+
+    router = namespace["_tl_make"](native_fn, fn, _environ_lookup, _environ_key, _RERUN_IN_PYTHON, other_mode)
+    router.__defaults__ = fn.__defaults__
+    router.__kwdefaults__ = fn.__kwdefaults__
+    return router
+
+
+def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
+    """The routing wrapper for any signature: a fast path when all arguments come
+    positionally, else keywords and defaults bound with ``inspect.signature``."""
     signature = inspect.signature(fn)
     names = list(signature.parameters)
     arity = len(names)
@@ -297,4 +365,4 @@ def _native_callable(fn: Callable, native_fn: Callable, entry: dict) -> Callable
         except rerun:
             return fn(*args, **kwargs)
 
-    return _decorate(call, fn, "native", entry, None)
+    return call
