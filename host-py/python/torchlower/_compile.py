@@ -150,15 +150,14 @@ def compile(fn: Callable) -> Callable:  # noqa: A001 - the public name of the AP
     build = build_module(source, filename)
     entry = _report_entry(build.report, fn)
 
-    if build.report is None:  # analysis failed
-        assert build.error is not None
-        return _failed_build(fn, build, entry)
+    if build.report is None and build.error is not None:  # the analysis itself failed
+        return _failed_build(fn, build, build.error, entry)
     if entry is None:
         return _fallback_callable(fn, None, f"the analyzer reported no function {fn.__name__!r} in {filename}")
     if entry.get("route") != "native":
         return _fallback_callable(fn, entry, fallback_reason(entry))
     if build.error is not None:
-        return _failed_build(fn, build, entry)
+        return _failed_build(fn, build, build.error, entry)
     symbol = entry.get("symbol")
     native_fn = getattr(build.extension, symbol, None) if symbol else None
     if native_fn is None:
@@ -188,9 +187,8 @@ def _diagnostic_line(item: dict) -> str:
     return f"{where}{message}" + (f" [{code}]" if code else "")
 
 
-def _failed_build(fn: Callable, build: ModuleBuild, entry: dict | None) -> Callable:
-    error = build.error
-    assert error is not None
+def _failed_build(fn: Callable, build: ModuleBuild, error: BuildError, entry: dict | None) -> Callable:
+    """``native`` mode: raise the build's error. Otherwise warn (once per module) and fall back."""
     if current_mode() == "native":
         raise error
     if not build.warned:
