@@ -40,16 +40,31 @@ struct Analyzer {
 impl Analyzer {
     /// Loads `wasm_path`, taking the compiled module from `cache_dir` when it holds one for
     /// these exact bytes and this wasmtime (and storing it there otherwise).
+    ///
+    /// `max_wasm_stack` (bytes, at most `MAX_WASM_STACK`) gives this analyzer an engine of its
+    /// own with a smaller stack limit; for tests and diagnosis only (compiled without cache).
     #[new]
-    #[pyo3(signature = (wasm_path, cache_dir=None))]
-    fn new(py: Python<'_>, wasm_path: PathBuf, cache_dir: Option<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (wasm_path, cache_dir=None, max_wasm_stack=None))]
+    fn new(
+        py: Python<'_>,
+        wasm_path: PathBuf,
+        cache_dir: Option<PathBuf>,
+        max_wasm_stack: Option<usize>,
+    ) -> PyResult<Self> {
         let wasm = std::fs::read(&wasm_path).map_err(|err| {
             to_py_err(SandboxError::Host(format!("cannot read {}: {err}", wasm_path.display())))
         })?;
+        let host_err = |err: String| to_py_err(SandboxError::Host(err));
+        let own_engine;
+        let (engine, cache_dir) = match max_wasm_stack {
+            None => (engine::shared().map_err(host_err)?, cache_dir),
+            Some(limit) => {
+                own_engine = engine::with_stack_limit(limit).map_err(host_err)?;
+                (&own_engine, None)
+            }
+        };
         let (module, cache_outcome) = py
-            .allow_threads(|| {
-                module_cache::load_or_compile(engine::shared(), &wasm, cache_dir.as_deref())
-            })
+            .allow_threads(|| module_cache::load_or_compile(engine, &wasm, cache_dir.as_deref()))
             .map_err(|err| {
                 to_py_err(SandboxError::Host(format!(
                     "{} is not a usable wasm module: {err:#}",

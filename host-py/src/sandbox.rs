@@ -19,12 +19,13 @@ use crate::engine::{HOST_STACK_HEADROOM, MAX_WASM_STACK};
 pub const MAX_INPUT_BYTES: usize = 16 << 20;
 /// Linear memory one analysis may grow to.
 pub const DEFAULT_MEMORY_LIMIT: usize = 512 << 20;
-/// Fuel every analysis gets whatever its size (instantiation, small inputs).
-pub const FUEL_BASE: u64 = 2_000_000_000;
-/// Extra fuel per source byte. The analyzer needs about FUEL_MEASURED_PER_BYTE per byte on
-/// ordinary code (see scripts/bench_analyze.py); this is a wide margin above that, so only a
-/// pathological input (or analyzer bug) runs out.
-pub const FUEL_PER_BYTE: u64 = 200_000;
+/// Fuel every analysis gets whatever its size (instantiation, small inputs): about a second.
+pub const FUEL_BASE: u64 = 1_000_000_000;
+/// Extra fuel per source byte. The analyzer needs about 2,900 per byte on ordinary code
+/// (measured on scripts/bench_analyze.py's generated modules from 2,000 to 16,000 lines);
+/// ten times that lets any ordinary file through while a pathological input that makes the
+/// analysis superlinear is stopped within about ten times its expected time.
+pub const FUEL_PER_BYTE: u64 = 30_000;
 
 /// The limits of one call; `None` fields take the defaults above.
 #[derive(Debug, Clone, Copy, Default)]

@@ -84,12 +84,13 @@ def nested_expression(depth: int) -> str:
     return "def f(x):\n    return " + "(" * depth + "x" + ")" * depth + "\n"
 
 
-def test_50000_deep_nesting_is_reported_not_crashed():
-    """The analyzer limits its own recursion: a 50,000-deep expression parses (LR parser) and
-    the analysis reports TL002 instead of recursing, inside the default wasm stack."""
+def test_50000_deep_nesting_is_a_clean_outcome():
+    """A 50,000-deep parenthesised expression. The analyzer bounds its own nesting (TL002
+    diagnostic); if a future analyzer recursed instead, the sandbox's stack limit must stop
+    it. Either way: no crash, and the process keeps working."""
     try:
         report = torchlower.analyze(nested_expression(50_000), "deep.py")
-    except AnalyzerError as exc:  # the sandbox's stack limit is the other acceptable end
+    except AnalyzerError as exc:
         assert exc.kind == "stack_overflow", exc
     else:
         codes = {d["code"] for f in report["functions"] for d in f["diagnostics"]}
@@ -98,25 +99,54 @@ def test_50000_deep_nesting_is_reported_not_crashed():
     assert_still_works()
 
 
-def test_stack_limit_is_an_analyzer_error():
-    """Nesting far past what any limit anticipates must still end in a clean error or report,
-    never a crash of this process: run it in a child so that a crash shows as a failure."""
+def test_deep_recursion_hits_the_stack_limit():
+    """200,000 nested `lambda:` is recursed into by the analyzer (its nesting guard counts
+    brackets), so the default 4 MiB wasm stack runs out: a stack_overflow AnalyzerError."""
+    source = "f = " + "lambda: " * 200_000 + "1\n"
+    try:
+        report = torchlower.analyze(source, "lambdas.py")
+    except AnalyzerError as exc:
+        assert exc.kind == "stack_overflow", exc
+        assert "stack overflow" in str(exc)
+    else:  # an analyzer that bounds this nesting too must say so in a diagnostic
+        assert report["diagnostics"], "a 200,000-deep lambda must not analyze silently"
+    assert_still_works()
+
+
+def test_stack_limit_on_a_small_stack():
+    """The stack limit itself, independent of what the analyzer bounds: 3,000 nested
+    `lambda:` analyze within the default 4 MiB wasm stack but not within 64 KiB, where the
+    call fails cleanly and the same engine then analyzes the next source."""
+    source = ("f = " + "lambda: " * 3_000 + "1\n").encode()
+    assert json.loads(_analyze.analyze_json(source, "lambdas.py"))["filename"] == "lambdas.py"
+    small = _native.Analyzer(str(_analyze.WASM_PATH), None, max_wasm_stack=64 << 10)
+    with pytest.raises(_native.AnalyzerSandboxError) as info:
+        small.analyze(source, "lambdas.py")
+    assert info.value.args[0] == "stack_overflow"
+    assert json.loads(small.analyze(b"x = 1\n", "after.py"))["filename"] == "after.py"
+    assert_still_works()
+
+
+def test_stack_limit_is_not_a_crash_in_a_child_process():
+    """Nesting far past every limit, in a child process so that a crash (rather than an
+    AnalyzerError or a report) shows up as a failure instead of killing the test run."""
     code = textwrap.dedent(
         """
-        import sys, torchlower
-        source = "x = " + "[" * 2_000_000 + "]" * 2_000_000 + "\\n"
-        try:
-            torchlower.analyze(source, "very_deep.py")
-            print("report")
-        except torchlower.AnalyzerError as exc:
-            print(exc.kind)
+        import torchlower
+        for source in ("x = " + "[" * 2_000_000 + "]" * 2_000_000 + "\\n",
+                       "f = " + "lambda: " * 1_000_000 + "1\\n"):
+            try:
+                torchlower.analyze(source, "very_deep.py")
+                print("report")
+            except torchlower.AnalyzerError as exc:
+                print(exc.kind)
         print(len(torchlower.analyze("def f(x):\\n    return x\\n")["functions"]))
         """
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    outcome, functions = done.stdout.split()
-    assert outcome in {"report", "stack_overflow", "memory_limit"}
+    *outcomes, functions = done.stdout.split()
+    assert set(outcomes) <= {"report", "stack_overflow", "memory_limit", "fuel_exhausted"}
     assert functions == "1"
 
 
@@ -162,14 +192,15 @@ def test_default_fuel_is_generous_for_a_large_module():
 
 
 def test_memory_limit():
-    """A cap below what a 4 MB input needs (the source alone is copied into wasm memory)."""
-    source = generated_module(40_000)
-    assert len(source) > 3_000_000
+    """A 10,000-line module needs well over 4 MiB of linear memory (its report alone is
+    several MB): under a 4 MiB cap it stops with memory_limit, under the default it works."""
+    source = generated_module(10_000)
     with pytest.raises(AnalyzerError) as info:
         _analyze.analyze_json(source, "memory.py", memory_limit=4 << 20)
     assert info.value.kind == "memory_limit"
     assert "memory limit" in str(info.value)
     assert_still_works()
+    assert len(json.loads(_analyze.analyze_json(source, "memory.py"))["functions"]) > 500
 
 
 def test_errors_are_torchlower_analyzer_error():

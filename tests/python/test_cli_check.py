@@ -81,7 +81,8 @@ def test_text_output_points_at_each_rejected_site(capsys, monkeypatch):
 
 
 def test_caret_under_wide_characters():
-    assert caret_line("    名前.relu_()", 5, 15) == "    ^~~~~~~~~~~"
+    # 名前 takes four terminal columns: the caret spans 12 columns for 10 characters.
+    assert caret_line("    名前.relu_()", 5, 15) == "    ^" + "~" * 11
     assert caret_line("x = 1", 3, 3) == "  ^"  # an empty span still gets a caret
     assert caret_line("abc", 2, None) == " ^~"  # a span running past the line
 
