@@ -7,6 +7,12 @@
 //! kernels), and it follows `torch.set_num_threads` because it shares libtorch's BLAS state.
 //! The symbol is looked up once at run time in the already-loaded `libtorch_cpu`; when it is
 //! missing (another BLAS build), callers fall back to tch's matmul.
+//!
+//! Why not a hand-written kernel for tiny products (where the BLAS call's fixed cost, about
+//! 1 µs here, exceeds the arithmetic): tried and measured — a register-blocked kernel sums in
+//! a different order, and on outputs with cancellation (a dot of 128 unit-size terms ending
+//! near 0.07) it differs from eager by more than rtol 1e-5. Eager parity needs MKL's order,
+//! so every size goes through the BLAS and there is no size threshold.
 
 use std::os::raw::{c_char, c_int};
 use std::sync::OnceLock;
