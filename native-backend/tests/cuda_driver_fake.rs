@@ -93,7 +93,7 @@ fn init_failure_names_the_code_from_the_builtin_table() {
     let path = build_fake("init_failure", &["-DFAKE_NO_ERROR_NAME"]);
     let controls = Controls::open(&path);
     controls.set_result("cuInit", 100);
-    let error = Driver::load_from(&[path.clone()], &path).expect_err("cuInit fails");
+    let error = Driver::load_from(std::slice::from_ref(&path), &path).expect_err("cuInit fails");
     let (failed_path, driver_error) = error.init_failure.clone().expect("init failure recorded");
     assert_eq!(failed_path, path);
     assert_eq!(driver_error.code, 100);
@@ -158,7 +158,6 @@ fn owners_are_released_in_reverse_order_of_dependency() {
         controls.clear_log();
         drop(buffer);
         drop(stream);
-        drop(function);
         drop(module);
         drop(context);
     }

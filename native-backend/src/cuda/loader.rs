@@ -169,6 +169,8 @@ pub fn candidates_from_env() -> (Vec<String>, String) {
 impl Driver {
     /// Loads the first usable driver among `candidates` and calls `cuInit(0)` on it.
     /// Not cached: see [`global`] for the process-wide driver.
+    // Both sides are large (the entry-point table, the list of attempts); this runs once.
+    #[allow(clippy::result_large_err)]
     pub fn load_from(candidates: &[String], searched: &str) -> Result<Driver, LoadError> {
         let mut attempts = Vec::new();
         for path in candidates {
@@ -208,6 +210,7 @@ impl Driver {
     }
 
     /// Loads the driver the environment selects (see the module docs). Not cached.
+    #[allow(clippy::result_large_err)]
     pub fn load() -> Result<Driver, LoadError> {
         let (candidates, searched) = candidates_from_env();
         Driver::load_from(&candidates, &searched)

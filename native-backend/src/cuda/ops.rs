@@ -193,7 +193,7 @@ binary_ops! {
 
 fn reduce_plan(op: &str, t: &Tensor, dim: i64, keepdim: bool) -> Result<ReducePlan> {
     check_input(op, t)?;
-    ReducePlan::along(&t.size(), &t.stride(), dim, keepdim).map_err(|message| Error::Value(message))
+    ReducePlan::along(&t.size(), &t.stride(), dim, keepdim).map_err(Error::Value)
 }
 
 fn sum_like(t: &Tensor, dim: i64, keepdim: bool, mean: bool) -> Result<Tensor> {

@@ -63,9 +63,10 @@ impl std::error::Error for DriverError {}
 /// Everything the CUDA layer can fail with.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CudaError {
-    /// No driver could be loaded or initialised; lists every path tried.
+    /// No driver could be loaded or initialised; lists every path tried. (Boxed, like the
+    /// JIT error, to keep `Result<_, CudaError>` small on the launch path.)
     #[error("{0}")]
-    Load(#[from] LoadError),
+    Load(Box<LoadError>),
     /// A driver call returned an error code.
     #[error("torchlower: CUDA driver call failed: {0}")]
     Driver(#[from] DriverError),
@@ -74,13 +75,19 @@ pub enum CudaError {
     MissingSymbol(&'static str),
     /// The driver's JIT rejected a generated PTX module.
     #[error("torchlower: CUDA JIT failed for kernel {kernel}: {error}\n{log}")]
-    Jit { kernel: String, error: DriverError, log: String },
+    Jit { kernel: String, error: Box<DriverError>, log: String },
     /// A launch whose arguments do not match the kernel's parameter list.
     #[error("torchlower: launch of {kernel}: {message}")]
     LaunchArguments { kernel: &'static str, message: String },
     /// An input the CUDA path cannot take (wrong device, dtype, rank or size).
     #[error("{0}")]
     Unsupported(String),
+}
+
+impl From<LoadError> for CudaError {
+    fn from(error: LoadError) -> CudaError {
+        CudaError::Load(Box::new(error))
+    }
 }
 
 /// The name of a driver error code from the CUDA 12/13 `cudaError_enum`, for drivers that

@@ -32,7 +32,7 @@ static KERNELS: [OnceLock<Result<LoadedKernel>>; Kernel::COUNT] = [const { OnceL
 
 /// The process-wide driver (see [`loader::global`]).
 pub fn driver() -> Result<&'static Driver> {
-    loader::global().map_err(|error| CudaError::Load(error.clone()))
+    loader::global().map_err(|error| CudaError::from(error.clone()))
 }
 
 /// The primary context of device 0, retained once per process.

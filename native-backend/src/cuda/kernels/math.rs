@@ -52,8 +52,8 @@ pub trait Scalar {
     fn select(&mut self, p: &Self::P, if_true: &Self::F, if_false: &Self::F) -> Self::F;
     fn select_i(&mut self, p: &Self::P, if_true: &Self::I, if_false: &Self::I) -> Self::I;
     fn ci(&mut self, value: i32) -> Self::I;
-    fn to_bits(&mut self, a: &Self::F) -> Self::I;
-    fn from_bits(&mut self, a: &Self::I) -> Self::F;
+    fn bits_of(&mut self, a: &Self::F) -> Self::I;
+    fn float_from_bits(&mut self, a: &Self::I) -> Self::F;
     fn iadd(&mut self, a: &Self::I, b: &Self::I) -> Self::I;
     fn isub(&mut self, a: &Self::I, b: &Self::I) -> Self::I;
     fn iand(&mut self, a: &Self::I, mask: u32) -> Self::I;
@@ -148,10 +148,10 @@ impl Scalar for CpuScalar {
     fn ci(&mut self, value: i32) -> i32 {
         value
     }
-    fn to_bits(&mut self, a: &f32) -> i32 {
+    fn bits_of(&mut self, a: &f32) -> i32 {
         a.to_bits() as i32
     }
-    fn from_bits(&mut self, a: &i32) -> f32 {
+    fn float_from_bits(&mut self, a: &i32) -> f32 {
         f32::from_bits(*a as u32)
     }
     fn iadd(&mut self, a: &i32, b: &i32) -> i32 {
@@ -277,12 +277,12 @@ impl Scalar for PtxScalar<'_> {
         self.b.op(format!("mov.b32 {r}, {value}"));
         r
     }
-    fn to_bits(&mut self, a: &String) -> String {
+    fn bits_of(&mut self, a: &String) -> String {
         let r = self.b.b32();
         self.b.op(format!("mov.b32 {r}, {a}"));
         r
     }
-    fn from_bits(&mut self, a: &String) -> String {
+    fn float_from_bits(&mut self, a: &String) -> String {
         let r = self.b.f32();
         self.b.op(format!("mov.b32 {r}, {a}"));
         r
@@ -335,7 +335,7 @@ fn pow2<S: Scalar>(s: &mut S, k: &S::I) -> S::F {
     let bias = s.ci(127);
     let biased = s.iadd(k, &bias);
     let bits = s.shl(&biased, 23);
-    s.from_bits(&bits)
+    s.float_from_bits(&bits)
 }
 
 /// `e^x` (see the module docs).
@@ -389,7 +389,7 @@ pub fn log<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
     let zero_i = s.ci(0);
     let e_adjust = s.select_i(&tiny, &minus25, &zero_i);
     // x = 2^e * m, m in [1, 2); then m in [sqrt(1/2), sqrt(2)).
-    let bits = s.to_bits(&xs);
+    let bits = s.bits_of(&xs);
     let exponent_bits = s.shr_u(&bits, 23);
     let exponent_bits = s.iand(&exponent_bits, 0xff);
     let bias = s.ci(127);
@@ -397,7 +397,7 @@ pub fn log<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
     let e = s.iadd(&e, &e_adjust);
     let mantissa = s.iand(&bits, 0x007f_ffff);
     let mantissa = s.ior(&mantissa, 0x3f80_0000);
-    let m = s.from_bits(&mantissa);
+    let m = s.float_from_bits(&mantissa);
     let sqrt2 = s.c(std::f32::consts::SQRT_2);
     let big = s.gt(&m, &sqrt2);
     let half = s.c(0.5);

@@ -27,7 +27,7 @@ impl<'c> Module<'c> {
         match result::module::load_data(context.driver(), &text) {
             Ok(handle) => Ok(Module { context, handle }),
             Err((result::CudaError::Driver(error), log)) => {
-                Err(result::CudaError::Jit { kernel: label.to_string(), error, log })
+                Err(result::CudaError::Jit { kernel: label.to_string(), error: Box::new(error), log })
             }
             Err((other, _)) => Err(other),
         }
