@@ -237,11 +237,15 @@ def main(args: argparse.Namespace) -> int:
     report = analyze(source, str(path))
     print(f"== claims ({path.name})")
     show_claims(report)
-    print(f"\n== build")
+    print("\n== build")
     build = build_module(source, str(path), report)
     print(describe_build(build))
 
-    module = import_file(path)
+    try:
+        module = import_file(path)
+    except Exception as error:  # the user's module does not import: nothing to run
+        print(f"torchlower run: importing {path.name} failed: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
     source_lines = source.splitlines()
     rows, failures = [], 0
     for entry, route, reason in route_rows(build):
