@@ -254,6 +254,10 @@ def main(args: argparse.Namespace) -> int:
         if route != "native" or original is None:
             rows.append([entry["name"], "fallback", "-", "-", "-", "-", reason])
             continue
+        needs_cuda = any((tensor_contract(p.get("type")) or ("", "cpu", 0))[1] != "cpu" for p in entry.get("params", []))
+        if needs_cuda and not torch.cuda.is_available():
+            rows.append([entry["name"], "native", "-", "-", "-", "-", "not run: no CUDA device here"])
+            continue
         compiled = compile(original)
         inputs = make_inputs(entry, parse_inputs_comment(source_lines, entry), args.size, args.seed)
         before = snapshot(inputs)
