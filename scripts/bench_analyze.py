@@ -7,7 +7,8 @@
   ``cargo build --release -p torchlower-analyzer``; the binary's own run time is measured
   inside a loop of `--repeat` runs, minus the run time on an empty file, so process start-up
   is left out);
-- CPython's ``ast.parse`` of the same source, median;
+- CPython's ``ast.parse`` of the same source, median, run alternately with the wasm analysis
+  (the ratio printed is the median of the per-pair ratios, robust to a busy machine);
 - first call in a fresh process (import + load module + analyze) with the compiled-module
   cache cold (empty cache dir) and warm;
 - the size of the wasm file.
@@ -106,14 +107,21 @@ def generate_module(lines: int) -> str:
     return "".join(parts)
 
 
-def _median_seconds(fn, *, min_calls: int = 10, min_seconds: float = 2.0) -> float:
-    times = []
+def _paired_medians(first, second, *, min_pairs: int = 15, min_seconds: float = 4.0):
+    """Median times of `first` and `second` and the median of their per-pair ratio, the two
+    run alternately so that a busy machine slows both alike."""
+    a, b, ratios = [], [], []
     start = time.perf_counter()
-    while len(times) < min_calls or time.perf_counter() - start < min_seconds:
+    while len(a) < min_pairs or time.perf_counter() - start < min_seconds:
         t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        first()
+        t1 = time.perf_counter()
+        second()
+        t2 = time.perf_counter()
+        a.append(t1 - t0)
+        b.append(t2 - t1)
+        ratios.append((t1 - t0) / (t2 - t1))
+    return statistics.median(a), statistics.median(b), statistics.median(ratios)
 
 
 def _native_binary() -> Path:
@@ -170,8 +178,9 @@ def main() -> int:
 
         _analyze.analyze_json(encoded, "bench.py")  # load the module, warm up
         report = json.loads(_analyze.analyze_json(encoded, "bench.py"))
-        wasm = _median_seconds(lambda: _analyze.analyze_json(encoded, "bench.py"))
-        parse = _median_seconds(lambda: ast.parse(source))
+        wasm, parse, ratio = _paired_medians(
+            lambda: _analyze.analyze_json(encoded, "bench.py"), lambda: ast.parse(source)
+        )
         native = _native_seconds(_native_binary(), source_path, empty, args.repeat)
 
         cache = Path(tmp) / "cache"
@@ -187,7 +196,7 @@ def main() -> int:
         "wasm_warm_ms": wasm * 1e3,
         "native_ms": native * 1e3,
         "ast_parse_ms": parse * 1e3,
-        "wasm_over_ast_parse": wasm / parse,
+        "wasm_over_ast_parse": ratio,  # median of paired ratios
         "first_call_cold_cache_ms": cold * 1e3,
         "first_call_cold_cache_outcome": cold_outcome,
         "first_call_warm_cache_ms": warm * 1e3,
