@@ -237,3 +237,18 @@ def test_console_script_runs():
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["schema"] == 1
+
+
+def test_claims_lists_every_claimed_site(capsys, monkeypatch):
+    status, out, _ = run_check(capsys, monkeypatch, relative(INPUT), "--claims", "--color", "never")
+    assert status == 0
+    report = torchlower.analyze(INPUT.read_text(encoding="utf-8"), relative(INPUT))
+    claimed = [s for f in report["functions"] for s in f["sites"] if s["outcome"] == "claimed"]
+    assert claimed
+    for site in claimed:
+        assert any(
+            line.startswith(f"{relative(INPUT)}:{site['line']}:{site['col']}: claimed {site['target']}")
+            for line in out.splitlines()
+        )
+    _, without, _ = run_check(capsys, monkeypatch, relative(INPUT), "--color", "never")
+    assert ": claimed " not in without

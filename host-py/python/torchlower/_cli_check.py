@@ -3,7 +3,7 @@
 Formats:
 - ``text`` (default): each rejected or not-covered site and each reason a function falls
   back as ``file:line:col: CODE message``, the source line, a caret under the span and the
-  hint; then one summary line per file. Coloured on a terminal (``--color``, ``NO_COLOR``).
+  hint; then one summary line per file. ``--claims`` first lists every claimed site. Coloured on a terminal (``--color``, ``NO_COLOR``).
 - ``json``: the analyzer's report; a JSON array of reports when several files are given.
 - ``sarif``: one SARIF 2.1.0 log for all files, for editors and code-scanning services.
 
@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when any function falls back to Python"
+    )
+    parser.add_argument(
+        "--claims", action="store_true", help="text format: also list every claimed site"
     )
     parser.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto",
@@ -111,7 +114,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.format == "text":
         if analyzed:
-            print("\n\n".join(render_text(r, n, s, style) for n, r, s, _ in analyzed))
+            print("\n\n".join(render_text(r, n, s, style, claims=args.claims) for n, r, s, _ in analyzed))
     elif args.format == "json":
         if len(args.files) == 1 and analyzed:
             print(analyzed[0][3])

@@ -176,10 +176,29 @@ def render_finding(finding: Finding, filename: str, lines: list[str], style: Sty
     return "\n".join(out)
 
 
-def render_text(report: dict[str, Any], filename: str, source: str, style: Style) -> str:
-    """Every finding with its source line and caret, then the file's summary line."""
+def render_claims(report: dict[str, Any], filename: str, style: Style) -> str:
+    """One line per claimed site: where, what, under which rule, with which result type."""
+    out = []
+    for function in report.get("functions", []):
+        for site in function.get("sites", []):
+            if site.get("outcome") != "claimed":
+                continue
+            rule = f" [{site['rule']}]" if site.get("rule") else ""
+            result = f" -> {site['result_type']}" if site.get("result_type") else ""
+            where = f"{filename}:{site.get('line')}:{site.get('col')}:"
+            out.append(f"{style('bold', where)} {style('green', 'claimed')} {site.get('target')}{rule}{result}")
+    return "\n".join(out)
+
+
+def render_text(
+    report: dict[str, Any], filename: str, source: str, style: Style, claims: bool = False
+) -> str:
+    """Every finding with its source line and caret (and, with `claims`, first every claimed
+    site), then the file's summary line."""
     lines = source.splitlines()
-    blocks = [render_finding(f, filename, lines, style) for f in findings(report)]
+    blocks = [render_claims(report, filename, style)] if claims else []
+    blocks = [block for block in blocks if block]
+    blocks += [render_finding(f, filename, lines, style) for f in findings(report)]
     blocks.append(style("bold", summarize(report).line(filename)))
     return "\n\n".join(blocks)
 
