@@ -3,6 +3,7 @@
 //! `native-backend/API.md`. Byte ranges of each function and each claimed site inside the
 //! generated text are recorded for the report (the playground links sites to Rust with them).
 
+mod fuse;
 pub mod mangle;
 
 use crate::ir::{self, CmpOp, Expr, ScalarKind, ScalarOp, Stmt, TensorOp};
@@ -47,7 +48,7 @@ pub fn lower_module(filename: &str, functions: &[NativeFn]) -> Emitted {
     for f in functions {
         out.push('\n');
         let start = out.len();
-        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0 };
+        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0, reads: fuse::count_reads(&f.ir.body) };
         e.function(f);
         let sites = e.site_ranges;
         emitted.push((symbol(f.index), [start, out.len()], sites));
@@ -65,6 +66,8 @@ struct FnEmitter<'o> {
     out: &'o mut String,
     site_ranges: Vec<Option<[usize; 2]>>,
     temp: usize,
+    /// reads of each local in the whole function (liveness for the fusion pass)
+    reads: fuse::ReadCounts,
 }
 
 impl FnEmitter<'_> {
@@ -148,6 +151,7 @@ impl FnEmitter<'_> {
                     self.out.push_str("}\n");
                 }
             }
+            Stmt::For { .. } if self.try_fused_loop(s, level) => {}
             Stmt::For { var, start, stop, step, body } => {
                 self.out.push_str("for it in tl::scalar::range(");
                 self.expr(start);
@@ -197,6 +201,7 @@ impl FnEmitter<'_> {
                 }
             }
             Expr::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Expr::Tensor { .. } if self.try_fused_expr(e) => {}
             Expr::Tensor { site, op, device, args } => {
                 let start = self.out.len();
                 self.tensor_op(op, *device, args);

@@ -1,0 +1,90 @@
+# Forms the lowering's fusion pass (analyzer-wasm/src/lower/fuse.rs) prints as one tl::fused
+# call, and near misses it must leave op by op. Parity with eager: tests/python/test_native_cpu.py
+# (this corpus) and tests/python/test_fusion_pass.py (sizes, special values, errors).
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+import torch
+import torch.nn.functional as F
+
+
+def linear_relu_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.linear(x, w, b).relu().mean(dim=1)
+
+
+def linear_no_bias_gelu_tanh_sum(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.tanh(F.gelu(F.linear(x, w))).sum(dim=-1, keepdim=True)
+
+
+def matmul_bias_sigmoid(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (x @ w + b).sigmoid()
+
+
+def matmul_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x @ w + b
+
+
+def matmul_exp_log_colsum(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.matmul(x, w).exp().log().sum(dim=0, keepdim=True)
+
+
+def matmul_vector_abs_mean(x: TensorF32Cpu2D, v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return (x @ v).abs().mean(dim=0, keepdim=True)
+
+
+def nested_epilogues(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (F.linear(x, w, b).relu() @ w + b).neg().square()
+
+
+def lone_sum(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.sum(dim=0)
+
+
+# near miss: the bias first stays op by op (the fused fallback would swap the sizes in
+# add's broadcasting error)
+def bias_first_relu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (b + x @ w).relu()
+
+
+# near miss: a bias that is itself an op stays op by op (evaluation order of failing ops)
+def computed_bias_relu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (x @ w + b.exp()).relu()
+
+
+def alternating(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int, phase: int) -> TensorF32Cpu1D:
+    hidden = x
+    for layer in range(depth):
+        if (layer + phase) % 2 == 0:
+            even = hidden @ w + b
+            hidden = even.relu()
+        else:
+            odd = hidden @ w + b
+            hidden = odd.sigmoid()
+    return hidden.mean(dim=1, keepdim=False)
+
+
+def one_statement_loop(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int) -> TensorF32Cpu2D:
+    h = x
+    for step in range(1, depth + 1, 2):
+        if step > 2 and step // 2 != 7:
+            h = F.gelu((h @ w + b).tanh())
+        else:
+            h = h @ w + b
+    return h
+
+
+# near miss: the loop variable is read after the loop
+def loop_variable_live_after(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int) -> int:
+    h = x
+    i = 0
+    for i in range(depth):
+        h = (h @ w + b).relu()
+    return i
+
+
+# near miss: the weight changes inside the loop
+def weight_reassigned(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int) -> TensorF32Cpu2D:
+    h = x
+    for i in range(depth):
+        t = h @ w + b
+        h = t.relu()
+        w = w.abs()
+    return h
