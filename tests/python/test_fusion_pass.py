@@ -1,0 +1,206 @@
+"""The analyzer's fusion pass (analyzer-wasm/src/lower/fuse.rs) end to end.
+
+``tests/corpus/accepted/fusion.py`` is compiled with ``torchlower.compile`` (the analyzer's own
+output, not hand-written Rust) and every function is compared with eager PyTorch at the
+benchmark sizes, at degenerate and non-square sizes, on the special values, on
+non-contiguous inputs (the fused kernels' fallback), and on shapes that make eager raise:
+native must raise the same exception type with the same message. The report is checked
+too: fused groups keep every site claimed, all pointing at the one fused call.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import torchlower
+from test_native_cpu import CORPUS, assert_matches_eager, corpus_module, run_both, special_tensor
+
+FUSION = CORPUS / "fusion.py"
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def fused():
+    """(python module, report, {name: compiled}) of the fusion corpus file."""
+    module, build = corpus_module(FUSION)
+    assert build.error is None, str(build.error)
+    compiled = {}
+    for entry in build.report["functions"]:
+        fn = getattr(module, entry["name"])
+        compiled[entry["name"]] = torchlower.compile(getattr(fn, "__wrapped__", fn))
+        assert compiled[entry["name"]].route == "native", compiled[entry["name"]].reason
+    return module, build.report, compiled
+
+
+def _entry(report, name):
+    return next(f for f in report["functions"] if f["name"] == name)
+
+
+def _rust_of(report, name):
+    start, end = _entry(report, name)["rust_range"]
+    return report["rust"][start:end]
+
+
+@pytest.mark.parametrize(
+    "name,call",
+    [
+        ("linear_relu_mean", "tl::fused::linear_epilogue("),
+        ("linear_no_bias_gelu_tanh_sum", "tl::fused::linear_epilogue("),
+        ("matmul_bias_sigmoid", "tl::fused::matmul_epilogue("),
+        ("nested_epilogues", "tl::fused::linear_epilogue("),
+        ("alternating", "tl::fused::iterate_matmul_epilogue("),
+        ("one_statement_loop", "tl::fused::iterate_matmul_epilogue("),
+        ("lone_sum", "tl::fused::reduce("),
+    ],
+)
+def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
+    _, report, _ = fused
+    rust = _rust_of(report, name)
+    assert call in rust
+    assert "tl::ops::" not in rust, rust
+    for site in _entry(report, name)["sites"]:
+        assert site["outcome"] == "claimed" and site["rule"], site
+        start, end = site["rust_range"]
+        assert report["rust"][start:end].startswith("tl::fused::"), site
+
+
+@pytest.mark.parametrize(
+    "name,absent",
+    [
+        ("bias_first_relu", "tl::fused::"),
+        ("computed_bias_relu", "tl::fused::"),
+        ("loop_variable_live_after", "iterate_matmul_epilogue"),
+        ("weight_reassigned", "iterate_matmul_epilogue"),
+    ],
+)
+def test_near_misses_are_not_fused(fused, name, absent):
+    _, report, _ = fused
+    rust = _rust_of(report, name)
+    assert "tl::ops::" in rust or "for it in" in rust
+    assert absent not in rust, rust
+
+
+# (batch, in, out): the benchmark's cell A sizes plus degenerate and odd ones
+LINEAR_SHAPES = [(1, 32, 32), (1, 128, 64), (8, 64, 64), (256, 256, 128), (1, 1, 1), (3, 7, 5), (0, 4, 3), (5, 0, 2)]
+
+
+@pytest.mark.parametrize("batch,fan_in,fan_out", LINEAR_SHAPES)
+def test_epilogues_match_eager_on_random_inputs(fused, batch, fan_in, fan_out):
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(batch * 1000 + fan_in * 10 + fan_out)
+    x = torch.randn(batch, fan_in, generator=g)
+    w_linear = torch.randn(fan_out, fan_in, generator=g)
+    w_matmul = torch.randn(fan_in, fan_out, generator=g)
+    b = torch.randn(fan_out, generator=g)
+    v = torch.randn(fan_in, generator=g)
+    run_both(compiled["linear_relu_mean"], module.linear_relu_mean, [x, w_linear, b])
+    run_both(compiled["linear_no_bias_gelu_tanh_sum"], module.linear_no_bias_gelu_tanh_sum, [x, w_linear])
+    run_both(compiled["matmul_bias_sigmoid"], module.matmul_bias_sigmoid, [x, w_matmul, b])
+    run_both(compiled["matmul_bias"], module.matmul_bias, [x, w_matmul, b])
+    run_both(compiled["matmul_exp_log_colsum"], module.matmul_exp_log_colsum, [x, w_matmul])
+    run_both(compiled["matmul_vector_abs_mean"], module.matmul_vector_abs_mean, [x, v])
+    run_both(compiled["lone_sum"], module.lone_sum, [x])
+    if fan_in == fan_out:
+        run_both(compiled["nested_epilogues"], module.nested_epilogues, [x, w_linear, b])
+
+
+@pytest.mark.parametrize("size", [1, 4, 9, 33])
+def test_epilogues_match_eager_on_special_values(fused, size):
+    module, _, compiled = fused
+    x, w, b = special_tensor((size, size), 0), special_tensor((size, size), 3), special_tensor((size,), 5)
+    for name in ["linear_relu_mean", "matmul_bias_sigmoid", "matmul_bias", "matmul_exp_log_colsum", "nested_epilogues", "lone_sum"]:
+        fn = getattr(module, name)
+        args = [x, w, b][: fn.__code__.co_argcount]
+        run_both(compiled[name], fn, args)
+    run_both(compiled["linear_no_bias_gelu_tanh_sum"], module.linear_no_bias_gelu_tanh_sum, [x, w])
+    run_both(compiled["alternating"], module.alternating, [x, w, b, 3, 1])
+
+
+def test_non_contiguous_inputs_take_the_fallback_with_eager_results(fused):
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(5)
+    x, w, b = torch.randn(6, 8, generator=g).t(), torch.randn(6, 8, generator=g)[:, ::2], torch.randn(8, generator=g)[::2]
+    cases = [
+        ("matmul_bias_sigmoid", [x, w, b]),
+        ("linear_relu_mean", [x, w.t(), b]),
+        ("alternating", [torch.randn(4, 3, generator=g).t(), torch.randn(4, 4, generator=g).t(), b, 5, 0]),
+    ]
+    for name, args in cases:
+        before = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+        native = compiled[name](*args)
+        for old, new in zip(before, args):
+            if isinstance(old, torch.Tensor):
+                assert torch.equal(old, new), "an input was changed"
+        assert_matches_eager(native, getattr(module, name)(*args))
+
+
+# (batch, width, depth, phase): the benchmark's cell B sizes, no iteration, negative phase
+LOOP_CELLS = [(1, 16, 4, 0), (1, 32, 8, 1), (4, 32, 16, 0), (8, 64, 16, 1), (64, 128, 16, 1), (3, 5, 0, 0), (2, 3, 7, -3), (2, 3, -2, 0)]
+
+
+@pytest.mark.parametrize("batch,width,depth,phase", LOOP_CELLS)
+def test_loops_match_eager(fused, batch, width, depth, phase):
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(depth * 100 + width)
+    x = torch.randn(batch, width, generator=g)
+    w = torch.randn(width, width, generator=g) / width**0.5
+    b = torch.randn(width, generator=g)
+    run_both(compiled["alternating"], module.alternating, [x, w, b, depth, phase])
+    run_both(compiled["one_statement_loop"], module.one_statement_loop, [x, w, b, depth])
+    native = compiled["one_statement_loop"](x, w, b, 0)
+    assert torch.equal(native, x)  # no iteration: the input itself, as in eager
+
+
+def _assert_same_error(native_call, eager_call):
+    with pytest.raises(Exception) as eager_error:
+        eager_call()
+    with pytest.raises(Exception) as native_error:
+        native_call()
+    assert type(native_error.value) is type(eager_error.value)
+    assert str(native_error.value) == str(eager_error.value)
+
+
+def test_size_mismatches_raise_eagers_errors(fused, native_mode):
+    module, _, compiled = fused
+    x, b4, b5 = torch.randn(2, 3), torch.randn(4), torch.randn(5)
+    cases = [
+        ("linear_relu_mean", [x, torch.randn(4, 5), b4]),  # product mismatch
+        ("linear_relu_mean", [x, torch.randn(4, 3), b5]),  # bias mismatch
+        ("matmul_bias_sigmoid", [x, torch.randn(4, 4), b4]),  # product mismatch
+        ("matmul_bias_sigmoid", [x, torch.randn(3, 4), b5]),  # bias broadcast mismatch
+        ("matmul_bias", [x, torch.randn(3, 4), b5]),
+        ("matmul_vector_abs_mean", [x, b4]),
+        ("bias_first_relu", [x, torch.randn(3, 4), b5]),
+        ("alternating", [x, torch.randn(4, 4), b4, 2, 0]),  # first layer's product
+        ("alternating", [torch.randn(2, 4), torch.randn(4, 4), b5, 2, 0]),  # first layer's bias
+        ("alternating", [torch.randn(2, 3), torch.randn(3, 4), b4, 3, 0]),  # second layer's product
+        ("one_statement_loop", [x, torch.randn(4, 4), b4, 1]),
+    ]
+    for name, args in cases:
+        _assert_same_error(lambda: compiled[name](*args), lambda: getattr(module, name)(*args))
+    # no iteration: nothing is multiplied, so nothing raises, as in eager
+    run_both(compiled["alternating"], module.alternating, [x, torch.randn(4, 4), b4, 0, 0])
+
+
+def test_loop_condition_overflow_is_checked(fused, native_mode, monkeypatch):
+    """`(layer + phase) % 2` overflows int64: native refuses (never a wrapped activation
+    choice), and auto mode reruns Python, which gets the exact answer."""
+    module, _, compiled = fused
+    x, w, b = torch.randn(2, 4), torch.randn(4, 4) / 2, torch.randn(4)
+    with pytest.raises(OverflowError):
+        compiled["alternating"](x, w, b, 3, 2**63 - 2)
+    monkeypatch.delenv("TORCHLOWER_MODE")
+    assert_matches_eager(compiled["alternating"](x, w, b, 3, 2**63 - 2), module.alternating(x, w, b, 3, 2**63 - 2))
+
+
+def test_inputs_that_require_grad(fused):
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(11)
+    x, w, b = (torch.randn(*shape, generator=g).requires_grad_() for shape in [(3, 3), (3, 3), (3,)])
+    for name, args in [("alternating", [x, w, b, 4, 1]), ("linear_relu_mean", [x, w, b])]:
+        native = compiled[name](*args)
+        assert native.requires_grad is False
+        with torch.no_grad():
+            assert_matches_eager(native, getattr(module, name)(*args))
