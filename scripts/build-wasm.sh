@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the analyzer (analyzer-wasm/) for wasm32-unknown-unknown, size-optimised (cargo
+# Builds the analyzer (analyzer-wasm/) for wasm32-unknown-unknown in release mode (cargo
 # profile `wasm-release`), into its own target dir `target/wasm` (the wasm build may use a
 # different rustc than the host builds, so the two never share artifacts).
 #
