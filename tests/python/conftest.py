@@ -35,6 +35,14 @@ def _alias_seed_types() -> None:
 _alias_seed_types()
 
 
+@pytest.fixture(autouse=True)
+def _native_mode_by_default(monkeypatch):
+    """Every test runs with TORCHLOWER_MODE=native unless it sets the mode itself: in `auto`
+    mode a native TypeError/ValueError/OverflowError reruns the Python function, which would
+    let a parity test compare eager with eager and pass on broken native code."""
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+
+
 @pytest.fixture
 def native_mode(monkeypatch):
     """TORCHLOWER_MODE=native for one test: errors surface instead of falling back."""

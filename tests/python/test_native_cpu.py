@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import math
-import os
 import re
 import shutil
 import sys
@@ -496,7 +495,6 @@ def test_corpus_function_matches_eager(path, name):
     python_fn = getattr(python_fn, "__wrapped__", python_fn)
     compiled = torchlower.compile(python_fn)
     assert compiled.route == "native", compiled.reason
-    os.environ.pop("TORCHLOWER_MODE", None)
     run_both(compiled, python_fn, corpus_inputs(entry, 5, special=False, seed=7))
     run_both(compiled, python_fn, corpus_inputs(entry, 9, special=True, seed=0))
     grad_inputs = corpus_inputs(entry, 5, special=False, seed=3, requires_grad=True)
@@ -510,7 +508,8 @@ def test_corpus_function_matches_eager(path, name):
 # --- the decorator on a real module, and the CLI ----------------------------------------------------
 
 
-def test_native_decorator_on_an_imported_module(tmp_path):
+def test_native_decorator_on_an_imported_module(tmp_path, monkeypatch):
+    monkeypatch.delenv("TORCHLOWER_MODE")  # auto: the fallback function must run its Python
     path = tmp_path / f"decorated_{uuid.uuid4().hex[:8]}.py"
     path.write_text(
         "import torch.nn.functional as F\n"
