@@ -1,6 +1,8 @@
 //! The one error type of native code, and how each variant becomes a Python exception.
 
-use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyValueError, PyZeroDivisionError};
+use pyo3::exceptions::{
+    PyIndexError, PyOverflowError, PyRuntimeError, PyValueError, PyZeroDivisionError,
+};
 use pyo3::PyErr;
 
 /// `Result` of every fallible backend helper.
@@ -12,7 +14,8 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// same failure (see [`Error::into_pyerr`]).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A libtorch error (e.g. matmul or broadcast size mismatch) → `RuntimeError`.
+    /// A libtorch error (e.g. matmul or broadcast size mismatch) → `RuntimeError`, or
+    /// `IndexError` where libtorch raised a `c10::IndexError` (see [`is_index_error`]).
     #[error("{}", torch_message(.0))]
     Torch(#[from] tch::TchError),
     /// Python `int` arithmetic whose result does not fit in 64 bits → `OverflowError`.
@@ -31,6 +34,7 @@ impl Error {
     pub fn into_pyerr(self) -> PyErr {
         let message = self.to_string();
         match self {
+            Error::Torch(_) if is_index_error(&message) => PyIndexError::new_err(message),
             Error::Torch(_) => PyRuntimeError::new_err(message),
             Error::Overflow(_) => PyOverflowError::new_err(message),
             Error::ZeroDivision(_) => PyZeroDivisionError::new_err(message),
@@ -57,6 +61,14 @@ fn torch_message(error: &tch::TchError) -> String {
     }
 }
 
+/// Whether a libtorch message comes from a `TORCH_CHECK_INDEX` (a `c10::IndexError`, which
+/// eager PyTorch raises as `IndexError`). tch keeps only the text, so the class is recognised
+/// by the messages the claimed ops can produce at run time: a reduction over an empty
+/// dimension (`argmax` of a `(3, 0)` tensor along dim 1) and an out-of-range dimension.
+fn is_index_error(message: &str) -> bool {
+    message.contains("Expected reduction dim") || message.starts_with("Dimension out of range")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +80,12 @@ mod tests {
                     frame #0: c10::Error::Error";
         let error = Error::Torch(tch::TchError::Torch(what.to_string()));
         assert_eq!(error.to_string(), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+    }
+
+    #[test]
+    fn index_checks_of_libtorch_become_index_errors() {
+        assert!(is_index_error("argmax(): Expected reduction dim 1 to have non-zero size."));
+        assert!(is_index_error("Dimension out of range (expected to be in range of [-1, 0], but got 1)"));
+        assert!(!is_index_error("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"));
     }
 }

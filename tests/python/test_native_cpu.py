@@ -232,6 +232,16 @@ def test_size_mismatches_raise_runtime_error_like_eager(handwritten):
         compiled["alternating"](torch.randn(2, 3), torch.randn(4, 4), torch.randn(4), 2, 0)
 
 
+def test_index_errors_of_libtorch_stay_index_errors(handwritten):
+    """argmax over an empty dimension is a c10::IndexError: eager raises IndexError."""
+    module, compiled = handwritten
+    x, w = torch.randn(3, 4), torch.randn(4, 0)
+    with pytest.raises(IndexError) as eager_error:
+        module.classify(x, w)
+    with pytest.raises(IndexError) as native_error:
+        compiled["classify"](x, w)
+    assert str(native_error.value) == str(eager_error.value)
+
 # --- Python scalar semantics against CPython ------------------------------------------------------
 
 EDGE_INTS = sorted({*range(-9, 10), 2**31, -(2**31), 2**32 + 7, 2**62, -(2**62), 2**63 - 1, -(2**63), 2**63 - 2, -(2**63) + 1})
