@@ -54,9 +54,12 @@ const markedText = (page, selector) =>
 /**
  * Asserts the text under the Rust highlight becomes `expected`: CodeMirror redraws (and
  * scrolls) on its next animation frame, so the DOM is polled briefly before comparing.
+ * A highlight spanning several lines is one mark piece per line, with the line breaks
+ * themselves outside the DOM text, so they are dropped from `expected` (nothing else is).
  */
-async function assertRustHighlight(page, expected) {
+async function assertRustHighlight(page, rustSnippet) {
   const selector = "#rust-editor .cm-rust-selected";
+  const expected = rustSnippet.replaceAll("\n", "");
   await page
     .waitForFunction(
       ([sel, want]) => [...document.querySelectorAll(sel)].map((el) => el.textContent).join("") === want,
