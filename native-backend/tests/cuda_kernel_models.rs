@@ -109,6 +109,13 @@ fn unary_models_match_eager_on_special_and_random_values() {
         for (i, (&input, &want)) in inputs.iter().zip(&expected).enumerate() {
             let got = op.eval(input);
             let context = format!("{}({input:e}) [{i}]: model {got:e}, eager {want:e}", op.name());
+            // CUDA's GELU, `x·0.5·(1 + erf(x/√2))`, is x itself for huge x (+inf at +inf), as
+            // eager CPU's AVX2 kernel; eager CPU's AVX-512 kernel overflows to inf at f32::MAX
+            // and returns NaN at +inf, so CPU eager is no reference there.
+            if op == UnaryOp::Gelu && input > 1e38 {
+                assert_eq!(got, input, "{context}");
+                continue;
+            }
             assert_eq!(got.is_nan(), want.is_nan(), "NaN mismatch: {context}");
             if want.is_nan() {
                 continue;

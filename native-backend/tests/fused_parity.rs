@@ -355,3 +355,28 @@ fn elementwise_chains_match_eager() {
     let eager = error_text(torchlower_backend::ops::add(&a, &b));
     assert_eq!(error_text(fused::elementwise(&[&a, &b], &[Load(0), Load(1), B(Binary::Add)])), eager);
 }
+
+/// Products below the BLAS size threshold run our own kernel only where it reproduces the
+/// BLAS's order; whichever path a shape takes, the result is eager's bit for bit. Shapes on
+/// both sides of every threshold of `small_gemm` (rows 1–4, 16 columns, k = 192, m·k·n = 2^19).
+#[test]
+fn products_on_both_sides_of_the_small_kernel_thresholds_are_bit_identical() {
+    let mut rng = Rng(99);
+    let shapes: [(i64, i64, i64); 14] = [
+        (1, 16, 16), (1, 32, 32), (2, 32, 32), (3, 32, 32), (4, 32, 32), (4, 32, 15), (4, 32, 16),
+        (8, 64, 64), (16, 128, 64), (8, 192, 64), (8, 193, 64), (64, 128, 64), (64, 128, 65), (33, 100, 130),
+    ];
+    let bits = |t: &Tensor| values(t).iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for (m, k, n) in shapes {
+        let x = rng.tensor(&[m, k], false);
+        let w_mm = rng.tensor(&[k, n], false);
+        let w_lin = rng.tensor(&[n, k], false);
+        let b = rng.tensor(&[n], false);
+        let mm = fused::matmul_epilogue(&x, &w_mm, None, &[], None).expect("matmul");
+        assert_eq!(bits(&mm), bits(&x.matmul(&w_mm)), "x @ w at {m}x{k}x{n}");
+        let lin = fused::linear_epilogue(&x, &w_lin, Some(&b), &[], None).expect("linear");
+        assert_eq!(bits(&lin), bits(&x.linear(&w_lin, Some(&b))), "F.linear(x, w, b) at {m}x{k}x{n}");
+        let lin = fused::linear_epilogue(&x, &w_lin, None, &[], None).expect("linear");
+        assert_eq!(bits(&lin), bits(&x.linear::<&Tensor>(&w_lin, None)), "F.linear(x, w) at {m}x{k}x{n}");
+    }
+}

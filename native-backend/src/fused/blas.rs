@@ -8,14 +8,16 @@
 //! The symbol is looked up once at run time in the already-loaded `libtorch_cpu`; when it is
 //! missing (another BLAS build), callers fall back to tch's matmul.
 //!
-//! Why not a hand-written kernel for tiny products (where the BLAS call's fixed cost, about
-//! 1 µs here, exceeds the arithmetic): tried and measured — a register-blocked kernel sums in
-//! a different order, and on outputs with cancellation (a dot of 128 unit-size terms ending
-//! near 0.07) it differs from eager by more than rtol 1e-5. Eager parity needs MKL's order,
-//! so every size goes through the BLAS and there is no size threshold.
+//! Small products, where the call's fixed cost (about 1 µs) exceeds the arithmetic, go to
+//! [`small_gemm`] instead — but only for shapes where that kernel follows the BLAS's own
+//! summation order bit for bit (checked against this BLAS per shape). A kernel in any other
+//! order differs from eager on outputs with cancellation (a dot of 128 unit-size terms ending
+//! near 0.07) by more than rtol 1e-5, so it is never used.
 
 use std::os::raw::{c_char, c_int};
 use std::sync::OnceLock;
+
+use super::small_gemm::{self, Layout};
 
 /// Fortran BLAS `sgemm_` (LP64: 32-bit integers), column-major.
 type SgemmFn = unsafe extern "C" fn(
@@ -74,39 +76,39 @@ pub fn fits(dims: &[usize]) -> bool {
     dims.iter().all(|&d| d >= 1 && d <= c_int::MAX as usize)
 }
 
-/// `out (m×n) = x (m×k) · wᵀ + beta·out` for row-major `w (n×k)`: exactly the call `addmm`
-/// makes for `F.linear` (column-major view: `outᵀ = w · xᵀ`, i.e. `gemm('T','N', n, m, k)`).
-/// With `beta = 1` and `out` pre-filled with the bias rows this is `addmm(bias, x, w.t())`;
-/// with `beta = 0` it is `x @ w.t()` and `out` may hold anything.
+/// `out (m×n) = x (m×k) · w` (+ `out` when `accumulate`), through [`small_gemm`] where it
+/// reproduces the BLAS for this shape, else the BLAS itself.
+///
+/// `Layout::Linear` (`w` row-major `n×k`) is exactly the call `addmm` makes for `F.linear`
+/// (column-major view: `outᵀ = w · xᵀ`, `gemm('T','N', n, m, k)`); with `accumulate` and `out`
+/// pre-filled with the bias rows it is `addmm(bias, x, w.t())` (beta = 1). `Layout::Matmul`
+/// (`w` row-major `k×n`) is the call `mm` makes (`gemm('N','N', n, m, k)`, beta 0).
 ///
 /// # Safety
-/// `x`, `w`, `out` point to `m·k`, `n·k`, `m·n` valid f32s, `out` not overlapping the inputs,
-/// all dimensions ≥ 1 and ≤ `i32::MAX`, and [`available`] returned true.
-pub unsafe fn linear_into(m: usize, k: usize, n: usize, x: *const f32, w: *const f32, beta: f32, out: *mut f32) {
+/// `x`, `w`, `out` point to `m·k`, `k·n`, `m·n` valid f32s, `out` not overlapping the inputs,
+/// all dimensions ≥ 1 and ≤ `i32::MAX` ([`fits`]), and [`available`] returned true.
+pub unsafe fn gemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+    // SAFETY: the caller's guarantees are both functions' preconditions.
+    unsafe {
+        if !small_gemm::try_gemm(layout, m, k, n, x, w, accumulate, out) {
+            sgemm_into(layout, m, k, n, x, w, accumulate, out);
+        }
+    }
+}
+
+/// The BLAS call itself (see [`gemm_into`]).
+///
+/// # Safety
+/// As [`gemm_into`].
+pub(super) unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
     let Some(sgemm) = sgemm() else { unreachable!("callers check blas::available()") };
     let (mi, ni, ki) = (n as c_int, m as c_int, k as c_int);
     let alpha = 1.0f32;
-    // SAFETY: the caller guarantees the buffers and sizes (see above).
-    unsafe {
-        sgemm(
-            c"T".as_ptr(), c"N".as_ptr(), &mi, &ni, &ki, &alpha, w, &ki, x, &ki, &beta, out, &mi,
-        )
+    let beta = if accumulate { 1.0f32 } else { 0.0 };
+    let (transa, lda) = match layout {
+        Layout::Linear => (c"T", ki),
+        Layout::Matmul => (c"N", mi),
     };
-}
-
-/// `out (m×n) = x (m×k) @ w (k×n)`, both row-major: the call `mm` makes (`gemm('N','N', n, m, k)`
-/// on the column-major view, beta 0).
-///
-/// # Safety
-/// As [`linear_into`], with `w` holding `k·n` f32s.
-pub unsafe fn matmul_into(m: usize, k: usize, n: usize, x: *const f32, w: *const f32, out: *mut f32) {
-    let Some(sgemm) = sgemm() else { unreachable!("callers check blas::available()") };
-    let (mi, ni, ki) = (n as c_int, m as c_int, k as c_int);
-    let (alpha, beta) = (1.0f32, 0.0f32);
     // SAFETY: the caller guarantees the buffers and sizes (see above).
-    unsafe {
-        sgemm(
-            c"N".as_ptr(), c"N".as_ptr(), &mi, &ni, &ki, &alpha, w, &mi, x, &ki, &beta, out, &mi,
-        )
-    };
+    unsafe { sgemm(transa.as_ptr(), c"N".as_ptr(), &mi, &ni, &ki, &alpha, w, &lda, x, &ki, &beta, out, &mi) };
 }

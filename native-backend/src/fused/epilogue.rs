@@ -1,6 +1,7 @@
 //! What follows a GEMM (or starts from any fresh tensor): bias add, a chain of unary ops and
 //! an optional sum/mean, done row by row while the row is in cache.
 
+use super::calibrate;
 use super::math::{self, Binary, Unary};
 
 /// `sum`/`mean` over one dim, as `t.sum(dim=…, keepdim=…)` / `t.mean(…)`.
@@ -84,24 +85,39 @@ pub fn apply(
     reduce: Option<(Reduce, Axis)>,
     reduced: &mut [f32],
 ) {
+    // Row by row while the row is in cache, when every op is position-independent; otherwise
+    // each op over the whole buffer (which is the whole tensor), as eager runs it.
+    let per_row = acts.iter().all(|&op| calibrate::agrees(op));
     for (i, row) in values.chunks_exact_mut(cols.max(1)).take(rows).enumerate() {
         match bias {
             RowBias::None => {}
             RowBias::Vector(b) => math::binary_in_place(Binary::Add, row, b),
             RowBias::Matrix(b) => math::binary_in_place(Binary::Add, row, &b[i * cols..(i + 1) * cols]),
         }
-        for &op in acts {
-            math::unary_in_place(op, row);
-        }
-        if let Some((r, Axis::Cols)) = reduce {
-            let total = math::sum(row);
-            reduced[i] = if r.is_mean() { total / cols as f32 } else { total };
+        if per_row {
+            for &op in acts {
+                calibrate::unary_in_place(op, row);
+            }
         }
     }
-    if let Some((r, Axis::Rows)) = reduce {
-        math::sum_columns(values, rows, cols, reduced);
-        if r.is_mean() {
-            reduced.iter_mut().for_each(|s| *s /= rows as f32);
+    if !per_row {
+        for &op in acts {
+            calibrate::unary_in_place(op, &mut values[..rows * cols]);
         }
+    }
+    match reduce {
+        Some((r, Axis::Cols)) => {
+            for (i, row) in values.chunks_exact(cols.max(1)).take(rows).enumerate() {
+                let total = calibrate::sum(row);
+                reduced[i] = if r.is_mean() { total / cols as f32 } else { total };
+            }
+        }
+        Some((r, Axis::Rows)) => {
+            calibrate::sum_columns(values, rows, cols, reduced);
+            if r.is_mean() {
+                reduced.iter_mut().for_each(|s| *s /= rows as f32);
+            }
+        }
+        None => {}
     }
 }

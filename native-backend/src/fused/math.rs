@@ -20,6 +20,13 @@ pub enum Unary {
     Sqrt,
 }
 
+impl Unary {
+    pub const ALL: [Unary; 10] = [
+        Unary::Relu, Unary::Sigmoid, Unary::Tanh, Unary::Gelu, Unary::Abs,
+        Unary::Neg, Unary::Square, Unary::Exp, Unary::Log, Unary::Sqrt,
+    ];
+}
+
 /// One elementwise binary op of `tl::ops` (true division for `Div`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Binary {
@@ -32,11 +39,10 @@ pub enum Binary {
 /// `torch.relu`: `clamp_min(x, 0)`, which keeps `-0.0` and NaN as they are.
 #[inline(always)]
 pub fn relu(x: f32) -> f32 {
-    if x < 0.0 {
-        0.0
-    } else {
-        x
-    }
+    // Bitwise select (clear every bit when x < 0) rather than a branch: LLVM turns the branch
+    // into a masked store, which is microcoded and slow on AMD cores.
+    let negative = u32::from(x < 0.0).wrapping_neg();
+    f32::from_bits(x.to_bits() & !negative)
 }
 
 /// `exp(x)` by Cody–Waite range reduction `x = n·ln2 + r` and a degree-6 polynomial on
@@ -50,7 +56,8 @@ pub fn exp(x: f32) -> f32 {
     const ROUND: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer
     const OVERFLOW: f32 = 88.722_839; // ln(f32::MAX)
     const UNDERFLOW: f32 = -103.972_08; // below: smaller than half the smallest subnormal
-    let clamped = x.clamp(UNDERFLOW - 1.0, OVERFLOW + 1.0);
+    // max/min (not clamp): a NaN becomes a finite number here; the result is chosen below.
+    let clamped = x.max(UNDERFLOW - 1.0).min(OVERFLOW + 1.0);
     let n = (clamped * LOG2E + ROUND) - ROUND;
     let r = clamped - n * LN2_HI - n * LN2_LO;
     let mut p = 1.987_569_1e-4_f32;
@@ -60,8 +67,11 @@ pub fn exp(x: f32) -> f32 {
     p = p * r + 1.666_666_5e-1;
     p = p * r + 5.000_000_1e-1;
     let e_r = p * r * r + r + 1.0;
-    // 2^n as two normal powers of two (n ∈ [-151, 130]).
-    let n = n as i32;
+    // 2^n as two normal powers of two (n ∈ [-151, 130]). `n` is integral and in range, so
+    // the unchecked conversion is exact; it compiles to one vector instruction, where `as`
+    // (saturating) is done lane by lane and made this loop several times slower.
+    // SAFETY: `clamped` ∈ [-105, 90] (never NaN), so `n` is an integer of magnitude below 2^8.
+    let n: i32 = unsafe { n.to_int_unchecked() };
     let half = n >> 1;
     let scale_a = f32::from_bits(((half + 127) as u32) << 23);
     let scale_b = f32::from_bits(((n - half + 127) as u32) << 23);
@@ -161,8 +171,9 @@ multiversion! {
 //
 // A sum of floats depends on the order of its additions, and sums with cancellation differ
 // by more than any tolerance between orders. So these follow the order of torch's CPU sum
-// kernel (`cascade_sum` in ATen's SumKernel.cpp, the algorithm re-derived here): 8-lane
-// vectors along contiguous memory, four interleaved accumulators ("ilp"), a four-level
+// kernel (`cascade_sum` in ATen's SumKernel.cpp, the algorithm re-derived here): vectors of
+// torch's `Vectorized<float>` width (8 lanes on AVX2, 16 on AVX-512; `calibrate` tells which
+// one this libtorch uses) along contiguous memory, four interleaved accumulators ("ilp"), a four-level
 // cascade that folds every 16 (more for huge sizes) additions into the next level, the scalar
 // tail added before the vector lanes, and the output starting at `+0.0` (so a sum of `-0.0`s
 // is `+0.0`, as in eager).
@@ -181,10 +192,7 @@ impl Lanes for f32 {
     }
 }
 
-/// The width of torch's AVX2 `Vectorized<float>`.
-const VEC: usize = 8;
-
-impl Lanes for [f32; VEC] {
+impl<const VEC: usize> Lanes for [f32; VEC] {
     const ZERO: Self = [0.0; VEC];
     #[inline(always)]
     fn add(mut self, other: Self) -> Self {
@@ -260,20 +268,21 @@ fn row_sum<L: Lanes>(size: usize, load: impl Fn(usize) -> L) -> L {
 }
 
 #[inline(always)]
-fn vector_at(values: &[f32], start: usize) -> [f32; VEC] {
+fn vector_at<const VEC: usize>(values: &[f32], start: usize) -> [f32; VEC] {
     let mut lanes = [0.0; VEC];
     lanes.copy_from_slice(&values[start..start + VEC]);
     lanes
 }
 
-/// Sum of a contiguous run (a row, or a reduction over the last dim), in torch's order.
-pub fn sum(values: &[f32]) -> f32 {
+/// Sum of a contiguous run (a row, or a reduction over the last dim), in torch's order for
+/// vectors of `lanes` (8 or 16) floats.
+pub fn sum(values: &[f32], lanes: usize) -> f32 {
     #[inline(always)]
-    fn generic(values: &[f32]) -> f32 {
+    fn generic<const VEC: usize>(values: &[f32]) -> f32 {
         let size = values.len();
         let total = if size >= VEC {
             let vectors = size / VEC;
-            let lanes = row_sum::<[f32; VEC]>(vectors, |v| vector_at(values, v * VEC));
+            let lanes = row_sum::<[f32; VEC]>(vectors, |v| vector_at::<VEC>(values, v * VEC));
             let mut total = 0.0f32;
             for v in &values[vectors * VEC..] {
                 total += *v;
@@ -290,23 +299,32 @@ pub fn sum(values: &[f32]) -> f32 {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2")]
-        unsafe fn avx2(values: &[f32]) -> f32 {
-            generic(values)
+        unsafe fn avx2<const VEC: usize>(values: &[f32]) -> f32 {
+            generic::<VEC>(values)
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { avx2(values) };
+            return unsafe { if lanes == 16 { avx2::<16>(values) } else { avx2::<8>(values) } };
         }
     }
-    generic(values)
+    if lanes == 16 { generic::<16>(values) } else { generic::<8>(values) }
 }
 
-multiversion! {
-    /// Column sums of a row-major `rows × cols` matrix (a reduction over dim 0), in torch's
-    /// order; `out` has `cols` elements.
-    fn sum_columns(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
+/// Column sums of a row-major `rows × cols` matrix (a reduction over dim 0), in torch's
+/// order for vectors of `lanes` (8 or 16) floats; `out` has `cols` elements.
+pub fn sum_columns(values: &[f32], rows: usize, cols: usize, out: &mut [f32], lanes: usize) {
+    if lanes == 16 {
+        sum_columns_of::<16>(values, rows, cols, out)
+    } else {
+        sum_columns_of::<8>(values, rows, cols, out)
+    }
+}
+
+fn sum_columns_of<const VEC: usize>(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
+    #[inline(always)]
+    fn generic<const VEC: usize>(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
         if cols == 1 {
-            out[0] = sum(&values[..rows]);
+            out[0] = sum(&values[..rows], VEC);
             return;
         }
         let at = |i: usize, j: usize| values[i * cols + j];
@@ -314,7 +332,7 @@ multiversion! {
         if cols >= VEC {
             const ROWS: usize = 4;
             while j + ROWS * VEC <= cols {
-                let sums = multi_row_sum::<[f32; VEC], ROWS>(rows, |i, k| vector_at(values, i * cols + j + k * VEC));
+                let sums = multi_row_sum::<[f32; VEC], ROWS>(rows, |i, k| vector_at::<VEC>(values, i * cols + j + k * VEC));
                 for (k, lanes) in sums.iter().enumerate() {
                     for (lane, v) in lanes.iter().enumerate() {
                         out[j + k * VEC + lane] = 0.0 + v;
@@ -323,7 +341,7 @@ multiversion! {
                 j += ROWS * VEC;
             }
             while j + VEC <= cols {
-                let lanes = row_sum::<[f32; VEC]>(rows, |i| vector_at(values, i * cols + j));
+                let lanes = row_sum::<[f32; VEC]>(rows, |i| vector_at::<VEC>(values, i * cols + j));
                 for (lane, v) in lanes.iter().enumerate() {
                     out[j + lane] = 0.0 + v;
                 }
@@ -344,6 +362,18 @@ multiversion! {
             j += 1;
         }
     }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<const VEC: usize>(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
+            generic::<VEC>(values, rows, cols, out)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { avx2::<VEC>(values, rows, cols, out) };
+        }
+    }
+    generic::<VEC>(values, rows, cols, out)
 }
 
 #[cfg(test)]
@@ -378,9 +408,9 @@ mod tests {
         assert!(gelu(-0.0).is_sign_positive());
         assert!(gelu(f32::NEG_INFINITY).is_nan());
         assert_eq!(gelu(f32::INFINITY), f32::INFINITY);
-        assert!(sum(&[-0.0; 19]).is_sign_positive());
+        assert!(sum(&[-0.0; 19], 8).is_sign_positive() && sum(&[-0.0; 37], 16).is_sign_positive());
         let mut out = [1.0; 3];
-        sum_columns(&[-0.0; 60], 20, 3, &mut out);
+        sum_columns(&[-0.0; 60], 20, 3, &mut out, 8);
         assert!(out.iter().all(|v| *v == 0.0 && v.is_sign_positive()));
     }
 

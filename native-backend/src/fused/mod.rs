@@ -12,9 +12,11 @@
 //! fresh tensors.
 
 mod blas;
+mod calibrate;
 mod dense;
 mod epilogue;
 mod math;
+mod small_gemm;
 
 use tch::Tensor;
 
@@ -22,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::ops;
 use dense::Dense;
 use epilogue::RowBias;
+use small_gemm::Layout;
 
 pub use epilogue::Reduce;
 pub use math::{Binary, Unary};
@@ -73,9 +76,9 @@ pub fn linear_epilogue(
                 // SAFETY: the bias tensor is alive and holds n f32s.
                 let bias_values = unsafe { bd.values() };
                 out.chunks_exact_mut(n).for_each(|row| row.copy_from_slice(bias_values));
-                unsafe { blas::linear_into(m, k, n, xd.ptr, wd.ptr, 1.0, out.as_mut_ptr()) }
+                unsafe { blas::gemm_into(Layout::Linear, m, k, n, xd.ptr, wd.ptr, true, out.as_mut_ptr()) }
             }
-            None => unsafe { blas::linear_into(m, k, n, xd.ptr, wd.ptr, 0.0, out.as_mut_ptr()) },
+            None => unsafe { blas::gemm_into(Layout::Linear, m, k, n, xd.ptr, wd.ptr, false, out.as_mut_ptr()) },
         }
         RowBias::None
     })
@@ -95,7 +98,7 @@ pub fn matmul_epilogue(
             let (m, k, n) = (xd.rows, xd.cols, wd.cols);
             gemm_then_epilogue(m, n, acts, reduce, |out| {
                 // SAFETY: see `matmul_plan`: dense m×k and k×n inputs, dims in range.
-                unsafe { blas::matmul_into(m, k, n, xd.ptr, wd.ptr, out.as_mut_ptr()) };
+                unsafe { blas::gemm_into(Layout::Matmul, m, k, n, xd.ptr, wd.ptr, false, out.as_mut_ptr()) };
                 bias
             })
         }
@@ -159,7 +162,7 @@ where
             };
             // SAFETY: `source` is `init` (dense m×n) or the other scratch buffer, never
             // `destination`; w is dense n×n; dims in range (see `matmul_plan`).
-            unsafe { blas::matmul_into(m, n, n, source, wd.ptr, destination.as_mut_ptr()) };
+            unsafe { blas::gemm_into(Layout::Matmul, m, n, n, source, wd.ptr, false, destination.as_mut_ptr()) };
             epilogue::apply(destination, m, n, bias, acts, None, &mut []);
             if let Some(tensor) = output {
                 return Ok(tensor);
@@ -179,7 +182,9 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 /// (see [`Step`]) with torch's broadcasting for rank ≤ 2 (e.g. a 1-D bias over a matrix).
 /// Each op rounds to float32 as eager does, so the result equals the op-by-op chain.
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
-    match elementwise_plan(operands, program) {
+    // The direct kernel works in chunks, so every op must be position-independent here.
+    let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::agrees(*op)));
+    match elementwise_plan(operands, program).filter(|_| direct_ops) {
         Some(plan) => plan.run(program),
         None => elementwise_with_ops(operands, program),
     }
@@ -437,7 +442,7 @@ impl ElementwisePlan {
                             }
                             top += 1;
                         }
-                        Step::Unary(op) => math::unary_in_place(op, &mut stack[top - 1][..width]),
+                        Step::Unary(op) => calibrate::unary_in_place(op, &mut stack[top - 1][..width]),
                         Step::Binary(op) => {
                             let (lower, upper) = stack.split_at_mut(top - 1);
                             math::binary_in_place(op, &mut lower[top - 2][..width], &upper[0][..width]);

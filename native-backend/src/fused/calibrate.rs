@@ -1,0 +1,142 @@
+//! Which of our element functions and sum orders agree with this process's libtorch.
+//!
+//! Why: torch chooses its vectorised CPU kernels at run time by CPU capability (AVX2,
+//! AVX-512, …), and they differ where it matters for parity: on AVX-512 `gelu(+inf)` is NaN
+//! and `gelu(-10)` is `-0.0` (AVX2: `inf`, `+0.0`), and `sum` folds 16 lanes instead of 8, which
+//! changes the rounding of every sum. So each unary op is compared once per process with
+//! libtorch on special and random values, and the sum order is chosen by comparing both lane
+//! widths with libtorch's own sums bit for bit. An op that disagrees, or a sum order that
+//! matches neither width, is computed by libtorch itself — slower, never different.
+
+use std::sync::OnceLock;
+
+use tch::Tensor;
+
+use super::math::{self, Unary};
+
+/// `op` over `values` in place, as eager on this machine when `values` is a whole tensor (an
+/// op that does not [`agree`](agrees) is run by libtorch over `values` at once, so each element
+/// takes the loop it takes in eager).
+pub fn unary_in_place(op: Unary, values: &mut [f32]) {
+    if agrees(op) {
+        math::unary_in_place(op, values);
+    } else {
+        through_libtorch(values, |t| super::unary_with_ops(op, t));
+    }
+}
+
+/// The sum of a contiguous run, in this libtorch's order.
+pub fn sum(values: &[f32]) -> f32 {
+    match lanes() {
+        Some(lanes) => math::sum(values, lanes),
+        None => {
+            let mut total = [0.0f32];
+            let input = Tensor::from_slice(values);
+            copy_out(&input.sum(tch::Kind::Float), &mut total);
+            total[0]
+        }
+    }
+}
+
+/// Column sums of a row-major `rows × cols` matrix, in this libtorch's order.
+pub fn sum_columns(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
+    match lanes() {
+        Some(lanes) => math::sum_columns(values, rows, cols, out, lanes),
+        None => {
+            let input = Tensor::from_slice(values).view([rows as i64, cols as i64]);
+            copy_out(&input.sum_dim_intlist(0, false, tch::Kind::Float), out);
+        }
+    }
+}
+
+fn through_libtorch(values: &mut [f32], op: impl FnOnce(&Tensor) -> crate::Result<Tensor>) {
+    let input = Tensor::from_slice(values);
+    // A float unary op of libtorch on a fresh 1-D tensor cannot fail; if it ever did, the
+    // panic becomes a RuntimeError at the function boundary (`tl::run`).
+    let output = op(&input).expect("libtorch unary op on a float tensor");
+    copy_out(&output, values);
+}
+
+fn copy_out(t: &Tensor, out: &mut [f32]) {
+    let len = out.len();
+    t.contiguous().copy_data(out, len);
+}
+
+/// Whether our model of `op` gives eager's results here, whatever an element's position: the
+/// same NaN, ±Inf and signed-zero positions and values within the parity tolerance (rtol 1e-5,
+/// atol 1e-6) as both of eager's loops — the vectorised one (long tensors) and the scalar one
+/// it uses for a tensor's last `n mod 2·lanes` elements (one-element tensors), which differ on
+/// some CPUs (AVX-512 GELU: NaN at +inf in vectors, +inf in the tail).
+pub fn agrees(op: Unary) -> bool {
+    static AGREES: [OnceLock<bool>; Unary::ALL.len()] = [const { OnceLock::new() }; Unary::ALL.len()];
+    let index = Unary::ALL.iter().position(|o| *o == op).expect("every op is in Unary::ALL");
+    *AGREES[index].get_or_init(|| {
+        let inputs = probe_inputs();
+        let mut ours = inputs.clone();
+        math::unary_in_place(op, &mut ours);
+        let mut vectorised = inputs.clone();
+        through_libtorch(&mut vectorised, |t| super::unary_with_ops(op, t));
+        let scalar_agrees = inputs.iter().zip(&ours).all(|(&input, &model)| {
+            let mut one = [input];
+            through_libtorch(&mut one, |t| super::unary_with_ops(op, t));
+            same_value(model, one[0])
+        });
+        scalar_agrees && ours.iter().zip(&vectorised).all(|(&a, &b)| same_value(a, b))
+    })
+}
+
+fn same_value(ours: f32, eager: f32) -> bool {
+    if ours.is_nan() || eager.is_nan() {
+        return ours.is_nan() && eager.is_nan();
+    }
+    if ours.is_infinite() || eager.is_infinite() || (ours == 0.0 && eager == 0.0) {
+        return ours.to_bits() == eager.to_bits();
+    }
+    (ours - eager).abs() <= 1e-6 + 1e-5 * eager.abs()
+}
+
+/// Special values, then a sweep over the range where the ops change fastest; long enough
+/// (and padded) that libtorch takes its vectorised path, as for real tensors.
+fn probe_inputs() -> Vec<f32> {
+    let mut inputs: Vec<f32> = vec![
+        0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, f32::MIN, f32::MIN_POSITIVE, -f32::MIN_POSITIVE,
+        1e-45, -1e-45, 1e-30, -1e-30, 88.7, 88.8, -87.3, -103.9, -104.5, 100.0, -100.0, 1e10, -1e10,
+    ];
+    inputs.extend((0..=800).map(|i| -20.0 + i as f32 * 0.05));
+    while inputs.len() % 64 != 0 {
+        inputs.push(0.25);
+    }
+    inputs
+}
+
+/// The lane width of libtorch's float sum here (8 or 16), or `None` when neither of our
+/// orders reproduces it.
+fn lanes() -> Option<usize> {
+    static LANES: OnceLock<Option<usize>> = OnceLock::new();
+    *LANES.get_or_init(|| {
+        // Lengths that exercise the tail, the 4-accumulator split and the cascade levels;
+        // values with cancellation so that any other order rounds differently.
+        let values: Vec<f32> = (0..3001u32).map(|i| ((i.wrapping_mul(2_654_435_761) >> 8) as f32 / (1 << 24) as f32 - 0.5) * 1e3).collect();
+        let (rows, cols) = (129, 23);
+        let matrix = &values[..rows * cols];
+        let eager_columns = {
+            let mut out = vec![0.0f32; cols];
+            let t = Tensor::from_slice(matrix).view([rows as i64, cols as i64]);
+            copy_out(&t.sum_dim_intlist(0, false, tch::Kind::Float), &mut out);
+            out
+        };
+        [8usize, 16].into_iter().find(|&lanes| {
+            let runs_agree = [1usize, 7, 8, 17, 64, 100, 129, 1000, 3001].iter().all(|&len| {
+                let eager = {
+                    let mut total = [0.0f32];
+                    copy_out(&Tensor::from_slice(&values[..len]).sum(tch::Kind::Float), &mut total);
+                    total[0]
+                };
+                math::sum(&values[..len], lanes).to_bits() == eager.to_bits()
+            });
+            let mut columns = vec![0.0f32; cols];
+            math::sum_columns(matrix, rows, cols, &mut columns, lanes);
+            runs_agree && columns.iter().zip(&eager_columns).all(|(a, b)| a.to_bits() == b.to_bits())
+        })
+    })
+}
