@@ -17,7 +17,7 @@
 //! per thread before this kernel is used for it: random operands and signed-zero operands,
 //! compared bit for bit; a shape that differs stays on the BLAS for the life of the process.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 /// How the right-hand operand is laid out.
@@ -29,8 +29,12 @@ pub enum Layout {
     Linear,
 }
 
-/// The largest product (`m·k·n`) this kernel takes; above it the BLAS's blocked kernels win.
-pub const MAX_WORK: usize = 1 << 19;
+/// The largest product (`m·k·n`) this kernel takes for `x @ w`; above it the BLAS's blocked
+/// kernels win (measured: faster than MKL up to 64×128×128, including MKL's call overhead).
+pub const MAX_WORK: usize = 1 << 20;
+/// The same for `F.linear`, where `w` must first be transposed (as MKL packs it): ours is only
+/// faster while that copy is small.
+pub const MAX_LINEAR_WORK: usize = 1 << 15;
 /// The longest chain measured to be unblocked in MKL (`k` is split into panels above it).
 const MAX_K: usize = 192;
 
@@ -44,7 +48,11 @@ enum Chain {
 }
 
 fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Option<Chain> {
-    if m == 0 || k == 0 || n == 0 || m.saturating_mul(k).saturating_mul(n) > MAX_WORK {
+    let limit = match layout {
+        Layout::Matmul => MAX_WORK,
+        Layout::Linear => MAX_LINEAR_WORK,
+    };
+    if m == 0 || k == 0 || n == 0 || m.saturating_mul(k).saturating_mul(n) > limit {
         return None;
     }
     if layout == Layout::Matmul && m == 1 && !accumulate {
@@ -97,6 +105,8 @@ thread_local! {
     static PACKED: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
     /// Shapes checked against the BLAS on this thread, and whether they matched.
     static VERIFIED: RefCell<HashMap<Key, bool>> = RefCell::new(HashMap::new());
+    /// The last shape asked about and its answer.
+    static LAST: Cell<Option<(Key, bool)>> = const { Cell::new(None) };
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,11 +120,19 @@ struct Key {
 }
 
 fn verified(key: Key) -> bool {
-    if let Some(known) = VERIFIED.with(|cache| cache.borrow().get(&key).copied()) {
-        return known;
+    // A layer loop asks about one shape many times in a row: answer that without hashing.
+    if let Some((last, known)) = LAST.with(|cell| cell.get()) {
+        if last == key {
+            return known;
+        }
     }
-    let matches = probe(key);
-    VERIFIED.with(|cache| cache.borrow_mut().insert(key, matches));
+    let known = VERIFIED.with(|cache| cache.borrow().get(&key).copied());
+    let matches = known.unwrap_or_else(|| {
+        let matches = probe(key);
+        VERIFIED.with(|cache| cache.borrow_mut().insert(key, matches));
+        matches
+    });
+    LAST.with(|cell| cell.set(Some((key, matches))));
     matches
 }
 
@@ -408,6 +426,9 @@ mod tests {
         assert_eq!(chain_for(Layout::Matmul, 8, 256, 64, false), None);
         assert_eq!(chain_for(Layout::Matmul, 8, 64, 8, false), None);
         assert_eq!(chain_for(Layout::Matmul, 256, 256, 128, false), None);
+        assert_eq!(chain_for(Layout::Matmul, 64, 128, 128, false), Some(Chain::Fused));
+        assert_eq!(chain_for(Layout::Matmul, 64, 128, 129, false), None);
+        assert_eq!(chain_for(Layout::Linear, 16, 128, 64, false), None);
         assert_eq!(chain_for(Layout::Matmul, 1, 32, 32, false), Some(Chain::Separate));
         assert_eq!(chain_for(Layout::Linear, 8, 64, 64, true), Some(Chain::Fused));
     }
