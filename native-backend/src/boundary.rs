@@ -24,7 +24,10 @@ pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyRe
             type_name(obj)
         )));
     };
-    let (device, kind, rank) = guarded(|| (tensor.device(), tensor.f_kind().ok(), tensor.dim()))?;
+    let (device, kind_matches, rank) = match crate::facts::Facts::of(&tensor) {
+        Some(facts) => (facts.device, facts.is_kind(spec.dtype.kind()), facts.rank),
+        None => guarded(|| (tensor.device(), tensor.f_kind().ok() == Some(spec.dtype.kind()), tensor.dim()))?,
+    };
     if device != spec.device.device() {
         return Err(PyValueError::new_err(format!(
             "torchlower: parameter '{param}' expects a {} tensor, got {}",
@@ -32,7 +35,7 @@ pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyRe
             torch_attribute_name(obj, "device")
         )));
     }
-    if kind != Some(spec.dtype.kind()) {
+    if !kind_matches {
         return Err(PyValueError::new_err(format!(
             "torchlower: parameter '{param}' expects dtype {}, got {}",
             spec.dtype.name(),
@@ -77,10 +80,10 @@ pub fn bool_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<bool> {
 
 /// `Some(tensor)` for a `torch.Tensor` (or subclass such as `nn.Parameter`), `None` otherwise.
 fn unpack_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Option<tch::Tensor>> {
-    let pointer = obj.as_ptr() as *mut tch::python::CPyObject;
+    let pointer = obj.as_ptr() as *mut torch_sys::python::C_pyobject;
     // SAFETY: `obj` is a live Python object for the duration of the call and we hold the GIL.
     // The returned tch::Tensor is a new reference to the same TensorImpl (storage shared).
-    let unpacked = guarded(|| unsafe { tch::Tensor::pyobject_unpack(pointer) })?;
+    let unpacked = guarded(|| unsafe { crate::facts::unpack(pointer) })?;
     unpacked.map_err(|error| PyRuntimeError::new_err(format!("torchlower: {error}")))
 }
 

@@ -19,6 +19,7 @@ pub mod boundary;
 pub mod fused;
 pub mod cuda;
 mod error;
+mod facts;
 pub mod ops;
 mod run;
 pub mod scalar;

@@ -18,17 +18,21 @@ pub struct Dense {
 impl Dense {
     /// The view, or `None` when the tensor is not one the kernels take.
     pub fn of(t: &Tensor) -> Option<Dense> {
-        if t.device() != Device::Cpu || t.f_kind().ok() != Some(Kind::Float) || !t.is_contiguous() {
+        let facts = crate::facts::Facts::of(t)?;
+        if facts.device != Device::Cpu || !facts.is_kind(Kind::Float) || facts.rank > 2 {
             return None;
         }
-        let size = t.size();
-        let (rows, cols) = match size.as_slice() {
-            [] => (1, 1),
-            [n] => (1, *n as usize),
-            [m, n] => (*m as usize, *n as usize),
-            _ => return None,
+        let (contiguous, ptr) = crate::facts::contiguous_data(t)?;
+        if !contiguous {
+            return None;
+        }
+        let [m, n] = facts.sizes;
+        let (rows, cols) = match facts.rank {
+            0 => (1, 1),
+            1 => (1, m as usize),
+            _ => (m as usize, n as usize),
         };
-        Some(Dense { ptr: t.data_ptr() as *mut f32, rank: size.len(), rows, cols })
+        Some(Dense { ptr, rank: facts.rank, rows, cols })
     }
 
     /// The shape as torch reports it.

@@ -70,7 +70,7 @@ fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> 
 /// BLAS is available (`blas::available()`).
 pub unsafe fn try_gemm(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) -> bool {
     let Some(chain) = chain_for(layout, m, k, n, accumulate) else { return false };
-    if !kernel::supported() || !verified(Key { layout, m, k, n, accumulate, threads: tch::get_num_threads() }) {
+    if !kernel::supported() || !verified(Key { layout, m, k, n, accumulate, threads: crate::facts::num_threads() }) {
         return false;
     }
     // SAFETY: the caller's guarantees, and the CPU has AVX2 and FMA (checked above).

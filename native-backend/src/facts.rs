@@ -1,0 +1,139 @@
+//! A tensor's metadata read straight from libtorch's C shim, with one error check.
+//!
+//! Why: every tch query (`device()`, `kind()`, `size()`, `data_ptr()`, …) is a C call followed
+//! by a check of the shim's thread-local error slot (two more calls and a TLS lookup). A small
+//! native call reads about thirty such facts, and those checks alone were a quarter of its
+//! time. The queries here cannot fail on a defined tensor except `data_ptr` (a tensor without
+//! storage), so reading them all and checking the slot once gives the same answers.
+
+use std::os::raw::c_int;
+use std::sync::OnceLock;
+
+use tch::{Device, Kind, Tensor};
+use torch_sys::C_tensor;
+
+/// Device, dtype code, rank and (for rank ≤ 2) sizes of a tensor.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Facts {
+    pub device: Device,
+    scalar_type: c_int,
+    pub rank: usize,
+    /// The sizes when `rank ≤ 2` (unused entries 1).
+    pub sizes: [i64; 2],
+}
+
+impl Facts {
+    /// The facts, or `None` when libtorch reported an error (the caller then asks tch, which
+    /// raises it).
+    pub fn of(t: &Tensor) -> Option<Facts> {
+        let raw = raw(t);
+        // SAFETY: `raw` is the live tensor behind `t`; these shim functions only read it and
+        // catch C++ exceptions into the error slot, which `no_error` checks.
+        let facts = unsafe {
+            let device = torch_sys::at_device(raw);
+            let scalar_type = torch_sys::at_scalar_type(raw);
+            let rank = torch_sys::at_dim(raw);
+            let mut sizes = [1i64; 2];
+            if rank <= 2 {
+                torch_sys::at_shape(raw, sizes.as_mut_ptr());
+            }
+            Facts { device: device_of(device), scalar_type, rank, sizes }
+        };
+        no_error().then_some(facts)
+    }
+
+    /// Whether the dtype is `kind` (`Float` or `Int64`, the dtypes annotations name).
+    pub fn is_kind(&self, kind: Kind) -> bool {
+        scalar_type_code(kind) == Some(self.scalar_type)
+    }
+}
+
+/// Whether `t` is contiguous, and its data pointer, with one error check; `None` on error.
+pub(crate) fn contiguous_data(t: &Tensor) -> Option<(bool, *mut f32)> {
+    let raw = raw(t);
+    // SAFETY: as in `Facts::of`.
+    let (contiguous, data) = unsafe { (torch_sys::at_is_contiguous(raw) == 1, torch_sys::at_data_ptr(raw) as *mut f32) };
+    no_error().then_some((contiguous, data))
+}
+
+fn raw(t: &Tensor) -> *mut C_tensor {
+    // The shim takes a mutable pointer but these queries never write through it.
+    t.as_ptr() as *mut C_tensor
+}
+
+/// Clears the shim's error slot; `true` when it was empty.
+fn no_error() -> bool {
+    take_error().is_none()
+}
+
+/// Takes the message from the shim's error slot, leaving it empty.
+fn take_error() -> Option<String> {
+    // SAFETY: returns and resets this thread's slot; a non-null value is a `strdup`ed,
+    // NUL-terminated string we now own and free.
+    unsafe {
+        let error = torch_sys::get_and_reset_last_err();
+        if error.is_null() {
+            return None;
+        }
+        let message = std::ffi::CStr::from_ptr(error).to_string_lossy().into_owned();
+        libc::free(error as *mut libc::c_void);
+        Some(message)
+    }
+}
+
+/// `Some(tensor)` (a new reference to the same storage) for a `torch.Tensor` object or
+/// subclass, `None` for anything else; libtorch's message if unpacking failed.
+///
+/// # Safety
+/// `object` is a live Python object and the GIL is held.
+pub(crate) unsafe fn unpack(object: *mut torch_sys::python::C_pyobject) -> Result<Option<Tensor>, String> {
+    // SAFETY: the caller's guarantees; both shim calls catch C++ exceptions.
+    unsafe {
+        if !torch_sys::python::thp_variable_check(object) {
+            return take_error().map_or(Ok(None), Err);
+        }
+        let tensor = torch_sys::python::thp_variable_unpack(object);
+        if let Some(message) = take_error() {
+            return Err(message);
+        }
+        if tensor.is_null() {
+            return Err("THPVariable_Unpack returned no tensor".to_string());
+        }
+        Ok(Some(Tensor::from_ptr(tensor)))
+    }
+}
+
+/// `torch.get_num_threads()` (cannot fail; no error check needed).
+pub(crate) fn num_threads() -> i32 {
+    // SAFETY: reads libtorch's thread-pool setting.
+    unsafe { torch_sys::at_get_num_threads() }
+}
+
+/// The shim's device code (`-1` CPU, `≥ 0` a CUDA index, …) as a tch device.
+fn device_of(code: c_int) -> Device {
+    match code {
+        -1 => Device::Cpu,
+        -2 => Device::Mps,
+        -3 => Device::Vulkan,
+        index if index >= 0 => Device::Cuda(index as usize),
+        _ => Device::Mps,
+    }
+}
+
+/// libtorch's `ScalarType` code of `kind`, learnt once from a tensor of that kind (so it never
+/// depends on a copy of c10's numbering).
+fn scalar_type_code(kind: Kind) -> Option<c_int> {
+    static FLOAT: OnceLock<Option<c_int>> = OnceLock::new();
+    static INT64: OnceLock<Option<c_int>> = OnceLock::new();
+    let learn = |kind: Kind| -> Option<c_int> {
+        let probe = Tensor::f_empty([0], (kind, Device::Cpu)).ok()?;
+        // SAFETY: a live tensor; the result is checked below.
+        let code = unsafe { torch_sys::at_scalar_type(raw(&probe)) };
+        no_error().then_some(code)
+    };
+    match kind {
+        Kind::Float => *FLOAT.get_or_init(|| learn(Kind::Float)),
+        Kind::Int64 => *INT64.get_or_init(|| learn(Kind::Int64)),
+        _ => None,
+    }
+}
