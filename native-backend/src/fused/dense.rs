@@ -81,25 +81,38 @@ pub fn empty(shape: &[i64]) -> Result<(Tensor, Dense)> {
     Ok((tensor, dense))
 }
 
+/// 64 bytes of floats: scratch is allocated in these so that it is aligned like libtorch's own
+/// buffers (the BLAS writes GEMM results there, and is measurably slower on unaligned rows).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([f32; 16]);
+
 thread_local! {
     /// Scratch space for intermediates that never become tensors (GEMM results consumed by a
     /// reduction, the ping-pong buffers of a layer loop). Grows, never shrinks.
-    static SCRATCH: std::cell::RefCell<[Vec<f32>; 2]> = const { std::cell::RefCell::new([Vec::new(), Vec::new()]) };
+    static SCRATCH: std::cell::RefCell<[Vec<Line>; 2]> = const { std::cell::RefCell::new([Vec::new(), Vec::new()]) };
 }
 
-/// Runs `body` with two scratch buffers of at least `len` elements each.
+/// Runs `body` with two 64-byte-aligned scratch buffers of `len` elements each.
 pub fn with_scratch<T>(len: usize, body: impl FnOnce(&mut [f32], &mut [f32]) -> T) -> T {
+    let lines = len.div_ceil(16);
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut buffers) => {
             let [a, b] = &mut *buffers;
             for buffer in [&mut *a, &mut *b] {
-                if buffer.len() < len {
-                    buffer.resize(len, 0.0);
+                if buffer.len() < lines {
+                    buffer.resize(lines, Line([0.0; 16]));
                 }
             }
-            body(&mut a[..len], &mut b[..len])
+            body(&mut floats(a)[..len], &mut floats(b)[..len])
         }
         // Re-entered (cannot happen from generated code): use fresh buffers.
         Err(_) => body(&mut vec![0.0; len], &mut vec![0.0; len]),
     })
+}
+
+fn floats(lines: &mut [Line]) -> &mut [f32] {
+    // SAFETY: `Line` is `repr(C)` around `[f32; 16]` with no padding (64 bytes either way), so
+    // the lines are `16 · len` contiguous, initialised f32s, borrowed for as long as `lines`.
+    unsafe { std::slice::from_raw_parts_mut(lines.as_mut_ptr() as *mut f32, lines.len() * 16) }
 }

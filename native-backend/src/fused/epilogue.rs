@@ -88,7 +88,7 @@ pub fn apply(
     // Row by row while the row is in cache, for large buffers whose ops are all
     // position-independent; otherwise each op over the whole buffer (which is the whole
     // tensor, as eager runs it; and one call instead of one per short row).
-    const IN_CACHE: usize = 16 * 1024;
+    const IN_CACHE: usize = 256 * 1024;
     let per_row = rows * cols > IN_CACHE && acts.iter().all(|&op| calibrate::agrees(op));
     for (i, row) in values.chunks_exact_mut(cols.max(1)).take(rows).enumerate() {
         match bias {
