@@ -5,10 +5,12 @@ functions of ``fused_cases/fused_cases.py``, written by hand against native-back
 ("Fused kernels") and built with the real pipeline. Every fused entry point is compared with
 eager PyTorch — values (rtol 1e-5 / atol 1e-6), NaN and ±Inf positions, signs of zeros,
 dtype/shape, no grad on outputs, inputs unchanged bitwise, eager's errors — on random data
-and on the special values, at the benchmark sizes and at degenerate ones. The fused kernels
-have no size threshold of their own (the GEMM is libtorch's BLAS at every size; see
-native-backend/src/fused/blas.rs), so "both sides of a threshold" means the small and large
-shapes both run through the same direct path here, and odd layouts through the fallback.
+and on the special values, at the benchmark sizes and at degenerate ones. Products go to our
+own small-GEMM kernel or to libtorch's BLAS by shape (native-backend/src/fused/small_gemm.rs:
+one row or at least 4 rows, at least 16 columns, k <= 192, m*k*n <= 2^15 for F.linear and
+2^20 for @); the shapes below sit on both sides of each of those thresholds, and odd layouts
+go through the tch fallback. (The Rust test fused_parity.rs also checks those products bit
+for bit against eager.)
 """
 
 from __future__ import annotations
@@ -92,7 +94,10 @@ def check(natives, module, name, args, what):
             assert torch.equal(a.view(torch.int32), b.view(torch.int32)), f"{name} {what}: input changed"
 
 
-LINEAR_SHAPES = [(1, 32, 32), (1, 128, 64), (8, 64, 64), (16, 128, 64), (64, 128, 64), (256, 256, 128), (1, 1, 1), (3, 1, 5), (2, 7, 1)]
+LINEAR_SHAPES = [(1, 32, 32), (1, 128, 64), (8, 64, 64), (16, 128, 64), (64, 128, 64), (256, 256, 128), (1, 1, 1), (3, 1, 5), (2, 7, 1),
+                 # both sides of the small-GEMM thresholds: rows 3|4, columns 15|16, k 192|193,
+                 # F.linear work 2^15 (8*64*64) | above, @ work 2^20 (64*128*128) | above
+                 (3, 32, 16), (4, 32, 16), (4, 32, 15), (8, 192, 16), (8, 193, 16), (8, 64, 65), (64, 128, 128), (64, 128, 129)]
 
 
 @pytest.mark.parametrize("batch,fan_in,fan_out", LINEAR_SHAPES)
@@ -107,7 +112,9 @@ def test_linear_epilogues_match_eager(fused, batch, fan_in, fan_out, kind):
     check(natives, module, "matmul_tanh_colsum", (x, wt, b), f"{(batch, fan_in, fan_out)} {kind}")
 
 
-LOOP_CELLS = [(1, 16, 4, 0), (1, 32, 8, 1), (4, 32, 16, 0), (8, 64, 16, 1), (32, 128, 8, 0), (64, 128, 16, 1), (2, 3, 0, 0), (2, 3, 1, 1)]
+LOOP_CELLS = [(1, 16, 4, 0), (1, 32, 8, 1), (4, 32, 16, 0), (8, 64, 16, 1), (32, 128, 8, 0), (64, 128, 16, 1), (2, 3, 0, 0), (2, 3, 1, 1),
+              # small-GEMM thresholds inside the loop: 3|4 rows, 15|16 wide, 2^20 work | above
+              (3, 32, 3, 0), (4, 15, 3, 1), (4, 16, 3, 1), (65, 128, 2, 0)]
 
 
 @pytest.mark.parametrize("batch,width,depth,phase", LOOP_CELLS)
