@@ -9,7 +9,11 @@
 //!   of fused multiply-adds over `k`, starting from `+0.0`: `acc = fma(x[i,p], w[p,j], acc)`;
 //!   a bias (`addmm`'s `beta = 1`) is added to the finished chain once;
 //! - `x @ w` with one row (`m = 1`, MKL's gemv) is a chain of separately rounded products and
-//!   sums: `acc = acc + x[p]·w[p,j]`.
+//!   sums: `acc = acc + x[p]·w[p,j]`;
+//! - `F.linear(x, w)` with one row (MKL's transposed gemv, `k` a multiple of 4) is a dot
+//!   product in four lanes: the first four products summed in order (from the first product,
+//!   not from `+0.0`) into lane 0, then `lane[p mod 4] += x[p]·w[j,p]` (separate roundings),
+//!   then `(l0 + l2) + (l1 + l3)`, added to the output (the bias, or `+0.0`).
 //!
 //! A kernel following the same chain (vectorised across `j`, never across `p`) returns the
 //! same bits for every input, NaN, ±Inf and signed zeros included. Because another BLAS build,
@@ -45,18 +49,24 @@ enum Chain {
     Fused,
     /// `acc = acc + a·b`, two roundings.
     Separate,
+    /// The four-lane dot product of a one-row `F.linear` (see the module docs).
+    Dot4,
 }
 
 fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Option<Chain> {
+    // One-row `F.linear` reads `w` as it lies (no transposed copy), like `@`.
     let limit = match layout {
-        Layout::Matmul => MAX_WORK,
-        Layout::Linear => MAX_LINEAR_WORK,
+        Layout::Linear if m > 1 => MAX_LINEAR_WORK,
+        _ => MAX_WORK,
     };
     if m == 0 || k == 0 || n == 0 || m.saturating_mul(k).saturating_mul(n) > limit {
         return None;
     }
     if layout == Layout::Matmul && m == 1 && !accumulate {
         return Some(Chain::Separate);
+    }
+    if layout == Layout::Linear && m == 1 && k % 4 == 0 {
+        return Some(Chain::Dot4);
     }
     (m >= 4 && n >= 16 && k <= MAX_K).then_some(Chain::Fused)
 }
@@ -84,7 +94,8 @@ pub unsafe fn try_gemm(layout: Layout, m: usize, k: usize, n: usize, x: *const f
 /// As [`try_gemm`], and [`kernel::supported`] is true.
 unsafe fn run(layout: Layout, chain: Chain, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
     match layout {
-        // SAFETY: as documented on the function.
+        // SAFETY (both): as documented on the function; `Dot4` means one row of F.linear.
+        _ if chain == Chain::Dot4 => unsafe { kernel::dot4(k, n, x, w, accumulate, out) },
         Layout::Matmul => unsafe { kernel::gemm(chain, m, k, n, x, w, accumulate, out) },
         Layout::Linear => PACKED.with(|cell| {
             let mut packed = cell.borrow_mut();
@@ -168,8 +179,18 @@ fn probe(key: Key) -> bool {
     let x_zeros = random(m * k, true);
     let out_zeros = random(m * n, true);
     let negative: Vec<f32> = w_random.iter().map(|v| -v.abs()).collect();
-    let cases: [(&[f32], &[f32], &[f32]); 3] =
-        [(&x_random, &w_random, &out_random), (&x_zeros, &negative, &out_zeros), (&x_zeros, &w_random, &out_random)];
+    let positive: Vec<f32> = w_random.iter().map(|v| v.abs()).collect();
+    let x_negative_zeros = vec![-0.0f32; m * k];
+    let out_negative_zeros = vec![-0.0f32; m * n];
+    // Random operands tell the summation order; zeros tell where each chain starts and how
+    // the output is combined (every product `-0.0`, into a `-0.0` or a random output).
+    let cases: [(&[f32], &[f32], &[f32]); 5] = [
+        (&x_random, &w_random, &out_random),
+        (&x_zeros, &negative, &out_zeros),
+        (&x_zeros, &w_random, &out_random),
+        (&x_negative_zeros, &positive, &out_negative_zeros),
+        (&x_negative_zeros, &positive, &out_random),
+    ];
     cases.iter().all(|(x, w, start)| {
         let mut ours = start.to_vec();
         let mut blas = start.to_vec();
@@ -231,6 +252,63 @@ mod kernel {
                 }
             }
             i += rows;
+        }
+    }
+
+    /// `out[j] = dot4(x, w[j]) [+ out[j]]` for `w` row-major `n × k`, `k` a multiple of 4: the
+    /// four-lane dot product of MKL's transposed gemv (module docs), 128-bit lanes per row,
+    /// eight rows at a time so that their add chains overlap.
+    ///
+    /// # Safety
+    /// `x` holds `k` f32s, `w` holds `n·k`, `out` holds `n`; the CPU has AVX2.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn dot4(k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+        let mut j = 0;
+        // SAFETY (all): rows j..j+R of w and entries j..j+R of out exist.
+        unsafe {
+            while j + 8 <= n {
+                dot4_rows::<8>(k, x, w.add(j * k), accumulate, out.add(j));
+                j += 8;
+            }
+            while j < n {
+                dot4_rows::<1>(k, x, w.add(j * k), accumulate, out.add(j));
+                j += 1;
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn dot4_rows<const R: usize>(k: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+        // SAFETY: k elements of x and of each of the R rows of w; R entries of out.
+        unsafe {
+            let mut acc = [_mm_setzero_ps(); R];
+            for (r, lanes) in acc.iter_mut().enumerate() {
+                let row = w.add(r * k);
+                // The first four products, in order, into lane 0 (the other lanes start at +0);
+                // the chain starts from the first product itself (a `-0.0` product stays `-0.0`).
+                let mut head = *x * *row;
+                for p in 1..4.min(k) {
+                    head = head + *x.add(p) * *row.add(p);
+                }
+                *lanes = _mm_set_ss(head);
+            }
+            let mut p = 4;
+            while p + 4 <= k {
+                let xv = _mm_loadu_ps(x.add(p));
+                for (r, lanes) in acc.iter_mut().enumerate() {
+                    *lanes = _mm_add_ps(*lanes, _mm_mul_ps(xv, _mm_loadu_ps(w.add(r * k + p))));
+                }
+                p += 4;
+            }
+            for (r, lanes) in acc.iter().enumerate() {
+                // (l0 + l2, l1 + l3), then their sum.
+                let pairs = _mm_add_ps(*lanes, _mm_movehl_ps(*lanes, *lanes));
+                let total = _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps::<0b01>(pairs, pairs)));
+                let target = out.add(r);
+                // Written into the output as `out + dot`, the output being the bias or `+0.0`.
+                *target = if accumulate { total + *target } else { 0.0 + total };
+            }
         }
     }
 
@@ -303,7 +381,7 @@ mod kernel {
                 (Chain::Separate, 4) => tile::<4, NV, false>(k, n, x, b, accumulate, out),
                 (Chain::Separate, 3) => tile::<3, NV, false>(k, n, x, b, accumulate, out),
                 (Chain::Separate, 2) => tile::<2, NV, false>(k, n, x, b, accumulate, out),
-                (Chain::Separate, _) => tile::<1, NV, false>(k, n, x, b, accumulate, out),
+                (Chain::Separate | Chain::Dot4, _) => tile::<1, NV, false>(k, n, x, b, accumulate, out),
             }
         }
     }
@@ -348,7 +426,7 @@ mod kernel {
             let (a, w) = unsafe { (*x.add(p), *b.add(p * n)) };
             acc = match chain {
                 Chain::Fused => a.mul_add(w, acc),
-                Chain::Separate => acc + a * w,
+                Chain::Separate | Chain::Dot4 => acc + a * w,
             };
         }
         // SAFETY: `out` is one element.
@@ -430,6 +508,9 @@ mod kernel {
     pub unsafe fn transpose(_: *const f32, _: usize, _: usize, _: *mut f32) {
         unreachable!("supported() is false")
     }
+    pub unsafe fn dot4(_: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32) {
+        unreachable!("supported() is false")
+    }
 }
 
 #[cfg(test)]
@@ -444,7 +525,7 @@ mod tests {
                 for p in 0..k {
                     acc = match chain {
                         Chain::Fused => x[i * k + p].mul_add(b[p * n + j], acc),
-                        Chain::Separate => acc + x[i * k + p] * b[p * n + j],
+                        Chain::Separate | Chain::Dot4 => acc + x[i * k + p] * b[p * n + j],
                     };
                 }
                 out[i * n + j] = acc;
@@ -483,9 +564,37 @@ mod tests {
         }
     }
 
+    /// The one-row linear kernel is exactly the four-lane dot it claims.
+    #[test]
+    fn dot4_follows_its_lanes_bit_for_bit() {
+        if !kernel::supported() {
+            return;
+        }
+        for (k, n) in [(4usize, 3usize), (8, 9), (32, 32), (128, 64), (36, 17)] {
+            let x: Vec<f32> = (0..k).map(|i| ((i * 7919) % 97) as f32 / 13.0 - 3.7).collect();
+            let w: Vec<f32> = (0..n * k).map(|i| ((i * 104_729) % 89) as f32 / 11.0 - 4.1).collect();
+            let mut out = vec![0.5f32; n];
+            // SAFETY: sizes as the shapes say; the CPU supports the kernel.
+            unsafe { kernel::dot4(k, n, x.as_ptr(), w.as_ptr(), true, out.as_mut_ptr()) };
+            for j in 0..n {
+                let row = &w[j * k..(j + 1) * k];
+                let mut lanes = [x[0] * row[0], 0.0, 0.0, 0.0];
+                for p in 1..4 {
+                    lanes[0] = lanes[0] + x[p] * row[p];
+                }
+                for p in 4..k {
+                    lanes[p % 4] = lanes[p % 4] + x[p] * row[p];
+                }
+                let want = ((lanes[0] + lanes[2]) + (lanes[1] + lanes[3])) + 0.5;
+                assert_eq!(out[j].to_bits(), want.to_bits(), "k={k} n={n} j={j}");
+            }
+        }
+    }
+
     #[test]
     fn shapes_outside_the_measured_domain_are_not_taken() {
-        assert_eq!(chain_for(Layout::Linear, 1, 32, 32, true), None);
+        assert_eq!(chain_for(Layout::Linear, 1, 30, 32, true), None);
+        assert_eq!(chain_for(Layout::Linear, 1, 32, 32, true), Some(Chain::Dot4));
         assert_eq!(chain_for(Layout::Matmul, 2, 32, 32, false), None);
         assert_eq!(chain_for(Layout::Matmul, 8, 256, 64, false), None);
         assert_eq!(chain_for(Layout::Matmul, 8, 64, 8, false), None);
