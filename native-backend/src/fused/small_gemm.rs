@@ -36,9 +36,9 @@ pub enum Layout {
 /// The largest product (`m·k·n`) this kernel takes for `x @ w`; above it the BLAS's blocked
 /// kernels win (measured: faster than MKL up to 64×128×128, including MKL's call overhead).
 pub const MAX_WORK: usize = 1 << 20;
-/// The same for `F.linear`, where `w` must first be transposed (as MKL packs it): ours is only
-/// faster while that copy is small.
-pub const MAX_LINEAR_WORK: usize = 1 << 15;
+/// The same for `F.linear` with several rows, where `w` is first transposed (as MKL packs it):
+/// measured faster than MKL up to 64×128×64 with that copy included.
+pub const MAX_LINEAR_WORK: usize = 1 << 19;
 /// The longest chain measured to be unblocked in MKL (`k` is split into panels above it).
 const MAX_K: usize = 192;
 
@@ -601,7 +601,8 @@ mod tests {
         assert_eq!(chain_for(Layout::Matmul, 256, 256, 128, false), None);
         assert_eq!(chain_for(Layout::Matmul, 64, 128, 128, false), Some(Chain::Fused));
         assert_eq!(chain_for(Layout::Matmul, 64, 128, 129, false), None);
-        assert_eq!(chain_for(Layout::Linear, 16, 128, 64, false), None);
+        assert_eq!(chain_for(Layout::Linear, 64, 128, 64, false), Some(Chain::Fused));
+        assert_eq!(chain_for(Layout::Linear, 64, 128, 65, false), None);
         assert_eq!(chain_for(Layout::Matmul, 1, 32, 32, false), Some(Chain::Separate));
         assert_eq!(chain_for(Layout::Linear, 8, 64, 64, true), Some(Chain::Fused));
     }
