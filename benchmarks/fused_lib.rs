@@ -4,8 +4,8 @@
 // tested by tests/python/test_fused.py) independently of the analyzer.
 //
 //   linear_relu_mean: F.linear(x, weight, bias).relu().mean(dim=1)  → one linear_epilogue
-//   alternating:      the weight-tied loop → one iterate_matmul_epilogue (the loop body's
-//                     scalar test picks each layer's activation) + one reduce
+//   alternating:      the weight-tied loop and its mean → one iterate_matmul_reduce (the loop
+//                     body's scalar test picks each layer's activation)
 use torchlower_backend as tl;
 
 #[pyo3::pyfunction]
@@ -46,7 +46,7 @@ fn tl_fn_1<'py>(
     let v_depth = tl::boundary::int_arg(p3, "depth")?;
     let v_phase = tl::boundary::int_arg(p4, "phase")?;
     tl::run(py, move || -> tl::Result<tl::tch::Tensor> {
-        let v_hidden = tl::fused::iterate_matmul_epilogue(
+        Ok(tl::fused::iterate_matmul_reduce(
             &v_x,
             &v_weight,
             Some(&v_bias),
@@ -58,8 +58,8 @@ fn tl_fn_1<'py>(
                     Ok(&[tl::fused::Unary::Sigmoid])
                 }
             },
-        )?;
-        Ok(tl::fused::reduce(&v_hidden, tl::fused::Reduce::Mean { dim: 1, keepdim: false })?)
+            tl::fused::Reduce::Mean { dim: 1, keepdim: false },
+        )?)
     })
 }
 

@@ -299,6 +299,44 @@ fn weight_tied_loop_matches_eager() {
     assert_eq!(same.data_ptr(), x.data_ptr());
 }
 
+/// The loop and its following reduction as one call, for every reduction form (including
+/// dims a matrix does not have: eager's error, after the loop's own errors).
+#[test]
+fn weight_tied_loop_then_reduce_matches_eager() {
+    const RELU: &[Unary] = &[Unary::Relu];
+    const SIGMOID: &[Unary] = &[Unary::Sigmoid];
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(17);
+    let cells = [(1, 16, 4, 0), (4, 32, 16, 0), (8, 64, 3, 1), (3, 5, 0, 0), (3, 5, 1, 1), (2, 1, 3, 0)];
+    for special in [false, true] {
+        for &(batch, width, depth, phase) in &cells {
+            let x = rng.tensor(&[batch, width], special);
+            let w = rng.tensor(&[width, width], special) * (1.0 / (width as f64).sqrt());
+            let b = rng.tensor(&[width], special);
+            let before = snapshot(&[&x, &w, &b]);
+            let acts = |layer: i64| Ok(if (layer + phase) % 2 == 0 { RELU } else { SIGMOID });
+            for r in REDUCTIONS.into_iter().flatten().chain([Reduce::Sum { dim: 2, keepdim: false }]) {
+                let got = fused::iterate_matmul_reduce(&x, &w, Some(&b), 0..depth, acts, r);
+                let mut hidden = x.shallow_clone();
+                for layer in 0..depth {
+                    let pre = hidden.matmul(&w) + &b;
+                    hidden = if (layer + phase) % 2 == 0 { pre.relu() } else { pre.sigmoid() };
+                }
+                let what = format!("loop+{r:?} {batch}x{width} depth {depth} phase {phase} special={special}");
+                match r.dim() {
+                    2 => assert_eq!(error_text(got), error_text(torchlower_backend::ops::sum_dim(&hidden, 2, false)), "{what}"),
+                    _ => assert_parity(&got.expect("fused"), &eager_reduce(hidden, Some(r)), &what),
+                }
+            }
+            assert_eq!(before, snapshot(&[&x, &w, &b]), "inputs changed");
+        }
+    }
+    // The loop's shape error comes first.
+    let (x, w, b) = (rng.tensor(&[2, 3], false), rng.tensor(&[4, 4], false), rng.tensor(&[4], false));
+    let got = fused::iterate_matmul_reduce(&x, &w, Some(&b), 0..2, |_| Ok(RELU), Reduce::Sum { dim: 5, keepdim: false });
+    assert_eq!(error_text(got), error_text(torchlower_backend::ops::matmul(&x, &w)));
+}
+
 #[test]
 fn reduce_matches_eager() {
     let _guard = tch::no_grad_guard();

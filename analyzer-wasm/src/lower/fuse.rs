@@ -8,7 +8,9 @@
 //! - a lone `sum`/`mean` of a local (→ `reduce`);
 //! - a `for … in range(…)` loop whose every path performs exactly one weight-tied layer step
 //!   `t = h @ W + B; h = acts(t)` (or `h = acts(h @ W + B)`), the scalar control flow only
-//!   choosing `acts` (→ `iterate_matmul_epilogue`).
+//!   choosing `acts` (→ `iterate_matmul_epilogue`); when the next statement only reduces the
+//!   loop's result (`return h.mean(…)`, or `m = h.sum(…)` with `h` not read again), both
+//!   statements (→ `iterate_matmul_reduce`), so the last layer never becomes a tensor.
 //!
 //! Exactness: the fused kernels have the chain's semantics, errors included, so the only
 //! thing the pass must preserve is *evaluation order* of operands whose evaluation can fail.
@@ -126,6 +128,29 @@ fn reduce_text(op: &TensorOp) -> Option<String> {
         TensorOp::MeanDim { dim, keepdim } => Some(format!("tl::fused::Reduce::Mean {{ dim: {dim}, keepdim: {keepdim} }}")),
         _ => None,
     }
+}
+
+/// A statement that only reduces a loop's result: `return hidden.sum(…)` or
+/// `name = hidden.mean(…)`.
+struct Reduction<'s> {
+    returns: bool,
+    target: &'s str,
+    site: usize,
+    reduce: String,
+}
+
+fn reduction_of<'s>(s: &'s Stmt, hidden: &str) -> Option<Reduction<'s>> {
+    let (returns, target, value) = match s {
+        Stmt::Return(value) => (true, "", value),
+        Stmt::Assign { name, ty: Ty::Tensor(_), value } => (false, name.as_str(), value),
+        _ => return None,
+    };
+    let (site, op, args) = cpu_op(value)?;
+    let [arg] = args else { return None };
+    if tensor_local(arg)? != hidden {
+        return None;
+    }
+    Some(Reduction { returns, target, site, reduce: reduce_text(op)? })
 }
 
 fn acts_text(acts: &[&str]) -> String {
@@ -305,31 +330,46 @@ impl FnEmitter<'_> {
     }
 
     /// Print the `for` statement `s` as one `iterate_matmul_epilogue` call if it is a
-    /// weight-tied layer loop whose temporaries and loop variable are dead after it.
-    /// The caller has already indented the line.
-    pub(super) fn try_fused_loop(&mut self, s: &Stmt, level: usize) -> bool {
-        let Stmt::For { var, start, stop, step, body } = s else { return false };
+    /// weight-tied layer loop whose temporaries and loop variable are dead after it — or, when
+    /// `next` is a `sum`/`mean` of the loop's result that is its last use, both statements as
+    /// one `iterate_matmul_reduce` call. Returns how many statements were printed (`None`:
+    /// not fused). The caller has already indented the line.
+    pub(super) fn try_fused_loop(&mut self, s: &Stmt, next: Option<&Stmt>, level: usize) -> Option<usize> {
+        let Stmt::For { var, start, stop, step, body } = s else { return None };
         let mut layer = LoopStep::default();
-        let Some(tree) = layer.body(body) else { return false };
-        let Some((hidden, weight, bias)) = layer.carried else { return false };
+        let tree = layer.body(body)?;
+        let (hidden, weight, bias) = layer.carried?;
         // names the loop writes must not alias what it reads as constants
         let written: Vec<&str> = layer.temps.iter().copied().chain([hidden, var.as_str()]).collect();
         let bias_name = bias.and_then(tensor_local);
         if written.contains(&weight) || bias_name.is_some_and(|b| written.contains(&b)) || layer.temps.contains(&var.as_str()) {
-            return false;
+            return None;
         }
         // liveness: temporaries and the loop variable are read nowhere but in this loop
         let inside = count_reads(body);
-        let dead_after = |name: &str| self.reads.get(name).copied().unwrap_or(0) == inside.get(name).copied().unwrap_or(0);
-        if !layer.temps.iter().all(|t| dead_after(t)) || !dead_after(var) {
-            return false;
+        let count = |reads: &ReadCounts, name: &str| reads.get(name).copied().unwrap_or(0);
+        let reads_outside = |name: &str| count(&self.reads, name).saturating_sub(count(&inside, name));
+        if !layer.temps.iter().all(|t| reads_outside(t) == 0) || reads_outside(var) != 0 {
+            return None;
         }
+        let consumer = next.and_then(|n| reduction_of(n, hidden)).filter(|c| c.returns || reads_outside(hidden) == 1);
         let hidden_var = local_ident(hidden, RustKind::Tensor);
-        let call_start = {
-            let _ = write!(self.out, "{hidden_var} = ");
-            self.out.len()
+        let call_start = match &consumer {
+            Some(c) if c.returns => {
+                self.out.push_str("return Ok(");
+                self.out.len()
+            }
+            Some(c) => {
+                let _ = write!(self.out, "{} = ", local_ident(c.target, RustKind::Tensor));
+                self.out.len()
+            }
+            None => {
+                let _ = write!(self.out, "{hidden_var} = ");
+                self.out.len()
+            }
         };
-        let _ = write!(self.out, "tl::fused::iterate_matmul_epilogue(&{hidden_var}, &{}, ", local_ident(weight, RustKind::Tensor));
+        let function = if consumer.is_some() { "iterate_matmul_reduce" } else { "iterate_matmul_epilogue" };
+        let _ = write!(self.out, "tl::fused::{function}(&{hidden_var}, &{}, ", local_ident(weight, RustKind::Tensor));
         self.optional_borrow(bias);
         self.out.push_str(", tl::scalar::range(");
         self.expr(start);
@@ -344,10 +384,17 @@ impl FnEmitter<'_> {
         self.act_tree(&tree, level + 1);
         self.out.push('\n');
         self.indent(level);
-        self.out.push_str("})?");
-        self.link_sites(&layer.sites, call_start);
-        self.out.push_str(";\n");
-        true
+        self.out.push('}');
+        let mut sites = layer.sites.clone();
+        if let Some(c) = &consumer {
+            let _ = write!(self.out, ", {})?", c.reduce);
+            sites.push(c.site);
+        } else {
+            self.out.push_str(")?");
+        }
+        self.link_sites(&sites, call_start);
+        self.out.push_str(if consumer.as_ref().is_some_and(|c| c.returns) { ");\n" } else { ";\n" });
+        Some(if consumer.is_some() { 2 } else { 1 })
     }
 
     fn act_tree(&mut self, tree: &ActTree, level: usize) {

@@ -117,16 +117,24 @@ impl FnEmitter<'_> {
     }
 
     fn block(&mut self, body: &[Stmt], level: usize) {
-        for s in body {
-            self.stmt(s, level);
+        let mut i = 0;
+        while i < body.len() {
+            i += self.stmt(&body[i], body.get(i + 1), level);
         }
     }
 
-    fn stmt(&mut self, s: &Stmt, level: usize) {
+    /// Prints `s` (and `next` too when a fused call covers both); returns how many statements
+    /// were printed.
+    fn stmt(&mut self, s: &Stmt, next: Option<&Stmt>, level: usize) -> usize {
         self.indent(level);
+        if matches!(s, Stmt::For { .. }) {
+            if let Some(consumed) = self.try_fused_loop(s, next, level) {
+                return consumed;
+            }
+        }
         match s {
             Stmt::Assign { name, ty, value } => {
-                let Some(kind) = RustKind::of(*ty) else { return };
+                let Some(kind) = RustKind::of(*ty) else { return 1 };
                 let _ = write!(self.out, "{} = ", local_ident(name, kind));
                 self.owned(value);
                 self.out.push_str(";\n");
@@ -151,7 +159,6 @@ impl FnEmitter<'_> {
                     self.out.push_str("}\n");
                 }
             }
-            Stmt::For { .. } if self.try_fused_loop(s, level) => {}
             Stmt::For { var, start, stop, step, body } => {
                 self.out.push_str("for it in tl::scalar::range(");
                 self.expr(start);
@@ -175,6 +182,7 @@ impl FnEmitter<'_> {
                 self.out.push_str("}\n");
             }
         }
+        1
     }
 
     /// An owned value: a tensor local is shallow-cloned (a new handle to the same tensor,

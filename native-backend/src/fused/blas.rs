@@ -100,7 +100,7 @@ pub unsafe fn gemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const 
 ///
 /// # Safety
 /// As [`gemm_into`].
-pub(super) unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+pub(crate) unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
     let Some(sgemm) = sgemm() else { unreachable!("callers check blas::available()") };
     let (mi, ni, ki) = (n as c_int, m as c_int, k as c_int);
     let alpha = 1.0f32;

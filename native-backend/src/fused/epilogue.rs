@@ -90,19 +90,15 @@ pub fn apply(
     // tensor, as eager runs it; and one call instead of one per short row).
     const IN_CACHE: usize = 256 * 1024;
     let per_row = rows * cols > IN_CACHE && acts.iter().all(|&op| calibrate::agrees(op));
-    for (i, row) in values.chunks_exact_mut(cols.max(1)).take(rows).enumerate() {
-        match bias {
-            RowBias::None => {}
-            RowBias::Vector(b) => math::binary_in_place(Binary::Add, row, b),
-            RowBias::Matrix(b) => math::binary_in_place(Binary::Add, row, &b[i * cols..(i + 1) * cols]),
-        }
-        if per_row {
+    if per_row {
+        for (i, row) in values.chunks_exact_mut(cols.max(1)).take(rows).enumerate() {
+            add_bias(row, 1, cols, bias, i);
             for &op in acts {
                 calibrate::unary_in_place(op, row);
             }
         }
-    }
-    if !per_row {
+    } else {
+        add_bias(&mut values[..rows * cols], rows, cols, bias, 0);
         for &op in acts {
             calibrate::unary_in_place(op, &mut values[..rows * cols]);
         }
@@ -121,5 +117,15 @@ pub fn apply(
             }
         }
         None => {}
+    }
+}
+
+/// Adds the bias to `rows` rows (`values` holds exactly those, row-major) that start at row
+/// `first` of the whole matrix.
+fn add_bias(values: &mut [f32], rows: usize, cols: usize, bias: RowBias<'_>, first: usize) {
+    match bias {
+        RowBias::None => {}
+        RowBias::Vector(b) => math::add_rows(values, b),
+        RowBias::Matrix(b) => math::binary_in_place(Binary::Add, values, &b[first * cols..(first + rows) * cols]),
     }
 }

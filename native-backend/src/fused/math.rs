@@ -190,6 +190,15 @@ multiversion! {
     }
 }
 
+multiversion! {
+    /// `row += bias` for every row of `values` (row length `bias.len()`), in one call.
+    fn add_rows(values: &mut [f32], bias: &[f32]) {
+        for row in values.chunks_exact_mut(bias.len().max(1)) {
+            row.iter_mut().zip(bias).for_each(|(v, b)| *v = *v + *b);
+        }
+    }
+}
+
 // --- Sums in torch's order ------------------------------------------------------------------
 //
 // A sum of floats depends on the order of its additions, and sums with cancellation differ

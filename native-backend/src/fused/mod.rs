@@ -119,17 +119,36 @@ pub fn matmul_epilogue(
 /// (it runs before the layer's product, as in the source, and its errors stop the loop).
 /// Intermediate layers live in two reused scratch buffers; only the last becomes a tensor.
 /// With no iteration the result is `init` itself (shared storage), as in eager.
-pub fn iterate_matmul_epilogue<'a, I, F>(
-    init: &Tensor,
-    w: &Tensor,
-    b: Option<&Tensor>,
-    layers: I,
-    mut acts_for: F,
-) -> Result<Tensor>
+pub fn iterate_matmul_epilogue<'a, I, F>(init: &Tensor, w: &Tensor, b: Option<&Tensor>, layers: I, acts_for: F) -> Result<Tensor>
 where
     I: IntoIterator<Item = i64>,
     F: FnMut(i64) -> Result<&'a [Unary]>,
 {
+    iterate(init, w, b, layers, acts_for, None)
+}
+
+/// [`iterate_matmul_epilogue`] followed by `reduce(hidden)` (a sum/mean of the loop's result
+/// that is its only use): the last layer is reduced straight from scratch, so the layer output
+/// never becomes a tensor. Errors come in the source's order: the loop's, then the reduction's.
+pub fn iterate_matmul_reduce<'a, I, F>(init: &Tensor, w: &Tensor, b: Option<&Tensor>, layers: I, acts_for: F, reduce: Reduce) -> Result<Tensor>
+where
+    I: IntoIterator<Item = i64>,
+    F: FnMut(i64) -> Result<&'a [Unary]>,
+{
+    iterate(init, w, b, layers, acts_for, Some(reduce))
+}
+
+fn iterate<'a, I, F>(init: &Tensor, w: &Tensor, b: Option<&Tensor>, layers: I, mut acts_for: F, then: Option<Reduce>) -> Result<Tensor>
+where
+    I: IntoIterator<Item = i64>,
+    F: FnMut(i64) -> Result<&'a [Unary]>,
+{
+    let finish_with = |hidden: Tensor| -> Result<Tensor> {
+        match then {
+            Some(r) => self::reduce(&hidden, r),
+            None => Ok(hidden),
+        }
+    };
     let mut layers = layers.into_iter().peekable();
     let plan = matmul_plan(init, w, b).filter(|(xd, wd, _)| wd.rows == wd.cols && xd.cols == wd.cols);
     let Some((xd, wd, bias)) = plan else {
@@ -138,12 +157,17 @@ where
             let acts = acts_for(layer)?;
             hidden = matmul_epilogue(&hidden, w, b, acts, None)?;
         }
-        return Ok(hidden);
+        return finish_with(hidden);
     };
     if layers.peek().is_none() {
-        return Ok(init.shallow_clone());
+        return finish_with(init.shallow_clone());
     }
+    // The reduction straight from the last layer's scratch, when its dim is valid for a matrix
+    // (otherwise the layer becomes a tensor and `reduce` raises eager's error).
+    let reduce_last = then.and_then(|r| Some((r, r.axis(2)?)));
     let (m, n) = (xd.rows, wd.cols);
+    // Every layer multiplies the same shape: choose the kernel once.
+    let planned = small_gemm::Planned::for_shape(Layout::Matmul, m, n, n, false);
     dense::with_scratch(m * n, |ping, pong| {
         let mut source: *const f32 = xd.ptr;
         let mut use_ping = true;
@@ -151,7 +175,7 @@ where
             let Some(layer) = layers.next() else { unreachable!("peeked before each step") };
             let acts = acts_for(layer)?;
             let last = layers.peek().is_none();
-            let (output, destination) = if last {
+            let (output, destination) = if last && reduce_last.is_none() {
                 let (tensor, view) = dense::empty(&[m as i64, n as i64])?;
                 // SAFETY: a fresh tensor only this call holds.
                 (Some(tensor), unsafe { view.values_mut() })
@@ -162,10 +186,21 @@ where
             };
             // SAFETY: `source` is `init` (dense m×n) or the other scratch buffer, never
             // `destination`; w is dense n×n; dims in range (see `matmul_plan`).
-            unsafe { blas::gemm_into(Layout::Matmul, m, n, n, source, wd.ptr, false, destination.as_mut_ptr()) };
+            unsafe {
+                match &planned {
+                    Some(plan) => plan.run(source, wd.ptr, destination.as_mut_ptr()),
+                    None => blas::sgemm_into(Layout::Matmul, m, n, n, source, wd.ptr, false, destination.as_mut_ptr()),
+                }
+            };
+            if let (true, Some((r, axis))) = (last, reduce_last) {
+                let (tensor, view) = dense::empty(&r.out_shape(&[m as i64, n as i64], axis))?;
+                // SAFETY: a fresh tensor only this call holds.
+                epilogue::apply(destination, m, n, bias, acts, Some((r, axis)), unsafe { view.values_mut() });
+                return Ok(tensor);
+            }
             epilogue::apply(destination, m, n, bias, acts, None, &mut []);
             if let Some(tensor) = output {
-                return Ok(tensor);
+                return finish_with(tensor);
             }
             source = destination.as_ptr();
             use_ping = !use_ping;

@@ -79,13 +79,43 @@ fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> 
 /// `x` holds `m·k` f32s, `w` holds `k·n`, `out` holds `m·n` and overlaps neither input; the
 /// BLAS is available (`blas::available()`).
 pub unsafe fn try_gemm(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) -> bool {
-    let Some(chain) = chain_for(layout, m, k, n, accumulate) else { return false };
-    if !kernel::supported() || !verified(Key { layout, m, k, n, accumulate, threads: crate::facts::num_threads() }) {
-        return false;
+    match Planned::for_shape(layout, m, k, n, accumulate) {
+        // SAFETY: the caller's guarantees are the plan's.
+        Some(plan) => unsafe { plan.run(x, w, out) },
+        None => return false,
     }
-    // SAFETY: the caller's guarantees, and the CPU has AVX2 and FMA (checked above).
-    unsafe { run(layout, chain, m, k, n, x, w, accumulate, out) };
     true
+}
+
+/// A shape this kernel reproduces here, decided once (so a layer loop, which multiplies by the
+/// same shape every layer, asks only once per call).
+#[derive(Debug, Clone, Copy)]
+pub struct Planned {
+    layout: Layout,
+    chain: Chain,
+    m: usize,
+    k: usize,
+    n: usize,
+    accumulate: bool,
+}
+
+impl Planned {
+    /// The plan, or `None` when the BLAS must compute this shape.
+    pub fn for_shape(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Option<Planned> {
+        let chain = chain_for(layout, m, k, n, accumulate)?;
+        let key = Key { layout, m, k, n, accumulate, threads: crate::facts::num_threads() };
+        (kernel::supported() && verified(key)).then_some(Planned { layout, chain, m, k, n, accumulate })
+    }
+
+    /// `out = x · w [+ out]` for the planned shape.
+    ///
+    /// # Safety
+    /// As [`try_gemm`] for the planned shape.
+    pub unsafe fn run(&self, x: *const f32, w: *const f32, out: *mut f32) {
+        let Planned { layout, chain, m, k, n, accumulate } = *self;
+        // SAFETY: the caller's guarantees; the CPU has AVX2 and FMA (checked when planned).
+        unsafe { run(layout, chain, m, k, n, x, w, accumulate, out) };
+    }
 }
 
 /// Runs the kernel (packing `w` to `k × n` first for [`Layout::Linear`]).

@@ -71,6 +71,23 @@ def one_statement_loop(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, 
     return h
 
 
+def loop_then_sum(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int) -> TensorF32Cpu1D:
+    h = x
+    for i in range(depth):
+        h = (h @ w + b).tanh()
+    total = h.sum(dim=0)
+    return total.relu()
+
+
+# near miss (for the reduction): the loop's result is read again after its sum
+def loop_result_live_after_sum(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int) -> TensorF32Cpu1D:
+    h = x
+    for i in range(depth):
+        h = (h @ w + b).relu()
+    total = h.sum(dim=1)
+    return total + h.mean(dim=1)
+
+
 # near miss: the loop variable is read after the loop
 def loop_variable_live_after(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int) -> int:
     h = x
