@@ -246,13 +246,26 @@ fn errors_are_eagers() {
 }
 
 /// The seed's weight-tied alternating loop, op by op.
-fn eager_loop(x: &Tensor, w: &Tensor, b: &Tensor, depth: i64, phase: i64) -> Tensor {
+/// The seed's alternating loop, op by op in eager libtorch (without its final mean).
+fn eager_hidden(x: &Tensor, w: &Tensor, b: &Tensor, depth: i64, phase: i64) -> Tensor {
     let mut hidden = x.shallow_clone();
     for layer in 0..depth {
         let pre = hidden.matmul(w) + b;
         hidden = if (layer + phase) % 2 == 0 { pre.relu() } else { pre.sigmoid() };
     }
-    hidden.mean_dim(Some(&[1i64][..]), false, None::<Kind>)
+    hidden
+}
+
+fn eager_loop(x: &Tensor, w: &Tensor, b: &Tensor, depth: i64, phase: i64) -> Tensor {
+    eager_hidden(x, w, b, depth, phase).mean_dim(Some(&[1i64][..]), false, None::<Kind>)
+}
+
+/// A layer loop's operands; the weight is scaled so that activations neither saturate nor
+/// vanish over 16 layers.
+fn loop_operands(rng: &mut Rng, batch: i64, width: i64, special: bool) -> (Tensor, Tensor, Tensor) {
+    let x = rng.tensor(&[batch, width], special);
+    let w = rng.tensor(&[width, width], special) * (1.0 / (width as f64).sqrt());
+    (x, w, rng.tensor(&[width], special))
 }
 
 fn fused_loop(x: &Tensor, w: &Tensor, b: &Tensor, depth: i64, phase: i64) -> Result<Tensor, torchlower_backend::Error> {
@@ -271,10 +284,7 @@ fn weight_tied_loop_matches_eager() {
     let cells = [(1, 16, 4, 0), (1, 32, 8, 1), (4, 32, 16, 0), (8, 64, 16, 1), (32, 128, 8, 0), (64, 128, 16, 1), (3, 5, 0, 0), (3, 5, 1, 1), (2, 1, 3, 0)];
     for special in [false, true] {
         for &(batch, width, depth, phase) in &cells {
-            let x = rng.tensor(&[batch, width], special);
-            // scaled so that activations neither saturate nor vanish over 16 layers
-            let w = rng.tensor(&[width, width], special) * (1.0 / (width as f64).sqrt());
-            let b = rng.tensor(&[width], special);
+            let (x, w, b) = loop_operands(&mut rng, batch, width, special);
             let before = snapshot(&[&x, &w, &b]);
             let got = fused_loop(&x, &w, &b, depth, phase).expect("fused");
             let want = eager_loop(&x, &w, &b, depth, phase);
@@ -310,18 +320,12 @@ fn weight_tied_loop_then_reduce_matches_eager() {
     let cells = [(1, 16, 4, 0), (4, 32, 16, 0), (8, 64, 3, 1), (3, 5, 0, 0), (3, 5, 1, 1), (2, 1, 3, 0)];
     for special in [false, true] {
         for &(batch, width, depth, phase) in &cells {
-            let x = rng.tensor(&[batch, width], special);
-            let w = rng.tensor(&[width, width], special) * (1.0 / (width as f64).sqrt());
-            let b = rng.tensor(&[width], special);
+            let (x, w, b) = loop_operands(&mut rng, batch, width, special);
             let before = snapshot(&[&x, &w, &b]);
             let acts = |layer: i64| Ok(if (layer + phase) % 2 == 0 { RELU } else { SIGMOID });
             for r in REDUCTIONS.into_iter().flatten().chain([Reduce::Sum { dim: 2, keepdim: false }]) {
                 let got = fused::iterate_matmul_reduce(&x, &w, Some(&b), 0..depth, acts, r);
-                let mut hidden = x.shallow_clone();
-                for layer in 0..depth {
-                    let pre = hidden.matmul(&w) + &b;
-                    hidden = if (layer + phase) % 2 == 0 { pre.relu() } else { pre.sigmoid() };
-                }
+                let hidden = eager_hidden(&x, &w, &b, depth, phase);
                 let what = format!("loop+{r:?} {batch}x{width} depth {depth} phase {phase} special={special}");
                 match r.dim() {
                     2 => assert_eq!(error_text(got), error_text(torchlower_backend::ops::sum_dim(&hidden, 2, false)), "{what}"),
