@@ -55,6 +55,8 @@ def _rust_of(report, name):
         ("one_statement_loop", "tl::fused::iterate_matmul_epilogue("),
         ("loop_result_live_after_sum", "tl::fused::iterate_matmul_epilogue("),
         ("lone_sum", "tl::fused::reduce("),
+        ("elementwise_chain", "tl::fused::elementwise("),
+        ("unary_chain", "tl::fused::elementwise("),
     ],
 )
 def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
@@ -78,6 +80,7 @@ def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
     [
         ("bias_first_relu", "tl::fused::"),
         ("computed_bias_relu", "tl::fused::"),
+        ("chain_over_product", "tl::fused::"),
         ("loop_variable_live_after", "iterate_matmul_epilogue"),
         ("weight_reassigned", "iterate_matmul_epilogue"),
     ],
@@ -123,6 +126,31 @@ def test_epilogues_match_eager_on_special_values(fused, size):
         run_both(compiled[name], fn, args)
     run_both(compiled["linear_no_bias_gelu_tanh_sum"], module.linear_no_bias_gelu_tanh_sum, [x, w])
     run_both(compiled["alternating"], module.alternating, [x, w, b, 3, 1])
+
+
+# (a's shape, b's shape): the elementwise program's broadcasting, on both sides of its chunk
+# width (256 columns), and shapes eager refuses (the first failing op raises, as in eager)
+CHAIN_SHAPES = [((3, 4), (4,)), ((1, 300), (300,)), ((64, 700), (700,)), ((5, 1), (1,)), ((2, 2), (2,))]
+
+
+@pytest.mark.parametrize("a_shape,b_shape", CHAIN_SHAPES)
+def test_elementwise_chains_match_eager(fused, a_shape, b_shape):
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(a_shape[1])
+    a, b = torch.randn(*a_shape, generator=g), torch.randn(*b_shape, generator=g)
+    run_both(compiled["elementwise_chain"], module.elementwise_chain, [a, b])
+    run_both(compiled["unary_chain"], module.unary_chain, [a])
+    a, b = special_tensor(a_shape, 1), special_tensor(b_shape, 4)
+    run_both(compiled["elementwise_chain"], module.elementwise_chain, [a, b])
+    run_both(compiled["unary_chain"], module.unary_chain, [a])
+    strided = a.t().contiguous().t()  # non-contiguous: the op-by-op fallback
+    assert_matches_eager(compiled["elementwise_chain"](strided, b), module.elementwise_chain(strided, b))
+
+
+def test_elementwise_chain_shape_errors_are_eagers(fused, native_mode):
+    module, _, compiled = fused
+    args = [torch.randn(3, 4), torch.randn(5)]
+    _assert_same_error(lambda: compiled["elementwise_chain"](*args), lambda: module.elementwise_chain(*args))
 
 
 def test_non_contiguous_inputs_take_the_fallback_with_eager_results(fused):

@@ -6,6 +6,8 @@
 //!   (→ `linear_epilogue`) or `x @ w` / `x @ w + b` (→ `matmul_epilogue`), `acts` a chain of
 //!   unary ops and `reduce` an optional `sum`/`mean` over one dim;
 //! - a lone `sum`/`mean` of a local (→ `reduce`);
+//! - a chain of two or more elementwise ops (unary ops, tensor–tensor `+ - * /`) over tensor
+//!   locals (→ `elementwise`, one pass with broadcasting instead of one tensor per op);
 //! - a `for … in range(…)` loop whose every path performs exactly one weight-tied layer step
 //!   `t = h @ W + B; h = acts(t)` (or `h = acts(h @ W + B)`), the scalar control flow only
 //!   choosing `acts` (→ `iterate_matmul_epilogue`); when the next statement only reduces the
@@ -128,6 +130,57 @@ fn reduce_text(op: &TensorOp) -> Option<String> {
         TensorOp::MeanDim { dim, keepdim } => Some(format!("tl::fused::Reduce::Mean {{ dim: {dim}, keepdim: {keepdim} }}")),
         _ => None,
     }
+}
+
+/// A chain of elementwise ops as one `tl::fused::elementwise` program.
+struct ElementwiseChain<'e> {
+    /// Distinct tensor locals, in order of first use (`Step::Load` indexes them).
+    operands: Vec<&'e str>,
+    /// The program, in Python's evaluation order (post-order), as Rust text.
+    steps: Vec<String>,
+    sites: Vec<usize>,
+}
+
+/// `e` as an elementwise program when it is a tree of at least two unary ops or tensor–tensor
+/// `+ - * /` on the CPU whose leaves are all tensor locals (reading a local cannot fail, so
+/// the ops still run, and raise, in the source's order).
+fn elementwise_chain(e: &Expr) -> Option<ElementwiseChain<'_>> {
+    fn walk<'e>(e: &'e Expr, chain: &mut ElementwiseChain<'e>) -> Option<()> {
+        if let Some(name) = tensor_local(e) {
+            let index = chain.operands.iter().position(|o| *o == name).unwrap_or_else(|| {
+                chain.operands.push(name);
+                chain.operands.len() - 1
+            });
+            chain.steps.push(format!("tl::fused::Step::Load({index})"));
+            return Some(());
+        }
+        let (site, op, args) = cpu_op(e)?;
+        let step = match (op, args) {
+            (_, [operand]) => {
+                let unary = unary_variant(op)?;
+                walk(operand, chain)?;
+                format!("tl::fused::Step::Unary(tl::fused::Unary::{unary})")
+            }
+            (TensorOp::Add | TensorOp::Sub | TensorOp::Mul | TensorOp::Div, [left, right]) => {
+                walk(left, chain)?;
+                walk(right, chain)?;
+                let binary = match op {
+                    TensorOp::Add => "Add",
+                    TensorOp::Sub => "Sub",
+                    TensorOp::Mul => "Mul",
+                    _ => "Div",
+                };
+                format!("tl::fused::Step::Binary(tl::fused::Binary::{binary})")
+            }
+            _ => return None,
+        };
+        chain.steps.push(step);
+        chain.sites.push(site);
+        Some(())
+    }
+    let mut chain = ElementwiseChain { operands: Vec::new(), steps: Vec::new(), sites: Vec::new() };
+    walk(e, &mut chain)?;
+    (chain.sites.len() >= 2).then_some(chain)
 }
 
 /// A statement that only reduces a loop's result: `return hidden.sum(…)` or
@@ -316,6 +369,13 @@ impl FnEmitter<'_> {
             let reduce = plan.reduce.map_or_else(|| "None".to_string(), |r| format!("Some({r})"));
             let _ = write!(self.out, ", {}, {reduce})?", acts_text(&plan.acts));
             plan.sites
+        } else if let Some(chain) = elementwise_chain(e) {
+            self.out.push_str("tl::fused::elementwise(&[");
+            for (i, name) in chain.operands.iter().enumerate() {
+                let _ = write!(self.out, "{}&{}", if i > 0 { ", " } else { "" }, local_ident(name, RustKind::Tensor));
+            }
+            let _ = write!(self.out, "], &[{}])?", chain.steps.join(", "));
+            chain.sites
         } else if let Some((site, op, [arg])) = cpu_op(e) {
             let (Some(reduce), Some(_)) = (reduce_text(op), tensor_local(arg)) else { return false };
             self.out.push_str("tl::fused::reduce(");

@@ -79,6 +79,19 @@ def loop_then_sum(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth
     return total.relu()
 
 
+def elementwise_chain(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return ((a + b).relu() * a - b / a).sigmoid()
+
+
+def unary_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sqrt(torch.tanh(x.abs())).neg().exp()
+
+
+# near miss (for elementwise chains): an operand is computed, not a local
+def chain_over_product(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return ((x @ w) * b).relu()
+
+
 # near miss (for the reduction): the loop's result is read again after its sum
 def loop_result_live_after_sum(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int) -> TensorF32Cpu1D:
     h = x
