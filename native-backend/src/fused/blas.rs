@@ -87,6 +87,7 @@ pub fn fits(dims: &[usize]) -> bool {
 /// # Safety
 /// `x`, `w`, `out` point to `m·k`, `k·n`, `m·n` valid f32s, `out` not overlapping the inputs,
 /// all dimensions ≥ 1 and ≤ `i32::MAX` ([`fits`]), and [`available`] returned true.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
     // SAFETY: the caller's guarantees are both functions' preconditions.
     unsafe {
@@ -100,6 +101,7 @@ pub unsafe fn gemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const 
 ///
 /// # Safety
 /// As [`gemm_into`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
     let Some(sgemm) = sgemm() else { unreachable!("callers check blas::available()") };
     let (mi, ni, ki) = (n as c_int, m as c_int, k as c_int);

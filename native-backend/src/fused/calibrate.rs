@@ -103,7 +103,7 @@ fn probe_inputs() -> Vec<f32> {
         1e-45, -1e-45, 1e-30, -1e-30, 88.7, 88.8, -87.3, -103.9, -104.5, 100.0, -100.0, 1e10, -1e10,
     ];
     inputs.extend((0..=800).map(|i| -20.0 + i as f32 * 0.05));
-    while inputs.len() % 64 != 0 {
+    while !inputs.len().is_multiple_of(64) {
         inputs.push(0.25);
     }
     inputs

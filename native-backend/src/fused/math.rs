@@ -58,6 +58,7 @@ pub fn exp(x: f32) -> f32 {
     const OVERFLOW: f32 = 88.722_839; // ln(f32::MAX)
     const UNDERFLOW: f32 = -103.972_08; // below: smaller than half the smallest subnormal
     // max/min (not clamp): a NaN becomes a finite number here; the result is chosen below.
+    #[allow(clippy::manual_clamp)]
     let clamped = x.max(UNDERFLOW - 1.0).min(OVERFLOW + 1.0);
     let n = (clamped * LOG2E + ROUND) - ROUND;
     // Fused multiply-adds (exactly rounded, so every build gives the same bits): half the

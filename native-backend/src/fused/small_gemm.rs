@@ -21,6 +21,9 @@
 //! per thread before this kernel is used for it: random operands and signed-zero operands,
 //! compared bit for bit; a shape that differs stays on the BLAS for the life of the process.
 
+// The kernels take BLAS-shaped argument lists (shape, operands, output), kept flat on purpose.
+#![allow(clippy::too_many_arguments)]
+
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
@@ -65,7 +68,7 @@ fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> 
     if layout == Layout::Matmul && m == 1 && !accumulate {
         return Some(Chain::Separate);
     }
-    if layout == Layout::Linear && m == 1 && k % 4 == 0 {
+    if layout == Layout::Linear && m == 1 && k.is_multiple_of(4) {
         return Some(Chain::Dot4);
     }
     (m >= 4 && n >= 16 && k <= MAX_K).then_some(Chain::Fused)
@@ -319,7 +322,7 @@ mod kernel {
                 // the chain starts from the first product itself (a `-0.0` product stays `-0.0`).
                 let mut head = *x * *row;
                 for p in 1..4.min(k) {
-                    head = head + *x.add(p) * *row.add(p);
+                    head += *x.add(p) * *row.add(p);
                 }
                 *lanes = _mm_set_ss(head);
             }
