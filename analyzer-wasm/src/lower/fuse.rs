@@ -108,6 +108,17 @@ fn unary_variant(op: &TensorOp) -> Option<&'static str> {
     })
 }
 
+/// `tl::fused::Binary` variant of a tensor–tensor elementwise op.
+fn binary_variant(op: &TensorOp) -> Option<&'static str> {
+    Some(match op {
+        TensorOp::Add => "Add",
+        TensorOp::Sub => "Sub",
+        TensorOp::Mul => "Mul",
+        TensorOp::Div => "Div",
+        _ => return None,
+    })
+}
+
 /// A CPU tensor op with its site and operands.
 fn cpu_op(e: &Expr) -> Option<(usize, &TensorOp, &[Expr])> {
     match e {
@@ -161,15 +172,10 @@ fn elementwise_chain(e: &Expr) -> Option<ElementwiseChain<'_>> {
                 walk(operand, chain)?;
                 format!("tl::fused::Step::Unary(tl::fused::Unary::{unary})")
             }
-            (TensorOp::Add | TensorOp::Sub | TensorOp::Mul | TensorOp::Div, [left, right]) => {
+            (_, [left, right]) => {
+                let binary = binary_variant(op)?;
                 walk(left, chain)?;
                 walk(right, chain)?;
-                let binary = match op {
-                    TensorOp::Add => "Add",
-                    TensorOp::Sub => "Sub",
-                    TensorOp::Mul => "Mul",
-                    _ => "Div",
-                };
                 format!("tl::fused::Step::Binary(tl::fused::Binary::{binary})")
             }
             _ => return None,
@@ -186,16 +192,16 @@ fn elementwise_chain(e: &Expr) -> Option<ElementwiseChain<'_>> {
 /// A statement that only reduces a loop's result: `return hidden.sum(…)` or
 /// `name = hidden.mean(…)`.
 struct Reduction<'s> {
-    returns: bool,
-    target: &'s str,
+    /// The local assigned, or `None` for a `return`.
+    target: Option<&'s str>,
     site: usize,
     reduce: String,
 }
 
 fn reduction_of<'s>(s: &'s Stmt, hidden: &str) -> Option<Reduction<'s>> {
-    let (returns, target, value) = match s {
-        Stmt::Return(value) => (true, "", value),
-        Stmt::Assign { name, ty: Ty::Tensor(_), value } => (false, name.as_str(), value),
+    let (target, value) = match s {
+        Stmt::Return(value) => (None, value),
+        Stmt::Assign { name, ty: Ty::Tensor(_), value } => (Some(name.as_str()), value),
         _ => return None,
     };
     let (site, op, args) = cpu_op(value)?;
@@ -203,7 +209,7 @@ fn reduction_of<'s>(s: &'s Stmt, hidden: &str) -> Option<Reduction<'s>> {
     if tensor_local(arg)? != hidden {
         return None;
     }
-    Some(Reduction { returns, target, site, reduce: reduce_text(op)? })
+    Some(Reduction { target, site, reduce: reduce_text(op)? })
 }
 
 fn acts_text(acts: &[&str]) -> String {
@@ -412,22 +418,20 @@ impl FnEmitter<'_> {
         if !layer.temps.iter().all(|t| reads_outside(t) == 0) || reads_outside(var) != 0 {
             return None;
         }
-        let consumer = next.and_then(|n| reduction_of(n, hidden)).filter(|c| c.returns || reads_outside(hidden) == 1);
+        // after a `return`, nothing reads `hidden`; after an assignment, nothing else may
+        let consumer = next.and_then(|n| reduction_of(n, hidden)).filter(|c| c.target.is_none() || reads_outside(hidden) == 1);
+        let returns = consumer.as_ref().is_some_and(|c| c.target.is_none());
         let hidden_var = local_ident(hidden, RustKind::Tensor);
-        let call_start = match &consumer {
-            Some(c) if c.returns => {
-                self.out.push_str("return Ok(");
-                self.out.len()
-            }
-            Some(c) => {
-                let _ = write!(self.out, "{} = ", local_ident(c.target, RustKind::Tensor));
-                self.out.len()
+        match consumer.as_ref().map(|c| c.target) {
+            Some(None) => self.out.push_str("return Ok("),
+            Some(Some(target)) => {
+                let _ = write!(self.out, "{} = ", local_ident(target, RustKind::Tensor));
             }
             None => {
                 let _ = write!(self.out, "{hidden_var} = ");
-                self.out.len()
             }
-        };
+        }
+        let call_start = self.out.len();
         let function = if consumer.is_some() { "iterate_matmul_reduce" } else { "iterate_matmul_epilogue" };
         let _ = write!(self.out, "tl::fused::{function}(&{hidden_var}, &{}, ", local_ident(weight, RustKind::Tensor));
         self.optional_borrow(bias);
@@ -453,7 +457,7 @@ impl FnEmitter<'_> {
             self.out.push_str(")?");
         }
         self.link_sites(&sites, call_start);
-        self.out.push_str(if consumer.as_ref().is_some_and(|c| c.returns) { ");\n" } else { ";\n" });
+        self.out.push_str(if returns { ");\n" } else { ";\n" });
         Some(if consumer.is_some() { 2 } else { 1 })
     }
 

@@ -76,33 +76,62 @@ pub fn fits(dims: &[usize]) -> bool {
     dims.iter().all(|&d| d >= 1 && d <= c_int::MAX as usize)
 }
 
-/// `out (m×n) = x (m×k) · w` (+ `out` when `accumulate`), through [`small_gemm`] where it
-/// reproduces the BLAS for this shape, else the BLAS itself.
+/// `out (m×n) = x (m×k) · w` (+ `out` when `accumulate`): [`Gemm::for_shape`] then
+/// [`Gemm::run`], for a product computed once.
+///
+/// # Safety
+/// As [`Gemm::run`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+    // SAFETY: the caller's guarantees.
+    unsafe { Gemm::for_shape(layout, m, k, n, accumulate).run(x, w, out) }
+}
+
+/// A product's kernel, chosen once for its shape: [`small_gemm`] where it reproduces the BLAS
+/// here, else the BLAS itself.
 ///
 /// `Layout::Linear` (`w` row-major `n×k`) is exactly the call `addmm` makes for `F.linear`
 /// (column-major view: `outᵀ = w · xᵀ`, `gemm('T','N', n, m, k)`); with `accumulate` and `out`
 /// pre-filled with the bias rows it is `addmm(bias, x, w.t())` (beta = 1). `Layout::Matmul`
 /// (`w` row-major `k×n`) is the call `mm` makes (`gemm('N','N', n, m, k)`, beta 0).
-///
-/// # Safety
-/// `x`, `w`, `out` point to `m·k`, `k·n`, `m·n` valid f32s, `out` not overlapping the inputs,
-/// all dimensions ≥ 1 and ≤ `i32::MAX` ([`fits`]), and [`available`] returned true.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn gemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
-    // SAFETY: the caller's guarantees are both functions' preconditions.
-    unsafe {
-        if !small_gemm::try_gemm(layout, m, k, n, x, w, accumulate, out) {
-            sgemm_into(layout, m, k, n, x, w, accumulate, out);
+#[derive(Debug, Clone, Copy)]
+pub struct Gemm {
+    layout: Layout,
+    m: usize,
+    k: usize,
+    n: usize,
+    accumulate: bool,
+    small: Option<small_gemm::Planned>,
+}
+
+impl Gemm {
+    /// The kernel for this shape. [`available`] must have returned true.
+    pub fn for_shape(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Gemm {
+        let small = small_gemm::Planned::for_shape(layout, m, k, n, accumulate);
+        Gemm { layout, m, k, n, accumulate, small }
+    }
+
+    /// `out = x · w [+ out]`.
+    ///
+    /// # Safety
+    /// `x`, `w`, `out` point to `m·k`, `k·n`, `m·n` valid f32s, `out` not overlapping the
+    /// inputs, all dimensions ≥ 1 and ≤ `i32::MAX` ([`fits`]), and [`available`] returned true.
+    pub unsafe fn run(&self, x: *const f32, w: *const f32, out: *mut f32) {
+        let Gemm { layout, m, k, n, accumulate, small } = *self;
+        // SAFETY (both): the caller's guarantees.
+        match small {
+            Some(plan) => unsafe { plan.run(x, w, out) },
+            None => unsafe { sgemm_into(layout, m, k, n, x, w, accumulate, out) },
         }
     }
 }
 
-/// The BLAS call itself (see [`gemm_into`]).
+/// The BLAS call itself (see [`Gemm`]).
 ///
 /// # Safety
-/// As [`gemm_into`].
+/// As [`Gemm::run`].
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+pub(super) unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
     let Some(sgemm) = sgemm() else { unreachable!("callers check blas::available()") };
     let (mi, ni, ki) = (n as c_int, m as c_int, k as c_int);
     let alpha = 1.0f32;

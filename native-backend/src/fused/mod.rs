@@ -167,7 +167,7 @@ where
     let reduce_last = then.and_then(|r| Some((r, r.axis(2)?)));
     let (m, n) = (xd.rows, wd.cols);
     // Every layer multiplies the same shape: choose the kernel once.
-    let planned = small_gemm::Planned::for_shape(Layout::Matmul, m, n, n, false);
+    let gemm = blas::Gemm::for_shape(Layout::Matmul, m, n, n, false);
     dense::with_scratch(m * n, |ping, pong| {
         let mut source: *const f32 = xd.ptr;
         let mut use_ping = true;
@@ -186,12 +186,7 @@ where
             };
             // SAFETY: `source` is `init` (dense m×n) or the other scratch buffer, never
             // `destination`; w is dense n×n; dims in range (see `matmul_plan`).
-            unsafe {
-                match &planned {
-                    Some(plan) => plan.run(source, wd.ptr, destination.as_mut_ptr()),
-                    None => blas::sgemm_into(Layout::Matmul, m, n, n, source, wd.ptr, false, destination.as_mut_ptr()),
-                }
-            };
+            unsafe { gemm.run(source, wd.ptr, destination.as_mut_ptr()) };
             if let (true, Some((r, axis))) = (last, reduce_last) {
                 let (tensor, view) = dense::empty(&r.out_shape(&[m as i64, n as i64], axis))?;
                 // SAFETY: a fresh tensor only this call holds.
@@ -477,7 +472,8 @@ impl ElementwisePlan {
                             }
                             top += 1;
                         }
-                        Step::Unary(op) => calibrate::unary_in_place(op, &mut stack[top - 1][..width]),
+                        // Every op agrees with eager (checked by `elementwise`).
+                        Step::Unary(op) => math::unary_in_place(op, &mut stack[top - 1][..width]),
                         Step::Binary(op) => {
                             let (lower, upper) = stack.split_at_mut(top - 1);
                             math::binary_in_place(op, &mut lower[top - 2][..width], &upper[0][..width]);

@@ -74,25 +74,9 @@ fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> 
     (m >= 4 && n >= 16 && k <= MAX_K).then_some(Chain::Fused)
 }
 
-/// `out (m×n) = x (m×k) · w [+ out when accumulate]` in the BLAS's order, or `false` (nothing
-/// written) when this shape is not one the kernel is known to reproduce here; then the caller
-/// calls the BLAS.
-///
-/// # Safety
-/// `x` holds `m·k` f32s, `w` holds `k·n`, `out` holds `m·n` and overlaps neither input; the
-/// BLAS is available (`blas::available()`).
-pub unsafe fn try_gemm(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) -> bool {
-    match Planned::for_shape(layout, m, k, n, accumulate) {
-        // SAFETY: the caller's guarantees are the plan's.
-        Some(plan) => unsafe { plan.run(x, w, out) },
-        None => return false,
-    }
-    true
-}
-
-/// A shape this kernel reproduces here, decided once (so a layer loop, which multiplies by the
-/// same shape every layer, asks only once per call).
-#[derive(Debug, Clone, Copy)]
+/// A shape this kernel reproduces here: the chain the BLAS uses for it, checked against the
+/// BLAS (see [`verified`]). Decided once per shape, so a layer loop asks once per call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Planned {
     layout: Layout,
     chain: Chain,
@@ -103,67 +87,57 @@ pub struct Planned {
 }
 
 impl Planned {
-    /// The plan, or `None` when the BLAS must compute this shape.
+    /// The plan, or `None` when the BLAS must compute this shape. The BLAS must be available
+    /// (`blas::available()`): unknown shapes are checked against it.
     pub fn for_shape(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Option<Planned> {
         let chain = chain_for(layout, m, k, n, accumulate)?;
-        let key = Key { layout, m, k, n, accumulate, threads: crate::facts::num_threads() };
-        (kernel::supported() && verified(key)).then_some(Planned { layout, chain, m, k, n, accumulate })
+        let plan = Planned { layout, chain, m, k, n, accumulate };
+        (kernel::supported() && verified(plan)).then_some(plan)
     }
 
-    /// `out = x · w [+ out]` for the planned shape.
+    /// `out (m×n) = x (m×k) · w [+ out when accumulate]` in the BLAS's order (packing `w` to
+    /// `k × n` first for a several-row [`Layout::Linear`]).
     ///
     /// # Safety
-    /// As [`try_gemm`] for the planned shape.
+    /// `x` holds `m·k` f32s, `w` holds `k·n`, `out` holds `m·n` and overlaps neither input;
+    /// [`kernel::supported`] is true (it is for every plan [`Planned::for_shape`] returns).
     pub unsafe fn run(&self, x: *const f32, w: *const f32, out: *mut f32) {
         let Planned { layout, chain, m, k, n, accumulate } = *self;
-        // SAFETY: the caller's guarantees; the CPU has AVX2 and FMA (checked when planned).
-        unsafe { run(layout, chain, m, k, n, x, w, accumulate, out) };
+        match layout {
+            // SAFETY (both): as documented on the function; `Dot4` means one row of F.linear.
+            _ if chain == Chain::Dot4 => unsafe { kernel::dot4(k, n, x, w, accumulate, out) },
+            Layout::Matmul => unsafe { kernel::gemm(chain, m, k, n, x, w, accumulate, out) },
+            Layout::Linear => PACKED.with(|cell| {
+                let mut packed = cell.borrow_mut();
+                if packed.len() < k * n {
+                    packed.resize(k * n, 0.0);
+                }
+                // SAFETY: `w` holds n·k f32s; `packed` holds at least k·n.
+                unsafe {
+                    kernel::transpose(w, n, k, packed.as_mut_ptr());
+                    kernel::gemm(chain, m, k, n, x, packed.as_ptr(), accumulate, out);
+                }
+            }),
+        }
     }
 }
 
-/// Runs the kernel (packing `w` to `k × n` first for [`Layout::Linear`]).
-///
-/// # Safety
-/// As [`try_gemm`], and [`kernel::supported`] is true.
-unsafe fn run(layout: Layout, chain: Chain, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
-    match layout {
-        // SAFETY (both): as documented on the function; `Dot4` means one row of F.linear.
-        _ if chain == Chain::Dot4 => unsafe { kernel::dot4(k, n, x, w, accumulate, out) },
-        Layout::Matmul => unsafe { kernel::gemm(chain, m, k, n, x, w, accumulate, out) },
-        Layout::Linear => PACKED.with(|cell| {
-            let mut packed = cell.borrow_mut();
-            if packed.len() < k * n {
-                packed.resize(k * n, 0.0);
-            }
-            // SAFETY: `w` holds n·k f32s; `packed` holds at least k·n.
-            unsafe {
-                kernel::transpose(w, n, k, packed.as_mut_ptr());
-                kernel::gemm(chain, m, k, n, x, packed.as_ptr(), accumulate, out);
-            }
-        }),
-    }
-}
+/// A plan and the torch thread count it was checked under (the BLAS may choose other kernels
+/// for other counts).
+type Key = (Planned, i32);
 
 thread_local! {
     /// `wᵀ` for [`Layout::Linear`]: the kernel reads `w` one `k`-row at a time.
     static PACKED: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
-    /// Shapes checked against the BLAS on this thread, and whether they matched.
+    /// Plans checked against the BLAS on this thread, and whether they matched.
     static VERIFIED: RefCell<HashMap<Key, bool>> = RefCell::new(HashMap::new());
-    /// The last shape asked about and its answer.
+    /// The last plan asked about and its answer.
     static LAST: Cell<Option<(Key, bool)>> = const { Cell::new(None) };
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Key {
-    layout: Layout,
-    m: usize,
-    k: usize,
-    n: usize,
-    accumulate: bool,
-    threads: i32,
-}
-
-fn verified(key: Key) -> bool {
+/// Whether `plan` gives the BLAS's bits on this thread, probing once per plan and thread count.
+fn verified(plan: Planned) -> bool {
+    let key = (plan, crate::facts::num_threads());
     // A layer loop asks about one shape many times in a row: answer that without hashing.
     if let Some((last, known)) = LAST.with(|cell| cell.get()) {
         if last == key {
@@ -172,7 +146,7 @@ fn verified(key: Key) -> bool {
     }
     let known = VERIFIED.with(|cache| cache.borrow().get(&key).copied());
     let matches = known.unwrap_or_else(|| {
-        let matches = probe(key);
+        let matches = probe(plan);
         VERIFIED.with(|cache| cache.borrow_mut().insert(key, matches));
         matches
     });
@@ -180,11 +154,10 @@ fn verified(key: Key) -> bool {
     matches
 }
 
-/// Whether the kernel and the BLAS give the same bits for `key`'s shape on random operands
+/// Whether the kernel and the BLAS give the same bits for `plan`'s shape on random operands
 /// and on operands made of signed zeros (which tell where the chain starts).
-fn probe(key: Key) -> bool {
-    let Key { layout, m, k, n, accumulate, .. } = key;
-    let Some(chain) = chain_for(layout, m, k, n, accumulate) else { return false };
+fn probe(plan: Planned) -> bool {
+    let Planned { layout, m, k, n, accumulate, .. } = plan;
     let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ ((m * 31 + k) * 31 + n) as u64;
     let mut next = move || {
         state ^= state << 13;
@@ -228,9 +201,9 @@ fn probe(key: Key) -> bool {
         let mut ours = start.to_vec();
         let mut blas = start.to_vec();
         // SAFETY: every buffer has the size its shape needs; the CPU check was done by the
-        // caller of `verified`; the BLAS is available (precondition of `try_gemm`).
+        // caller of `verified`; the BLAS is available (precondition of `for_shape`).
         unsafe {
-            run(layout, chain, m, k, n, x.as_ptr(), w.as_ptr(), accumulate, ours.as_mut_ptr());
+            plan.run(x.as_ptr(), w.as_ptr(), ours.as_mut_ptr());
             super::blas::sgemm_into(layout, m, k, n, x.as_ptr(), w.as_ptr(), accumulate, blas.as_mut_ptr());
         }
         ours.iter().zip(&blas).all(|(a, b)| a.to_bits() == b.to_bits())
