@@ -5,6 +5,8 @@ use pyo3::exceptions::{
 };
 use pyo3::PyErr;
 
+use crate::cuda::CudaError;
+
 /// `Result` of every fallible backend helper.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -18,6 +20,14 @@ pub enum Error {
     /// `IndexError` where libtorch raised a `c10::IndexError` (see [`is_index_error`]).
     #[error("{}", torch_message(.0))]
     Torch(#[from] tch::TchError),
+    /// A failure of the CUDA path (no driver, a driver call, the JIT, an input it cannot
+    /// take) → `RuntimeError` with the full text (see [`crate::cuda::error`] for its layers).
+    #[error("{}", cuda_message(.0))]
+    Cuda(#[from] CudaError),
+    /// An error eager PyTorch raises as `IndexError`, found by our own checks rather than by
+    /// libtorch (the CUDA `argmax` of an empty dimension), with eager's message.
+    #[error("{0}")]
+    Index(String),
     /// Python `int` arithmetic whose result does not fit in 64 bits → `OverflowError`.
     #[error("{0}")]
     Overflow(&'static str),
@@ -36,6 +46,8 @@ impl Error {
         match self {
             Error::Torch(_) if is_index_error(&message) => PyIndexError::new_err(message),
             Error::Torch(_) => PyRuntimeError::new_err(message),
+            Error::Cuda(_) => PyRuntimeError::new_err(message),
+            Error::Index(_) => PyIndexError::new_err(message),
             Error::Overflow(_) => PyOverflowError::new_err(message),
             Error::ZeroDivision(_) => PyZeroDivisionError::new_err(message),
             Error::Value(_) => PyValueError::new_err(message),
@@ -61,10 +73,25 @@ fn torch_message(error: &tch::TchError) -> String {
     }
 }
 
+/// A CUDA error's text without trailing whitespace (a JIT failure whose log is empty ends in
+/// a newline), as libtorch's messages are shown.
+fn cuda_message(error: &CudaError) -> String {
+    let mut text = error.to_string();
+    text.truncate(text.trim_end().len());
+    text
+}
+
 /// Whether a libtorch message comes from a `TORCH_CHECK_INDEX` (a `c10::IndexError`, which
-/// eager PyTorch raises as `IndexError`). tch keeps only the text, so the class is recognised
-/// by the messages the claimed ops can produce at run time: a reduction over an empty
-/// dimension (`argmax` of a `(3, 0)` tensor along dim 1) and an out-of-range dimension.
+/// eager PyTorch raises as `IndexError`).
+///
+/// Chosen by the text because no typed condition survives to Rust: tch 0.26's C wrapper
+/// (torch-sys `libtch/torch_api.h`, macro `PROTECT`) catches every libtorch exception as
+/// `const std::exception&` and keeps only `e.what()`, and tch turns that into
+/// `TchError::Torch(String)`; the C++ class (`c10::IndexError` vs `c10::Error`) is gone. So
+/// the class is recognised by the messages of the index checks the claimed ops can hit at
+/// run time: a reduction over an empty dimension (`argmax` of a `(3, 0)` tensor along its
+/// dim 1) and an out-of-range dimension (`c10::maybe_wrap_dim`). Where our own code finds
+/// such a condition it says so with [`Error::Index`] instead.
 fn is_index_error(message: &str) -> bool {
     message.contains("Expected reduction dim") || message.starts_with("Dimension out of range")
 }
@@ -80,6 +107,42 @@ mod tests {
                     frame #0: c10::Error::Error";
         let error = Error::Torch(tch::TchError::Torch(what.to_string()));
         assert_eq!(error.to_string(), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+    }
+
+    #[test]
+    fn cuda_errors_keep_their_text_without_trailing_whitespace() {
+        let unsupported = CudaError::Unsupported("torchlower: CUDA relu expects tensors on cuda:0, got cpu".into());
+        assert_eq!(Error::from(unsupported).to_string(), "torchlower: CUDA relu expects tensors on cuda:0, got cpu");
+        let driver = crate::cuda::DriverError {
+            call: "cuModuleLoadDataEx",
+            code: 218,
+            name: "CUDA_ERROR_INVALID_PTX".into(),
+            description: None,
+        };
+        let jit = CudaError::Jit { kernel: "tl_relu".into(), error: Box::new(driver), log: String::new() };
+        assert_eq!(
+            Error::from(jit).to_string(),
+            "torchlower: CUDA JIT failed for kernel tl_relu: cuModuleLoadDataEx returned CUDA_ERROR_INVALID_PTX (218)"
+        );
+    }
+
+    #[test]
+    fn each_variant_becomes_its_python_exception() {
+        use pyo3::Python;
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            let cuda = Error::from(CudaError::Unsupported("torchlower: CUDA argmax expects float32 tensors".into()));
+            assert!(cuda.into_pyerr().is_instance_of::<PyRuntimeError>(py));
+            let index = Error::Index("argmax(): Expected reduction dim 1 to have non-zero size.".into());
+            assert!(index.into_pyerr().is_instance_of::<PyIndexError>(py));
+            let torch = Error::Torch(tch::TchError::Torch("Dimension out of range (expected to be in range of [-1, 0], but got 1)".into()));
+            assert!(torch.into_pyerr().is_instance_of::<PyIndexError>(py));
+            let torch = Error::Torch(tch::TchError::Torch("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)".into()));
+            assert!(torch.into_pyerr().is_instance_of::<PyRuntimeError>(py));
+            assert!(Error::Overflow("x").into_pyerr().is_instance_of::<PyOverflowError>(py));
+            assert!(Error::ZeroDivision("x").into_pyerr().is_instance_of::<PyZeroDivisionError>(py));
+            assert!(Error::Value("x".into()).into_pyerr().is_instance_of::<PyValueError>(py));
+        });
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use libloading::Library;
+use torchlower_backend::cuda::error::error_name;
 use torchlower_backend::cuda::kernels::Kernel;
 use torchlower_backend::cuda::launch::{Arg, LaunchConfig};
 use torchlower_backend::cuda::loader::{Driver, DEFAULT_CANDIDATES};
@@ -125,7 +126,7 @@ fn error_names_come_from_the_driver_when_it_has_cu_get_error_name() {
     let context = PrimaryContext::retain(&driver, 0).unwrap();
     let error = DeviceBuffer::<f32>::alloc(&context, 16).err().expect("alloc fails");
     assert!(error.to_string().contains("cuMemAlloc_v2 returned CUDA_ERROR_OUT_OF_MEMORY (2)"), "{error}");
-    assert_eq!(result::error_name(719), Some("CUDA_ERROR_LAUNCH_FAILED"));
+    assert_eq!(error_name(719), Some("CUDA_ERROR_LAUNCH_FAILED"));
 }
 
 #[test]

@@ -9,6 +9,8 @@
 
 #![allow(dead_code, unused_imports)]
 
+#[path = "../../src/cuda/error.rs"]
+mod error;
 #[path = "../../src/cuda/kernels/mod.rs"]
 mod kernels;
 #[path = "../../src/cuda/launch.rs"]

@@ -9,13 +9,16 @@
 //! stop an older driver from loading; calling it later returns
 //! [`CudaError::MissingSymbol`](super::result::CudaError::MissingSymbol). Only `cuInit` is
 //! required, because a library without it is not a CUDA driver at all.
+//!
+//! This layer's error is [`LoadError`]: what was searched, each path tried with its OS error,
+//! and a failed `cuInit` as a [`DriverError`] (from [`super::error`], below this module).
 
 use std::fmt;
 use std::sync::OnceLock;
 
 use libloading::Library;
 
-use super::result::DriverError;
+use super::error::{DriverError, ErrorTables};
 use super::sys;
 
 /// Environment variable naming the driver library to load instead of the default search.
@@ -94,6 +97,13 @@ driver_api!(
     cuEventSynchronize,
     cuEventElapsedTime,
 );
+
+impl Api {
+    /// The driver's own tables naming its error codes (for [`DriverError::new`]).
+    pub fn error_tables(&self) -> ErrorTables {
+        ErrorTables { name: self.cuGetErrorName, description: self.cuGetErrorString }
+    }
+}
 
 /// A loaded and initialised (`cuInit(0)` succeeded) CUDA driver.
 pub struct Driver {
@@ -197,7 +207,7 @@ impl Driver {
             // SAFETY: cuInit takes a flags word that must be 0.
             let code = unsafe { init(0) };
             if code != sys::CUDA_SUCCESS {
-                let error = DriverError::new(&driver, "cuInit", code);
+                let error = DriverError::new(driver.api.error_tables(), "cuInit", code);
                 return Err(LoadError {
                     searched: searched.to_string(),
                     attempts,

@@ -65,10 +65,11 @@ fn device_name(device: Device) -> String {
 }
 
 fn unsupported(message: String) -> Error {
-    CudaError::Unsupported(message).into()
+    Error::Cuda(CudaError::Unsupported(message))
 }
 
-/// A libtorch-style error (shape mismatch): `RuntimeError` with PyTorch's message.
+/// A size mismatch found by the kernel's plan, with the message libtorch raises for it:
+/// `RuntimeError`, as eager (a `Torch` error, because it stands for libtorch's own).
 fn shape_error(message: String) -> Error {
     Error::Torch(tch::TchError::Torch(message))
 }
@@ -237,9 +238,7 @@ pub fn argmax(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Argmax)?;
     let plan = reduce_plan("argmax", t, dim, keepdim)?;
     if plan.len == 0 {
-        return Err(Error::Torch(tch::TchError::Torch(format!(
-            "argmax(): Expected reduction dim {dim} to have non-zero size."
-        ))));
+        return Err(Error::Index(format!("argmax(): Expected reduction dim {dim} to have non-zero size.")));
     }
     let out = empty(&plan.out_shape, Kind::Int64)?;
     if plan.outer == 0 {

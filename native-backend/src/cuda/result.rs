@@ -6,61 +6,27 @@
 //! These functions still take raw handles; the RAII types in [`super::safe`] are what the
 //! rest of the crate uses. Each documents the driver call it wraps and what the caller must
 //! guarantee.
+//!
+//! Errors: a call fails with a [`DriverError`] (from [`super::error`], the bottom layer) or
+//! a missing entry point; [`CudaError`], defined here, is what every CUDA operation returns
+//! from this layer up (see [`super::error`] for the whole chain).
 
 use std::ffi::{c_char, c_int, c_void, CStr};
-use std::fmt;
 
+use super::error::DriverError;
 use super::loader::{Driver, LoadError};
 use super::sys;
 
-/// A driver call that returned an error code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DriverError {
-    /// The driver entry point, e.g. `cuMemAlloc_v2`.
-    pub call: &'static str,
-    /// The raw `CUresult`.
-    pub code: u32,
-    /// `CUDA_ERROR_...`: from `cuGetErrorName` when the driver has it, else our table.
-    pub name: String,
-    /// The driver's one-line description (`cuGetErrorString`), when available.
-    pub description: Option<String>,
-}
-
-impl DriverError {
-    /// Names `code` using the driver's own tables when it exports them.
-    pub fn new(driver: &Driver, call: &'static str, code: sys::CUresult) -> DriverError {
-        let from_driver = |f: Option<unsafe extern "C" fn(sys::CUresult, *mut *const c_char) -> sys::CUresult>| {
-            let f = f?;
-            let mut text: *const c_char = std::ptr::null();
-            // SAFETY: both functions write a pointer to a static NUL-terminated string, or
-            // return an error for an unknown code (then `text` stays null).
-            let status = unsafe { f(code, &mut text) };
-            if status != sys::CUDA_SUCCESS || text.is_null() {
-                return None;
-            }
-            // SAFETY: non-null, static and NUL-terminated per the driver's contract.
-            Some(unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned())
-        };
-        let name = from_driver(driver.api().cuGetErrorName)
-            .unwrap_or_else(|| error_name(code).map_or_else(|| format!("CUDA_ERROR_{code}"), str::to_string));
-        let description = from_driver(driver.api().cuGetErrorString);
-        DriverError { call, code, name, description }
-    }
-}
-
-impl fmt::Display for DriverError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} returned {} ({})", self.call, self.name, self.code)?;
-        if let Some(description) = &self.description {
-            write!(f, ": {description}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for DriverError {}
-
-/// Everything the CUDA layer can fail with.
+/// Everything a CUDA operation can fail with, from this layer up.
+///
+/// The lower layers' errors convert into it with `From` ([`DriverError`] → `Driver`,
+/// [`LoadError`] → `Load`); this layer adds `MissingSymbol`; the layers above raise the
+/// rest: `Jit` ([`super::safe::Module::load_ptx`]), `LaunchArguments`
+/// ([`super::launch::KernelSignature::check`]) and `Unsupported` (inputs the CUDA path cannot
+/// take: the launch and safe layers, `kernels::args`, `ops`). Those variants live here rather
+/// than in error types of their own because every layer from here up, `kernels::args` and the
+/// GPU check return this one `Result`, and a type defined above this module could not be
+/// named here without an import cycle. It becomes [`crate::Error::Cuda`].
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CudaError {
     /// No driver could be loaded or initialised; lists every path tried. (Boxed, like the
@@ -90,65 +56,6 @@ impl From<LoadError> for CudaError {
     }
 }
 
-/// The name of a driver error code from the CUDA 12/13 `cudaError_enum`, for drivers that
-/// lack `cuGetErrorName`.
-pub fn error_name(code: u32) -> Option<&'static str> {
-    Some(match code {
-        0 => "CUDA_SUCCESS",
-        1 => "CUDA_ERROR_INVALID_VALUE",
-        2 => "CUDA_ERROR_OUT_OF_MEMORY",
-        3 => "CUDA_ERROR_NOT_INITIALIZED",
-        4 => "CUDA_ERROR_DEINITIALIZED",
-        5 => "CUDA_ERROR_PROFILER_DISABLED",
-        34 => "CUDA_ERROR_STUB_LIBRARY",
-        46 => "CUDA_ERROR_DEVICE_UNAVAILABLE",
-        100 => "CUDA_ERROR_NO_DEVICE",
-        101 => "CUDA_ERROR_INVALID_DEVICE",
-        102 => "CUDA_ERROR_DEVICE_NOT_LICENSED",
-        200 => "CUDA_ERROR_INVALID_IMAGE",
-        201 => "CUDA_ERROR_INVALID_CONTEXT",
-        202 => "CUDA_ERROR_CONTEXT_ALREADY_CURRENT",
-        205 => "CUDA_ERROR_MAP_FAILED",
-        206 => "CUDA_ERROR_UNMAP_FAILED",
-        209 => "CUDA_ERROR_NO_BINARY_FOR_GPU",
-        214 => "CUDA_ERROR_ECC_UNCORRECTABLE",
-        216 => "CUDA_ERROR_CONTEXT_ALREADY_IN_USE",
-        218 => "CUDA_ERROR_INVALID_PTX",
-        221 => "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
-        222 => "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
-        223 => "CUDA_ERROR_JIT_COMPILATION_DISABLED",
-        300 => "CUDA_ERROR_INVALID_SOURCE",
-        301 => "CUDA_ERROR_FILE_NOT_FOUND",
-        302 => "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND",
-        303 => "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED",
-        304 => "CUDA_ERROR_OPERATING_SYSTEM",
-        400 => "CUDA_ERROR_INVALID_HANDLE",
-        401 => "CUDA_ERROR_ILLEGAL_STATE",
-        500 => "CUDA_ERROR_NOT_FOUND",
-        600 => "CUDA_ERROR_NOT_READY",
-        700 => "CUDA_ERROR_ILLEGAL_ADDRESS",
-        701 => "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
-        702 => "CUDA_ERROR_LAUNCH_TIMEOUT",
-        708 => "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE",
-        709 => "CUDA_ERROR_CONTEXT_IS_DESTROYED",
-        710 => "CUDA_ERROR_ASSERT",
-        714 => "CUDA_ERROR_HARDWARE_STACK_ERROR",
-        715 => "CUDA_ERROR_ILLEGAL_INSTRUCTION",
-        716 => "CUDA_ERROR_MISALIGNED_ADDRESS",
-        717 => "CUDA_ERROR_INVALID_ADDRESS_SPACE",
-        718 => "CUDA_ERROR_INVALID_PC",
-        719 => "CUDA_ERROR_LAUNCH_FAILED",
-        720 => "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
-        800 => "CUDA_ERROR_NOT_PERMITTED",
-        801 => "CUDA_ERROR_NOT_SUPPORTED",
-        802 => "CUDA_ERROR_SYSTEM_NOT_READY",
-        803 => "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
-        804 => "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-        999 => "CUDA_ERROR_UNKNOWN",
-        _ => return None,
-    })
-}
-
 pub type Result<T> = std::result::Result<T, CudaError>;
 
 /// Fetches an optional entry point or reports that the driver lacks it.
@@ -163,7 +70,7 @@ fn check(driver: &Driver, call: &'static str, code: sys::CUresult) -> Result<()>
     if code == sys::CUDA_SUCCESS {
         Ok(())
     } else {
-        Err(CudaError::Driver(DriverError::new(driver, call, code)))
+        Err(CudaError::Driver(DriverError::new(driver.api().error_tables(), call, code)))
     }
 }
 
@@ -356,7 +263,7 @@ pub mod module {
         }
         let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
         let log = String::from_utf8_lossy(&error_log[..end]).into_owned();
-        Err((CudaError::Driver(DriverError::new(driver, "cuModuleLoadDataEx", code)), log))
+        Err((CudaError::Driver(DriverError::new(driver.api().error_tables(), "cuModuleLoadDataEx", code)), log))
     }
 
     /// `cuModuleUnload`.
