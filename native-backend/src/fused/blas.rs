@@ -10,9 +10,10 @@
 //!
 //! Small products, where the call's fixed cost (about 1 µs) exceeds the arithmetic, go to
 //! [`small_gemm`] instead — but only for shapes where that kernel follows the BLAS's own
-//! summation order bit for bit (checked against this BLAS per shape). A kernel in any other
-//! order differs from eager on outputs with cancellation (a dot of 128 unit-size terms ending
-//! near 0.07) by more than rtol 1e-5, so it is never used.
+//! summation order bit for bit (checked against this BLAS per shape: [`Gemm::for_shape`]
+//! hands [`small_gemm`] the BLAS call to compare with, so `small_gemm` does not depend on this
+//! module). A kernel in any other order differs from eager on outputs with cancellation (a dot
+//! of 128 unit-size terms ending near 0.07) by more than rtol 1e-5, so it is never used.
 
 use std::os::raw::{c_char, c_int};
 use std::sync::OnceLock;
@@ -66,7 +67,7 @@ fn resolve() -> Option<SgemmFn> {
     None
 }
 
-/// Whether [`linear_into`] and [`matmul_into`] can run (the BLAS symbol was found).
+/// Whether [`gemm_into`] and [`Gemm::run`] can run (the BLAS symbol was found).
 pub fn available() -> bool {
     sgemm().is_some()
 }
@@ -107,7 +108,7 @@ pub struct Gemm {
 impl Gemm {
     /// The kernel for this shape. [`available`] must have returned true.
     pub fn for_shape(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Gemm {
-        let small = small_gemm::Planned::for_shape(layout, m, k, n, accumulate);
+        let small = small_gemm::Planned::for_shape(layout, m, k, n, accumulate, sgemm_into);
         Gemm { layout, m, k, n, accumulate, small }
     }
 
@@ -126,12 +127,13 @@ impl Gemm {
     }
 }
 
-/// The BLAS call itself (see [`Gemm`]).
+/// The BLAS call itself (see [`Gemm`]); also the [`small_gemm::Reference`] small plans are
+/// checked against.
 ///
 /// # Safety
 /// As [`Gemm::run`].
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
     let Some(sgemm) = sgemm() else { unreachable!("callers check blas::available()") };
     let (mi, ni, ki) = (n as c_int, m as c_int, k as c_int);
     let alpha = 1.0f32;

@@ -1,0 +1,290 @@
+//! The x86-64 kernel (AVX2 + FMA; for the FMA chain, column blocks of 32 on AVX-512F where
+//! the CPU has it): 4 rows × 16 columns of accumulators per tile, one chain per output
+//! element, in `p` order.
+//! Elsewhere `small_gemm` compiles a stub whose `supported()` is false.
+
+use std::arch::x86_64::*;
+
+use super::Chain;
+
+pub fn supported() -> bool {
+    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+}
+
+/// `out = x · b [+ out]` for row-major `x (m×k)`, `b (k×n)`, `out (m×n)`.
+///
+/// # Safety
+/// The buffers hold what the shapes say, `out` overlaps neither input, and the CPU has
+/// AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn gemm(chain: Chain, m: usize, k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+    // Columns in blocks of 32 on AVX-512 where the CPU has it (16 accumulators hide the
+    // FMA latency better than AVX2's 8), the rest with AVX2; the chain per element is the
+    // same either way.
+    let wide = if chain == Chain::Fused && is_x86_feature_detected!("avx512f") { n / 32 * 32 } else { 0 };
+    if wide > 0 {
+        // SAFETY: the CPU has AVX-512F; the caller's guarantees cover columns 0..wide.
+        unsafe { gemm512(m, k, n, wide, x, b, accumulate, out) };
+    }
+    let mut i = 0;
+    while i < m {
+        let rows = (m - i).min(4);
+        let mut j = wide;
+        // SAFETY (all calls): row `i`, column `j` and the tile sizes stay inside the shapes.
+        unsafe {
+            while j + 16 <= n {
+                tile_rows::<2>(chain, rows, k, n, x.add(i * k), b.add(j), accumulate, out.add(i * n + j));
+                j += 16;
+            }
+            if j + 8 <= n {
+                tile_rows::<1>(chain, rows, k, n, x.add(i * k), b.add(j), accumulate, out.add(i * n + j));
+                j += 8;
+            }
+            for row in i..i + rows {
+                for col in j..n {
+                    scalar(chain, k, n, x.add(row * k), b.add(col), accumulate, out.add(row * n + col));
+                }
+            }
+        }
+        i += rows;
+    }
+}
+
+/// `out[j] = dot4(x, w[j]) [+ out[j]]` for `w` row-major `n × k`, `k` a multiple of 4: the
+/// four-lane dot product of MKL's transposed gemv (module docs), 128-bit lanes per row,
+/// eight rows at a time so that their add chains overlap.
+///
+/// # Safety
+/// `x` holds `k` f32s, `w` holds `n·k`, `out` holds `n`; the CPU has AVX2.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn dot4(k: usize, n: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+    let mut j = 0;
+    // SAFETY (all): rows j..j+R of w and entries j..j+R of out exist.
+    unsafe {
+        while j + 8 <= n {
+            dot4_rows::<8>(k, x, w.add(j * k), accumulate, out.add(j));
+            j += 8;
+        }
+        while j < n {
+            dot4_rows::<1>(k, x, w.add(j * k), accumulate, out.add(j));
+            j += 1;
+        }
+    }
+}
+
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn dot4_rows<const R: usize>(k: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+    // SAFETY: k elements of x and of each of the R rows of w; R entries of out.
+    unsafe {
+        let mut acc = [_mm_setzero_ps(); R];
+        for (r, lanes) in acc.iter_mut().enumerate() {
+            let row = w.add(r * k);
+            // The first four products, in order, into lane 0 (the other lanes start at +0);
+            // the chain starts from the first product itself (a `-0.0` product stays `-0.0`).
+            let mut head = *x * *row;
+            for p in 1..4.min(k) {
+                head += *x.add(p) * *row.add(p);
+            }
+            *lanes = _mm_set_ss(head);
+        }
+        let mut p = 4;
+        while p + 4 <= k {
+            let xv = _mm_loadu_ps(x.add(p));
+            for (r, lanes) in acc.iter_mut().enumerate() {
+                *lanes = _mm_add_ps(*lanes, _mm_mul_ps(xv, _mm_loadu_ps(w.add(r * k + p))));
+            }
+            p += 4;
+        }
+        for (r, lanes) in acc.iter().enumerate() {
+            // (l0 + l2, l1 + l3), then their sum.
+            let pairs = _mm_add_ps(*lanes, _mm_movehl_ps(*lanes, *lanes));
+            let total = _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps::<0b01>(pairs, pairs)));
+            let target = out.add(r);
+            // Written into the output as `out + dot`, the output being the bias or `+0.0`.
+            *target = if accumulate { total + *target } else { 0.0 + total };
+        }
+    }
+}
+
+/// Columns `0..cols` (a multiple of 32) of `out = x · b [+ out]`, 8 rows × 32 columns per tile.
+#[target_feature(enable = "avx512f")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm512(m: usize, k: usize, n: usize, cols: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+    let mut i = 0;
+    while i < m {
+        let rows = (m - i).min(8);
+        for j in (0..cols).step_by(32) {
+            let (x, b, out) = (x.wrapping_add(i * k), b.wrapping_add(j), out.wrapping_add(i * n + j));
+            // SAFETY: rows i..i+rows and columns j..j+32 are inside the shapes.
+            unsafe {
+                match rows {
+                    8 => tile512::<8>(k, n, x, b, accumulate, out),
+                    7 => tile512::<7>(k, n, x, b, accumulate, out),
+                    6 => tile512::<6>(k, n, x, b, accumulate, out),
+                    5 => tile512::<5>(k, n, x, b, accumulate, out),
+                    4 => tile512::<4>(k, n, x, b, accumulate, out),
+                    3 => tile512::<3>(k, n, x, b, accumulate, out),
+                    2 => tile512::<2>(k, n, x, b, accumulate, out),
+                    _ => tile512::<1>(k, n, x, b, accumulate, out),
+                }
+            }
+        }
+        i += rows;
+    }
+}
+
+/// `MR` rows × 32 columns, one FMA chain over `p` per element (as [`tile`]).
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn tile512<const MR: usize>(k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+    let mut acc = [[_mm512_setzero_ps(); 2]; MR];
+    for p in 0..k {
+        // SAFETY: row p of b has 32 columns from here; row r of x has k elements.
+        unsafe {
+            let b0 = _mm512_loadu_ps(b.add(p * n));
+            let b1 = _mm512_loadu_ps(b.add(p * n + 16));
+            for (r, row) in acc.iter_mut().enumerate() {
+                let a = _mm512_set1_ps(*x.add(r * k + p));
+                row[0] = _mm512_fmadd_ps(a, b0, row[0]);
+                row[1] = _mm512_fmadd_ps(a, b1, row[1]);
+            }
+        }
+    }
+    for (r, row) in acc.iter().enumerate() {
+        for (v, lane) in row.iter().enumerate() {
+            // SAFETY: row r of out has 32 columns from here.
+            unsafe {
+                let target = out.add(r * n + v * 16);
+                let value = if accumulate { _mm512_add_ps(*lane, _mm512_loadu_ps(target)) } else { *lane };
+                _mm512_storeu_ps(target, value);
+            }
+        }
+    }
+}
+
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn tile_rows<const NV: usize>(chain: Chain, rows: usize, k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+    // SAFETY: forwarded; `rows` ≤ 4 rows of x and out exist from these pointers.
+    unsafe {
+        match (chain, rows) {
+            (Chain::Fused, 4) => tile::<4, NV, true>(k, n, x, b, accumulate, out),
+            (Chain::Fused, 3) => tile::<3, NV, true>(k, n, x, b, accumulate, out),
+            (Chain::Fused, 2) => tile::<2, NV, true>(k, n, x, b, accumulate, out),
+            (Chain::Fused, _) => tile::<1, NV, true>(k, n, x, b, accumulate, out),
+            (Chain::Separate, 4) => tile::<4, NV, false>(k, n, x, b, accumulate, out),
+            (Chain::Separate, 3) => tile::<3, NV, false>(k, n, x, b, accumulate, out),
+            (Chain::Separate, 2) => tile::<2, NV, false>(k, n, x, b, accumulate, out),
+            (Chain::Separate | Chain::Dot4, _) => tile::<1, NV, false>(k, n, x, b, accumulate, out),
+        }
+    }
+}
+
+/// `MR` rows × `NV`·8 columns: every accumulator runs its own chain over `p`.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn tile<const MR: usize, const NV: usize, const FUSED: bool>(k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+    let mut acc = [[_mm256_setzero_ps(); NV]; MR];
+    for p in 0..k {
+        let mut bv = [_mm256_setzero_ps(); NV];
+        for (v, lane) in bv.iter_mut().enumerate() {
+            // SAFETY: row p of b has 8·NV columns from here.
+            *lane = unsafe { _mm256_loadu_ps(b.add(p * n + v * 8)) };
+        }
+        for (r, row) in acc.iter_mut().enumerate() {
+            // SAFETY: row r of x has k elements.
+            let a = _mm256_set1_ps(unsafe { *x.add(r * k + p) });
+            for (v, lane) in row.iter_mut().enumerate() {
+                *lane = if FUSED { _mm256_fmadd_ps(a, bv[v], *lane) } else { _mm256_add_ps(*lane, _mm256_mul_ps(a, bv[v])) };
+            }
+        }
+    }
+    for (r, row) in acc.iter().enumerate() {
+        for (v, lane) in row.iter().enumerate() {
+            // SAFETY: row r of out has 8·NV columns from here.
+            unsafe {
+                let target = out.add(r * n + v * 8);
+                let value = if accumulate { _mm256_add_ps(*lane, _mm256_loadu_ps(target)) } else { *lane };
+                _mm256_storeu_ps(target, value);
+            }
+        }
+    }
+}
+
+/// One output element (the column tail narrower than 8).
+#[target_feature(enable = "avx2,fma")]
+unsafe fn scalar(chain: Chain, k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+    let mut acc = 0.0f32;
+    for p in 0..k {
+        // SAFETY: x has k elements; column b[.., j] has k rows of stride n.
+        let (a, w) = unsafe { (*x.add(p), *b.add(p * n)) };
+        acc = match chain {
+            Chain::Fused => a.mul_add(w, acc),
+            Chain::Separate | Chain::Dot4 => acc + a * w,
+        };
+    }
+    // SAFETY: `out` is one element.
+    unsafe { *out = if accumulate { acc + *out } else { acc } };
+}
+
+/// `dst (cols×rows) = srcᵀ` for row-major `src (rows×cols)`, in 8×8 register blocks.
+///
+/// # Safety
+/// `src` holds `rows·cols` f32s, `dst` as many, not overlapping; the CPU has AVX2.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn transpose(src: *const f32, rows: usize, cols: usize, dst: *mut f32) {
+    let (full_rows, full_cols) = (rows / 8 * 8, cols / 8 * 8);
+    for r in (0..full_rows).step_by(8) {
+        for c in (0..full_cols).step_by(8) {
+            // SAFETY: an 8×8 block inside both matrices.
+            unsafe { block8(src.add(r * cols + c), cols, dst.add(c * rows + r), rows) };
+        }
+    }
+    // The edges (at most 7 rows or columns) one element at a time.
+    for r in 0..rows {
+        let start = if r < full_rows { full_cols } else { 0 };
+        for c in start..cols {
+            // SAFETY: in bounds of both matrices.
+            unsafe { *dst.add(c * rows + r) = *src.add(r * cols + c) };
+        }
+    }
+}
+
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn block8(src: *const f32, src_stride: usize, dst: *mut f32, dst_stride: usize) {
+    // SAFETY: 8 rows of 8 f32s from each pointer (caller).
+    unsafe {
+        let r: [__m256; 8] = std::array::from_fn(|i| _mm256_loadu_ps(src.add(i * src_stride)));
+        let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+        let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+        let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+        let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+        let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let s1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let s3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+        let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let s5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        let s7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+        let out = [
+            _mm256_permute2f128_ps::<0x20>(s0, s4),
+            _mm256_permute2f128_ps::<0x20>(s1, s5),
+            _mm256_permute2f128_ps::<0x20>(s2, s6),
+            _mm256_permute2f128_ps::<0x20>(s3, s7),
+            _mm256_permute2f128_ps::<0x31>(s0, s4),
+            _mm256_permute2f128_ps::<0x31>(s1, s5),
+            _mm256_permute2f128_ps::<0x31>(s2, s6),
+            _mm256_permute2f128_ps::<0x31>(s3, s7),
+        ];
+        for (i, row) in out.iter().enumerate() {
+            _mm256_storeu_ps(dst.add(i * dst_stride), *row);
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! Small GEMMs computed in the BLAS's own summation order, so the bits equal eager's.
+//!
+//! Why: below a few hundred thousand multiply-adds, a call of libtorch's `sgemm_` costs more
+//! in call, packing and dispatch than in arithmetic (a 4×32·32×32 product is ~0.5 µs through
+//! the BLAS and ~0.05 µs of FMAs), and the seed's layer loops make sixteen such calls.
+//!
+//! How parity is kept: measured on libtorch's MKL (x86-64 wheels), each output element of
+//! - `x @ w` / `F.linear(x, w)` with `m ≥ 4` rows, `n ≥ 16` columns and `k ≤ 192` is one chain
+//!   of fused multiply-adds over `k`, starting from `+0.0`: `acc = fma(x[i,p], w[p,j], acc)`;
+//!   a bias (`addmm`'s `beta = 1`) is added to the finished chain once;
+//! - `x @ w` with one row (`m = 1`, MKL's gemv) is a chain of separately rounded products and
+//!   sums: `acc = acc + x[p]·w[p,j]`;
+//! - `F.linear(x, w)` with one row (MKL's transposed gemv, `k` a multiple of 4) is a dot
+//!   product in four lanes: the first four products summed in order (from the first product,
+//!   not from `+0.0`) into lane 0, then `lane[p mod 4] += x[p]·w[j,p]` (separate roundings),
+//!   then `(l0 + l2) + (l1 + l3)`, added to the output (the bias, or `+0.0`).
+//!
+//! A kernel following the same chain (vectorised across `j`, never across `p`) returns the
+//! same bits for every input, NaN, ±Inf and signed zeros included. Because another BLAS build,
+//! CPU or thread count may choose other kernels, every shape is checked against the BLAS once
+//! per thread before this kernel is used for it: random operands and signed-zero operands,
+//! compared bit for bit; a shape that differs stays on the BLAS for the life of the process.
+//!
+//! The BLAS routine checked against is handed in by the caller ([`Reference`]: `blas` passes
+//! its `sgemm_` call), so this module does not depend on `blas`, which depends on it to choose
+//! a product's kernel. The x86-64 kernel itself is in `kernel.rs`.
+
+// The kernels take BLAS-shaped argument lists (shape, operands, output), kept flat on purpose.
+#![allow(clippy::too_many_arguments)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+/// How the right-hand operand is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// `w` is `k × n` row-major (`x @ w`, BLAS `mm`).
+    Matmul,
+    /// `w` is `n × k` row-major (`F.linear(x, w)`, BLAS `addmm(b, x, w.t())`).
+    Linear,
+}
+
+/// The largest product (`m·k·n`) this kernel takes for `x @ w`; above it the BLAS's blocked
+/// kernels win (measured: faster than MKL up to 64×128×128, including MKL's call overhead).
+pub const MAX_WORK: usize = 1 << 20;
+/// The same for `F.linear` with several rows, where `w` is first transposed (as MKL packs it):
+/// measured faster than MKL up to 64×128×64 with that copy included.
+pub const MAX_LINEAR_WORK: usize = 1 << 19;
+/// The longest chain measured to be unblocked in MKL (`k` is split into panels above it).
+const MAX_K: usize = 192;
+
+/// Which chain the BLAS uses for a shape, when it is one this kernel can follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Chain {
+    /// `acc = fma(a, b, acc)`.
+    Fused,
+    /// `acc = acc + a·b`, two roundings.
+    Separate,
+    /// The four-lane dot product of a one-row `F.linear` (see the module docs).
+    Dot4,
+}
+
+fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Option<Chain> {
+    // One-row `F.linear` reads `w` as it lies (no transposed copy), like `@`.
+    let limit = match layout {
+        Layout::Linear if m > 1 => MAX_LINEAR_WORK,
+        _ => MAX_WORK,
+    };
+    if m == 0 || k == 0 || n == 0 || m.saturating_mul(k).saturating_mul(n) > limit {
+        return None;
+    }
+    if layout == Layout::Matmul && m == 1 && !accumulate {
+        return Some(Chain::Separate);
+    }
+    if layout == Layout::Linear && m == 1 && k.is_multiple_of(4) {
+        return Some(Chain::Dot4);
+    }
+    (m >= 4 && n >= 16 && k <= MAX_K).then_some(Chain::Fused)
+}
+
+/// The routine whose bits the kernel must reproduce, with the arguments of
+/// [`Planned::run`] (the BLAS's `sgemm_` as `addmm`/`mm` call it). Plans are checked and
+/// cached per thread on the understanding that every caller passes the same routine.
+pub type Reference = unsafe fn(Layout, usize, usize, usize, *const f32, *const f32, bool, *mut f32);
+
+/// A shape this kernel reproduces here: the chain the BLAS uses for it, checked against the
+/// BLAS (see [`verified`]). Decided once per shape, so a layer loop asks once per call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Planned {
+    layout: Layout,
+    chain: Chain,
+    m: usize,
+    k: usize,
+    n: usize,
+    accumulate: bool,
+}
+
+impl Planned {
+    /// The plan, or `None` when the BLAS must compute this shape. Shapes not checked yet on
+    /// this thread are checked against `reference`, which must be callable (for `blas`'s
+    /// `sgemm_`: `blas::available()`).
+    pub fn for_shape(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool, reference: Reference) -> Option<Planned> {
+        let chain = chain_for(layout, m, k, n, accumulate)?;
+        let plan = Planned { layout, chain, m, k, n, accumulate };
+        (kernel::supported() && verified(plan, reference)).then_some(plan)
+    }
+
+    /// `out (m×n) = x (m×k) · w [+ out when accumulate]` in the BLAS's order (packing `w` to
+    /// `k × n` first for a several-row [`Layout::Linear`]).
+    ///
+    /// # Safety
+    /// `x` holds `m·k` f32s, `w` holds `k·n`, `out` holds `m·n` and overlaps neither input;
+    /// [`kernel::supported`] is true (it is for every plan [`Planned::for_shape`] returns).
+    pub unsafe fn run(&self, x: *const f32, w: *const f32, out: *mut f32) {
+        let Planned { layout, chain, m, k, n, accumulate } = *self;
+        match layout {
+            // SAFETY (both): as documented on the function; `Dot4` means one row of F.linear.
+            _ if chain == Chain::Dot4 => unsafe { kernel::dot4(k, n, x, w, accumulate, out) },
+            Layout::Matmul => unsafe { kernel::gemm(chain, m, k, n, x, w, accumulate, out) },
+            Layout::Linear => PACKED.with(|cell| {
+                let mut packed = cell.borrow_mut();
+                if packed.len() < k * n {
+                    packed.resize(k * n, 0.0);
+                }
+                // SAFETY: `w` holds n·k f32s; `packed` holds at least k·n.
+                unsafe {
+                    kernel::transpose(w, n, k, packed.as_mut_ptr());
+                    kernel::gemm(chain, m, k, n, x, packed.as_ptr(), accumulate, out);
+                }
+            }),
+        }
+    }
+}
+
+/// A plan and the torch thread count it was checked under (the BLAS may choose other kernels
+/// for other counts).
+type Key = (Planned, i32);
+
+thread_local! {
+    /// `wᵀ` for [`Layout::Linear`]: the kernel reads `w` one `k`-row at a time.
+    static PACKED: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// Plans checked against the BLAS on this thread, and whether they matched.
+    static VERIFIED: RefCell<HashMap<Key, bool>> = RefCell::new(HashMap::new());
+    /// The last plan asked about and its answer.
+    static LAST: Cell<Option<(Key, bool)>> = const { Cell::new(None) };
+}
+
+/// Whether `plan` gives the BLAS's bits on this thread, probing once per plan and thread count.
+fn verified(plan: Planned, reference: Reference) -> bool {
+    let key = (plan, crate::facts::num_threads());
+    // A layer loop asks about one shape many times in a row: answer that without hashing.
+    if let Some((last, known)) = LAST.with(|cell| cell.get()) {
+        if last == key {
+            return known;
+        }
+    }
+    let known = VERIFIED.with(|cache| cache.borrow().get(&key).copied());
+    let matches = known.unwrap_or_else(|| {
+        let matches = probe(plan, reference);
+        VERIFIED.with(|cache| cache.borrow_mut().insert(key, matches));
+        matches
+    });
+    LAST.with(|cell| cell.set(Some((key, matches))));
+    matches
+}
+
+/// Whether the kernel and the BLAS (`reference`) give the same bits for `plan`'s shape on
+/// random operands and on operands made of signed zeros (which tell where the chain starts).
+fn probe(plan: Planned, reference: Reference) -> bool {
+    let Planned { layout, m, k, n, accumulate, .. } = plan;
+    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ ((m * 31 + k) * 31 + n) as u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    // Mantissa and sign random, exponent spread over 2^-4 .. 2^3; or a zero of random sign.
+    let mut random = |len: usize, zeros: bool| -> Vec<f32> {
+        (0..len)
+            .map(|_| {
+                let bits = next();
+                let magnitude = if zeros {
+                    0.0
+                } else {
+                    (1.0 + (bits >> 41) as f32 / (1u64 << 23) as f32) * f32::powi(2.0, ((bits >> 8) % 8) as i32 - 4)
+                };
+                if bits & 1 == 0 { magnitude } else { -magnitude }
+            })
+            .collect()
+    };
+    let x_random = random(m * k, false);
+    let w_random = random(k * n, false);
+    let out_random = random(m * n, false);
+    let x_zeros = random(m * k, true);
+    let out_zeros = random(m * n, true);
+    let negative: Vec<f32> = w_random.iter().map(|v| -v.abs()).collect();
+    let positive: Vec<f32> = w_random.iter().map(|v| v.abs()).collect();
+    let x_negative_zeros = vec![-0.0f32; m * k];
+    let out_negative_zeros = vec![-0.0f32; m * n];
+    // Random operands tell the summation order; zeros tell where each chain starts and how
+    // the output is combined (every product `-0.0`, into a `-0.0` or a random output).
+    let cases: [(&[f32], &[f32], &[f32]); 5] = [
+        (&x_random, &w_random, &out_random),
+        (&x_zeros, &negative, &out_zeros),
+        (&x_zeros, &w_random, &out_random),
+        (&x_negative_zeros, &positive, &out_negative_zeros),
+        (&x_negative_zeros, &positive, &out_random),
+    ];
+    cases.iter().all(|(x, w, start)| {
+        let mut ours = start.to_vec();
+        let mut blas = start.to_vec();
+        // SAFETY: every buffer has the size its shape needs; the CPU check was done by the
+        // caller of `verified`; `reference` is callable (precondition of `for_shape`).
+        unsafe {
+            plan.run(x.as_ptr(), w.as_ptr(), ours.as_mut_ptr());
+            reference(layout, m, k, n, x.as_ptr(), w.as_ptr(), accumulate, blas.as_mut_ptr());
+        }
+        ours.iter().zip(&blas).all(|(a, b)| a.to_bits() == b.to_bits())
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+mod kernel;
+
+#[cfg(not(target_arch = "x86_64"))]
+mod kernel {
+    use super::Chain;
+
+    pub fn supported() -> bool {
+        false
+    }
+    pub unsafe fn gemm(_: Chain, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32) {
+        unreachable!("supported() is false")
+    }
+    pub unsafe fn transpose(_: *const f32, _: usize, _: usize, _: *mut f32) {
+        unreachable!("supported() is false")
+    }
+    pub unsafe fn dot4(_: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32) {
+        unreachable!("supported() is false")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(chain: Chain, m: usize, k: usize, n: usize, x: &[f32], b: &[f32]) -> Vec<f32> {
+        let mut out = vec![0.0f32; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = 0.0f32;
+                for p in 0..k {
+                    acc = match chain {
+                        Chain::Fused => x[i * k + p].mul_add(b[p * n + j], acc),
+                        Chain::Separate | Chain::Dot4 => acc + x[i * k + p] * b[p * n + j],
+                    };
+                }
+                out[i * n + j] = acc;
+            }
+        }
+        out
+    }
+
+    /// The kernel is exactly the chain it claims, at every tile edge (independent of any BLAS).
+    #[test]
+    fn kernel_follows_the_chain_bit_for_bit() {
+        if !kernel::supported() {
+            return;
+        }
+        let values = |len: usize, seed: u32| -> Vec<f32> {
+            (0..len).map(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / u32::MAX as f32 - 0.5).collect()
+        };
+        for (m, k, n) in [(1, 5, 3), (4, 16, 16), (5, 7, 23), (9, 33, 40), (3, 1, 8), (8, 64, 64), (13, 9, 75), (17, 20, 32)] {
+            let (x, b) = (values(m * k, 7), values(k * n, 11));
+            for chain in [Chain::Fused, Chain::Separate] {
+                let mut out = vec![f32::NAN; m * n];
+                // SAFETY: sizes as the shapes say; the CPU supports the kernel.
+                unsafe { kernel::gemm(chain, m, k, n, x.as_ptr(), b.as_ptr(), false, out.as_mut_ptr()) };
+                let want = reference(chain, m, k, n, &x, &b);
+                assert!(out.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "{chain:?} {m}x{k}x{n}");
+            }
+            let mut packed = vec![0.0; k * n];
+            let w: Vec<f32> = values(n * k, 3);
+            // SAFETY: sizes as the shapes say.
+            unsafe { kernel::transpose(w.as_ptr(), n, k, packed.as_mut_ptr()) };
+            for j in 0..n {
+                for p in 0..k {
+                    assert_eq!(packed[p * n + j].to_bits(), w[j * k + p].to_bits());
+                }
+            }
+        }
+    }
+
+    /// The one-row linear kernel is exactly the four-lane dot it claims.
+    #[test]
+    fn dot4_follows_its_lanes_bit_for_bit() {
+        if !kernel::supported() {
+            return;
+        }
+        for (k, n) in [(4usize, 3usize), (8, 9), (32, 32), (128, 64), (36, 17)] {
+            let x: Vec<f32> = (0..k).map(|i| ((i * 7919) % 97) as f32 / 13.0 - 3.7).collect();
+            let w: Vec<f32> = (0..n * k).map(|i| ((i * 104_729) % 89) as f32 / 11.0 - 4.1).collect();
+            let mut out = vec![0.5f32; n];
+            // SAFETY: sizes as the shapes say; the CPU supports the kernel.
+            unsafe { kernel::dot4(k, n, x.as_ptr(), w.as_ptr(), true, out.as_mut_ptr()) };
+            for j in 0..n {
+                let row = &w[j * k..(j + 1) * k];
+                let mut lanes = [x[0] * row[0], 0.0, 0.0, 0.0];
+                for p in 1..4 {
+                    lanes[0] = lanes[0] + x[p] * row[p];
+                }
+                for p in 4..k {
+                    lanes[p % 4] = lanes[p % 4] + x[p] * row[p];
+                }
+                let want = ((lanes[0] + lanes[2]) + (lanes[1] + lanes[3])) + 0.5;
+                assert_eq!(out[j].to_bits(), want.to_bits(), "k={k} n={n} j={j}");
+            }
+        }
+    }
+
+    #[test]
+    fn shapes_outside_the_measured_domain_are_not_taken() {
+        assert_eq!(chain_for(Layout::Linear, 1, 30, 32, true), None);
+        assert_eq!(chain_for(Layout::Linear, 1, 32, 32, true), Some(Chain::Dot4));
+        assert_eq!(chain_for(Layout::Matmul, 2, 32, 32, false), None);
+        assert_eq!(chain_for(Layout::Matmul, 8, 256, 64, false), None);
+        assert_eq!(chain_for(Layout::Matmul, 8, 64, 8, false), None);
+        assert_eq!(chain_for(Layout::Matmul, 256, 256, 128, false), None);
+        assert_eq!(chain_for(Layout::Matmul, 64, 128, 128, false), Some(Chain::Fused));
+        assert_eq!(chain_for(Layout::Matmul, 64, 128, 129, false), None);
+        assert_eq!(chain_for(Layout::Linear, 64, 128, 64, false), Some(Chain::Fused));
+        assert_eq!(chain_for(Layout::Linear, 64, 128, 65, false), None);
+        assert_eq!(chain_for(Layout::Matmul, 1, 32, 32, false), Some(Chain::Separate));
+        assert_eq!(chain_for(Layout::Linear, 8, 64, 64, true), Some(Chain::Fused));
+    }
+}
