@@ -11,6 +11,16 @@
 //!   mapping of [`Error`] to Python exceptions.
 //! - [`ops`]: one fallible helper per claimed op family, eager PyTorch semantics.
 //! - [`scalar`]: Python `int` arithmetic and `range` with Python semantics on `i64`.
+//! - [`fused`]: the fused CPU kernels the analyzer's fusion pass emits in place of a chain of
+//!   `tl::ops` calls (matmul/linear with an epilogue and reduction, weight-tied layer loops,
+//!   elementwise chains), each with exactly the chain's semantics.
+//! - [`cuda`]: the CUDA path (`tl::cuda::ops`, the same ops for tensors on `cuda:0`): the
+//!   driver loaded at run time, layered as cudarc is, and kernels generated as PTX.
+//!
+//! Errors: every fallible helper returns [`Result`]; [`Error`] has one variant per kind of
+//! failure (libtorch, the CUDA path, an index check, Python `int` overflow and division by
+//! zero, invalid values), and [`run`] raises each as the Python exception eager PyTorch or
+//! CPython raises for it.
 
 pub use pyo3;
 pub use tch;
