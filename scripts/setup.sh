@@ -45,6 +45,7 @@ fi
 dst=host-py/python/torchlower/backend_src
 rm -rf "$dst"; mkdir -p "$dst"
 cp -r native-backend/Cargo.toml native-backend/src "$dst"/
+mkdir -p "$dst/ops"; cp -r native-backend/ops/Cargo.toml native-backend/ops/src "$dst/ops"/
 [ -f native-backend/API.md ] && cp native-backend/API.md "$dst"/
 
 # --- the torchlower package ---------------------------------------------------------------------

@@ -1,62 +1,24 @@
-//! The typed expression IR between claim and lower: a tree of claimed tensor ops and Python
-//! scalar expressions, plus the statements around them. A function has an IR only when every
-//! part of it is lowerable. A later fusion pass (matmul/linear + elementwise epilogue +
-//! reduction) rewrites `Expr::Tensor` subtrees here; lowering just prints the tree.
+//! The typed IR between the walk and lowering: a tree of claimed tensor ops and Python scalar
+//! expressions, plus the statements around them. A function has an IR only when every part of
+//! it is lowerable.
+//!
+//! The walk builds it with [`Expr::Tensor`] nodes only; the fusion pass ([`crate::fuse`])
+//! then rewrites groups of them into [`Expr::Fused`] nodes and weight-tied layer loops into
+//! [`Stmt::FusedLoop`], each naming the `tl::fused` kernel that computes it and the sites it
+//! covers. Lowering ([`crate::lower`]) only prints the tree.
 
-use crate::types::ty::{Device, Ty};
+use crate::ty::{Device, Ty};
+pub use torchlower_ops::{Binary, Op, Unary};
 
-/// One claimed tensor op (backend `tl::ops` / `tl::cuda::ops` function).
-#[derive(Debug, Clone, PartialEq)]
-pub enum TensorOp {
-    /// `linear(x, w, b)`; `bias` tells whether a third operand is present
-    Linear { bias: bool },
-    Relu,
-    Sigmoid,
-    Tanh,
-    Abs,
-    Neg,
-    Square,
-    Exp,
-    Log,
-    Sqrt,
-    Gelu,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Matmul,
-    SumDim { dim: i64, keepdim: bool },
-    MeanDim { dim: i64, keepdim: bool },
-    Softmax { dim: i64 },
-    Argmax { dim: i64, keepdim: bool },
-}
-
-impl TensorOp {
-    /// Name of the backend function (same under `tl::ops` and `tl::cuda::ops`).
-    pub fn backend_name(&self) -> &'static str {
-        match self {
-            TensorOp::Linear { .. } => "linear",
-            TensorOp::Relu => "relu",
-            TensorOp::Sigmoid => "sigmoid",
-            TensorOp::Tanh => "tanh",
-            TensorOp::Abs => "abs",
-            TensorOp::Neg => "neg",
-            TensorOp::Square => "square",
-            TensorOp::Exp => "exp",
-            TensorOp::Log => "log",
-            TensorOp::Sqrt => "sqrt",
-            TensorOp::Gelu => "gelu",
-            TensorOp::Add => "add",
-            TensorOp::Sub => "sub",
-            TensorOp::Mul => "mul",
-            TensorOp::Div => "div",
-            TensorOp::Matmul => "matmul",
-            TensorOp::SumDim { .. } => "sum_dim",
-            TensorOp::MeanDim { .. } => "mean_dim",
-            TensorOp::Softmax { .. } => "softmax",
-            TensorOp::Argmax { .. } => "argmax",
-        }
-    }
+/// The static options of a claimed op, as its backend function takes them
+/// ([`torchlower_ops::Signature`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Options {
+    None,
+    /// `softmax(t, dim)`
+    Dim(i64),
+    /// `sum_dim(t, dim, keepdim)` & co.
+    DimKeepdim(i64, bool),
 }
 
 /// Checked Python int arithmetic (`tl::scalar`).
@@ -92,8 +54,11 @@ pub enum Expr {
     Local { name: String, ty: Ty },
     Int(i64),
     Bool(bool),
-    /// claimed op; `site` indexes the function's sites (for the site ↔ Rust link)
-    Tensor { site: usize, op: TensorOp, device: Device, args: Vec<Expr> },
+    /// A claimed op; `site` indexes the function's sites (for the site ↔ Rust link). For
+    /// `Op::Linear`, a third operand is the bias.
+    Tensor { site: usize, op: Op, options: Options, device: Device, args: Vec<Expr> },
+    /// A group of claimed CPU ops computed by one `tl::fused` kernel.
+    Fused { kernel: Fused, sites: Vec<usize> },
     /// int arithmetic on two int-valued operands
     Scalar { op: ScalarOp, left: Box<Expr>, right: Box<Expr> },
     /// -x on an int
@@ -109,6 +74,102 @@ pub enum Expr {
     BoolOp { and: bool, values: Vec<Expr> },
 }
 
+/// A sum or mean over one static dim, applied by a fused kernel (`tl::fused::Reduce`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reduce {
+    pub mean: bool,
+    pub dim: i64,
+    pub keepdim: bool,
+}
+
+/// One instruction of an elementwise program (`tl::fused::Step`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Load(usize),
+    Unary(Unary),
+    Binary(Binary),
+}
+
+/// The product at the root of an epilogue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Product {
+    /// `F.linear(x, w, b?)` → `tl::fused::linear_epilogue`
+    Linear,
+    /// `x @ w` or `x @ w + b` → `tl::fused::matmul_epilogue`
+    Matmul,
+}
+
+/// What a [`Expr::Fused`] node computes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fused {
+    /// `reduce?(acts(product(x, w) + b?))`
+    Epilogue { product: Product, x: Box<Expr>, w: Box<Expr>, b: Option<Box<Expr>>, acts: Vec<Unary>, reduce: Option<Reduce> },
+    /// A chain of elementwise ops over tensor locals (`operands`, in order of first use).
+    Elementwise { operands: Vec<String>, program: Vec<Step> },
+    /// A lone sum/mean of a tensor local.
+    Reduce { input: Box<Expr>, reduce: Reduce },
+}
+
+impl Fused {
+    /// The `tl::fused` function that computes it (also the report's `fused_into`).
+    pub fn kernel_name(&self) -> &'static str {
+        match self {
+            Fused::Epilogue { product: Product::Linear, .. } => "linear_epilogue",
+            Fused::Epilogue { product: Product::Matmul, .. } => "matmul_epilogue",
+            Fused::Elementwise { .. } => "elementwise",
+            Fused::Reduce { .. } => "reduce",
+        }
+    }
+}
+
+/// The activation choice of a fused layer loop: a fixed chain, or a scalar `if` choosing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ActTree {
+    Chain(Vec<Unary>),
+    Branch { cond: Expr, then: Box<ActTree>, orelse: Box<ActTree> },
+}
+
+/// Where the result of a fused layer loop goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoopResult {
+    /// back into the carried local (`iterate_matmul_epilogue`)
+    Hidden,
+    /// reduced, then assigned to this local (`iterate_matmul_reduce`)
+    Assign(String),
+    /// reduced, then returned (`iterate_matmul_reduce`)
+    Return,
+}
+
+/// A weight-tied layer loop `for var in range(start, stop, step): hidden = acts(hidden @ weight
+/// + bias)`, optionally followed by the reduction of its result, as one kernel call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FusedLoop {
+    pub hidden: String,
+    pub weight: String,
+    pub bias: Option<Expr>,
+    pub var: String,
+    /// the per-path temporaries `t` of `t = h @ W + B; h = acts(t)`, dead after the loop
+    pub temps: Vec<String>,
+    pub start: Expr,
+    pub stop: Expr,
+    pub step: Expr,
+    pub acts: ActTree,
+    /// the reduction of the loop's result, present unless `result` is [`LoopResult::Hidden`]
+    pub reduce: Option<Reduce>,
+    pub result: LoopResult,
+    pub sites: Vec<usize>,
+}
+
+impl FusedLoop {
+    pub fn kernel_name(&self) -> &'static str {
+        if self.reduce.is_some() {
+            "iterate_matmul_reduce"
+        } else {
+            "iterate_matmul_epilogue"
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
     Assign { name: String, ty: Ty, value: Expr },
@@ -116,6 +177,7 @@ pub enum Stmt {
     For { var: String, start: Expr, stop: Expr, step: Expr, body: Vec<Stmt> },
     While { cond: Expr, body: Vec<Stmt> },
     Return(Expr),
+    FusedLoop(Box<FusedLoop>),
 }
 
 /// A native function ready for lowering.
@@ -124,4 +186,75 @@ pub struct Function {
     pub params: Vec<(String, Ty)>,
     pub returns: Ty,
     pub body: Vec<Stmt>,
+}
+
+impl Function {
+    /// Every `(site, kernel)` of the fused nodes, for the report's `fused_into`.
+    pub fn fused_sites(&self) -> Vec<(usize, &'static str)> {
+        let mut out = Vec::new();
+        stmts_fused_sites(&self.body, &mut out);
+        out
+    }
+}
+
+fn stmts_fused_sites(body: &[Stmt], out: &mut Vec<(usize, &'static str)>) {
+    for s in body {
+        match s {
+            Stmt::Assign { value, .. } | Stmt::Return(value) => expr_fused_sites(value, out),
+            Stmt::If { cond, then, orelse } => {
+                expr_fused_sites(cond, out);
+                stmts_fused_sites(then, out);
+                stmts_fused_sites(orelse, out);
+            }
+            Stmt::For { start, stop, step, body, .. } => {
+                [start, stop, step].into_iter().for_each(|e| expr_fused_sites(e, out));
+                stmts_fused_sites(body, out);
+            }
+            Stmt::While { cond, body } => {
+                expr_fused_sites(cond, out);
+                stmts_fused_sites(body, out);
+            }
+            Stmt::FusedLoop(l) => out.extend(l.sites.iter().map(|&s| (s, l.kernel_name()))),
+        }
+    }
+}
+
+fn expr_fused_sites(e: &Expr, out: &mut Vec<(usize, &'static str)>) {
+    e.visit(&mut |e| {
+        if let Expr::Fused { kernel, sites } = e {
+            out.extend(sites.iter().map(|&s| (s, kernel.kernel_name())));
+        }
+    });
+}
+
+impl Expr {
+    /// Calls `f` on this expression and every expression inside it (pre-order).
+    pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Local { .. } | Expr::Int(_) | Expr::Bool(_) => {}
+            Expr::Tensor { args, .. } => args.iter().for_each(|a| a.visit(f)),
+            Expr::Fused { kernel, .. } => match kernel {
+                Fused::Epilogue { x, w, b, .. } => {
+                    x.visit(f);
+                    w.visit(f);
+                    if let Some(b) = b {
+                        b.visit(f);
+                    }
+                }
+                Fused::Elementwise { .. } => {}
+                Fused::Reduce { input, .. } => input.visit(f),
+            },
+            Expr::Scalar { left, right, .. } => {
+                left.visit(f);
+                right.visit(f);
+            }
+            Expr::Neg(inner) | Expr::BoolToInt(inner) | Expr::IntTruthy(inner) | Expr::Not(inner) => inner.visit(f),
+            Expr::Compare { first, rest, .. } => {
+                first.visit(f);
+                rest.iter().for_each(|(_, r)| r.visit(f));
+            }
+            Expr::BoolOp { values, .. } => values.iter().for_each(|v| v.visit(f)),
+        }
+    }
 }

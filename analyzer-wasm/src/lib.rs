@@ -2,20 +2,24 @@
 //! what runs natively (claim / reject / not covered), and lower native functions to Rust over
 //! `torchlower-backend`. Pure: no I/O, no threads, no clock; builds to wasm.
 //!
-//! Data flow (one folder per stage): [`parse`] → [`resolve`] (imports, annotations) →
-//! [`types`] (flow-sensitive typing of each function, which asks [`claim`] about every torch
-//! site and builds the typed [`ir`]) → [`lower`] (Rust emission) → [`report`] (JSON).
-//! Every rule id and diagnostic code lives in [`rules`].
+//! Data flow (one module per stage): [`parse`] → [`resolve`] (imports, annotations) →
+//! [`walk`] (flow-sensitive typing of each function over the types of [`ty`], which asks
+//! [`claim`] about every torch site and builds the typed [`ir`]) → [`fuse`] (groups of ops
+//! become fused kernel nodes) → [`lower`] (Rust emission, printing only) → [`report`] (JSON).
+//! Every rule id and diagnostic code lives in [`rules`]; every op in the op table
+//! (`torchlower-ops`). The design is in `docs/architecture.md`.
 
 pub mod abi;
 pub mod claim;
+pub mod fuse;
 pub mod ir;
 pub mod lower;
 pub mod parse;
 pub mod report;
 pub mod resolve;
 pub mod rules;
-pub mod types;
+pub mod ty;
+pub mod walk;
 #[cfg(feature = "web")]
 pub mod web;
 
@@ -44,7 +48,7 @@ pub fn analyze(source: &str, filename: &str) -> Report {
     for stmt in &body {
         match stmt {
             Stmt::FunctionDef(def) => {
-                let a = types::function::analyze_function(def, &scope, &index);
+                let a = walk::analyze_function(def, &scope, &index);
                 report.functions.push(function_entry(def.name.as_str(), def.range, &index, &a));
                 analyzed.push(a);
             }
@@ -67,13 +71,13 @@ pub fn analyze(source: &str, filename: &str) -> Report {
                         span,
                     }],
                 });
-                analyzed.push(types::function::Analyzed::empty());
+                analyzed.push(walk::Analyzed::empty());
             }
             _ => {}
         }
     }
     parse::drop_statements(body);
-    lower_natives(&mut report, &analyzed, filename);
+    lower_natives(&mut report, analyzed, filename);
     // sites in source order (nested sites after the site that contains them)
     for f in &mut report.functions {
         f.sites.sort_by_key(|s| (s.span.line, s.span.col, std::cmp::Reverse((s.span.end_line, s.span.end_col))));
@@ -81,7 +85,7 @@ pub fn analyze(source: &str, filename: &str) -> Report {
     report
 }
 
-fn function_entry(name: &str, range: rustpython_parser::text_size::TextRange, index: &parse::LineIndex, a: &types::function::Analyzed) -> Function {
+fn function_entry(name: &str, range: rustpython_parser::text_size::TextRange, index: &parse::LineIndex, a: &walk::Analyzed) -> Function {
     Function {
         name: name.to_string(),
         span: index.span(range),
@@ -95,13 +99,24 @@ fn function_entry(name: &str, range: rustpython_parser::text_size::TextRange, in
     }
 }
 
-/// Emit Rust for every native function and link functions and sites to their text.
-fn lower_natives(report: &mut Report, analyzed: &[types::function::Analyzed], filename: &str) {
-    let natives: Vec<lower::NativeFn> = analyzed
-        .iter()
+/// Fuse and emit Rust for every native function, and link functions and sites to their text
+/// and their fused kernels.
+fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &str) {
+    let fused: Vec<(usize, ir::Function, usize)> = analyzed
+        .into_iter()
         .enumerate()
-        .filter_map(|(index, a)| a.ir.as_ref().map(|ir| lower::NativeFn { index, ir, site_count: a.sites.len() }))
+        .filter_map(|(index, a)| a.ir.map(|ir| (index, fuse::fuse_function(ir), a.sites.len())))
         .collect();
+    for (index, ir, _) in &fused {
+        let Some(f) = report.functions.get_mut(*index) else { continue };
+        for (site, kernel) in ir.fused_sites() {
+            if let Some(s) = f.sites.get_mut(site) {
+                s.fused_into = Some(kernel.to_string());
+            }
+        }
+    }
+    let natives: Vec<lower::NativeFn> =
+        fused.iter().map(|(index, ir, site_count)| lower::NativeFn { index: *index, ir, site_count: *site_count }).collect();
     if natives.is_empty() {
         return;
     }

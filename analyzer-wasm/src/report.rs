@@ -1,8 +1,9 @@
 //! The JSON report (ARCHITECTURE.md, `"schema": 1`), as serde structs.
 //!
 //! Field order here is the order in the JSON, and every collection is a `Vec`, so the output
-//! is deterministic byte for byte. Additions beyond ARCHITECTURE.md that other parts rely on:
-//! `symbol`, `rust_range` and `params` per function, `rust_range` per claimed site.
+//! is deterministic byte for byte. Additions beyond the contract that other parts rely on:
+//! `symbol`, `rust_range` and `params` per function, `rust_range` and `fused_into` per
+//! claimed site (docs/architecture.md, "Report").
 
 use serde::{Deserialize, Serialize};
 
@@ -88,6 +89,10 @@ pub struct Site {
     pub message: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The `tl::fused` kernel this claimed site was fused into (`linear_epilogue`, …), when
+    /// the fusion pass grouped it with others (native functions only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fused_into: Option<String>,
     /// The Rust expression emitted for this site (native functions only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rust: Option<String>,

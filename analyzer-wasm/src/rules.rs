@@ -5,38 +5,14 @@
 use crate::report::Severity;
 use serde::Serialize;
 
-/// Which claim module (one per lane, `src/claim/<lane>.rs`) owns a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lane {
-    Linear,
-    Activations,
-    Unary,
-    Gelu,
-    Binops,
-    Reductions,
-    Classification,
-}
+pub use torchlower_ops::{Lane, Op};
 
-impl Lane {
-    pub fn title(self) -> &'static str {
-        match self {
-            Lane::Linear => "linear",
-            Lane::Activations => "activations",
-            Lane::Unary => "unary math",
-            Lane::Gelu => "GELU",
-            Lane::Binops => "binary operations and matmul",
-            Lane::Reductions => "reductions",
-            Lane::Classification => "classification",
-        }
-    }
-}
-
-/// A claim rule: a site that matches it runs natively.
-#[derive(Debug, Serialize)]
+/// A claim rule: a site that matches it runs natively, lowered to `op` (a row of the op
+/// table, which also gives the rule's lane).
+#[derive(Debug)]
 pub struct Rule {
     pub id: &'static str,
-    pub lane: Lane,
+    pub op: Op,
     pub summary: &'static str,
     pub explanation: &'static str,
     pub example: &'static str,
@@ -102,11 +78,35 @@ pub struct Extension {
     pub example: &'static str,
 }
 
+impl Rule {
+    /// The claim lane, from the op table.
+    pub fn lane(&self) -> Lane {
+        self.op.info().lane
+    }
+}
+
+/// The registry JSON's shape of a rule: the lane by its id, the op by its backend name.
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Rule", 8)?;
+        s.serialize_field("id", self.id)?;
+        s.serialize_field("lane", self.lane().id())?;
+        s.serialize_field("op", self.op.name())?;
+        s.serialize_field("summary", self.summary)?;
+        s.serialize_field("explanation", self.explanation)?;
+        s.serialize_field("example", self.example)?;
+        s.serialize_field("hint", self.hint)?;
+        s.serialize_field("extension", &self.extension)?;
+        s.end()
+    }
+}
+
 macro_rules! rule {
-    ($name:ident, $id:literal, $lane:ident, $ext:literal, $summary:literal, $expl:literal, $ex:literal) => {
+    ($name:ident, $id:literal, $op:ident, $ext:literal, $summary:literal, $expl:literal, $ex:literal) => {
         pub static $name: Rule = Rule {
             id: $id,
-            lane: Lane::$lane,
+            op: Op::$op,
             summary: $summary,
             explanation: $expl,
             example: $ex,
@@ -147,48 +147,48 @@ rule!(LINEAR_BIAS_KEYWORD, "torchlower/functional-linear-bias-keyword-f32-2d", L
     "Same as the positional form; the bias is passed as the keyword `bias=b` (a rank-1 float32 tensor). Eager PyTorch treats both spellings identically, so the lowering is the same `ops::linear(x, w, Some(b))`.",
     "F.linear(x, w, bias=b)");
 
-rule!(TENSOR_RELU, "torchlower/tensor-relu-f32-rank1-2", Activations, false,
+rule!(TENSOR_RELU, "torchlower/tensor-relu-f32-rank1-2", Relu, false,
     "Tensor.relu() on a rank-1 or rank-2 float32 tensor",
     "Zero-argument, out-of-place method; the result has the receiver's rank.",
     "h.relu()");
-rule!(TENSOR_SIGMOID, "torchlower/tensor-sigmoid-f32-rank1-2", Activations, false,
+rule!(TENSOR_SIGMOID, "torchlower/tensor-sigmoid-f32-rank1-2", Sigmoid, false,
     "Tensor.sigmoid() on a rank-1 or rank-2 float32 tensor",
     "Zero-argument, out-of-place method; the result has the receiver's rank.",
     "h.sigmoid()");
-rule!(TENSOR_TANH, "torchlower/tensor-tanh-f32-rank1-2", Activations, false,
+rule!(TENSOR_TANH, "torchlower/tensor-tanh-f32-rank1-2", Tanh, false,
     "Tensor.tanh() on a rank-1 or rank-2 float32 tensor",
     "Zero-argument, out-of-place method; the result has the receiver's rank.",
     "h.tanh()");
-rule!(FUNCTION_RELU, "torchlower/function-relu-f32-rank1-2", Activations, false,
+rule!(FUNCTION_RELU, "torchlower/function-relu-f32-rank1-2", Relu, false,
     "torch.relu(t)",
     "Exactly one positional rank-1/2 float32 tensor and no keywords; the result has the input's rank.",
     "torch.relu(h)");
-rule!(FUNCTION_SIGMOID, "torchlower/function-sigmoid-f32-rank1-2", Activations, false,
+rule!(FUNCTION_SIGMOID, "torchlower/function-sigmoid-f32-rank1-2", Sigmoid, false,
     "torch.sigmoid(t)",
     "Exactly one positional rank-1/2 float32 tensor and no keywords; the result has the input's rank.",
     "torch.sigmoid(h)");
-rule!(FUNCTION_TANH, "torchlower/function-tanh-f32-rank1-2", Activations, false,
+rule!(FUNCTION_TANH, "torchlower/function-tanh-f32-rank1-2", Tanh, false,
     "torch.tanh(t)",
     "Exactly one positional rank-1/2 float32 tensor and no keywords; the result has the input's rank.",
     "torch.tanh(h)");
-rule!(FUNCTIONAL_RELU, "torchlower/functional-relu-f32-rank1-2", Activations, false,
+rule!(FUNCTIONAL_RELU, "torchlower/functional-relu-f32-rank1-2", Relu, false,
     "torch.nn.functional.relu(t) with inplace omitted or literal False",
     "One positional rank-1/2 float32 tensor; the only keyword allowed is the literal `inplace=False`. The result has the input's rank.",
     "F.relu(h)  /  F.relu(h, inplace=False)");
 
-rule!(UNARY_ABS, "torchlower/unary-abs-f32-rank1-2", Unary, false,
+rule!(UNARY_ABS, "torchlower/unary-abs-f32-rank1-2", Abs, false,
     "torch.abs(t) / t.abs()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.abs(h)  /  h.abs()");
-rule!(UNARY_NEG, "torchlower/unary-neg-f32-rank1-2", Unary, false,
+rule!(UNARY_NEG, "torchlower/unary-neg-f32-rank1-2", Neg, false,
     "torch.neg(t) / t.neg()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.neg(h)  /  h.neg()");
-rule!(UNARY_NEGATIVE, "torchlower/unary-negative-f32-rank1-2", Unary, false,
+rule!(UNARY_NEGATIVE, "torchlower/unary-negative-f32-rank1-2", Neg, false,
     "torch.negative(t) / t.negative()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (lowers to `ops::neg`).", "torch.negative(h)");
-rule!(UNARY_SQUARE, "torchlower/unary-square-f32-rank1-2", Unary, false,
+rule!(UNARY_SQUARE, "torchlower/unary-square-f32-rank1-2", Square, false,
     "torch.square(t) / t.square()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.square(h)");
-rule!(UNARY_EXP, "torchlower/unary-exp-f32-rank1-2", Unary, false,
+rule!(UNARY_EXP, "torchlower/unary-exp-f32-rank1-2", Exp, false,
     "torch.exp(t) / t.exp()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.exp(h)");
-rule!(UNARY_LOG, "torchlower/unary-log-f32-rank1-2", Unary, false,
+rule!(UNARY_LOG, "torchlower/unary-log-f32-rank1-2", Log, false,
     "torch.log(t) / t.log()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (NaN/-inf exactly as eager).", "torch.log(h)");
-rule!(UNARY_SQRT, "torchlower/unary-sqrt-f32-rank1-2", Unary, false,
+rule!(UNARY_SQRT, "torchlower/unary-sqrt-f32-rank1-2", Sqrt, false,
     "torch.sqrt(t) / t.sqrt()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (NaN exactly as eager).", "torch.sqrt(h)");
 
 rule!(GELU_NONE, "torchlower/functional-gelu-none-f32-rank1-2", Gelu, false,
@@ -196,49 +196,49 @@ rule!(GELU_NONE, "torchlower/functional-gelu-none-f32-rank1-2", Gelu, false,
     "One positional rank-1/2 float32 tensor; `approximate` omitted or the keyword literal \"none\". The lowering always uses \"none\"; the source string is never interpolated.",
     "F.gelu(h)  /  F.gelu(h, approximate=\"none\")");
 
-rule!(MATMUL_OP_2D, "torchlower/tensor-matmul-f32-2d", Binops, false,
+rule!(MATMUL_OP_2D, "torchlower/tensor-matmul-f32-2d", Matmul, false,
     "a @ b with two rank-2 tensors", "Result rank 2; inner sizes are checked by libtorch at run time.", "x @ w");
-rule!(MATMUL_OP_MIXED, "torchlower/tensor-matmul-f32-mixed-rank", Binops, false,
+rule!(MATMUL_OP_MIXED, "torchlower/tensor-matmul-f32-mixed-rank", Matmul, false,
     "a @ b with one rank-2 and one rank-1 tensor (either order)", "Result rank 1 (matrix-vector or vector-matrix product).", "x @ v  /  v @ x");
-rule!(MATMUL_CALL_2D, "torchlower/tensor-matmul-call-f32-2d", Binops, false,
+rule!(MATMUL_CALL_2D, "torchlower/tensor-matmul-call-f32-2d", Matmul, false,
     "torch.matmul(a, b) / a.matmul(b) with two rank-2 tensors", "Two positional tensors for the function, one for the method; no keywords. Result rank 2.", "torch.matmul(x, w)  /  x.matmul(w)");
-rule!(MATMUL_CALL_MIXED, "torchlower/tensor-matmul-call-f32-mixed-rank", Binops, false,
+rule!(MATMUL_CALL_MIXED, "torchlower/tensor-matmul-call-f32-mixed-rank", Matmul, false,
     "torch.matmul(a, b) / a.matmul(b) with one rank-2 and one rank-1 tensor", "Either order; no keywords. Result rank 1.", "torch.matmul(x, v)");
-rule!(ADD_SAME, "torchlower/tensor-add-f32-same-rank", Binops, false,
+rule!(ADD_SAME, "torchlower/tensor-add-f32-same-rank", Add, false,
     "a + b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2 on one device; result of that rank.", "h + h");
-rule!(ADD_BCAST, "torchlower/tensor-add-f32-2d-1d-broadcast", Binops, false,
+rule!(ADD_BCAST, "torchlower/tensor-add-f32-2d-1d-broadcast", Add, false,
     "a + b with one rank-2 and one rank-1 tensor (either order)", "Trailing-dimension broadcast; result rank 2.", "x @ w + b");
-rule!(SUB_SAME, "torchlower/tensor-sub-f32-same-rank", Binops, false,
+rule!(SUB_SAME, "torchlower/tensor-sub-f32-same-rank", Sub, false,
     "a - b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2; result of that rank.", "a - b");
-rule!(SUB_BCAST, "torchlower/tensor-sub-f32-2d-1d-broadcast", Binops, false,
+rule!(SUB_BCAST, "torchlower/tensor-sub-f32-2d-1d-broadcast", Sub, false,
     "a - b with one rank-2 and one rank-1 tensor (either order)", "Result rank 2.", "x - b");
-rule!(MUL_SAME, "torchlower/tensor-mul-f32-same-rank", Binops, false,
+rule!(MUL_SAME, "torchlower/tensor-mul-f32-same-rank", Mul, false,
     "a * b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2; result of that rank.", "a * b");
-rule!(MUL_BCAST, "torchlower/tensor-mul-f32-2d-1d-broadcast", Binops, false,
+rule!(MUL_BCAST, "torchlower/tensor-mul-f32-2d-1d-broadcast", Mul, false,
     "a * b with one rank-2 and one rank-1 tensor (either order)", "Result rank 2.", "x * scale");
-rule!(DIV_SAME, "torchlower/tensor-div-f32-same-rank", Binops, false,
+rule!(DIV_SAME, "torchlower/tensor-div-f32-same-rank", Div, false,
     "a / b (true division) with two tensors of the same rank", "Tensor-tensor true division; result of that rank.", "a / b");
-rule!(DIV_BCAST, "torchlower/tensor-div-f32-2d-1d-broadcast", Binops, false,
+rule!(DIV_BCAST, "torchlower/tensor-div-f32-2d-1d-broadcast", Div, false,
     "a / b (true division) with one rank-2 and one rank-1 tensor", "Result rank 2.", "x / divisor");
-rule!(FUNCTION_ADD, "torchlower/function-add-f32-rank1-2", Binops, false,
+rule!(FUNCTION_ADD, "torchlower/function-add-f32-rank1-2", Add, false,
     "torch.add(a, b)", "Two positional tensors, no keywords (no `alpha`, no `out`); same rank matrix as `+`.", "torch.add(a, b)");
-rule!(FUNCTION_SUB, "torchlower/function-sub-f32-rank1-2", Binops, false,
+rule!(FUNCTION_SUB, "torchlower/function-sub-f32-rank1-2", Sub, false,
     "torch.sub(a, b)", "Two positional tensors, no keywords (no `alpha`, no `out`); same rank matrix as `-`.", "torch.sub(a, b)");
-rule!(FUNCTION_MUL, "torchlower/function-mul-f32-rank1-2", Binops, false,
+rule!(FUNCTION_MUL, "torchlower/function-mul-f32-rank1-2", Mul, false,
     "torch.mul(a, b)", "Two positional tensors, no keywords; same rank matrix as `*`.", "torch.mul(a, b)");
-rule!(FUNCTION_DIV, "torchlower/function-div-f32-rank1-2", Binops, false,
+rule!(FUNCTION_DIV, "torchlower/function-div-f32-rank1-2", Div, false,
     "torch.div(a, b)", "Two positional tensors, no keywords (no `rounding_mode`); true division.", "torch.div(a, b)");
 
-rule!(MEAN_DIM, "torchlower/mean-static-dim-f32-rank1-2", Reductions, false,
+rule!(MEAN_DIM, "torchlower/mean-static-dim-f32-rank1-2", MeanDim, false,
     "mean over one static dim", "Method `t.mean(...)` or `torch.mean(t, ...)`: `dim` an int literal given once (positionally or as keyword; negative literals are normalised), `keepdim` omitted (False) or a keyword bool literal. Rank-2: dim 0/1; rank-1: dim 0 with keepdim=True. The result must be rank 1 or 2.", "h.mean(dim=1)  /  torch.mean(h, 0, keepdim=True)");
-rule!(SUM_DIM, "torchlower/sum-static-dim-f32-rank1-2", Reductions, false,
+rule!(SUM_DIM, "torchlower/sum-static-dim-f32-rank1-2", SumDim, false,
     "sum over one static dim", "Same contract as mean.", "h.sum(dim=1, keepdim=False)");
 
-rule!(SOFTMAX_DIM, "torchlower/softmax-static-dim-f32-rank1-2", Classification, false,
+rule!(SOFTMAX_DIM, "torchlower/softmax-static-dim-f32-rank1-2", Softmax, false,
     "softmax over one static dim", "Method `t.softmax(dim)` or `torch.softmax(t, dim)`: an int literal dim given once (rank-1: 0; rank-2: 0/1), no other options. Result: same rank.", "logits.softmax(dim=1)");
-rule!(FUNCTIONAL_SOFTMAX, "torchlower/functional-softmax-f32-rank1-2", Classification, false,
+rule!(FUNCTIONAL_SOFTMAX, "torchlower/functional-softmax-f32-rank1-2", Softmax, false,
     "torch.nn.functional.softmax(t, dim)", "Like the method, and additionally the keyword literal `dtype=None` is permitted.", "F.softmax(logits, dim=1, dtype=None)");
-rule!(ARGMAX_DIM, "torchlower/argmax-static-dim-i64-rank1", Classification, false,
+rule!(ARGMAX_DIM, "torchlower/argmax-static-dim-i64-rank1", Argmax, false,
     "argmax over one static dim giving int64 rank-1 labels", "Method or `torch.argmax`: literal dim once; rank-2 with keepdim omitted/False, or rank-1 dim 0 with keyword keepdim=True. Result: TensorI64Cpu1D (CPU only: there is no int64 CUDA type).", "probs.argmax(dim=1)");
 
 /// Every claim rule, in documentation order.
@@ -534,15 +534,16 @@ pub fn rules_markdown() -> String {
     out.push_str("A site is **claimed** when it matches a rule below, **rejected** with a code when it is a recognised\n");
     out.push_str("form outside the surface, and **not covered** when it is unrelated or its operand types are unknown.\n");
     out.push_str("A function routes native only when every site is claimed and every statement is lowerable.\n\n");
-    out.push_str("## Claim rules\n");
+    out.push_str(&op_table_markdown());
+    out.push_str("\n## Claim rules\n");
     let mut lane = None;
     for rule in ALL_RULES {
-        if lane != Some(rule.lane) {
-            lane = Some(rule.lane);
-            out.push_str(&format!("\n### Lane: {}\n", rule.lane.title()));
+        if lane != Some(rule.lane()) {
+            lane = Some(rule.lane());
+            out.push_str(&format!("\n### Lane: {}\n", rule.lane().title()));
         }
-        out.push_str(&format!("\n#### `{}`{}\n\n{}\n\n{}\n\n```python\n{}\n```\n",
-            rule.id, if rule.extension { " (extension)" } else { "" }, rule.summary, rule.explanation, rule.example));
+        out.push_str(&format!("\n#### `{}`{}\n\n{}\n\n{}\n\nLowers to `{}`.\n\n```python\n{}\n```\n",
+            rule.id, if rule.extension { " (extension)" } else { "" }, rule.summary, rule.explanation, rule.op.name(), rule.example));
     }
     out.push_str("\n## Extensions beyond the seed surface\n");
     for ext in ALL_EXTENSIONS {
@@ -558,6 +559,28 @@ pub fn rules_markdown() -> String {
         let sev = match code.severity { Severity::Error => "error", Severity::Warning => "warning", Severity::Info => "info" };
         out.push_str(&format!("\n#### {} — {} ({})\n\n{}\n\n```python\n{}\n```\n\nHint: {}\n",
             code.code, code.summary, sev, code.explanation, code.example, code.hint));
+    }
+    out
+}
+
+/// The op table as a markdown table: every op with its spellings, lane, rules, backend
+/// function and kernels.
+fn op_table_markdown() -> String {
+    let code = |items: &[&str]| items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ");
+    let mut out = String::from("## Ops\n\nEvery claimed op, from the op table (`native-backend/ops/src/lib.rs`). CPU: `tl::ops::<op>`, with the elementwise ops also run as elements of the fused kernels (`tl::fused::Unary`/`Binary`); cuda:0: `tl::cuda::ops::<op>` on the PTX kernel named.\n\n");
+    out.push_str("| op | lane | Python spellings | rules | fused element (`tl::fused`) | CUDA kernel |\n|---|---|---|---|---|---|\n");
+    for row in torchlower_ops::TABLE {
+        let mut spellings: Vec<String> = row.functions.iter().map(|f| format!("`{f}`")).collect();
+        spellings.extend(row.methods.iter().map(|m| format!("`Tensor.{m}`")));
+        spellings.extend(row.operators.iter().map(|o| format!("`{o}`")));
+        let rules: Vec<&str> = ALL_RULES.iter().filter(|r| r.op == row.op).map(|r| r.id).collect();
+        let fused = match (row.op.unary(), row.op.binary()) {
+            (Some(u), _) => format!("`Unary::{u:?}`"),
+            (_, Some(b)) => format!("`Binary::{b:?}`"),
+            _ => "—".to_string(),
+        };
+        out.push_str(&format!("| `{}` — {} | {} | {} | {} | {} | `{}` |\n",
+            row.name, row.doc, row.lane.title(), spellings.join(", "), code(&rules), fused, row.cuda_kernel));
     }
     out
 }

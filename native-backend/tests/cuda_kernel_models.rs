@@ -4,7 +4,7 @@
 //! device with these same models.
 
 use tch::{Device, Kind, Tensor};
-use torchlower_backend::cuda::kernels::math::{BinaryOp, UnaryOp};
+use torchlower_backend::cuda::kernels::math::{Binary, Unary, UnaryMath};
 use torchlower_backend::cuda::kernels::plan::{ElementwisePlan, MatmulPlan, ReducePlan};
 
 /// A small deterministic generator (splitmix64), so failures reproduce.
@@ -61,34 +61,34 @@ fn specials() -> Vec<f32> {
 }
 
 /// Eager PyTorch's result for `op` on `x` (CPU).
-fn eager_unary(op: UnaryOp, x: &Tensor) -> Tensor {
+fn eager_unary(op: Unary, x: &Tensor) -> Tensor {
     match op {
-        UnaryOp::Abs => x.abs(),
-        UnaryOp::Neg => x.neg(),
-        UnaryOp::Square => x.square(),
-        UnaryOp::Exp => x.exp(),
-        UnaryOp::Log => x.log(),
-        UnaryOp::Sqrt => x.sqrt(),
-        UnaryOp::Relu => x.relu(),
-        UnaryOp::Sigmoid => x.sigmoid(),
-        UnaryOp::Tanh => x.tanh(),
-        UnaryOp::Gelu => x.gelu("none"),
+        Unary::Abs => x.abs(),
+        Unary::Neg => x.neg(),
+        Unary::Square => x.square(),
+        Unary::Exp => x.exp(),
+        Unary::Log => x.log(),
+        Unary::Sqrt => x.sqrt(),
+        Unary::Relu => x.relu(),
+        Unary::Sigmoid => x.sigmoid(),
+        Unary::Tanh => x.tanh(),
+        Unary::Gelu => x.gelu("none"),
     }
 }
 
 /// The largest difference allowed between our model and eager, per op, in ulps, with an
 /// absolute floor for results near zero. Exactly rounded operations must match exactly.
-fn tolerance(op: UnaryOp) -> (u64, f32) {
+fn tolerance(op: Unary) -> (u64, f32) {
     match op {
-        UnaryOp::Abs | UnaryOp::Neg | UnaryOp::Square | UnaryOp::Relu => (0, 0.0),
+        Unary::Abs | Unary::Neg | Unary::Square | Unary::Relu => (0, 0.0),
         // Our sqrt is IEEE-rounded (as CUDA's `sqrtf`); eager's vectorised CPU sqrt is not
         // always (e.g. sqrt(88.7): eager 9.418067, correctly rounded 9.418068).
-        UnaryOp::Sqrt => (1, 0.0),
-        UnaryOp::Exp | UnaryOp::Log => (2, 0.0),
-        UnaryOp::Sigmoid | UnaryOp::Tanh => (3, 0.0),
+        Unary::Sqrt => (1, 0.0),
+        Unary::Exp | Unary::Log => (2, 0.0),
+        Unary::Sigmoid | Unary::Tanh => (3, 0.0),
         // Eager's CPU erf is itself an approximation (about 1e-7 absolute); GELU's
         // 1 + erf(x) cancels for negative x, so the absolute floor scales with |x|.
-        UnaryOp::Gelu => (4, 3e-7),
+        Unary::Gelu => (4, 3e-7),
     }
 }
 
@@ -96,7 +96,7 @@ fn tolerance(op: UnaryOp) -> (u64, f32) {
 fn unary_models_match_eager_on_special_and_random_values() {
     let mut rng = Rng(7);
     let mut report = Vec::new();
-    for op in UnaryOp::ALL {
+    for &op in Unary::ALL {
         let mut inputs = specials();
         inputs.extend(rng.vec(4096, -12.0, 12.0));
         inputs.extend(rng.vec(1024, -1.0, 1.0));
@@ -112,7 +112,7 @@ fn unary_models_match_eager_on_special_and_random_values() {
             // CUDA's GELU, `x·0.5·(1 + erf(x/√2))`, is x itself for huge x (+inf at +inf), as
             // eager CPU's AVX2 kernel; eager CPU's AVX-512 kernel overflows to inf at f32::MAX
             // and returns NaN at +inf, so CPU eager is no reference there.
-            if op == UnaryOp::Gelu && input > 1e38 {
+            if op == Unary::Gelu && input > 1e38 {
                 assert_eq!(got, input, "{context}");
                 continue;
             }
@@ -126,7 +126,7 @@ fn unary_models_match_eager_on_special_and_random_values() {
             }
             // Signed zero must match, except GELU where eager itself differs between its
             // scalar and vectorised paths (see docs/gpu.md).
-            if want == 0.0 && got == 0.0 && op != UnaryOp::Gelu {
+            if want == 0.0 && got == 0.0 && op != Unary::Gelu {
                 assert_eq!(got.is_sign_negative(), want.is_sign_negative(), "signed zero: {context}");
             }
             let distance = ulps(got, want);
@@ -151,11 +151,11 @@ fn exact_ops_are_bit_identical_to_eager() {
     inputs.extend(rng.vec(2048, -1e3, 1e3));
     let x = tensor(&inputs, &[inputs.len() as i64]);
     for &input in &inputs {
-        let got = UnaryOp::Sqrt.eval(input);
+        let got = Unary::Sqrt.eval(input);
         let want = (input as f64).sqrt() as f32;
         assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "sqrt({input:e})");
     }
-    for op in [UnaryOp::Abs, UnaryOp::Neg, UnaryOp::Square, UnaryOp::Relu] {
+    for op in [Unary::Abs, Unary::Neg, Unary::Square, Unary::Relu] {
         let expected = to_vec(&eager_unary(op, &x));
         for (&input, &want) in inputs.iter().zip(&expected) {
             let got = op.eval(input);
@@ -209,12 +209,12 @@ fn broadcast_plans_match_eager_arithmetic() {
         let a = make(&a_data, &a_shape, a_t);
         let b = make(&b_data, &b_shape, b_t);
         let plan = ElementwisePlan::broadcast(&a.size(), &a.stride(), &b.size(), &b.stride()).expect("broadcastable");
-        for op in BinaryOp::ALL {
+        for &op in Binary::ALL {
             let want = match op {
-                BinaryOp::Add => &a + &b,
-                BinaryOp::Sub => &a - &b,
-                BinaryOp::Mul => &a * &b,
-                BinaryOp::Div => &a / &b,
+                Binary::Add => &a + &b,
+                Binary::Sub => &a - &b,
+                Binary::Mul => &a * &b,
+                Binary::Div => &a / &b,
             };
             assert_eq!(plan.out_shape, want.size(), "{a_shape:?} {b_shape:?}");
             let got = plan.run_binary_cpu(op, &a_data, &b_data);
@@ -392,7 +392,7 @@ fn erf_and_gelu_models_against_exact_f64() {
         let exact = libm::erf(x as f64);
         worst_erf = worst_erf.max(ulps(got, exact as f32));
         let gelu_exact = x as f64 * 0.5 * libm::erfc(-(x as f64) / std::f64::consts::SQRT_2);
-        let gelu = UnaryOp::Gelu.eval(x) as f64;
+        let gelu = Unary::Gelu.eval(x) as f64;
         // Relative to |x|: GELU(x) is x times a factor in [0, 1].
         worst_gelu_abs = worst_gelu_abs.max((gelu - gelu_exact).abs() / (x.abs() as f64).max(1e-30));
     }

@@ -2,66 +2,36 @@
 //! and as `torch.nn.functional.relu(t, inplace=False)`. Rank 1 or 2; the result keeps the type.
 
 use super::{elementwise_result, f32_tensor, keyword, keywords_only, positional_exactly, Claim, Decision, Lit, Operand, OperandRef, Query};
-use crate::ir::TensorOp;
+use crate::ir::{Op, Options};
 use crate::rules::{self, Rule};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Act {
-    Relu,
-    Sigmoid,
-    Tanh,
-}
-
-impl Act {
-    pub fn from_name(name: &str) -> Act {
-        match name {
-            "sigmoid" => Act::Sigmoid,
-            "tanh" => Act::Tanh,
-            _ => Act::Relu,
-        }
-    }
-    fn op(self) -> TensorOp {
-        match self {
-            Act::Relu => TensorOp::Relu,
-            Act::Sigmoid => TensorOp::Sigmoid,
-            Act::Tanh => TensorOp::Tanh,
-        }
-    }
-    fn name(self) -> &'static str {
-        match self {
-            Act::Relu => "relu",
-            Act::Sigmoid => "sigmoid",
-            Act::Tanh => "tanh",
-        }
-    }
-    fn method_rule(self) -> &'static Rule {
-        match self {
-            Act::Relu => &rules::TENSOR_RELU,
-            Act::Sigmoid => &rules::TENSOR_SIGMOID,
-            Act::Tanh => &rules::TENSOR_TANH,
-        }
-    }
-    fn function_rule(self) -> &'static Rule {
-        match self {
-            Act::Relu => &rules::FUNCTION_RELU,
-            Act::Sigmoid => &rules::FUNCTION_SIGMOID,
-            Act::Tanh => &rules::FUNCTION_TANH,
-        }
-    }
+/// (method rule, `torch.X` rule) of an activation op.
+fn op_rules(op: Op) -> Option<(&'static Rule, &'static Rule)> {
+    Some(match op {
+        Op::Relu => (&rules::TENSOR_RELU, &rules::FUNCTION_RELU),
+        Op::Sigmoid => (&rules::TENSOR_SIGMOID, &rules::FUNCTION_SIGMOID),
+        Op::Tanh => (&rules::TENSOR_TANH, &rules::FUNCTION_TANH),
+        _ => return None,
+    })
 }
 
 /// `t.relu()`: zero arguments, no keywords.
-pub fn method(q: &Query, receiver: &Operand, act: Act) -> Decision {
-    zero_arg_method(q, receiver, act.name(), act.method_rule(), act.op())
+pub fn method(q: &Query, receiver: &Operand, op: Op) -> Decision {
+    let Some((rule, _)) = op_rules(op) else { return super::not_in_lane(op) };
+    zero_arg_method(q, receiver, op.name(), rule, op)
 }
 
-/// `torch.relu(t)`: one positional tensor, no keywords.
-pub fn function(q: &Query, act: Act) -> Decision {
-    one_tensor_function(q, &format!("torch.{}", act.name()), act.function_rule(), act.op())
+/// `torch.relu(t)`: one positional tensor, no keywords; `F.relu(t)` has its own form.
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    if path == "torch.nn.functional.relu" {
+        return functional_relu(q);
+    }
+    let Some((_, rule)) = op_rules(op) else { return super::not_in_lane(op) };
+    one_tensor_function(q, &format!("torch.{}", op.name()), rule, op)
 }
 
 /// `torch.nn.functional.relu(t)` with `inplace` omitted or the keyword literal False.
-pub fn functional_relu(q: &Query) -> Decision {
+fn functional_relu(q: &Query) -> Decision {
     let form = "F.relu";
     if q.args.len() == 2 && !q.starred {
         return Decision::reject(&rules::RELU_INPLACE, "F.relu: a positional `inplace` is not accepted; omit it");
@@ -79,11 +49,11 @@ pub fn functional_relu(q: &Query) -> Decision {
     if let Err(d) = positional_exactly(q, 1, form) {
         return d;
     }
-    tensor_claim(&q.args[0], "F.relu input", &rules::FUNCTIONAL_RELU, TensorOp::Relu, OperandRef::Arg(0))
+    tensor_claim(&q.args[0], "F.relu input", &rules::FUNCTIONAL_RELU, Op::Relu, OperandRef::Arg(0))
 }
 
 /// Shared by the activation and unary lanes: a zero-argument out-of-place method.
-pub fn zero_arg_method(q: &Query, receiver: &Operand, name: &str, rule: &'static Rule, op: TensorOp) -> Decision {
+pub fn zero_arg_method(q: &Query, receiver: &Operand, name: &str, rule: &'static Rule, op: Op) -> Decision {
     if q.starred || !q.args.is_empty() {
         return Decision::reject(&rules::BAD_ARITY, format!("`.{name}()` takes no arguments"));
     }
@@ -94,7 +64,7 @@ pub fn zero_arg_method(q: &Query, receiver: &Operand, name: &str, rule: &'static
 }
 
 /// Shared: `torch.fn(t)` with one positional tensor and no keywords.
-pub fn one_tensor_function(q: &Query, form: &str, rule: &'static Rule, op: TensorOp) -> Decision {
+pub fn one_tensor_function(q: &Query, form: &str, rule: &'static Rule, op: Op) -> Decision {
     if let Err(d) = keywords_only(q, &[], form) {
         return d;
     }
@@ -104,9 +74,9 @@ pub fn one_tensor_function(q: &Query, form: &str, rule: &'static Rule, op: Tenso
     tensor_claim(&q.args[0], &format!("{form} input"), rule, op, OperandRef::Arg(0))
 }
 
-fn tensor_claim(input: &Operand, what: &str, rule: &'static Rule, op: TensorOp, at: OperandRef) -> Decision {
+fn tensor_claim(input: &Operand, what: &str, rule: &'static Rule, op: Op, at: OperandRef) -> Decision {
     match f32_tensor(input, what) {
-        Ok(t) => Decision::Claimed(Claim { rule, result: elementwise_result(t), op, operands: vec![at] }),
+        Ok(t) => Decision::Claimed(Claim { rule, result: elementwise_result(t), op, options: Options::None, operands: vec![at] }),
         Err(d) => d,
     }
 }
@@ -114,7 +84,7 @@ fn tensor_claim(input: &Operand, what: &str, rule: &'static Rule, op: TensorOp, 
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::types::ty::TensorTy as T;
+    use crate::ty::TensorTy as T;
 
     #[test]
     fn methods_keep_rank_1_and_2() {

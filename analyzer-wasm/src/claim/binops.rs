@@ -4,54 +4,20 @@
 //! either order broadcasts to rank 2. Matmul: 2/2 → 2, 2/1 or 1/2 → 1; 1/1 would be rank 0.
 
 use super::{f32_tensor, keywords_only, one_device, positional_exactly, Claim, Decision, Operand, OperandRef, Query};
-use crate::ir::TensorOp;
+use crate::ir::{Op, Options};
 use crate::rules::{self, Rule};
-use crate::types::ty::{Dtype, TensorTy, Ty};
+use crate::ty::{Device, Dtype, TensorTy, Ty};
 use rustpython_parser::ast::Operator;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Arith {
-    Add,
-    Sub,
-    Mul,
-    Div,
-}
-
-impl Arith {
-    fn from_name(name: &str) -> Option<Arith> {
-        Some(match name {
-            "add" => Arith::Add,
-            "sub" => Arith::Sub,
-            "mul" => Arith::Mul,
-            "div" => Arith::Div,
-            _ => return None,
-        })
-    }
-    fn op(self) -> TensorOp {
-        match self {
-            Arith::Add => TensorOp::Add,
-            Arith::Sub => TensorOp::Sub,
-            Arith::Mul => TensorOp::Mul,
-            Arith::Div => TensorOp::Div,
-        }
-    }
-    /// (same-rank rule, broadcast rule) of the operator form
-    fn operator_rules(self) -> (&'static Rule, &'static Rule) {
-        match self {
-            Arith::Add => (&rules::ADD_SAME, &rules::ADD_BCAST),
-            Arith::Sub => (&rules::SUB_SAME, &rules::SUB_BCAST),
-            Arith::Mul => (&rules::MUL_SAME, &rules::MUL_BCAST),
-            Arith::Div => (&rules::DIV_SAME, &rules::DIV_BCAST),
-        }
-    }
-    fn function_rule(self) -> &'static Rule {
-        match self {
-            Arith::Add => &rules::FUNCTION_ADD,
-            Arith::Sub => &rules::FUNCTION_SUB,
-            Arith::Mul => &rules::FUNCTION_MUL,
-            Arith::Div => &rules::FUNCTION_DIV,
-        }
-    }
+/// (same-rank operator rule, broadcast operator rule, `torch.X` rule) of an arithmetic op.
+fn arith_rules(op: Op) -> Option<(&'static Rule, &'static Rule, &'static Rule)> {
+    Some(match op {
+        Op::Add => (&rules::ADD_SAME, &rules::ADD_BCAST, &rules::FUNCTION_ADD),
+        Op::Sub => (&rules::SUB_SAME, &rules::SUB_BCAST, &rules::FUNCTION_SUB),
+        Op::Mul => (&rules::MUL_SAME, &rules::MUL_BCAST, &rules::FUNCTION_MUL),
+        Op::Div => (&rules::DIV_SAME, &rules::DIV_BCAST, &rules::FUNCTION_DIV),
+        _ => return None,
+    })
 }
 
 /// `a <op> b` (and `a <op>= b`). Scalar-only operands are not a torch site.
@@ -68,38 +34,48 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
     if augmented {
         return Decision::reject(&rules::IN_PLACE, format!("`{sym}=` on a tensor updates it in place"));
     }
-    let arith = match op {
-        Operator::Add => Arith::Add,
-        Operator::Sub => Arith::Sub,
-        Operator::Mult => Arith::Mul,
-        Operator::Div => Arith::Div,
-        Operator::MatMult => return matmul(left, right, &rules::MATMUL_OP_2D, &rules::MATMUL_OP_MIXED, "`@`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
-        _ => return Decision::NotCovered(format!("tensor operator `{sym}` is not part of the claimed surface")),
-    };
-    let (same, bcast) = arith.operator_rules();
-    elementwise(left, right, arith, same, bcast, &format!("`{sym}`"))
+    match Op::from_operator(sym) {
+        Some(Op::Matmul) => matmul(left, right, &rules::MATMUL_OP_2D, &rules::MATMUL_OP_MIXED, "`@`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
+        Some(op) => match arith_rules(op) {
+            Some((same, bcast, _)) => elementwise(left, right, op, same, bcast, &format!("`{sym}`")),
+            None => super::not_in_lane(op),
+        },
+        None => Decision::NotCovered(format!("tensor operator `{sym}` is not part of the claimed surface")),
+    }
+}
+
+/// A claimed function of the lane: `torch.matmul` or an arithmetic `torch.add` & co.
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    if op == Op::Matmul {
+        return matmul_call(q);
+    }
+    arith_function(q, op, path)
+}
+
+/// `.add()`, `.sub()`, …: recognised and rejected (they take `alpha`, scalars and
+/// `rounding_mode`, so the operator or `torch.add` is the claimed form).
+pub fn arith_method(name: &str) -> Decision {
+    Decision::reject(&rules::ARITH_METHOD, format!("arithmetic method `.{name}()` is not claimed"))
 }
 
 /// `torch.add(a, b)` & co.: two positional tensors, no keywords (no alpha/out/rounding_mode).
-pub fn function(q: &Query, name: &str) -> Decision {
-    let Some(arith) = Arith::from_name(name) else { return Decision::NotASite };
-    let form = format!("torch.{name}");
-    if let Err(d) = keywords_only(q, &[], &form) {
+fn arith_function(q: &Query, op: Op, form: &str) -> Decision {
+    let Some((_, _, rule)) = arith_rules(op) else { return super::not_in_lane(op) };
+    if let Err(d) = keywords_only(q, &[], form) {
         return d;
     }
-    if let Err(d) = positional_exactly(q, 2, &form) {
+    if let Err(d) = positional_exactly(q, 2, form) {
         return d;
     }
-    let rule = arith.function_rule();
-    elementwise(&q.args[0], &q.args[1], arith, rule, rule, &form)
+    elementwise(&q.args[0], &q.args[1], op, rule, rule, form)
 }
 
-fn elementwise(left: &Operand, right: &Operand, arith: Arith, same: &'static Rule, bcast: &'static Rule, form: &str) -> Decision {
+fn elementwise(left: &Operand, right: &Operand, op: Op, same: &'static Rule, bcast: &'static Rule, form: &str) -> Decision {
     match elementwise_types(left, right, form) {
         Ok((a, b, device)) => {
             let (rule, rank) = if a.rank == b.rank { (same, a.rank) } else { (bcast, 2) };
             match TensorTy::f32(device, rank) {
-                Some(result) => Decision::Claimed(Claim { rule, result, op: arith.op(), operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }),
+                Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::None, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }),
                 None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type for ranks {} and {}", a.rank, b.rank)),
             }
         }
@@ -108,7 +84,7 @@ fn elementwise(left: &Operand, right: &Operand, arith: Arith, same: &'static Rul
 }
 
 /// Both operands float32 tensors on one device (scalars, int64 and mixes are rejected).
-fn elementwise_types(left: &Operand, right: &Operand, form: &str) -> Result<(TensorTy, TensorTy, crate::types::ty::Device), Decision> {
+fn elementwise_types(left: &Operand, right: &Operand, form: &str) -> Result<(TensorTy, TensorTy, Device), Decision> {
     for o in [left, right] {
         if o.ty == Ty::Unknown {
             return Err(Decision::NotCovered(format!("an operand of {form} has an unresolved type")));
@@ -132,7 +108,7 @@ fn elementwise_types(left: &Operand, right: &Operand, form: &str) -> Result<(Ten
 }
 
 /// `torch.matmul(a, b)`: two positional, no keywords.
-pub fn matmul_call(q: &Query) -> Decision {
+fn matmul_call(q: &Query) -> Decision {
     if let Err(d) = keywords_only(q, &[], "torch.matmul") {
         return d;
     }
@@ -165,7 +141,7 @@ fn matmul(left: &Operand, right: &Operand, rule_2d: &'static Rule, rule_mixed: &
         (x, y) => return Decision::reject(&rules::BAD_RANKS, format!("{form} of ranks {x} and {y} is not supported")),
     };
     match TensorTy::f32(device, rank) {
-        Some(result) => Decision::Claimed(Claim { rule, result, op: TensorOp::Matmul, operands: operands.to_vec() }),
+        Some(result) => Decision::Claimed(Claim { rule, result, op: Op::Matmul, options: Options::None, operands: operands.to_vec() }),
         None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
     }
 }
@@ -175,7 +151,7 @@ mod tests {
     use super::super::test_support::*;
     use super::super::{decide, Lit, Query, Target};
     use super::*;
-    use crate::types::ty::TensorTy as T;
+    use crate::ty::TensorTy as T;
 
     fn bin(op: Operator, a: Operand, b: Operand) -> (String, String) {
         let args = [a, b];

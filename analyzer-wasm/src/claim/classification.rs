@@ -3,16 +3,30 @@
 
 use super::reductions::{dim_args, normalize_dim};
 use super::{f32_tensor, keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query};
-use crate::ir::TensorOp;
+use crate::ir::{Op, Options};
 use crate::rules;
-use crate::types::ty::{Device, TensorTy};
+use crate::ty::{Device, TensorTy};
 
-pub fn softmax_method(q: &Query, receiver: &Operand) -> Decision {
-    softmax(q, receiver, q.args, ".softmax()", false, OperandRef::Receiver)
+/// `.softmax(dim)` / `.argmax(dim)`.
+pub fn method(q: &Query, receiver: &Operand, op: Op) -> Decision {
+    match op {
+        Op::Softmax => softmax(q, receiver, q.args, ".softmax()", false, OperandRef::Receiver),
+        Op::Argmax => argmax(q, receiver, q.args, ".argmax()", OperandRef::Receiver),
+        _ => super::not_in_lane(op),
+    }
+}
+
+/// `torch.softmax`, `torch.nn.functional.softmax`, `torch.argmax`.
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    match op {
+        Op::Softmax => softmax_function(q, path == "torch.nn.functional.softmax"),
+        Op::Argmax => argmax_function(q),
+        _ => super::not_in_lane(op),
+    }
 }
 
 /// `functional` is true for `torch.nn.functional.softmax` (which also permits `dtype=None`).
-pub fn softmax_function(q: &Query, functional: bool) -> Decision {
+fn softmax_function(q: &Query, functional: bool) -> Decision {
     let form = if functional { "F.softmax" } else { "torch.softmax" };
     let Some((input, rest)) = q.args.split_first() else {
         return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor positionally"));
@@ -35,16 +49,12 @@ fn softmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, funct
         };
         let dim = normalize_dim(dim, t.rank, form)?;
         let rule = if functional { &rules::FUNCTIONAL_SOFTMAX } else { &rules::SOFTMAX_DIM };
-        Ok(Claim { rule, result: t, op: TensorOp::Softmax { dim }, operands: vec![at] })
+        Ok(Claim { rule, result: t, op: Op::Softmax, options: Options::Dim(dim), operands: vec![at] })
     };
     check().map_or_else(|d| d, Decision::Claimed)
 }
 
-pub fn argmax_method(q: &Query, receiver: &Operand) -> Decision {
-    argmax(q, receiver, q.args, ".argmax()", OperandRef::Receiver)
-}
-
-pub fn argmax_function(q: &Query) -> Decision {
+fn argmax_function(q: &Query) -> Decision {
     let Some((input, rest)) = q.args.split_first() else {
         return Decision::reject(&rules::BAD_ARITY, "torch.argmax needs the input tensor positionally");
     };
@@ -68,7 +78,7 @@ fn argmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: Op
             (2, true) => return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} with keepdim=True on rank 2 would be int64 rank 2"))),
             _ => return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} of a rank-1 tensor without keepdim=True would be int64 rank 0"))),
         }
-        Ok(Claim { rule: &rules::ARGMAX_DIM, result: TensorTy::I64_CPU_1D, op: TensorOp::Argmax { dim, keepdim: args.keepdim }, operands: vec![at] })
+        Ok(Claim { rule: &rules::ARGMAX_DIM, result: TensorTy::I64_CPU_1D, op: Op::Argmax, options: Options::DimKeepdim(dim, args.keepdim), operands: vec![at] })
     };
     check().map_or_else(|d| d, Decision::Claimed)
 }
@@ -76,7 +86,7 @@ fn argmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: Op
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::types::ty::TensorTy as T;
+    use crate::ty::TensorTy as T;
 
     #[test]
     fn softmax_forms() {

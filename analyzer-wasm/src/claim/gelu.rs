@@ -3,7 +3,7 @@
 
 use super::activations::one_tensor_function;
 use super::{keyword, Decision, Lit, Query};
-use crate::ir::TensorOp;
+use crate::ir::Op;
 use crate::rules;
 
 pub fn functional_gelu(q: &Query) -> Decision {
@@ -21,9 +21,9 @@ pub fn functional_gelu(q: &Query) -> Decision {
         // drop the validated keyword before the shared one-tensor check
         let rest: Vec<_> = q.keywords.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, k)| k.clone()).collect();
         let q2 = Query { keywords: &rest, ..*q };
-        return one_tensor_function(&q2, "F.gelu", &rules::GELU_NONE, TensorOp::Gelu);
+        return one_tensor_function(&q2, "F.gelu", &rules::GELU_NONE, Op::Gelu);
     }
-    one_tensor_function(q, "F.gelu", &rules::GELU_NONE, TensorOp::Gelu)
+    one_tensor_function(q, "F.gelu", &rules::GELU_NONE, Op::Gelu)
 }
 
 /// `torch.nn.GELU(...)`: capturing the module is not claimed.
@@ -38,7 +38,7 @@ pub fn method() -> Decision {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::types::ty::TensorTy as T;
+    use crate::ty::TensorTy as T;
 
     const G: &str = "torch.nn.functional.gelu";
 

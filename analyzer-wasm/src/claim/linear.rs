@@ -4,9 +4,9 @@
 //! positional `None` or `bias=None`. Extension: a tensor-valued `bias=b` keyword.
 
 use super::{f32_tensor, keyword, keywords_only, one_device, Claim, Decision, Lit, Operand, OperandRef, Query};
-use crate::ir::TensorOp;
+use crate::ir::{Op, Options};
 use crate::rules;
-use crate::types::ty::{TensorTy, Ty};
+use crate::ty::{TensorTy, Ty};
 
 const FORM: &str = "F.linear";
 
@@ -81,13 +81,13 @@ fn check(q: &Query) -> Result<Claim, Decision> {
         operands.extend(bias_ref);
     }
     let result = TensorTy::f32(device, 2).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, "no rank-2 type on this device"))?;
-    Ok(Claim { rule, result, op: TensorOp::Linear { bias: b.is_some() }, operands })
+    Ok(Claim { rule, result, op: Op::Linear, options: Options::None, operands })
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::types::ty::TensorTy as T;
+    use crate::ty::TensorTy as T;
 
     const L: &str = "torch.nn.functional.linear";
 

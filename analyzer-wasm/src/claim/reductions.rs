@@ -5,9 +5,9 @@
 //! dim 0/1; rank-1 inputs need keepdim=True. Negative literal dims are normalised (extension).
 
 use super::{f32_tensor, keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query};
-use crate::ir::TensorOp;
+use crate::ir::{Op, Options};
 use crate::rules;
-use crate::types::ty::TensorTy;
+use crate::ty::TensorTy;
 
 /// Static `dim` and `keepdim` of a call; `positional` are the arguments after the tensor.
 pub struct DimArgs {
@@ -61,30 +61,31 @@ pub fn normalize_dim(dim: i64, rank: u8, form: &str) -> Result<i64, Decision> {
     }
 }
 
-pub fn method(q: &Query, receiver: &Operand, name: &str) -> Decision {
+pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
-    reduce(q, receiver, q.args, &form, name, OperandRef::Receiver)
+    reduce(q, receiver, q.args, &form, op, OperandRef::Receiver)
 }
 
-pub fn function(q: &Query, name: &str) -> Decision {
-    let form = format!("torch.{name}");
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     let Some((input, rest)) = q.args.split_first() else {
-        return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor positionally"));
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
     };
-    reduce(q, input, rest, &form, name, OperandRef::Arg(0))
+    reduce(q, input, rest, path, op, OperandRef::Arg(0))
 }
 
-fn reduce(q: &Query, input: &Operand, positional: &[Operand], form: &str, name: &str, at: OperandRef) -> Decision {
-    match check(q, input, positional, form, name) {
-        Ok((result, op)) => {
-            let rule = if name == "mean" { &rules::MEAN_DIM } else { &rules::SUM_DIM };
-            Decision::Claimed(Claim { rule, result, op, operands: vec![at] })
-        }
+fn reduce(q: &Query, input: &Operand, positional: &[Operand], form: &str, op: Op, at: OperandRef) -> Decision {
+    let rule = match op {
+        Op::MeanDim => &rules::MEAN_DIM,
+        Op::SumDim => &rules::SUM_DIM,
+        _ => return super::not_in_lane(op),
+    };
+    match check(q, input, positional, form) {
+        Ok((result, options)) => Decision::Claimed(Claim { rule, result, op, options, operands: vec![at] }),
         Err(d) => d,
     }
 }
 
-fn check(q: &Query, input: &Operand, positional: &[Operand], form: &str, name: &str) -> Result<(TensorTy, TensorOp), Decision> {
+fn check(q: &Query, input: &Operand, positional: &[Operand], form: &str) -> Result<(TensorTy, Options), Decision> {
     let t = f32_tensor(input, &format!("{form} input"))?;
     keywords_only(q, &["dim", "keepdim"], form)?;
     let args = dim_args(q, positional, form, true)?;
@@ -97,14 +98,13 @@ fn check(q: &Query, input: &Operand, positional: &[Operand], form: &str, name: &
         return Err(Decision::reject(&rules::RANK0_RESULT, format!("{form} of a rank-1 tensor without keepdim=True is rank 0")));
     }
     let result = TensorTy::f32(t.device, rank).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")))?;
-    let op = if name == "mean" { TensorOp::MeanDim { dim, keepdim: args.keepdim } } else { TensorOp::SumDim { dim, keepdim: args.keepdim } };
-    Ok((result, op))
+    Ok((result, Options::DimKeepdim(dim, args.keepdim)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::types::ty::TensorTy as T;
+    use crate::ty::TensorTy as T;
 
     #[test]
     fn accepted_forms_and_ranks() {

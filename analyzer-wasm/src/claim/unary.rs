@@ -4,36 +4,39 @@
 
 use super::activations::{one_tensor_function, zero_arg_method};
 use super::{Decision, Operand, Query};
-use crate::ir::TensorOp;
+use crate::ir::Op;
 use crate::rules::{self, Rule};
 
-fn rule_and_op(name: &str) -> (&'static Rule, TensorOp) {
-    match name {
-        "abs" => (&rules::UNARY_ABS, TensorOp::Abs),
-        "neg" => (&rules::UNARY_NEG, TensorOp::Neg),
-        // eager `negative` is an alias of `neg`
-        "negative" => (&rules::UNARY_NEGATIVE, TensorOp::Neg),
-        "square" => (&rules::UNARY_SQUARE, TensorOp::Square),
-        "exp" => (&rules::UNARY_EXP, TensorOp::Exp),
-        "log" => (&rules::UNARY_LOG, TensorOp::Log),
-        _ => (&rules::UNARY_SQRT, TensorOp::Sqrt),
-    }
+/// The rule of the spelling `name` (`torch.name` or `.name()`) of `op`.
+fn rule(op: Op, name: &str) -> Option<&'static Rule> {
+    Some(match op {
+        Op::Abs => &rules::UNARY_ABS,
+        // eager `negative` is an alias of `neg`, with its own rule
+        Op::Neg if name == "negative" => &rules::UNARY_NEGATIVE,
+        Op::Neg => &rules::UNARY_NEG,
+        Op::Square => &rules::UNARY_SQUARE,
+        Op::Exp => &rules::UNARY_EXP,
+        Op::Log => &rules::UNARY_LOG,
+        Op::Sqrt => &rules::UNARY_SQRT,
+        _ => return None,
+    })
 }
 
-pub fn function(q: &Query, name: &str) -> Decision {
-    let (rule, op) = rule_and_op(name);
-    one_tensor_function(q, &format!("torch.{name}"), rule, op)
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    let name = path.trim_start_matches("torch.");
+    let Some(rule) = rule(op, name) else { return super::not_in_lane(op) };
+    one_tensor_function(q, path, rule, op)
 }
 
-pub fn method(q: &Query, receiver: &Operand, name: &str) -> Decision {
-    let (rule, op) = rule_and_op(name);
+pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
+    let Some(rule) = rule(op, name) else { return super::not_in_lane(op) };
     zero_arg_method(q, receiver, name, rule, op)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::types::ty::TensorTy as T;
+    use crate::ty::TensorTy as T;
 
     #[test]
     fn every_unary_function_and_method() {

@@ -6,7 +6,7 @@
 //! confused with body text. Any valid Python identifier (Rust keywords, `self`, `crate`,
 //! non-ASCII letters) yields a valid, distinct Rust identifier.
 
-use crate::types::ty::Ty;
+use crate::ty::Ty;
 
 /// Rust representation of a lowerable Python type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

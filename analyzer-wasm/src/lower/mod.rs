@@ -1,13 +1,16 @@
-//! Lowering: the IR of every native function of a file becomes one generated `lib.rs`
+//! Lowering: the (fused) IR of every native function of a file becomes one generated `lib.rs`
 //! (pyo3 module + tch) calling `torchlower-backend` by path, in exactly the shape fixed by
-//! `native-backend/API.md`. Byte ranges of each function and each claimed site inside the
-//! generated text are recorded for the report (the playground links sites to Rust with them).
+//! `native-backend/API.md`. Lowering only prints: every decision was taken before, by the
+//! walk, the claims and the fusion pass. Byte ranges of each function and each claimed site
+//! inside the generated text are recorded for the report (the playground links sites to Rust
+//! with them).
 
-mod fuse;
+mod fused;
 pub mod mangle;
 
-use crate::ir::{self, CmpOp, Expr, ScalarKind, ScalarOp, Stmt, TensorOp};
-use crate::types::ty::{Device, Ty};
+use crate::ir::{self, CmpOp, Expr, Op, Options, ScalarKind, ScalarOp, Stmt};
+use crate::ty::{Device, Ty};
+use torchlower_ops::Signature;
 use mangle::{local_ident, rust_str_literal, RustKind};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -48,7 +51,7 @@ pub fn lower_module(filename: &str, functions: &[NativeFn]) -> Emitted {
     for f in functions {
         out.push('\n');
         let start = out.len();
-        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0, reads: fuse::count_reads(&f.ir.body) };
+        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0 };
         e.function(f);
         let sites = e.site_ranges;
         emitted.push((symbol(f.index), [start, out.len()], sites));
@@ -66,8 +69,6 @@ struct FnEmitter<'o> {
     out: &'o mut String,
     site_ranges: Vec<Option<[usize; 2]>>,
     temp: usize,
-    /// reads of each local in the whole function (liveness for the fusion pass)
-    reads: fuse::ReadCounts,
 }
 
 impl FnEmitter<'_> {
@@ -117,24 +118,17 @@ impl FnEmitter<'_> {
     }
 
     fn block(&mut self, body: &[Stmt], level: usize) {
-        let mut i = 0;
-        while i < body.len() {
-            i += self.stmt(&body[i], body.get(i + 1), level);
+        for s in body {
+            self.stmt(s, level);
         }
     }
 
-    /// Prints `s` (and `next` too when a fused call covers both); returns how many statements
-    /// were printed.
-    fn stmt(&mut self, s: &Stmt, next: Option<&Stmt>, level: usize) -> usize {
+    fn stmt(&mut self, s: &Stmt, level: usize) {
         self.indent(level);
-        if matches!(s, Stmt::For { .. }) {
-            if let Some(consumed) = self.try_fused_loop(s, next, level) {
-                return consumed;
-            }
-        }
         match s {
+            Stmt::FusedLoop(fused) => self.fused_loop(fused, level),
             Stmt::Assign { name, ty, value } => {
-                let Some(kind) = RustKind::of(*ty) else { return 1 };
+                let Some(kind) = RustKind::of(*ty) else { return };
                 let _ = write!(self.out, "{} = ", local_ident(name, kind));
                 self.owned(value);
                 self.out.push_str(";\n");
@@ -182,7 +176,6 @@ impl FnEmitter<'_> {
                 self.out.push_str("}\n");
             }
         }
-        1
     }
 
     /// An owned value: a tensor local is shallow-cloned (a new handle to the same tensor,
@@ -209,10 +202,10 @@ impl FnEmitter<'_> {
                 }
             }
             Expr::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Expr::Tensor { .. } if self.try_fused_expr(e) => {}
-            Expr::Tensor { site, op, device, args } => {
+            Expr::Fused { kernel, sites } => self.fused_expr(kernel, sites),
+            Expr::Tensor { site, op, options, device, args } => {
                 let start = self.out.len();
-                self.tensor_op(op, *device, args);
+                self.tensor_op(*op, *options, *device, args);
                 if let Some(slot) = self.site_ranges.get_mut(*site) {
                     *slot = Some([start, self.out.len()]);
                 }
@@ -306,40 +299,37 @@ impl FnEmitter<'_> {
         format!("cmp{}", self.temp)
     }
 
-    fn tensor_op(&mut self, op: &TensorOp, device: Device, args: &[Expr]) {
+    /// `tl::ops::name(...)` (or `tl::cuda::ops::`), its arguments as the op table's
+    /// signature for the op says.
+    fn tensor_op(&mut self, op: Op, options: Options, device: Device, args: &[Expr]) {
         let module = match device {
             Device::Cpu => "tl::ops",
             Device::Cuda0 => "tl::cuda::ops",
         };
-        let _ = write!(self.out, "{module}::{}(", op.backend_name());
-        match op {
-            TensorOp::Linear { bias } => {
-                self.borrow(args.first());
+        let info = op.info();
+        let _ = write!(self.out, "{module}::{}(", info.name);
+        self.borrow(args.first());
+        match info.signature {
+            Signature::Unary => {}
+            Signature::Binary | Signature::Product => {
+                self.out.push_str(", ");
+                self.borrow(args.get(1));
+            }
+            Signature::Linear => {
                 self.out.push_str(", ");
                 self.borrow(args.get(1));
                 self.out.push_str(", ");
-                if *bias {
-                    self.out.push_str("Some(");
-                    self.borrow(args.get(2));
-                    self.out.push(')');
-                } else {
-                    self.out.push_str("None");
+                self.optional_borrow(args.get(2));
+            }
+            Signature::DimKeepdim | Signature::Dim => match options {
+                Options::DimKeepdim(dim, keepdim) => {
+                    let _ = write!(self.out, ", {dim}, {keepdim}");
                 }
-            }
-            TensorOp::Add | TensorOp::Sub | TensorOp::Mul | TensorOp::Div | TensorOp::Matmul => {
-                self.borrow(args.first());
-                self.out.push_str(", ");
-                self.borrow(args.get(1));
-            }
-            TensorOp::SumDim { dim, keepdim } | TensorOp::MeanDim { dim, keepdim } | TensorOp::Argmax { dim, keepdim } => {
-                self.borrow(args.first());
-                let _ = write!(self.out, ", {dim}, {keepdim}");
-            }
-            TensorOp::Softmax { dim } => {
-                self.borrow(args.first());
-                let _ = write!(self.out, ", {dim}");
-            }
-            _ => self.borrow(args.first()),
+                Options::Dim(dim) => {
+                    let _ = write!(self.out, ", {dim}");
+                }
+                Options::None => {}
+            },
         }
         self.out.push_str(")?");
     }
@@ -381,6 +371,17 @@ fn collect_locals(body: &[Stmt], out: &mut BTreeSet<(String, RustKind)>) {
                 collect_locals(body, out);
             }
             Stmt::While { body, .. } => collect_locals(body, out),
+            Stmt::FusedLoop(l) => {
+                // what the loop's Python form assigns (the kernel itself writes only the
+                // result), so that the declarations are those of the unfused function
+                out.insert((l.var.clone(), RustKind::Int));
+                for name in l.temps.iter().chain([&l.hidden]) {
+                    out.insert((name.clone(), RustKind::Tensor));
+                }
+                if let ir::LoopResult::Assign(name) = &l.result {
+                    out.insert((name.clone(), RustKind::Tensor));
+                }
+            }
             Stmt::Return(_) => {}
         }
     }

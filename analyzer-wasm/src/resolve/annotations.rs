@@ -2,7 +2,7 @@
 //! by name, by module alias or fully dotted; the builtins `int` and `bool`.
 
 use super::ModuleScope;
-use crate::types::ty::{TensorTy, Ty};
+use crate::ty::{TensorTy, Ty};
 use rustpython_parser::ast::Expr;
 
 const TYPE_MODULES: &[&str] = &["torchlower.types", "rextio_torch.types"];

@@ -56,12 +56,13 @@ def backend_dir() -> Path:
 
 
 def backend_fingerprint(directory: Path) -> str:
-    """Hash of the backend's manifest and every source file (paths and contents)."""
+    """Hash of the backend's manifests and every source file (paths and contents), the op
+    table crate inside it (``ops/``) included."""
     digest = hashlib.sha256()
-    files = [directory / "Cargo.toml"]
-    source = directory / "src"
-    if source.is_dir():
-        files += sorted(p for p in source.rglob("*") if p.is_file())
+    files = [directory / "Cargo.toml", directory / "ops" / "Cargo.toml"]
+    for source in (directory / "src", directory / "ops" / "src"):
+        if source.is_dir():
+            files += sorted(p for p in source.rglob("*") if p.is_file())
     for path in files:
         digest.update(str(path.relative_to(directory)).encode())
         digest.update(b"\0")

@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::kernels::args;
-use crate::kernels::math::{BinaryOp, UnaryOp};
+use crate::kernels::math::{Binary, BinaryMath, Unary, UnaryMath};
 use crate::kernels::plan::{ElementwisePlan, MatmulPlan, ReducePlan};
 use crate::kernels::Kernel;
 use crate::launch::{Arg, LaunchConfig};
@@ -98,7 +98,7 @@ impl<'c, 'm> Runner<'c, 'm> {
         let mut push = |r: Result<Value>, name: &str| {
             results.push(r.unwrap_or_else(|e| json!({ "case": name, "ok": false, "error": e.to_string() })))
         };
-        for op in UnaryOp::ALL {
+        for &op in Unary::ALL {
             let mut values: Vec<f32> = SPECIALS.to_vec();
             values.extend(self.rng.vec(1 << 16, -12.0, 12.0));
             values.extend(self.rng.vec(1 << 12, -1.0, 1.0));
@@ -117,7 +117,7 @@ impl<'c, 'm> Runner<'c, 'm> {
             (&[33, 1], &[1, 1], &[1, 45], &[45, 1]),
             (&[1000], &[1], &[1], &[1]),
         ];
-        for op in BinaryOp::ALL {
+        for &op in Binary::ALL {
             for (a_shape, a_strides, b_shape, b_strides) in layouts {
                 push(self.binary(op, a_shape, a_strides, b_shape, b_strides), op.name());
             }
@@ -145,7 +145,7 @@ impl<'c, 'm> Runner<'c, 'm> {
         results
     }
 
-    fn unary(&mut self, op: UnaryOp, storage: &[f32], shape: &[i64], strides: &[i64]) -> Result<Value> {
+    fn unary(&mut self, op: Unary, storage: &[f32], shape: &[i64], strides: &[i64]) -> Result<Value> {
         let plan = ElementwisePlan::unary(shape, strides);
         let input = self.upload(storage)?;
         let out = DeviceBuffer::<f32>::alloc(self.context, plan.numel() as usize)?;
@@ -153,7 +153,7 @@ impl<'c, 'm> Runner<'c, 'm> {
         Ok(compare_f32(format!("{} {shape:?} strides {strides:?}", op.name()), &out.to_host()?, &plan.run_unary_cpu(op, storage)))
     }
 
-    fn binary(&mut self, op: BinaryOp, a_shape: &[i64], a_strides: &[i64], b_shape: &[i64], b_strides: &[i64]) -> Result<Value> {
+    fn binary(&mut self, op: Binary, a_shape: &[i64], a_strides: &[i64], b_shape: &[i64], b_strides: &[i64]) -> Result<Value> {
         let plan = ElementwisePlan::broadcast(a_shape, a_strides, b_shape, b_strides).map_err(crate::result::CudaError::Unsupported)?;
         let a_len: i64 = a_shape.iter().product();
         let b_len: i64 = b_shape.iter().product();
@@ -255,14 +255,14 @@ impl<'c, 'm> Runner<'c, 'm> {
         let plan = ElementwisePlan::unary(&[1], &[1]);
         let config = args::elementwise_config(&plan)?;
         let launch_args = args::unary_args(&plan, out.device_ptr(), one.device_ptr());
-        self.launch(Kernel::Unary(UnaryOp::Relu), config, &launch_args)?;
+        self.launch(Kernel::Unary(Unary::Relu), config, &launch_args)?;
         StreamHandle::LEGACY.synchronize(self.context)?;
         let launches = 10_000;
         let (start, end) = (Event::create(self.context)?, Event::create(self.context)?);
         start.record(StreamHandle::LEGACY)?;
         let t0 = Instant::now();
         for _ in 0..launches {
-            self.launch(Kernel::Unary(UnaryOp::Relu), config, &launch_args)?;
+            self.launch(Kernel::Unary(Unary::Relu), config, &launch_args)?;
         }
         let host_us = t0.elapsed().as_secs_f64() * 1e6 / launches as f64;
         end.record(StreamHandle::LEGACY)?;

@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use tch::{Device, Kind, Tensor};
 
 use super::kernels::args;
-use super::kernels::math::{BinaryOp, UnaryOp};
+use super::kernels::math::{Binary, Unary};
 use super::kernels::plan::{ElementwisePlan, MatmulPlan, ReducePlan};
 use super::kernels::Kernel;
 use super::launch::{Arg, LaunchConfig};
@@ -95,7 +95,7 @@ fn launch(loaded: &LoadedKernel, config: LaunchConfig, args: &[Arg]) -> Result<(
     Ok(())
 }
 
-fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor> {
+fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Unary(op))?;
     check_input(op.name(), t)?;
     let plan = ElementwisePlan::unary(&t.size(), &t.stride());
@@ -107,7 +107,7 @@ fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
-fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+fn binary(op: Binary, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Binary(op))?;
     check_input(op.name(), a)?;
     check_input(op.name(), b)?;
@@ -167,16 +167,16 @@ macro_rules! unary_ops {
 }
 
 unary_ops! {
-    relu => UnaryOp::Relu, "`t.relu()` on cuda:0 (NaN and -0.0 kept, as eager).";
-    sigmoid => UnaryOp::Sigmoid, "`t.sigmoid()` on cuda:0.";
-    tanh => UnaryOp::Tanh, "`t.tanh()` on cuda:0.";
-    abs => UnaryOp::Abs, "`t.abs()` on cuda:0.";
-    neg => UnaryOp::Neg, "`t.neg()` on cuda:0.";
-    square => UnaryOp::Square, "`t.square()` on cuda:0.";
-    exp => UnaryOp::Exp, "`t.exp()` on cuda:0.";
-    log => UnaryOp::Log, "`t.log()` on cuda:0.";
-    sqrt => UnaryOp::Sqrt, "`t.sqrt()` on cuda:0.";
-    gelu => UnaryOp::Gelu, "`F.gelu(t, approximate=\"none\")` on cuda:0.";
+    relu => Unary::Relu, "`t.relu()` on cuda:0 (NaN and -0.0 kept, as eager).";
+    sigmoid => Unary::Sigmoid, "`t.sigmoid()` on cuda:0.";
+    tanh => Unary::Tanh, "`t.tanh()` on cuda:0.";
+    abs => Unary::Abs, "`t.abs()` on cuda:0.";
+    neg => Unary::Neg, "`t.neg()` on cuda:0.";
+    square => Unary::Square, "`t.square()` on cuda:0.";
+    exp => Unary::Exp, "`t.exp()` on cuda:0.";
+    log => Unary::Log, "`t.log()` on cuda:0.";
+    sqrt => Unary::Sqrt, "`t.sqrt()` on cuda:0.";
+    gelu => Unary::Gelu, "`F.gelu(t, approximate=\"none\")` on cuda:0.";
 }
 
 macro_rules! binary_ops {
@@ -186,10 +186,10 @@ macro_rules! binary_ops {
 }
 
 binary_ops! {
-    add => BinaryOp::Add, "`a + b` with broadcasting on cuda:0.";
-    sub => BinaryOp::Sub, "`a - b` with broadcasting on cuda:0.";
-    mul => BinaryOp::Mul, "`a * b` with broadcasting on cuda:0.";
-    div => BinaryOp::Div, "`a / b` (true division) with broadcasting on cuda:0.";
+    add => Binary::Add, "`a + b` with broadcasting on cuda:0.";
+    sub => Binary::Sub, "`a - b` with broadcasting on cuda:0.";
+    mul => Binary::Mul, "`a * b` with broadcasting on cuda:0.";
+    div => Binary::Div, "`a / b` (true division) with broadcasting on cuda:0.";
 }
 
 fn reduce_plan(op: &str, t: &Tensor, dim: i64, keepdim: bool) -> Result<ReducePlan> {

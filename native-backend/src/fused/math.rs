@@ -6,37 +6,9 @@
 //! contracts `a * b + c`, and `mul_add` is exactly rounded everywhere (an instruction with FMA,
 //! a library call without), so both versions give the same bits.
 
-/// One elementwise unary op of `tl::ops` (same names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unary {
-    Relu,
-    Sigmoid,
-    Tanh,
-    Gelu,
-    Abs,
-    Neg,
-    Square,
-    Exp,
-    Log,
-    Sqrt,
-}
-
-impl Unary {
-    /// Every op, in declaration order (so `op as usize` indexes this array).
-    pub const ALL: [Unary; 10] = [
-        Unary::Relu, Unary::Sigmoid, Unary::Tanh, Unary::Gelu, Unary::Abs,
-        Unary::Neg, Unary::Square, Unary::Exp, Unary::Log, Unary::Sqrt,
-    ];
-}
-
-/// One elementwise binary op of `tl::ops` (true division for `Div`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Binary {
-    Add,
-    Sub,
-    Mul,
-    Div,
-}
+/// The element ops come from the op table (`torchlower-ops`): `Unary::ALL` indexes by
+/// `op as usize`, `Div` is true division.
+pub use torchlower_ops::{Binary, Unary};
 
 /// `torch.relu`: `clamp_min(x, 0)`, which keeps `-0.0` and NaN as they are.
 #[inline(always)]

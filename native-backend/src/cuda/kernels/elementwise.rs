@@ -4,7 +4,7 @@
 //! rank-1/rank-2 broadcasting in both orders and `(m,1) x (1,n)` all use one kernel.
 
 use super::super::launch::{KernelSignature, ParamKind::*};
-use super::math::{BinaryOp, PtxScalar, UnaryOp};
+use super::math::{Binary, BinaryMath, PtxScalar, Unary, UnaryMath};
 use super::ptx::PtxBuilder;
 
 /// `(out, in, numel, cols, in_row_stride, in_col_stride)`.
@@ -43,7 +43,7 @@ fn prologue(b: &mut PtxBuilder, numel_param: usize, cols_param: usize, done: &st
     (index, row, col)
 }
 
-pub fn unary_ptx(op: UnaryOp, signature: &KernelSignature) -> String {
+pub fn unary_ptx(op: Unary, signature: &KernelSignature) -> String {
     let mut b = PtxBuilder::new();
     let done = b.label("done");
     let out = b.param_global_ptr(0);
@@ -57,7 +57,7 @@ pub fn unary_ptx(op: UnaryOp, signature: &KernelSignature) -> String {
     b.finish(signature)
 }
 
-pub fn binary_ptx(op: BinaryOp, signature: &KernelSignature) -> String {
+pub fn binary_ptx(op: Binary, signature: &KernelSignature) -> String {
     let mut b = PtxBuilder::new();
     let done = b.label("done");
     let out = b.param_global_ptr(0);

@@ -589,74 +589,43 @@ pub fn erfc_scaled_fit() -> (Vec<f32>, f32, f32) {
     (monomial.iter().map(|&c| c as f32).collect(), center as f32, half_width as f32)
 }
 
-/// Which per-element function a unary kernel applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    Abs,
-    Neg,
-    Square,
-    Exp,
-    Log,
-    Sqrt,
-    Relu,
-    Sigmoid,
-    Tanh,
-    Gelu,
+pub use torchlower_ops::{Binary, Unary};
+
+/// The per-element function of a unary kernel, for the op table's [`Unary`] ops.
+pub trait UnaryMath: Copy {
+    /// Applies the operation (emitting PTX or computing on the host, depending on `S`).
+    fn apply<S: Scalar>(self, s: &mut S, x: &S::F) -> S::F;
+
+    /// The host model of the device kernel: bit-identical to it.
+    fn eval(self, x: f32) -> f32 {
+        self.apply(&mut CpuScalar, &x)
+    }
 }
 
-impl UnaryOp {
-    pub const ALL: [UnaryOp; 10] = [
-        UnaryOp::Abs,
-        UnaryOp::Neg,
-        UnaryOp::Square,
-        UnaryOp::Exp,
-        UnaryOp::Log,
-        UnaryOp::Sqrt,
-        UnaryOp::Relu,
-        UnaryOp::Sigmoid,
-        UnaryOp::Tanh,
-        UnaryOp::Gelu,
-    ];
-
-    pub fn name(self) -> &'static str {
+impl UnaryMath for Unary {
+    fn apply<S: Scalar>(self, s: &mut S, x: &S::F) -> S::F {
         match self {
-            UnaryOp::Abs => "abs",
-            UnaryOp::Neg => "neg",
-            UnaryOp::Square => "square",
-            UnaryOp::Exp => "exp",
-            UnaryOp::Log => "log",
-            UnaryOp::Sqrt => "sqrt",
-            UnaryOp::Relu => "relu",
-            UnaryOp::Sigmoid => "sigmoid",
-            UnaryOp::Tanh => "tanh",
-            UnaryOp::Gelu => "gelu",
-        }
-    }
-
-    /// Applies the operation (emitting PTX or computing on the host, depending on `S`).
-    pub fn apply<S: Scalar>(self, s: &mut S, x: &S::F) -> S::F {
-        match self {
-            UnaryOp::Abs => s.abs(x),
-            UnaryOp::Neg => s.neg(x),
-            UnaryOp::Square => s.mul(x, x),
-            UnaryOp::Exp => exp(s, x),
-            UnaryOp::Log => log(s, x),
-            UnaryOp::Sqrt => s.sqrt(x),
+            Unary::Abs => s.abs(x),
+            Unary::Neg => s.neg(x),
+            Unary::Square => s.mul(x, x),
+            Unary::Exp => exp(s, x),
+            Unary::Log => log(s, x),
+            Unary::Sqrt => s.sqrt(x),
             // Eager PyTorch keeps NaN and -0.0 (x < 0 is false for both).
-            UnaryOp::Relu => {
+            Unary::Relu => {
                 let zero = s.c(0.0);
                 let negative = s.lt(x, &zero);
                 s.select(&negative, &zero, x)
             }
-            UnaryOp::Sigmoid => {
+            Unary::Sigmoid => {
                 let nx = s.neg(x);
                 let e = exp(s, &nx);
                 let one = s.c(1.0);
                 let d = s.add(&one, &e);
                 s.div(&one, &d)
             }
-            UnaryOp::Tanh => tanh(s, x),
-            UnaryOp::Gelu => {
+            Unary::Tanh => tanh(s, x),
+            Unary::Gelu => {
                 let alpha = s.c(std::f32::consts::FRAC_1_SQRT_2);
                 let scaled = s.mul(x, &alpha);
                 let e = erf(s, &scaled);
@@ -668,44 +637,25 @@ impl UnaryOp {
             }
         }
     }
+}
+
+/// The tensor-tensor arithmetic of a binary kernel, for the op table's [`Binary`] ops.
+pub trait BinaryMath: Copy {
+    fn apply<S: Scalar>(self, s: &mut S, a: &S::F, b: &S::F) -> S::F;
 
     /// The host model of the device kernel: bit-identical to it.
-    pub fn eval(self, x: f32) -> f32 {
-        self.apply(&mut CpuScalar, &x)
-    }
-}
-
-/// Which tensor-tensor arithmetic a binary kernel applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-}
-
-impl BinaryOp {
-    pub const ALL: [BinaryOp; 4] = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "sub",
-            BinaryOp::Mul => "mul",
-            BinaryOp::Div => "div",
-        }
-    }
-
-    pub fn apply<S: Scalar>(self, s: &mut S, a: &S::F, b: &S::F) -> S::F {
-        match self {
-            BinaryOp::Add => s.add(a, b),
-            BinaryOp::Sub => s.sub(a, b),
-            BinaryOp::Mul => s.mul(a, b),
-            BinaryOp::Div => s.div(a, b),
-        }
-    }
-
-    pub fn eval(self, a: f32, b: f32) -> f32 {
+    fn eval(self, a: f32, b: f32) -> f32 {
         self.apply(&mut CpuScalar, &a, &b)
+    }
+}
+
+impl BinaryMath for Binary {
+    fn apply<S: Scalar>(self, s: &mut S, a: &S::F, b: &S::F) -> S::F {
+        match self {
+            Binary::Add => s.add(a, b),
+            Binary::Sub => s.sub(a, b),
+            Binary::Mul => s.mul(a, b),
+            Binary::Div => s.div(a, b),
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! with a [`KernelSignature`] that both writes its `.entry` line and checks its launches.
 //!
 //! - [`math`]: per-element float32 math written once over a tiny instruction set, emitted as
-//!   PTX or evaluated on the host bit for bit ([`math::UnaryOp::eval`]).
+//!   PTX or evaluated on the host bit for bit ([`math::UnaryMath::eval`]).
 //! - [`plan`]: the index math (broadcast strides, matmul views, reduction lines) with host
 //!   executors that follow the kernels' exact evaluation order.
 //! - [`elementwise`], [`matmul`], [`reduce`]: the PTX generators.
@@ -15,14 +15,17 @@ pub mod plan;
 pub mod ptx;
 pub mod reduce;
 
-use super::launch::KernelSignature;
-use math::{BinaryOp, UnaryOp};
+use std::sync::LazyLock;
 
-/// Every kernel we generate.
+use super::launch::KernelSignature;
+use math::{Binary, Unary};
+
+/// Every kernel we generate: one per elementwise op of the op table (`torchlower-ops`), and
+/// the four shared by the other ops (their rows name them in `cuda_kernel`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    Unary(UnaryOp),
-    Binary(BinaryOp),
+    Unary(Unary),
+    Binary(Binary),
     /// `A B (+ bias)`, also `linear` and the mixed-rank matmuls.
     Matmul,
     /// Sum along a line times a factor (1 for sum, 1/len for mean).
@@ -31,57 +34,69 @@ pub enum Kernel {
     Argmax,
 }
 
-macro_rules! signatures {
-    ($params:expr; $($name:literal),*) => { [$(KernelSignature { name: $name, params: $params }),*] };
-}
+/// The kernels that are not one elementwise op, in [`Kernel::index`] order after those.
+const SHARED: [Kernel; 4] = [Kernel::Matmul, Kernel::Sum, Kernel::Softmax, Kernel::Argmax];
 
-static UNARY_SIGNATURES: [KernelSignature; 10] = signatures!(elementwise::UNARY_PARAMS;
-    "tl_abs", "tl_neg", "tl_square", "tl_exp", "tl_log", "tl_sqrt", "tl_relu", "tl_sigmoid", "tl_tanh", "tl_gelu");
-static BINARY_SIGNATURES: [KernelSignature; 4] =
-    signatures!(elementwise::BINARY_PARAMS; "tl_add", "tl_sub", "tl_mul", "tl_div");
-static MATMUL_SIGNATURE: KernelSignature = KernelSignature { name: "tl_matmul", params: matmul::MATMUL_PARAMS };
-static SUM_SIGNATURE: KernelSignature = KernelSignature { name: "tl_sum", params: reduce::SUM_PARAMS };
-static SOFTMAX_SIGNATURE: KernelSignature = KernelSignature { name: "tl_softmax", params: reduce::SOFTMAX_PARAMS };
-static ARGMAX_SIGNATURE: KernelSignature = KernelSignature { name: "tl_argmax", params: reduce::ARGMAX_PARAMS };
+/// Signatures of all kernels, in [`Kernel::index`] order.
+static SIGNATURES: LazyLock<Vec<KernelSignature>> = LazyLock::new(|| {
+    Kernel::all().into_iter().map(|kernel| KernelSignature { name: kernel.entry_name(), params: kernel.params() }).collect()
+});
 
 impl Kernel {
     /// Number of kernels; [`Kernel::index`] is below it.
-    pub const COUNT: usize = 18;
+    pub const COUNT: usize = Unary::ALL.len() + Binary::ALL.len() + SHARED.len();
 
     /// All kernels, in [`Kernel::index`] order.
     pub fn all() -> Vec<Kernel> {
-        let mut all: Vec<Kernel> = UnaryOp::ALL.iter().map(|&op| Kernel::Unary(op)).collect();
-        all.extend(BinaryOp::ALL.iter().map(|&op| Kernel::Binary(op)));
-        all.extend([Kernel::Matmul, Kernel::Sum, Kernel::Softmax, Kernel::Argmax]);
+        let mut all: Vec<Kernel> = Unary::ALL.iter().map(|&op| Kernel::Unary(op)).collect();
+        all.extend(Binary::ALL.iter().map(|&op| Kernel::Binary(op)));
+        all.extend(SHARED);
         all
     }
 
     /// A dense index, for per-kernel caches.
     pub fn index(self) -> usize {
+        let shared = Unary::ALL.len() + Binary::ALL.len();
         match self {
-            Kernel::Unary(op) => UnaryOp::ALL.iter().position(|&o| o == op).unwrap_or(0),
-            Kernel::Binary(op) => 10 + BinaryOp::ALL.iter().position(|&o| o == op).unwrap_or(0),
-            Kernel::Matmul => 14,
-            Kernel::Sum => 15,
-            Kernel::Softmax => 16,
-            Kernel::Argmax => 17,
+            Kernel::Unary(op) => op as usize,
+            Kernel::Binary(op) => Unary::ALL.len() + op as usize,
+            Kernel::Matmul => shared,
+            Kernel::Sum => shared + 1,
+            Kernel::Softmax => shared + 2,
+            Kernel::Argmax => shared + 3,
         }
     }
 
     pub fn signature(self) -> &'static KernelSignature {
-        match self {
-            Kernel::Unary(op) => &UNARY_SIGNATURES[Kernel::Unary(op).index()],
-            Kernel::Binary(op) => &BINARY_SIGNATURES[Kernel::Binary(op).index() - 10],
-            Kernel::Matmul => &MATMUL_SIGNATURE,
-            Kernel::Sum => &SUM_SIGNATURE,
-            Kernel::Softmax => &SOFTMAX_SIGNATURE,
-            Kernel::Argmax => &ARGMAX_SIGNATURE,
-        }
+        &SIGNATURES[self.index()]
     }
 
     /// The kernel's name (its `.entry`).
     pub fn name(self) -> &'static str {
         self.signature().name
+    }
+
+    /// The `.entry` name: the op table's for elementwise ops.
+    fn entry_name(self) -> &'static str {
+        match self {
+            Kernel::Unary(op) => op.info().cuda_kernel,
+            Kernel::Binary(op) => op.info().cuda_kernel,
+            Kernel::Matmul => "tl_matmul",
+            Kernel::Sum => "tl_sum",
+            Kernel::Softmax => "tl_softmax",
+            Kernel::Argmax => "tl_argmax",
+        }
+    }
+
+    fn params(self) -> &'static [super::launch::ParamKind] {
+        match self {
+            Kernel::Unary(_) => elementwise::UNARY_PARAMS,
+            Kernel::Binary(_) => elementwise::BINARY_PARAMS,
+            Kernel::Matmul => matmul::MATMUL_PARAMS,
+            Kernel::Sum => reduce::SUM_PARAMS,
+            Kernel::Softmax => reduce::SOFTMAX_PARAMS,
+            Kernel::Argmax => reduce::ARGMAX_PARAMS,
+        }
     }
 
     /// The PTX module text of this kernel.
@@ -94,6 +109,27 @@ impl Kernel {
             Kernel::Sum => reduce::sum_ptx(signature),
             Kernel::Softmax => reduce::softmax_ptx(signature),
             Kernel::Argmax => reduce::argmax_ptx(signature),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every op of the table names a kernel that exists, and the elementwise ops each own one.
+    #[test]
+    fn every_table_row_has_its_kernel() {
+        let names: Vec<&str> = Kernel::all().into_iter().map(Kernel::name).collect();
+        for row in torchlower_ops::TABLE {
+            assert!(names.contains(&row.cuda_kernel), "{:?}: no kernel {}", row.op, row.cuda_kernel);
+        }
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), Kernel::COUNT);
+        for (i, kernel) in Kernel::all().into_iter().enumerate() {
+            assert_eq!(kernel.index(), i);
         }
     }
 }

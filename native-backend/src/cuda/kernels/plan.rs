@@ -4,7 +4,7 @@
 //! executor (`run_cpu`) that walks memory the same way, which the tests compare with eager
 //! PyTorch and the GPU check compares with the device.
 
-use super::math::{BinaryOp, UnaryOp};
+use super::math::{Binary, BinaryMath, Unary, UnaryMath};
 
 /// A rank-1 or rank-2 strided view as `rows x cols` (rank 1 is one row), strides in elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +113,7 @@ impl ElementwisePlan {
     }
 
     /// Host execution of a unary plan.
-    pub fn run_unary_cpu(&self, op: UnaryOp, input: &[f32]) -> Vec<f32> {
+    pub fn run_unary_cpu(&self, op: Unary, input: &[f32]) -> Vec<f32> {
         (0..self.numel())
             .map(|i| {
                 let offset = self.input_offsets(i).next().unwrap_or(0);
@@ -123,7 +123,7 @@ impl ElementwisePlan {
     }
 
     /// Host execution of a binary plan.
-    pub fn run_binary_cpu(&self, op: BinaryOp, a: &[f32], b: &[f32]) -> Vec<f32> {
+    pub fn run_binary_cpu(&self, op: Binary, a: &[f32], b: &[f32]) -> Vec<f32> {
         (0..self.numel())
             .map(|i| {
                 let offsets: Vec<i64> = self.input_offsets(i).collect();
@@ -350,9 +350,9 @@ impl ReducePlan {
         let nan_max = |a: f32, b: f32| if a.is_nan() || b.is_nan() { f32::NAN } else { a.max(b) };
         for o in 0..self.outer {
             let max = self.tree_reduce(o, f32::NEG_INFINITY, |off| input[off as usize], nan_max);
-            let sum = self.tree_reduce(o, 0f32, |off| UnaryOp::Exp.eval(input[off as usize] - max), |a, b| a + b);
+            let sum = self.tree_reduce(o, 0f32, |off| Unary::Exp.eval(input[off as usize] - max), |a, b| a + b);
             for i in 0..self.len {
-                let value = UnaryOp::Exp.eval(input[self.input_offset(o, i) as usize] - max) / sum;
+                let value = Unary::Exp.eval(input[self.input_offset(o, i) as usize] - max) / sum;
                 out[(o as i64 * self.out_outer_stride + i as i64 * self.out_reduce_stride) as usize] = value;
             }
         }

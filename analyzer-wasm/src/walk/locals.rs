@@ -5,19 +5,17 @@ use rustpython_parser::ast::{self, Expr, Stmt};
 use std::collections::BTreeSet;
 
 /// Names bound in `body` (not descending into nested functions/classes, whose own names are
-/// bound here but whose bodies are separate scopes).
-pub fn collect(body: &[Stmt], out: &mut BTreeSet<String>) {
-    collect_at(body, out, 0);
+/// bound here but whose bodies are separate scopes). Blocks nested deeper than `max_depth`
+/// are not searched (the walk refuses them anyway).
+pub fn collect(body: &[Stmt], out: &mut BTreeSet<String>, max_depth: usize) {
+    collect_at(body, out, 0, max_depth);
 }
 
-/// Blocks nested deeper than this are not searched (the typing walk refuses them anyway).
-const MAX_DEPTH: usize = 2 * crate::types::function::MAX_DEPTH;
-
-fn collect_at(body: &[Stmt], out: &mut BTreeSet<String>, depth: usize) {
-    if depth > MAX_DEPTH {
+fn collect_at(body: &[Stmt], out: &mut BTreeSet<String>, depth: usize, max_depth: usize) {
+    if depth > max_depth {
         return;
     }
-    let collect = |b: &[Stmt], out: &mut BTreeSet<String>| collect_at(b, out, depth + 1);
+    let collect = |b: &[Stmt], out: &mut BTreeSet<String>| collect_at(b, out, depth + 1, max_depth);
     for stmt in body {
         match stmt {
             Stmt::Assign(s) => s.targets.iter().for_each(|t| target(t, out)),

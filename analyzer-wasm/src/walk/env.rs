@@ -1,6 +1,6 @@
 //! The typing environment: for each local name, its type and whether it is definitely bound.
 
-use super::ty::Ty;
+use crate::ty::Ty;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl Env {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ty::TensorTy;
+    use crate::ty::TensorTy;
 
     #[test]
     fn join_keeps_agreeing_types_only() {

@@ -1,0 +1,433 @@
+//! Fusion: an IR → IR pass that replaces groups of claimed CPU tensor ops by the one
+//! `tl::fused` kernel call (native-backend/API.md, "Fused kernels") that computes them, so
+//! that lowering only prints. Each fused node lists the sites it covers; the report shows them
+//! as `fused_into`.
+//!
+//! Forms recognised (everything else stays op by op):
+//! - within one expression, `reduce?(acts(base))` where `base` is `linear(x, w, b?)`
+//!   (→ `linear_epilogue`) or `x @ w` / `x @ w + b` (→ `matmul_epilogue`), `acts` a chain of
+//!   unary ops and `reduce` an optional `sum`/`mean` over one dim;
+//! - a lone `sum`/`mean` of a local (→ `reduce`);
+//! - a chain of two or more elementwise ops (unary ops, tensor–tensor `+ - * /`) over tensor
+//!   locals (→ `elementwise`, one pass with broadcasting instead of one tensor per op);
+//! - a `for … in range(…)` loop whose every path performs exactly one weight-tied layer step
+//!   `t = h @ W + B; h = acts(t)` (or `h = acts(h @ W + B)`), the scalar control flow only
+//!   choosing `acts` (→ `iterate_matmul_epilogue`); when the next statement only reduces the
+//!   loop's result (`return h.mean(…)`, or `m = h.sum(…)` with `h` not read again), both
+//!   statements (→ `iterate_matmul_reduce`), so the last layer never becomes a tensor.
+//!
+//! Exactness: the fused kernels have the chain's semantics, errors included, so the only
+//! thing the pass must preserve is *evaluation order* of operands whose evaluation can fail.
+//! Hence the bias of `x @ w + b` must be a local (evaluating it cannot fail, so it may move
+//! before the product), and `b + x @ w` is not fused at all: its fallback would raise
+//! `add(product, b)`'s broadcasting message with the sizes swapped.
+//!
+//! Matching is top-down (a group is matched before its operands, which are then fused on
+//! their own), exactly the order in which the groups are printed.
+
+use crate::ir::{self, ActTree, Expr, Fused, FusedLoop, LoopResult, Op, Options, Product, Reduce, Step, Stmt, Unary};
+use crate::ty::{Device, Ty};
+use std::collections::HashMap;
+
+/// Fuse every group of `f`'s body.
+pub fn fuse_function(f: ir::Function) -> ir::Function {
+    let reads = count_reads(&f.body);
+    let body = Pass { reads: &reads }.block(f.body);
+    ir::Function { body, ..f }
+}
+
+/// How many times each local name is read anywhere in a function (by name, whatever its
+/// kind — conservative for liveness).
+type ReadCounts = HashMap<String, usize>;
+
+fn count_reads(body: &[Stmt]) -> ReadCounts {
+    let mut counts = ReadCounts::new();
+    for s in body {
+        visit_stmt_exprs(s, &mut |e| {
+            if let Expr::Local { name, .. } = e {
+                *counts.entry(name.clone()).or_default() += 1;
+            }
+        });
+    }
+    counts
+}
+
+/// Calls `f` on every expression of `s` and of the statements nested in it.
+fn visit_stmt_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+    match s {
+        Stmt::Assign { value, .. } | Stmt::Return(value) => value.visit(f),
+        Stmt::If { cond, then, orelse } => {
+            cond.visit(f);
+            then.iter().chain(orelse).for_each(|s| visit_stmt_exprs(s, f));
+        }
+        Stmt::For { start, stop, step, body, .. } => {
+            [start, stop, step].into_iter().for_each(|e| e.visit(f));
+            body.iter().for_each(|s| visit_stmt_exprs(s, f));
+        }
+        Stmt::While { cond, body } => {
+            cond.visit(f);
+            body.iter().for_each(|s| visit_stmt_exprs(s, f));
+        }
+        // the pass runs once, on an unfused body
+        Stmt::FusedLoop(_) => {}
+    }
+}
+
+fn has_tensor_op(e: &Expr) -> bool {
+    let mut found = false;
+    e.visit(&mut |e| found |= matches!(e, Expr::Tensor { .. } | Expr::Fused { .. }));
+    found
+}
+
+/// A CPU tensor op with its site and operands.
+fn cpu_op(e: &Expr) -> Option<(usize, Op, Options, &[Expr])> {
+    match e {
+        Expr::Tensor { site, op, options, device: Device::Cpu, args } => Some((*site, *op, *options, args)),
+        _ => None,
+    }
+}
+
+fn tensor_local(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Local { name, ty: Ty::Tensor(_) } => Some(name),
+        _ => None,
+    }
+}
+
+/// The fused reduction of a sum/mean op.
+fn reduction(op: Op, options: Options) -> Option<Reduce> {
+    match (op, options) {
+        (Op::SumDim, Options::DimKeepdim(dim, keepdim)) => Some(Reduce { mean: false, dim, keepdim }),
+        (Op::MeanDim, Options::DimKeepdim(dim, keepdim)) => Some(Reduce { mean: true, dim, keepdim }),
+        _ => None,
+    }
+}
+
+// ---- matching (read-only over the unfused tree) -------------------------------------------
+
+/// A chain of elementwise ops as one `tl::fused::elementwise` program: `e` when it is a tree
+/// of at least two unary ops or tensor–tensor `+ - * /` on the CPU whose leaves are all
+/// tensor locals (reading a local cannot fail, so the ops still run, and raise, in the
+/// source's order).
+fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
+    fn walk(e: &Expr, operands: &mut Vec<String>, program: &mut Vec<Step>, sites: &mut Vec<usize>) -> Option<()> {
+        if let Some(name) = tensor_local(e) {
+            let index = operands.iter().position(|o| o == name).unwrap_or_else(|| {
+                operands.push(name.to_string());
+                operands.len() - 1
+            });
+            program.push(Step::Load(index));
+            return Some(());
+        }
+        let (site, op, _, args) = cpu_op(e)?;
+        let step = match args {
+            [operand] => {
+                let unary = op.unary()?;
+                walk(operand, operands, program, sites)?;
+                Step::Unary(unary)
+            }
+            [left, right] => {
+                let binary = op.binary()?;
+                walk(left, operands, program, sites)?;
+                walk(right, operands, program, sites)?;
+                Step::Binary(binary)
+            }
+            _ => return None,
+        };
+        program.push(step);
+        sites.push(site);
+        Some(())
+    }
+    let (mut operands, mut program, mut sites) = (Vec::new(), Vec::new(), Vec::new());
+    walk(e, &mut operands, &mut program, &mut sites)?;
+    (sites.len() >= 2).then_some((Fused::Elementwise { operands, program }, sites))
+}
+
+/// `x @ w + b` (bias a local, see the module doc) or `x @ w`, with the sites it spans.
+fn matmul_step<'e>(e: &'e Expr, sites: &mut Vec<usize>) -> Option<(&'e Expr, &'e Expr, Option<&'e Expr>)> {
+    let (site, op, _, args) = cpu_op(e)?;
+    match (op, args) {
+        (Op::Matmul, [x, w]) => {
+            sites.push(site);
+            Some((x, w, None))
+        }
+        (Op::Add, [product, b]) if tensor_local(b).is_some() => {
+            let (matmul_site, Op::Matmul, _, [x, w]) = cpu_op(product)? else { return None };
+            sites.extend([site, matmul_site]);
+            Some((x, w, Some(b)))
+        }
+        _ => None,
+    }
+}
+
+/// Peel unary ops off `e` (outermost first), returning them in application order and the
+/// expression they apply to.
+fn peel_acts<'e>(mut e: &'e Expr, sites: &mut Vec<usize>) -> (Vec<Unary>, &'e Expr) {
+    let mut acts = Vec::new();
+    while let Some((site, op, _, [inner])) = cpu_op(e) {
+        let Some(unary) = op.unary() else { break };
+        acts.push(unary);
+        sites.push(site);
+        e = inner;
+    }
+    acts.reverse();
+    (acts, e)
+}
+
+/// `reduce?(acts(base))`, with every site it covers.
+struct Epilogue<'e> {
+    product: Product,
+    x: &'e Expr,
+    w: &'e Expr,
+    b: Option<&'e Expr>,
+    acts: Vec<Unary>,
+    reduce: Option<Reduce>,
+    sites: Vec<usize>,
+}
+
+fn match_epilogue(e: &Expr) -> Option<Epilogue<'_>> {
+    let mut sites = Vec::new();
+    let mut reduce = None;
+    let mut inner = e;
+    if let Some((site, op, options, [arg])) = cpu_op(e) {
+        if let Some(r) = reduction(op, options) {
+            reduce = Some(r);
+            sites.push(site);
+            inner = arg;
+        }
+    }
+    let (acts, root) = peel_acts(inner, &mut sites);
+    let (product, x, w, b) = match cpu_op(root)? {
+        (site, Op::Linear, _, args) => {
+            sites.push(site);
+            match args {
+                [x, w, b] => (Product::Linear, x, w, Some(b)),
+                [x, w] => (Product::Linear, x, w, None),
+                _ => return None,
+            }
+        }
+        _ => {
+            let (x, w, b) = matmul_step(root, &mut sites)?;
+            (Product::Matmul, x, w, b)
+        }
+    };
+    // a lone linear/matmul is one op already; something must follow it
+    let has_epilogue = !acts.is_empty() || reduce.is_some() || (product == Product::Matmul && b.is_some());
+    has_epilogue.then_some(Epilogue { product, x, w, b, acts, reduce, sites })
+}
+
+/// A statement that only reduces a loop's result: `return hidden.sum(…)` or
+/// `name = hidden.mean(…)`.
+struct Reduction<'s> {
+    /// The local assigned, or `None` for a `return`.
+    target: Option<&'s str>,
+    site: usize,
+    reduce: Reduce,
+}
+
+fn reduction_of<'s>(s: &'s Stmt, hidden: &str) -> Option<Reduction<'s>> {
+    let (target, value) = match s {
+        Stmt::Return(value) => (None, value),
+        Stmt::Assign { name, ty: Ty::Tensor(_), value } => (Some(name.as_str()), value),
+        _ => return None,
+    };
+    let (site, op, options, [arg]) = cpu_op(value)? else { return None };
+    if tensor_local(arg)? != hidden {
+        return None;
+    }
+    Some(Reduction { target, site, reduce: reduction(op, options)? })
+}
+
+/// What every path of a weight-tied loop body must agree on.
+#[derive(Default)]
+struct LoopStep<'e> {
+    /// (hidden, weight, bias) names and bias expression, from the first path matched
+    carried: Option<(&'e str, &'e str, Option<&'e Expr>)>,
+    /// the per-path temporaries `t` of `t = h @ W + B; h = acts(t)`
+    temps: Vec<&'e str>,
+    sites: Vec<usize>,
+}
+
+impl<'e> LoopStep<'e> {
+    /// One layer step `hidden = acts(hidden @ w + b)` read from `value` (assigned to
+    /// `hidden`), consistent with the other paths.
+    fn step(&mut self, hidden: &'e str, value: &'e Expr) -> Option<()> {
+        let (x, w, b) = matmul_step(value, &mut self.sites)?;
+        let (x, w) = (tensor_local(x)?, tensor_local(w)?);
+        let b_name = b.map(tensor_local);
+        if x != hidden || w == hidden || b_name == Some(Some(hidden)) {
+            return None;
+        }
+        match self.carried {
+            None => self.carried = Some((hidden, w, b)),
+            Some((h0, w0, b0)) => {
+                if h0 != hidden || w0 != w || b0.map(tensor_local) != b_name {
+                    return None;
+                }
+            }
+        }
+        Some(())
+    }
+
+    fn body(&mut self, body: &'e [Stmt]) -> Option<ActTree> {
+        match body {
+            [Stmt::If { cond, then, orelse }] if !has_tensor_op(cond) => {
+                let then = Box::new(self.body(then)?);
+                let orelse = Box::new(self.body(orelse)?);
+                Some(ActTree::Branch { cond: cond.clone(), then, orelse })
+            }
+            [Stmt::Assign { name: temp, ty: Ty::Tensor(_), value: step }, Stmt::Assign { name: hidden, ty: Ty::Tensor(_), value }] => {
+                let (acts, root) = peel_acts(value, &mut self.sites);
+                if tensor_local(root) != Some(temp.as_str()) || temp == hidden {
+                    return None;
+                }
+                self.step(hidden, step)?;
+                self.temps.push(temp);
+                Some(ActTree::Chain(acts))
+            }
+            [Stmt::Assign { name: hidden, ty: Ty::Tensor(_), value }] => {
+                let (acts, root) = peel_acts(value, &mut self.sites);
+                self.step(hidden, root)?;
+                Some(ActTree::Chain(acts))
+            }
+            _ => None,
+        }
+    }
+}
+
+// ---- rewriting ----------------------------------------------------------------------------
+
+struct Pass<'r> {
+    /// reads of each local in the whole function (liveness)
+    reads: &'r ReadCounts,
+}
+
+impl Pass<'_> {
+    fn block(&self, body: Vec<Stmt>) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(body.len());
+        let mut rest = body.into_iter().peekable();
+        while let Some(s) = rest.next() {
+            if let Some((fused, consumed_next)) = self.fused_loop(&s, rest.peek()) {
+                out.push(Stmt::FusedLoop(Box::new(fused)));
+                if consumed_next {
+                    rest.next();
+                }
+                continue;
+            }
+            out.push(self.stmt(s));
+        }
+        out
+    }
+
+    fn stmt(&self, s: Stmt) -> Stmt {
+        match s {
+            Stmt::Assign { name, ty, value } => Stmt::Assign { name, ty, value: self.expr(value) },
+            Stmt::Return(value) => Stmt::Return(self.expr(value)),
+            Stmt::If { cond, then, orelse } => Stmt::If { cond: self.expr(cond), then: self.block(then), orelse: self.block(orelse) },
+            Stmt::For { var, start, stop, step, body } => {
+                Stmt::For { var, start: self.expr(start), stop: self.expr(stop), step: self.expr(step), body: self.block(body) }
+            }
+            Stmt::While { cond, body } => Stmt::While { cond: self.expr(cond), body: self.block(body) },
+            fused @ Stmt::FusedLoop(_) => fused,
+        }
+    }
+
+    /// `e` with its fusable groups fused, top-down.
+    fn expr(&self, e: Expr) -> Expr {
+        if let Some(fused) = self.fused_expr(&e) {
+            return fused;
+        }
+        match e {
+            Expr::Tensor { site, op, options, device, args } => {
+                Expr::Tensor { site, op, options, device, args: args.into_iter().map(|a| self.expr(a)).collect() }
+            }
+            Expr::Scalar { op, left, right } => Expr::Scalar { op, left: self.boxed(*left), right: self.boxed(*right) },
+            Expr::Neg(inner) => Expr::Neg(self.boxed(*inner)),
+            Expr::BoolToInt(inner) => Expr::BoolToInt(self.boxed(*inner)),
+            Expr::IntTruthy(inner) => Expr::IntTruthy(self.boxed(*inner)),
+            Expr::Not(inner) => Expr::Not(self.boxed(*inner)),
+            Expr::Compare { kind, first, rest } => Expr::Compare {
+                kind,
+                first: self.boxed(*first),
+                rest: rest.into_iter().map(|(op, r)| (op, self.expr(r))).collect(),
+            },
+            Expr::BoolOp { and, values } => Expr::BoolOp { and, values: values.into_iter().map(|v| self.expr(v)).collect() },
+            leaf @ (Expr::Local { .. } | Expr::Int(_) | Expr::Bool(_) | Expr::Fused { .. }) => leaf,
+        }
+    }
+
+    fn boxed(&self, e: Expr) -> Box<Expr> {
+        Box::new(self.expr(e))
+    }
+
+    /// `e` as one fused node, its operands fused in turn, if it is a fusable group.
+    fn fused_expr(&self, e: &Expr) -> Option<Expr> {
+        if let Some(plan) = match_epilogue(e) {
+            let kernel = Fused::Epilogue {
+                product: plan.product,
+                x: self.boxed(plan.x.clone()),
+                w: self.boxed(plan.w.clone()),
+                b: plan.b.map(|b| self.boxed(b.clone())),
+                acts: plan.acts,
+                reduce: plan.reduce,
+            };
+            return Some(Expr::Fused { kernel, sites: plan.sites });
+        }
+        if let Some((kernel, sites)) = elementwise_chain(e) {
+            return Some(Expr::Fused { kernel, sites });
+        }
+        let (site, op, options, [arg]) = cpu_op(e)? else { return None };
+        let reduce = reduction(op, options)?;
+        tensor_local(arg)?;
+        Some(Expr::Fused { kernel: Fused::Reduce { input: Box::new(arg.clone()), reduce }, sites: vec![site] })
+    }
+
+    /// The `for` statement `s` as one fused loop if it is a weight-tied layer loop whose
+    /// temporaries and loop variable are dead after it — or, when `next` is a `sum`/`mean` of
+    /// the loop's result that is its last use, both statements as one reducing loop (then the
+    /// flag says `next` was consumed).
+    fn fused_loop(&self, s: &Stmt, next: Option<&Stmt>) -> Option<(FusedLoop, bool)> {
+        let Stmt::For { var, start, stop, step, body } = s else { return None };
+        let mut layer = LoopStep::default();
+        let acts = layer.body(body)?;
+        let (hidden, weight, bias) = layer.carried?;
+        // names the loop writes must not alias what it reads as constants
+        let written: Vec<&str> = layer.temps.iter().copied().chain([hidden, var.as_str()]).collect();
+        let bias_name = bias.and_then(tensor_local);
+        if written.contains(&weight) || bias_name.is_some_and(|b| written.contains(&b)) || layer.temps.contains(&var.as_str()) {
+            return None;
+        }
+        // liveness: temporaries and the loop variable are read nowhere but in this loop
+        let inside = count_reads(body);
+        let count = |reads: &ReadCounts, name: &str| reads.get(name).copied().unwrap_or(0);
+        let reads_outside = |name: &str| count(self.reads, name).saturating_sub(count(&inside, name));
+        if !layer.temps.iter().all(|t| reads_outside(t) == 0) || reads_outside(var) != 0 {
+            return None;
+        }
+        // after a `return`, nothing reads `hidden`; after an assignment, nothing else may
+        let consumer = next.and_then(|n| reduction_of(n, hidden)).filter(|c| c.target.is_none() || reads_outside(hidden) == 1);
+        let mut sites = layer.sites.clone();
+        let (result, reduce) = match &consumer {
+            None => (LoopResult::Hidden, None),
+            Some(c) => {
+                sites.push(c.site);
+                (c.target.map_or(LoopResult::Return, |t| LoopResult::Assign(t.to_string())), Some(c.reduce))
+            }
+        };
+        let fused = FusedLoop {
+            hidden: hidden.to_string(),
+            weight: weight.to_string(),
+            bias: bias.cloned(),
+            var: var.clone(),
+            temps: layer.temps.iter().map(|t| t.to_string()).collect(),
+            start: start.clone(),
+            stop: stop.clone(),
+            step: step.clone(),
+            acts,
+            reduce,
+            result,
+            sites,
+        };
+        Some((fused, consumer.is_some()))
+    }
+}

@@ -1,0 +1,151 @@
+//! Calls: the callee resolved to a torch function path or a method on a receiver, the
+//! arguments evaluated, the claim asked, and the site recorded (the one place a [`Site`] is
+//! built from a decision).
+
+use super::{Val, Walker};
+use crate::claim::{self, Decision, Keyword, Lit, Operand, OperandRef, Query, Target};
+use crate::ir;
+use crate::report::{Outcome, Site, SiteKind};
+use crate::rules;
+use crate::ty::Ty;
+use rustpython_parser::ast::{self, Expr};
+use rustpython_parser::text_size::TextRange;
+
+/// Positional values, keyword (name, value) pairs, and whether a `*args` was present.
+type EvaluatedArgs = (Vec<Val>, Vec<(Option<String>, Val)>, bool);
+
+impl Walker<'_> {
+    pub(super) fn call(&mut self, c: &ast::ExprCall) -> Val {
+        let locals = &self.locals;
+        let path = self.scope.dotted_path(&c.func, &|n| locals.contains(n));
+        let mut receiver: Option<Val> = None;
+        let method_name: Option<String>;
+        match (&*c.func, &path) {
+            (_, Some(_)) => method_name = None,
+            (Expr::Attribute(a), None) => {
+                receiver = Some(self.expr(&a.value));
+                method_name = Some(a.attr.to_string());
+            }
+            (Expr::Name(n), None) => {
+                // a builtin, a local or an unresolved module name: not a torch site
+                let _ = self.args(c);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("call of `{}` is not lowered", n.id), c.range);
+                return Val::explained(Ty::Unknown);
+            }
+            (_, None) => {
+                let _ = self.expr(&c.func);
+                let _ = self.args(c);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, "call of a computed callee is not lowered".into(), c.range);
+                return Val::explained(Ty::Unknown);
+            }
+        }
+        let (args, keywords, starred) = self.args(c);
+        let arg_ops: Vec<Operand> = args.iter().map(|v| Operand { ty: v.ty, lit: v.lit.clone() }).collect();
+        let kw_ops: Vec<Keyword> = keywords.iter().map(|(n, v)| Keyword { name: n.clone(), value: Operand { ty: v.ty, lit: v.lit.clone() } }).collect();
+        let recv_op = receiver.as_ref().map(|v| Operand { ty: v.ty, lit: v.lit.clone() });
+        let target = match (&path, &method_name) {
+            (Some(p), _) => Target::Function(p.as_str()),
+            (None, Some(m)) => Target::Method(m.as_str()),
+            (None, None) => return Val::explained(Ty::Unknown),
+        };
+        let decision = claim::decide(&Query { target, receiver: recv_op.as_ref(), args: &arg_ops, keywords: &kw_ops, starred });
+        if decision == Decision::NotASite {
+            let what = match target {
+                Target::Function(p) => format!("call of `{p}`"),
+                Target::Method(m) => format!("method `.{m}()` on {}", recv_op.as_ref().map(|o| o.ty.describe()).unwrap_or_default()),
+                Target::BinOp { .. } => "operation".to_string(),
+            };
+            if !receiver.as_ref().is_some_and(|r| r.explained) {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), c.range);
+            }
+            return Val::explained(Ty::Unknown);
+        }
+        let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
+        self.site(claim::describe_target(target), decision, c.range, receiver, &args, &kw_vals)
+    }
+
+    /// Evaluate positional and keyword arguments (for their own sites and types).
+    fn args(&mut self, c: &ast::ExprCall) -> EvaluatedArgs {
+        let mut starred = false;
+        let mut args = Vec::new();
+        for a in &c.args {
+            if let Expr::Starred(s) = a {
+                starred = true;
+                let _ = self.expr(&s.value);
+                continue;
+            }
+            args.push(self.expr(a));
+        }
+        let mut kws = Vec::new();
+        for k in &c.keywords {
+            let v = self.expr(&k.value);
+            kws.push((k.arg.as_ref().map(|a| a.to_string()), v));
+        }
+        (args, kws, starred)
+    }
+
+    /// Record a torch site (`target`: its kind and canonical name, see
+    /// [`claim::describe_target`]) with its decision, and report a rejection or a not-covered
+    /// site as a diagnostic; returns the value of the site's expression. The one place a
+    /// [`Site`] is built.
+    pub(super) fn site(&mut self, target: (SiteKind, String), decision: Decision, range: TextRange, receiver: Option<Val>, args: &[Val], kws: &[Val]) -> Val {
+        let (kind, target) = target;
+        let id = self.sites.len();
+        let mut site = Site {
+            span: self.index.span(range),
+            kind,
+            target,
+            outcome: Outcome::NotCovered,
+            rule: None,
+            result_type: None,
+            code: None,
+            message: None,
+            hint: None,
+            fused_into: None,
+            rust: None,
+            rust_range: None,
+        };
+        let val = match decision {
+            Decision::Claimed(c) => {
+                site.outcome = Outcome::Claimed;
+                site.rule = Some(c.rule.id.to_string());
+                site.result_type = c.result.marker().map(str::to_string);
+                let operand_irs: Option<Vec<ir::Expr>> = c
+                    .operands
+                    .iter()
+                    .map(|r| match r {
+                        OperandRef::Receiver => receiver.as_ref().and_then(|v| v.ir.clone()),
+                        OperandRef::Arg(i) => args.get(*i).and_then(|v| v.ir.clone()),
+                        OperandRef::Keyword(i) => kws.get(*i).and_then(|v| v.ir.clone()),
+                    })
+                    .collect();
+                match operand_irs {
+                    Some(ops) => Val::lowered(
+                        Ty::Tensor(c.result),
+                        Lit::NotLiteral,
+                        ir::Expr::Tensor { site: id, op: c.op, options: c.options, device: c.result.device, args: ops },
+                    ),
+                    None => Val::explained(Ty::Tensor(c.result)),
+                }
+            }
+            Decision::Rejected { code, message } => {
+                site.outcome = Outcome::Rejected;
+                site.code = Some(code.code.to_string());
+                site.message = Some(message.clone());
+                site.hint = Some(code.hint.to_string());
+                self.diag(code, message, range);
+                Val::explained(Ty::Unknown)
+            }
+            Decision::NotCovered(message) => {
+                site.code = Some(rules::SITE_NOT_COVERED.code.to_string());
+                site.message = Some(message.clone());
+                site.hint = Some(rules::SITE_NOT_COVERED.hint.to_string());
+                self.diag(&rules::SITE_NOT_COVERED, message, range);
+                Val::explained(Ty::Unknown)
+            }
+            Decision::NotASite => Val::explained(Ty::Unknown),
+        };
+        self.sites.push(site);
+        val
+    }
+}

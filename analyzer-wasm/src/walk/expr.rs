@@ -1,0 +1,302 @@
+//! Expressions other than calls: constants, names, binary operators (a torch site when an
+//! operand is a tensor, checked int arithmetic otherwise), unary and boolean operators,
+//! comparisons.
+
+use super::{Val, Walker, MAX_DEPTH};
+use crate::claim::{self, Decision, Lit, Operand, Query, Target};
+use crate::ir::{self, CmpOp, ScalarKind, ScalarOp};
+use crate::report::SiteKind;
+use crate::rules;
+use crate::ty::Ty;
+use rustpython_parser::ast::{self, Constant, Expr, Operator, Ranged};
+use rustpython_parser::text_size::TextRange;
+use torchlower_ops::unclaimed::VIEW_ATTRIBUTES;
+
+impl Walker<'_> {
+
+    pub(super) fn expr(&mut self, e: &Expr) -> Val {
+        if self.depth >= MAX_DEPTH {
+            self.too_deep(e.range());
+            return Val::explained(Ty::Unknown);
+        }
+        self.depth += 1;
+        let v = self.expr_inner(e);
+        self.depth -= 1;
+        v
+    }
+
+    fn expr_inner(&mut self, e: &Expr) -> Val {
+        match e {
+            Expr::Constant(c) => self.constant(c),
+            Expr::Name(n) => self.name(n.id.as_str(), n.range),
+            Expr::BinOp(b) => {
+                let l = self.expr(&b.left);
+                let r = self.expr(&b.right);
+                self.binop(b.op, false, l, r, b.range)
+            }
+            Expr::UnaryOp(u) => self.unary(u),
+            Expr::BoolOp(b) => self.bool_op(b),
+            Expr::Compare(c) => self.compare(c),
+            Expr::Call(c) => self.call(c),
+            Expr::Attribute(a) => {
+                let locals = &self.locals;
+                if self.scope.dotted_path(e, &|n| locals.contains(n)).is_some() {
+                    // e.g. `torch.float64` as an option value: the consumer decides
+                    return Val::opaque(Ty::Unknown, Lit::NotLiteral);
+                }
+                let recv = self.expr(&a.value);
+                if matches!(recv.ty, Ty::Tensor(_)) && VIEW_ATTRIBUTES.contains(&a.attr.as_str()) {
+                    self.diag(&rules::VIEW_OP, format!("`.{}` is a view of the tensor", a.attr), a.range);
+                } else if !recv.explained {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("attribute `.{}` is not lowered", a.attr), a.range);
+                }
+                Val::explained(Ty::Unknown)
+            }
+            Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::GeneratorExp(_) => {
+                self.diag(&rules::NESTED_SCOPE, format!("{} inside a native function", expr_kind(e)), e.range());
+                Val::explained(Ty::Unknown)
+            }
+            other => {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{} is not lowered", expr_kind(other)), other.range());
+                Val::explained(Ty::Unknown)
+            }
+        }
+    }
+
+    fn constant(&mut self, c: &ast::ExprConstant) -> Val {
+        match &c.value {
+            Constant::Bool(b) => Val::lowered(Ty::Bool, Lit::Bool(*b), ir::Expr::Bool(*b)),
+            Constant::Int(i) => match i64::try_from(i) {
+                Ok(v) => Val::lowered(Ty::Int, Lit::Int(v), ir::Expr::Int(v)),
+                Err(_) => {
+                    self.diag(&rules::INT_OUT_OF_RANGE, "integer literal does not fit in 64 bits".into(), c.range);
+                    Val { ty: Ty::Int, lit: Lit::NotLiteral, ir: None, explained: true }
+                }
+            },
+            Constant::None => Val::opaque(Ty::NoneVal, Lit::None),
+            Constant::Str(s) => Val::opaque(Ty::Str, Lit::Str(s.clone())),
+            Constant::Float(_) | Constant::Complex { .. } => Val::opaque(Ty::Float, Lit::NotLiteral),
+            _ => Val::opaque(Ty::Unknown, Lit::NotLiteral),
+        }
+    }
+
+    pub(super) fn name(&mut self, name: &str, range: TextRange) -> Val {
+        if !self.locals.contains(name) {
+            self.diag(&rules::UNBOUND_NAME, format!("`{name}` is not a local of the function (module globals and builtins are not lowered)"), range);
+            return Val::explained(Ty::Unknown);
+        }
+        match self.env.get(name) {
+            None => {
+                self.diag(&rules::UNBOUND_NAME, format!("`{name}` is read before it is assigned"), range);
+                Val::explained(Ty::Unknown)
+            }
+            Some(b) if !b.definite => {
+                self.diag(&rules::UNBOUND_NAME, format!("`{name}` may be unbound here (not assigned on every path)"), range);
+                Val::explained(b.ty)
+            }
+            Some(b) => match b.ty {
+                Ty::Tensor(_) | Ty::Int | Ty::Bool => Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: name.to_string(), ty: b.ty }),
+                // an unknown local was already reported where it was bound
+                other => Val::explained(other),
+            },
+        }
+    }
+
+    pub(super) fn binop(&mut self, op: Operator, augmented: bool, l: Val, r: Val, range: TextRange) -> Val {
+        // an operand that already failed (and was reported) next to a non-tensor: no new site
+        let failed = |v: &Val| v.explained && v.ty == Ty::Unknown;
+        let tensor = |v: &Val| matches!(v.ty, Ty::Tensor(_));
+        if (failed(&l) && !tensor(&r)) || (failed(&r) && !tensor(&l)) {
+            return Val::explained(Ty::Unknown);
+        }
+        let operands = [Operand { ty: l.ty, lit: l.lit.clone() }, Operand { ty: r.ty, lit: r.lit.clone() }];
+        let q = Query { target: Target::BinOp { op, augmented }, receiver: None, args: &operands, keywords: &[], starred: false };
+        let decision = claim::decide(&q);
+        if decision != Decision::NotASite {
+            return self.site(claim::describe_target(Target::BinOp { op, augmented }), decision, range, None, &[l, r], &[]);
+        }
+        // scalar arithmetic
+        if !(l.ty.is_scalar_int() && r.ty.is_scalar_int()) {
+            if !(l.explained || r.explained) {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{}` on {} and {} is not lowered", claim::operator_symbol(op), l.ty.describe(), r.ty.describe()), range);
+            }
+            return Val::explained(Ty::Unknown);
+        }
+        let sop = match op {
+            Operator::Add => ScalarOp::Add,
+            Operator::Sub => ScalarOp::Sub,
+            Operator::Mult => ScalarOp::Mul,
+            Operator::FloorDiv => ScalarOp::FloorDiv,
+            Operator::Mod => ScalarOp::Mod,
+            Operator::Div => {
+                self.diag(&rules::SCALAR_OPERATOR, "`/` on ints gives a float".into(), range);
+                return Val::explained(Ty::Unknown);
+            }
+            other => {
+                self.diag(&rules::SCALAR_OPERATOR, format!("scalar operator `{}` is not lowered", claim::operator_symbol(other)), range);
+                return Val::explained(Ty::Unknown);
+            }
+        };
+        let li = self.int_operand(l, range, "operand");
+        let ri = self.int_operand(r, range, "operand");
+        match (li, ri) {
+            (Some(a), Some(b)) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Scalar { op: sop, left: Box::new(a), right: Box::new(b) }),
+            _ => Val::explained(Ty::Int),
+        }
+    }
+
+    fn unary(&mut self, u: &ast::ExprUnaryOp) -> Val {
+        let v = self.expr(&u.operand);
+        match (u.op, v.ty) {
+            (ast::UnaryOp::USub, Ty::Int | Ty::Bool) => {
+                // fold literals so that `dim=-1` stays a literal
+                if let Lit::Int(n) = v.lit {
+                    if let Some(neg) = n.checked_neg() {
+                        return Val::lowered(Ty::Int, Lit::Int(neg), ir::Expr::Int(neg));
+                    }
+                }
+                match self.int_operand(v, u.range, "operand of unary -") {
+                    Some(e) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Neg(Box::new(e))),
+                    None => Val::explained(Ty::Int),
+                }
+            }
+            (ast::UnaryOp::UAdd, Ty::Int | Ty::Bool) => match self.int_operand(v, u.range, "operand of unary +") {
+                Some(e) => Val::lowered(Ty::Int, Lit::NotLiteral, e),
+                None => Val::explained(Ty::Int),
+            },
+            (ast::UnaryOp::Not, Ty::Bool) => match v.ir {
+                Some(e) => Val::lowered(Ty::Bool, Lit::NotLiteral, ir::Expr::Not(Box::new(e))),
+                None => Val::explained(Ty::Bool),
+            },
+            (ast::UnaryOp::Not, Ty::Int) => match v.ir {
+                Some(e) => Val::lowered(Ty::Bool, Lit::NotLiteral, ir::Expr::Not(Box::new(ir::Expr::IntTruthy(Box::new(e))))),
+                None => Val::explained(Ty::Bool),
+            },
+            (_, Ty::Unknown) if v.explained => Val::explained(Ty::Unknown),
+            (op, ty) => {
+                let sym = match op {
+                    ast::UnaryOp::USub => "-",
+                    ast::UnaryOp::UAdd => "+",
+                    ast::UnaryOp::Not => "not",
+                    ast::UnaryOp::Invert => "~",
+                };
+                let hint = if matches!(ty, Ty::Tensor(_)) { " (use torch.neg)" } else { "" };
+                self.diag(&rules::SCALAR_OPERATOR, format!("unary `{sym}` on {} is not lowered{hint}", ty.describe()), u.range);
+                Val::explained(Ty::Unknown)
+            }
+        }
+    }
+
+    fn bool_op(&mut self, b: &ast::ExprBoolOp) -> Val {
+        let vals: Vec<Val> = b.values.iter().map(|v| self.expr(v)).collect();
+        if vals.iter().any(|v| v.ty != Ty::Bool) {
+            if !vals.iter().any(|v| v.explained) {
+                self.diag(&rules::SCALAR_OPERATOR, "`and`/`or` are lowered on bool operands only".into(), b.range);
+            }
+            return Val::explained(Ty::Unknown);
+        }
+        let irs: Option<Vec<ir::Expr>> = vals.into_iter().map(|v| v.ir).collect();
+        match irs {
+            Some(values) => Val::lowered(Ty::Bool, Lit::NotLiteral, ir::Expr::BoolOp { and: matches!(b.op, ast::BoolOp::And), values }),
+            None => Val::explained(Ty::Bool),
+        }
+    }
+
+    fn compare(&mut self, c: &ast::ExprCompare) -> Val {
+        let first = self.expr(&c.left);
+        let rest: Vec<Val> = c.comparators.iter().map(|e| self.expr(e)).collect();
+        let all: Vec<&Val> = std::iter::once(&first).chain(rest.iter()).collect();
+        if all.iter().any(|v| matches!(v.ty, Ty::Tensor(_))) {
+            // a tensor comparison is a torch site that is not covered
+            let sym = c.ops.first().map(cmp_symbol).unwrap_or("==");
+            let decision = Decision::NotCovered("tensor comparisons are not part of the claimed surface".into());
+            return self.site((SiteKind::Binop, sym.to_string()), decision, c.range, None, &[], &[]);
+        }
+        if all.iter().any(|v| !v.ty.is_scalar_int()) {
+            if !all.iter().any(|v| v.explained) {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, "comparisons are lowered on int and bool operands only".into(), c.range);
+            }
+            return Val::explained(Ty::Unknown);
+        }
+        let mut ops = Vec::new();
+        for op in &c.ops {
+            let o = match op {
+                ast::CmpOp::Eq => CmpOp::Eq,
+                ast::CmpOp::NotEq => CmpOp::Ne,
+                ast::CmpOp::Lt => CmpOp::Lt,
+                ast::CmpOp::LtE => CmpOp::Le,
+                ast::CmpOp::Gt => CmpOp::Gt,
+                ast::CmpOp::GtE => CmpOp::Ge,
+                other => {
+                    self.diag(&rules::SCALAR_OPERATOR, format!("`{}` comparisons are not lowered", cmp_symbol(other)), c.range);
+                    return Val::explained(Ty::Bool);
+                }
+            };
+            ops.push(o);
+        }
+        let kind = if all.iter().all(|v| v.ty == Ty::Bool) { ScalarKind::Bool } else { ScalarKind::Int };
+        let convert = |w: &mut Self, v: Val| -> Option<ir::Expr> {
+            match kind {
+                ScalarKind::Bool => v.ir,
+                ScalarKind::Int => w.int_operand(v, c.range, "comparison operand"),
+            }
+        };
+        let first_ir = convert(self, first);
+        let mut rest_ir = Vec::new();
+        for (op, v) in ops.into_iter().zip(rest) {
+            rest_ir.push(convert(self, v).map(|e| (op, e)));
+        }
+        let rest_ir: Option<Vec<(CmpOp, ir::Expr)>> = rest_ir.into_iter().collect();
+        match (first_ir, rest_ir) {
+            (Some(f), Some(r)) => Val::lowered(Ty::Bool, Lit::NotLiteral, ir::Expr::Compare { kind, first: Box::new(f), rest: r }),
+            _ => Val::explained(Ty::Bool),
+        }
+    }
+
+}
+
+fn expr_kind(e: &Expr) -> &'static str {
+    match e {
+        Expr::BoolOp(_) => "boolean operation",
+        Expr::NamedExpr(_) => "assignment expression (:=)",
+        Expr::BinOp(_) => "binary operation",
+        Expr::UnaryOp(_) => "unary operation",
+        Expr::Lambda(_) => "lambda",
+        Expr::IfExp(_) => "conditional expression",
+        Expr::Dict(_) => "dict display",
+        Expr::Set(_) => "set display",
+        Expr::ListComp(_) => "list comprehension",
+        Expr::SetComp(_) => "set comprehension",
+        Expr::DictComp(_) => "dict comprehension",
+        Expr::GeneratorExp(_) => "generator expression",
+        Expr::Await(_) => "await",
+        Expr::Yield(_) | Expr::YieldFrom(_) => "yield",
+        Expr::Compare(_) => "comparison",
+        Expr::Call(_) => "call",
+        Expr::FormattedValue(_) | Expr::JoinedStr(_) => "f-string",
+        Expr::Constant(_) => "constant",
+        Expr::Attribute(_) => "attribute",
+        Expr::Subscript(_) => "subscript",
+        Expr::Starred(_) => "starred expression",
+        Expr::Name(_) => "name",
+        Expr::List(_) => "list display",
+        Expr::Tuple(_) => "tuple",
+        Expr::Slice(_) => "slice",
+    }
+}
+
+fn cmp_symbol(op: &ast::CmpOp) -> &'static str {
+    match op {
+        ast::CmpOp::Eq => "==",
+        ast::CmpOp::NotEq => "!=",
+        ast::CmpOp::Lt => "<",
+        ast::CmpOp::LtE => "<=",
+        ast::CmpOp::Gt => ">",
+        ast::CmpOp::GtE => ">=",
+        ast::CmpOp::Is => "is",
+        ast::CmpOp::IsNot => "is not",
+        ast::CmpOp::In => "in",
+        ast::CmpOp::NotIn => "not in",
+    }
+}
+

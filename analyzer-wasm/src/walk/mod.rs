@@ -1,0 +1,147 @@
+//! The walk: the per-function pass that types locals flow-sensitively, asks [`crate::claim`]
+//! about every torch site, records every reason to fall back, and builds the [`crate::ir`].
+//!
+//! Split by what it visits, as ruff's checker is: [`signature`] (parameters, return,
+//! decorators), [`stmt`] (statements and control flow), [`expr`] (names, constants, scalar
+//! operators, comparisons), [`call`] (calls and methods, and every site record). [`env`] is
+//! the flow-sensitive environment and [`locals`] Python's scoping rule.
+
+mod call;
+pub mod env;
+mod expr;
+pub mod locals;
+mod signature;
+mod stmt;
+
+use crate::claim::Lit;
+use crate::ir;
+use crate::parse::LineIndex;
+use crate::report::{Diagnostic, Outcome, Param, Site};
+use crate::resolve::ModuleScope;
+use crate::rules::{self, Code};
+use crate::ty::Ty;
+use env::Env;
+use rustpython_parser::ast;
+use rustpython_parser::text_size::TextRange;
+use std::collections::BTreeSet;
+
+/// Deepest expression / statement nesting the walk follows (then TL002 and fallback).
+pub const MAX_DEPTH: usize = 100;
+
+/// Result of analyzing one function.
+pub struct Analyzed {
+    pub params: Vec<Param>,
+    pub returns: Option<String>,
+    /// sites in evaluation order; `ir::Expr::Tensor::site` indexes this
+    pub sites: Vec<Site>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// present when the function routes native
+    pub ir: Option<ir::Function>,
+}
+
+impl Analyzed {
+    /// An entry with nothing analyzed (async functions).
+    pub fn empty() -> Analyzed {
+        Analyzed { params: Vec::new(), returns: None, sites: Vec::new(), diagnostics: Vec::new(), ir: None }
+    }
+}
+
+/// An evaluated expression.
+#[derive(Debug, Clone)]
+pub(crate) struct Val {
+    ty: Ty,
+    lit: Lit,
+    ir: Option<ir::Expr>,
+    /// when `ir` is None: a diagnostic or non-claimed site already explains why
+    explained: bool,
+}
+
+impl Val {
+    fn lowered(ty: Ty, lit: Lit, ir: ir::Expr) -> Val {
+        Val { ty, lit, ir: Some(ir), explained: false }
+    }
+    fn opaque(ty: Ty, lit: Lit) -> Val {
+        Val { ty, lit, ir: None, explained: false }
+    }
+    fn explained(ty: Ty) -> Val {
+        Val { ty, lit: Lit::NotLiteral, ir: None, explained: true }
+    }
+}
+
+pub(crate) struct Walker<'a> {
+    scope: &'a ModuleScope,
+    index: &'a LineIndex<'a>,
+    locals: BTreeSet<String>,
+    env: Env,
+    sites: Vec<Site>,
+    diags: Vec<Diagnostic>,
+    returns: Option<Ty>,
+    depth: usize,
+    depth_reported: bool,
+}
+
+/// Analyze a (sync) top-level function definition.
+pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: &LineIndex) -> Analyzed {
+    let mut w = Walker {
+        scope,
+        index,
+        locals: BTreeSet::new(),
+        env: Env::default(),
+        sites: Vec::new(),
+        diags: Vec::new(),
+        returns: None,
+        depth: 0,
+        depth_reported: false,
+    };
+    let (params, param_tys) = w.signature(def);
+    locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);
+    for (name, ty) in &param_tys {
+        w.locals.insert(name.clone());
+        w.env.bind(name, *ty);
+    }
+    let (body, reachable) = w.block(&def.body);
+    let unsupported_statement = w.diags.iter().any(|d| d.code == rules::UNSUPPORTED_STATEMENT.code);
+    if reachable && !unsupported_statement {
+        let end = usize::from(def.range.end());
+        w.diag_at(&rules::MISSING_RETURN, "the function can reach its end and return None".to_string(), end, end);
+    }
+    let native = w.diags.is_empty() && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
+    let ir = match (native, w.returns) {
+        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, body }),
+        _ => None,
+    };
+    Analyzed { params, returns: w.returns.and_then(|t| t.marker()).map(str::to_string), sites: w.sites, diagnostics: w.diags, ir }
+}
+
+impl<'a> Walker<'a> {
+    // ---- diagnostics ---------------------------------------------------------------------
+
+    fn diag(&mut self, code: &'static Code, message: String, range: TextRange) {
+        self.diag_at(code, message, usize::from(range.start()), usize::from(range.end()));
+    }
+
+    fn diag_at(&mut self, code: &'static Code, message: String, start: usize, end: usize) {
+        self.diags.push(Diagnostic {
+            code: code.code.to_string(),
+            severity: code.severity,
+            message,
+            hint: Some(code.hint.to_string()),
+            span: self.index.span_of(start, end),
+        });
+    }
+
+    /// Require a lowered form of `v`; explain once why there is none.
+    fn need(&mut self, v: Val, range: TextRange, context: &str) -> Option<ir::Expr> {
+        if v.ir.is_none() && !v.explained {
+            let what = match v.ty {
+                Ty::Float => "a float value".to_string(),
+                Ty::Str => "a string value".to_string(),
+                Ty::NoneVal => "None".to_string(),
+                other => format!("a value of {}", other.describe()),
+            };
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{context}: {what} has no native form"), range);
+        }
+        v.ir
+    }
+
+}

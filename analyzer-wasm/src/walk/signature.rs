@@ -1,0 +1,76 @@
+//! The signature: decorators, parameters (annotations, defaults, variadics) and the return
+//! annotation, resolved to types.
+
+use super::Walker;
+use crate::report::Param;
+use crate::resolve::annotations::resolve_annotation;
+use crate::rules;
+use crate::ty::Ty;
+use rustpython_parser::ast::{self, Ranged};
+
+impl Walker<'_> {
+
+    pub(super) fn signature(&mut self, def: &ast::StmtFunctionDef) -> (Vec<Param>, Vec<(String, Ty)>) {
+        for deco in &def.decorator_list {
+            let path = self.scope.dotted_path(deco, &|_| false);
+            if path.as_deref() != Some("torchlower.native") {
+                self.diag(&rules::DECORATOR, "only @torchlower.native is understood as a decorator".into(), deco.range());
+            }
+        }
+        if !def.type_params.is_empty() {
+            self.diag(&rules::ASYNC_FN, "generic functions (type parameters) are not lowered".into(), def.range);
+        }
+        let args = &def.args;
+        if let Some(v) = &args.vararg {
+            self.diag(&rules::PARAM_VARIADIC, format!("*{} is not supported", v.arg), v.range);
+            self.bind_param_unknown(v.arg.as_str());
+        }
+        if let Some(k) = &args.kwarg {
+            self.diag(&rules::PARAM_VARIADIC, format!("**{} is not supported", k.arg), k.range);
+            self.bind_param_unknown(k.arg.as_str());
+        }
+        for k in &args.kwonlyargs {
+            self.diag(&rules::PARAM_VARIADIC, format!("keyword-only parameter `{}` is not supported", k.def.arg), k.def.range);
+            let ty = k.def.annotation.as_deref().and_then(|a| resolve_annotation(self.scope, a)).unwrap_or(Ty::Unknown);
+            self.locals.insert(k.def.arg.to_string());
+            self.env.bind(k.def.arg.as_str(), ty);
+        }
+        let mut params = Vec::new();
+        let mut tys = Vec::new();
+        for a in args.posonlyargs.iter().chain(args.args.iter()) {
+            let name = a.def.arg.to_string();
+            if let Some(default) = &a.default {
+                self.diag(&rules::PARAM_DEFAULT, format!("parameter `{name}` has a default value"), default.range());
+            }
+            let ty = match &a.def.annotation {
+                None => {
+                    self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}` has no annotation"), a.def.range);
+                    Ty::Unknown
+                }
+                Some(ann) => match resolve_annotation(self.scope, ann) {
+                    Some(t) => t,
+                    None => {
+                        self.diag(&rules::PARAM_UNSUPPORTED, format!("parameter `{name}`: annotation is not a supported type"), ann.range());
+                        Ty::Unknown
+                    }
+                },
+            };
+            params.push(Param { name: name.clone(), ty: ty.marker().map(str::to_string) });
+            tys.push((name, ty));
+        }
+        match &def.returns {
+            None => self.diag(&rules::RETURN_UNANNOTATED, "the function has no return annotation".into(), def.range),
+            Some(ann) => match resolve_annotation(self.scope, ann) {
+                Some(t) => self.returns = Some(t),
+                None => self.diag(&rules::RETURN_UNSUPPORTED, "the return annotation is not a supported type".into(), ann.range()),
+            },
+        }
+        (params, tys)
+    }
+
+    fn bind_param_unknown(&mut self, name: &str) {
+        self.locals.insert(name.to_string());
+        self.env.bind(name, Ty::Unknown);
+    }
+
+}

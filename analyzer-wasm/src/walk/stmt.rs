@@ -1,0 +1,351 @@
+//! Statements: assignments, returns, if/for/while with the environment joined at every
+//! merge point, and the int/bool conditions and `range()` bounds they need.
+
+use super::env::Env;
+use super::{Val, Walker, MAX_DEPTH};
+use crate::ir;
+use crate::rules;
+use crate::ty::Ty;
+use rustpython_parser::ast::{self, Constant, Expr, Ranged, Stmt};
+use rustpython_parser::text_size::TextRange;
+
+impl Walker<'_> {
+
+    /// Walk a block; returns its IR and whether its end is reachable.
+    pub(super) fn block(&mut self, body: &[Stmt]) -> (Vec<ir::Stmt>, bool) {
+        let mut out = Vec::new();
+        for (i, stmt) in body.iter().enumerate() {
+            // a docstring at the top of the function body is allowed
+            if i == 0 {
+                if let Stmt::Expr(e) = stmt {
+                    if matches!(&*e.value, Expr::Constant(c) if matches!(c.value, Constant::Str(_))) {
+                        continue;
+                    }
+                }
+            }
+            if !self.stmt(stmt, &mut out) {
+                return (out, false); // the rest of the block is unreachable
+            }
+        }
+        (out, true)
+    }
+
+    /// Walk one statement, appending IR; returns whether control continues after it.
+    fn stmt(&mut self, stmt: &Stmt, out: &mut Vec<ir::Stmt>) -> bool {
+        if self.depth >= MAX_DEPTH {
+            self.too_deep(stmt.range());
+            return true;
+        }
+        self.depth += 1;
+        let continues = self.stmt_inner(stmt, out);
+        self.depth -= 1;
+        continues
+    }
+
+    pub(super) fn too_deep(&mut self, range: TextRange) {
+        if !self.depth_reported {
+            self.depth_reported = true;
+            self.diag(&rules::TOO_DEEP, format!("nesting deeper than {MAX_DEPTH} levels is not analyzed"), range);
+        }
+    }
+
+    fn stmt_inner(&mut self, stmt: &Stmt, out: &mut Vec<ir::Stmt>) -> bool {
+        match stmt {
+            Stmt::Pass(_) => true,
+            Stmt::Assign(s) => {
+                let v = self.expr(&s.value);
+                match s.targets.as_slice() {
+                    [Expr::Name(n)] => self.assign(n.id.as_str(), v, s.value.range(), out),
+                    _ => {
+                        self.diag(&rules::UNSUPPORTED_TARGET, "only `name = value` assignments are lowered".into(), s.range);
+                        for t in &s.targets {
+                            self.bind_unknown(t);
+                        }
+                    }
+                }
+                true
+            }
+            Stmt::AnnAssign(s) => {
+                match (&*s.target, &s.value) {
+                    (Expr::Name(n), Some(value)) => {
+                        let v = self.expr(value);
+                        self.assign(n.id.as_str(), v, value.range(), out);
+                    }
+                    _ => self.diag(&rules::UNSUPPORTED_TARGET, "annotated assignment without a value or to a non-name".into(), s.range),
+                }
+                true
+            }
+            Stmt::AugAssign(s) => {
+                self.aug_assign(s, out);
+                true
+            }
+            Stmt::Return(s) => {
+                self.ret(s, out);
+                false
+            }
+            Stmt::If(s) => self.if_stmt(s, out),
+            Stmt::For(s) => {
+                self.for_stmt(s, out);
+                true
+            }
+            Stmt::While(s) => {
+                self.while_stmt(s, out);
+                true
+            }
+            Stmt::Expr(s) => {
+                let _ = self.expr(&s.value);
+                self.diag(&rules::UNSUPPORTED_STATEMENT, "expression statements are not lowered (the value would be discarded)".into(), s.range);
+                true
+            }
+            Stmt::FunctionDef(_) | Stmt::AsyncFunctionDef(_) | Stmt::ClassDef(_) | Stmt::Global(_) | Stmt::Nonlocal(_) => {
+                self.diag(&rules::NESTED_SCOPE, format!("`{}` statement inside a native function", stmt_kind(stmt)), stmt.range());
+                true
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => {
+                self.diag(&rules::UNSUPPORTED_LOOP, format!("`{}` is not lowered", stmt_kind(stmt)), stmt.range());
+                true
+            }
+            Stmt::Raise(_) => {
+                self.diag(&rules::UNSUPPORTED_STATEMENT, "`raise` statement is not lowered".into(), stmt.range());
+                false
+            }
+            other => {
+                self.diag(&rules::UNSUPPORTED_STATEMENT, format!("`{}` statement is not lowered", stmt_kind(other)), other.range());
+                true
+            }
+        }
+    }
+
+    fn bind_unknown(&mut self, target: &Expr) {
+        match target {
+            Expr::Name(n) => self.env.bind(n.id.as_str(), Ty::Unknown),
+            Expr::Tuple(t) => t.elts.iter().for_each(|e| self.bind_unknown(e)),
+            Expr::List(t) => t.elts.iter().for_each(|e| self.bind_unknown(e)),
+            Expr::Starred(s) => self.bind_unknown(&s.value),
+            _ => {}
+        }
+    }
+
+    fn assign(&mut self, name: &str, v: Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        let ty = v.ty;
+        let lowerable = matches!(ty, Ty::Tensor(_) | Ty::Int | Ty::Bool);
+        let ir = if lowerable || !v.explained { self.need(v, range, "assignment") } else { None };
+        self.env.bind(name, ty);
+        if let Some(value) = ir {
+            out.push(ir::Stmt::Assign { name: name.to_string(), ty, value });
+        }
+    }
+
+    fn aug_assign(&mut self, s: &ast::StmtAugAssign, out: &mut Vec<ir::Stmt>) {
+        let Expr::Name(n) = &*s.target else {
+            let _ = self.expr(&s.value);
+            self.diag(&rules::UNSUPPORTED_TARGET, "augmented assignment to a non-name".into(), s.range);
+            return;
+        };
+        let current = self.name(n.id.as_str(), s.target.range());
+        let rhs = self.expr(&s.value);
+        let v = self.binop(s.op, true, current, rhs, s.range);
+        self.assign(n.id.as_str(), v, s.range, out);
+    }
+
+    fn ret(&mut self, s: &ast::StmtReturn, out: &mut Vec<ir::Stmt>) {
+        let Some(value) = &s.value else {
+            self.diag(&rules::RETURN_NONE, "`return` without a value returns None".into(), s.range);
+            return;
+        };
+        let v = self.expr(value);
+        let ty = v.ty;
+        if let Some(want) = self.returns {
+            if ty != want && !(v.explained && ty == Ty::Unknown) {
+                self.diag(
+                    &rules::RETURN_MISMATCH,
+                    format!("returns {} but the annotation says {}", ty.describe(), want.describe()),
+                    value.range(),
+                );
+                return;
+            }
+        }
+        if let Some(e) = self.need(v, value.range(), "return value") {
+            out.push(ir::Stmt::Return(e));
+        }
+    }
+
+    fn if_stmt(&mut self, s: &ast::StmtIf, out: &mut Vec<ir::Stmt>) -> bool {
+        let cond = self.condition(&s.test);
+        let before = self.env.clone();
+        let (then, then_live) = self.block(&s.body);
+        let after_then = std::mem::replace(&mut self.env, before);
+        let (orelse, else_live) = self.block(&s.orelse);
+        let after_else = std::mem::take(&mut self.env);
+        self.env = match (then_live, else_live) {
+            (true, true) => after_then.join(&after_else),
+            (true, false) => after_then,
+            (false, true) => after_else,
+            (false, false) => after_then.join(&after_else),
+        };
+        if let Some(cond) = cond {
+            out.push(ir::Stmt::If { cond, then, orelse });
+        }
+        then_live || else_live
+    }
+
+    fn for_stmt(&mut self, s: &ast::StmtFor, out: &mut Vec<ir::Stmt>) {
+        if !s.orelse.is_empty() {
+            self.diag(&rules::UNSUPPORTED_LOOP, "`for ... else` is not lowered".into(), s.range);
+        }
+        let bounds = self.range_call(&s.iter);
+        let var = match &*s.target {
+            Expr::Name(n) => Some(n.id.to_string()),
+            other => {
+                self.diag(&rules::UNSUPPORTED_LOOP, "the loop target must be a plain name".into(), other.range());
+                None
+            }
+        };
+        let before = self.env.clone();
+        if let Some(var) = &var {
+            self.env.bind(var, Ty::Int);
+        }
+        let head = self.env.clone();
+        let (body, _) = self.block(&s.body);
+        self.check_loop_types(&head, s.range);
+        let after_body = std::mem::take(&mut self.env);
+        // zero iterations leave `before`; otherwise the end of some iteration
+        self.env = before.join(&after_body);
+        if let (Some(var), Some((start, stop, step))) = (var, bounds) {
+            out.push(ir::Stmt::For { var, start, stop, step, body });
+        }
+    }
+
+    fn while_stmt(&mut self, s: &ast::StmtWhile, out: &mut Vec<ir::Stmt>) {
+        if !s.orelse.is_empty() {
+            self.diag(&rules::UNSUPPORTED_LOOP, "`while ... else` is not lowered".into(), s.range);
+        }
+        let cond = self.condition(&s.test);
+        let before = self.env.clone();
+        let (body, _) = self.block(&s.body);
+        self.check_loop_types(&before, s.range);
+        let after_body = std::mem::take(&mut self.env);
+        self.env = before.join(&after_body);
+        if let Some(cond) = cond {
+            out.push(ir::Stmt::While { cond, body });
+        }
+    }
+
+    /// A name bound at the loop head must keep its type through the body (single pass: no
+    /// fixpoint iteration, so a change is reported instead of widened).
+    fn check_loop_types(&mut self, head: &Env, range: TextRange) {
+        let mut changed = Vec::new();
+        for (name, b) in head.iter() {
+            if let Some(after) = self.env.get(name) {
+                if after.ty != b.ty {
+                    changed.push(name.clone());
+                }
+            }
+        }
+        for name in changed {
+            self.diag(&rules::LOOP_TYPE_CHANGE, format!("`{name}` changes type inside the loop"), range);
+        }
+    }
+
+    /// `range(stop)`, `range(start, stop)` or `range(start, stop, step)` over ints.
+    fn range_call(&mut self, iter: &Expr) -> Option<(ir::Expr, ir::Expr, ir::Expr)> {
+        let call = match iter {
+            Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "range" && !self.locals.contains("range") && self.scope.is_builtin("range")) => c,
+            other => {
+                let _ = self.expr(other);
+                self.diag(&rules::UNSUPPORTED_LOOP, "only `for name in range(...)` loops are lowered".into(), other.range());
+                return None;
+            }
+        };
+        if !call.keywords.is_empty() || call.args.is_empty() || call.args.len() > 3 || call.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+            self.diag(&rules::UNSUPPORTED_LOOP, "range() needs 1 to 3 positional int arguments".into(), call.range);
+            return None;
+        }
+        let mut vals = Vec::new();
+        for a in &call.args {
+            let v = self.expr(a);
+            vals.push(self.int_operand(v, a.range(), "range() argument"));
+        }
+        let mut it = vals.into_iter();
+        match (it.next(), it.next(), it.next()) {
+            (Some(Some(stop)), None, None) => Some((ir::Expr::Int(0), stop, ir::Expr::Int(1))),
+            (Some(Some(start)), Some(Some(stop)), None) => Some((start, stop, ir::Expr::Int(1))),
+            (Some(Some(start)), Some(Some(stop)), Some(Some(step))) => Some((start, stop, step)),
+            _ => None,
+        }
+    }
+
+    /// An int-valued IR operand (bool converts), or a diagnostic.
+    pub(super) fn int_operand(&mut self, v: Val, range: TextRange, context: &str) -> Option<ir::Expr> {
+        match v.ty {
+            Ty::Int => v.ir,
+            Ty::Bool => v.ir.map(|e| ir::Expr::BoolToInt(Box::new(e))),
+            Ty::Unknown if v.explained => None,
+            other => {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{context} must be an int, got {}", other.describe()), range);
+                None
+            }
+        }
+    }
+
+    /// An `if`/`while` test as a bool IR expression.
+    fn condition(&mut self, test: &Expr) -> Option<ir::Expr> {
+        let sites_before = self.sites.len();
+        let v = self.expr(test);
+        // a tensor comparison (`if x > y:`) is a not-covered site; say why the branch itself
+        // cannot be lowered too
+        let test_span = self.index.span(test.range());
+        if matches!(test, Expr::Compare(_)) && self.sites.get(sites_before..).unwrap_or(&[]).iter().any(|s| s.span == test_span) {
+            self.diag(&rules::TENSOR_CONDITION, "the condition compares tensors".into(), test.range());
+            return None;
+        }
+        match v.ty {
+            Ty::Bool => v.ir,
+            Ty::Int => v.ir.map(|e| ir::Expr::IntTruthy(Box::new(e))),
+            Ty::Tensor(_) => {
+                self.diag(&rules::TENSOR_CONDITION, "the condition depends on tensor data".into(), test.range());
+                None
+            }
+            Ty::Unknown if v.explained => None,
+            other => {
+                self.diag(&rules::UNSUPPORTED_CONDITION, format!("the condition is {}, not int or bool", other.describe()), test.range());
+                None
+            }
+        }
+    }
+
+}
+
+fn stmt_kind(s: &Stmt) -> &'static str {
+    match s {
+        Stmt::FunctionDef(_) => "def",
+        Stmt::AsyncFunctionDef(_) => "async def",
+        Stmt::ClassDef(_) => "class",
+        Stmt::Return(_) => "return",
+        Stmt::Delete(_) => "del",
+        Stmt::Assign(_) => "assignment",
+        Stmt::TypeAlias(_) => "type",
+        Stmt::AugAssign(_) => "augmented assignment",
+        Stmt::AnnAssign(_) => "annotated assignment",
+        Stmt::For(_) => "for",
+        Stmt::AsyncFor(_) => "async for",
+        Stmt::While(_) => "while",
+        Stmt::If(_) => "if",
+        Stmt::With(_) => "with",
+        Stmt::AsyncWith(_) => "async with",
+        Stmt::Match(_) => "match",
+        Stmt::Raise(_) => "raise",
+        Stmt::Try(_) => "try",
+        Stmt::TryStar(_) => "try/except*",
+        Stmt::Assert(_) => "assert",
+        Stmt::Import(_) => "import",
+        Stmt::ImportFrom(_) => "from ... import",
+        Stmt::Global(_) => "global",
+        Stmt::Nonlocal(_) => "nonlocal",
+        Stmt::Expr(_) => "expression",
+        Stmt::Pass(_) => "pass",
+        Stmt::Break(_) => "break",
+        Stmt::Continue(_) => "continue",
+    }
+}
+

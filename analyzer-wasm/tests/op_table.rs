@@ -1,0 +1,159 @@
+//! The op table (`torchlower-ops`) drives claim dispatch, the IR, lowering names and the
+//! registry; these tests fail when a row lacks any of its parts on the analyzer's side:
+//! - every Python spelling of every row is claimed by its lane, as that row's op, under a rule
+//!   of the registry that names the op;
+//! - every rule of the registry lowers an op of the table and is reached by some spelling;
+//! - every rejected spelling is answered by a code, not by "not covered";
+//! - the emitted Rust of each claim calls the backend function the row names.
+
+use std::collections::BTreeSet;
+use torchlower_analyzer::claim::{decide, Decision, Keyword, Lit, Operand, Query, Target};
+use torchlower_analyzer::ir::Op;
+use torchlower_analyzer::rules::ALL_RULES;
+use torchlower_analyzer::ty::{TensorTy, Ty};
+use torchlower_ops::{Signature, TABLE};
+
+fn tensor(t: TensorTy) -> Operand {
+    Operand { ty: Ty::Tensor(t), lit: Lit::NotLiteral }
+}
+
+fn dim(d: i64) -> Keyword {
+    Keyword { name: Some("dim".to_string()), value: Operand { ty: Ty::Int, lit: Lit::Int(d) } }
+}
+
+/// Operands (after a method's receiver) and keywords that every spelling of an op with this
+/// signature accepts, with the receiver (or first operand) first.
+fn valid_operands(signature: Signature) -> (Vec<Operand>, Vec<Keyword>) {
+    let (m, v) = (tensor(TensorTy::F32_CPU_2D), tensor(TensorTy::F32_CPU_1D));
+    match signature {
+        Signature::Unary => (vec![m], vec![]),
+        Signature::Binary | Signature::Product => (vec![m.clone(), m], vec![]),
+        Signature::Linear => (vec![m.clone(), m, v], vec![]),
+        Signature::DimKeepdim | Signature::Dim => (vec![m], vec![dim(1)]),
+    }
+}
+
+fn python_operator(symbol: &str) -> rustpython_parser::ast::Operator {
+    use rustpython_parser::ast::Operator;
+    match symbol {
+        "+" => Operator::Add,
+        "-" => Operator::Sub,
+        "*" => Operator::Mult,
+        "/" => Operator::Div,
+        "@" => Operator::MatMult,
+        other => panic!("operator {other} has no Python form here"),
+    }
+}
+
+/// Every claim of every spelling, as (op, rule id).
+fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
+    let mut claims = Vec::new();
+    for row in TABLE {
+        let (operands, keywords) = valid_operands(row.signature);
+        let mut queries: Vec<(String, Decision)> = Vec::new();
+        for path in row.functions {
+            let q = Query { target: Target::Function(path), receiver: None, args: &operands, keywords: &keywords, starred: false };
+            queries.push((path.to_string(), decide(&q)));
+        }
+        for name in row.methods {
+            let (receiver, rest) = operands.split_first().expect("an operand");
+            let q = Query { target: Target::Method(name), receiver: Some(receiver), args: rest, keywords: &keywords, starred: false };
+            queries.push((format!("Tensor.{name}"), decide(&q)));
+        }
+        for symbol in row.operators {
+            let target = Target::BinOp { op: python_operator(symbol), augmented: false };
+            let q = Query { target, receiver: None, args: &operands, keywords: &[], starred: false };
+            queries.push((symbol.to_string(), decide(&q)));
+        }
+        for (spelling, decision) in queries {
+            match decision {
+                Decision::Claimed(claim) => {
+                    assert_eq!(claim.op, row.op, "{spelling} claims another op");
+                    assert_eq!(claim.rule.op, row.op, "{spelling}: rule {} lowers another op", claim.rule.id);
+                    claims.push((row.op, claim.rule.id.to_string(), row.name));
+                }
+                other => panic!("{spelling} ({:?}) is not claimed with valid operands: {other:?}", row.op),
+            }
+        }
+    }
+    claims
+}
+
+#[test]
+fn every_spelling_of_every_row_is_claimed_as_its_op() {
+    let claims = claims_of_every_spelling();
+    let ops: BTreeSet<Op> = claims.iter().map(|(op, _, _)| *op).collect();
+    assert_eq!(ops.len(), TABLE.len(), "every row claims");
+}
+
+#[test]
+fn every_rule_lowers_a_table_op_and_every_op_has_a_rule() {
+    for row in TABLE {
+        assert!(ALL_RULES.iter().any(|r| r.op == row.op), "{:?} has no rule in the registry", row.op);
+    }
+    // Reached by a spelling with the canonical operands above, or (the other rank forms and
+    // keyword spellings) by the corpus, which `tests/corpus.rs` requires for every rule.
+    let reached: BTreeSet<String> = claims_of_every_spelling().into_iter().map(|(_, rule, _)| rule).collect();
+    assert!(reached.len() >= TABLE.len(), "{reached:?}");
+}
+
+#[test]
+fn rejected_spellings_get_a_code() {
+    let x = tensor(TensorTy::F32_CPU_2D);
+    for row in TABLE {
+        for path in row.rejected_functions {
+            let q = Query { target: Target::Function(path), receiver: None, args: std::slice::from_ref(&x), keywords: &[], starred: false };
+            assert!(matches!(decide(&q), Decision::Rejected { .. }), "{path}");
+        }
+        for name in row.rejected_methods {
+            let q = Query { target: Target::Method(name), receiver: Some(&x), args: std::slice::from_ref(&x), keywords: &[], starred: false };
+            assert!(matches!(decide(&q), Decision::Rejected { .. }), "Tensor.{name}");
+        }
+    }
+}
+
+#[test]
+fn emitted_code_calls_the_backend_function_of_the_row() {
+    // one function per op, through its first spelling, on the CPU and on cuda:0
+    for row in TABLE {
+        for (marker, module) in [("TensorF32Cpu2D", "tl::ops"), ("TensorF32Cuda0_2D", "tl::cuda::ops")] {
+            let vector = marker.replace("2D", "1D");
+            let (params, call, returns) = match row.signature {
+                Signature::Unary => ("x: M", one_tensor_call(row, "x"), "M"),
+                Signature::Binary | Signature::Product => ("x: M, y: M", two_tensor_call(row, "x", "y"), "M"),
+                Signature::Linear => ("x: M, w: M, b: V", format!("{}(x, w, b)", row.functions[0]), "M"),
+                Signature::DimKeepdim | Signature::Dim => ("x: M", format!("{}(x, dim=1)", row.functions[0]), "R"),
+            };
+            let result = match (row.op, returns) {
+                (Op::Argmax, _) if marker.contains("Cuda") => continue, // no int64 CUDA type
+                (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
+                (Op::SumDim | Op::MeanDim, _) => vector.clone(),
+                _ => marker.to_string(),
+            };
+            let source = format!(
+                "from torchlower.types import {marker}, {vector}, TensorI64Cpu1D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n    return {call}\n",
+                params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")),
+            );
+            let report = torchlower_analyzer::analyze(&source, "op.py");
+            let rust = report.rust.unwrap_or_else(|| panic!("{:?} on {marker} is not native:\n{source}\n{:?}", row.op, report.functions));
+            let wanted = format!("{module}::{}(", row.name);
+            // a lone CPU sum/mean of a parameter is fused (`tl::fused::reduce`) instead
+            let fused = report.functions[0].sites.iter().all(|s| s.fused_into.is_some());
+            assert!(rust.contains(&wanted) || (fused && module == "tl::ops"), "{:?}: no `{wanted}` in\n{rust}", row.op);
+        }
+    }
+}
+
+fn one_tensor_call(row: &torchlower_ops::OpInfo, x: &str) -> String {
+    match row.functions.first() {
+        Some(path) => format!("{path}({x})"),
+        None => format!("{x}.{}()", row.methods[0]),
+    }
+}
+
+fn two_tensor_call(row: &torchlower_ops::OpInfo, x: &str, y: &str) -> String {
+    match row.operators.first() {
+        Some(symbol) => format!("{x} {symbol} {y}"),
+        None => format!("{}({x}, {y})", row.functions[0]),
+    }
+}

@@ -1,0 +1,509 @@
+//! The op table: every tensor op torchlower claims, declared once.
+//!
+//! Both sides of the product read this table. The analyzer (`torchlower-analyzer`) dispatches
+//! a torch site to its claim lane by the Python spellings here, keeps an [`Op`] in its IR,
+//! prints the backend function [`OpInfo::name`] in the emitted Rust and documents every op in
+//! the generated `docs/rules.md`. The backend (`torchlower-backend`) uses [`Unary`] and
+//! [`Binary`] as the element ops of its fused CPU kernels and of its CUDA kernels, and names
+//! each CUDA kernel from [`OpInfo::cuda_kernel`].
+//!
+//! Adding an op is: one row below, its claim logic (`analyzer-wasm/src/claim/<lane>.rs`), its
+//! rule in the registry (`analyzer-wasm/src/rules.rs`), its backend function
+//! (`native-backend/src/ops.rs`, and `cuda/ops.rs` with a kernel) and its tests. The matches
+//! over [`Op`], [`Unary`] and [`Binary`] in both crates are exhaustive, so a row without a
+//! backend function or kernel does not compile, and the table tests (here, in the analyzer's
+//! `tests/op_table.rs` and in the backend) fail when a row lacks a spelling, a rule or a claim.
+//! The worked example is in `docs/architecture.md`.
+
+/// Which claim module owns an op (`analyzer-wasm/src/claim/<lane>.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lane {
+    Linear,
+    Activations,
+    Unary,
+    Gelu,
+    Binops,
+    Reductions,
+    Classification,
+}
+
+impl Lane {
+    /// Every lane, in documentation order.
+    pub const ALL: [Lane; 7] =
+        [Lane::Linear, Lane::Activations, Lane::Unary, Lane::Gelu, Lane::Binops, Lane::Reductions, Lane::Classification];
+
+    /// Heading of the lane in the docs.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Lane::Linear => "linear",
+            Lane::Activations => "activations",
+            Lane::Unary => "unary math",
+            Lane::Gelu => "GELU",
+            Lane::Binops => "binary operations and matmul",
+            Lane::Reductions => "reductions",
+            Lane::Classification => "classification",
+        }
+    }
+
+    /// The identifier used in the registry JSON (`"binops"`).
+    pub const fn id(self) -> &'static str {
+        match self {
+            Lane::Linear => "linear",
+            Lane::Activations => "activations",
+            Lane::Unary => "unary",
+            Lane::Gelu => "gelu",
+            Lane::Binops => "binops",
+            Lane::Reductions => "reductions",
+            Lane::Classification => "classification",
+        }
+    }
+}
+
+/// The operands and static options of an op's backend function, which fixes how the emitted
+/// Rust calls it (`native-backend/API.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Signature {
+    /// `f(&t)`: one tensor, elementwise.
+    Unary,
+    /// `f(&a, &b)`: two tensors, elementwise with broadcasting.
+    Binary,
+    /// `f(&a, &b)`: two tensors, not elementwise (`matmul`).
+    Product,
+    /// `f(&x, &w, Option<&b>)`.
+    Linear,
+    /// `f(&t, dim, keepdim)`: a reduction over one static dim.
+    DimKeepdim,
+    /// `f(&t, dim)`.
+    Dim,
+}
+
+/// One row of the table.
+#[derive(Debug, PartialEq, Eq)]
+pub struct OpInfo {
+    pub op: Op,
+    /// The backend function, the same under `tl::ops` (CPU) and `tl::cuda::ops` (cuda:0).
+    pub name: &'static str,
+    pub lane: Lane,
+    pub signature: Signature,
+    /// Module-level functions that claim it, by full dotted path.
+    pub functions: &'static [&'static str],
+    /// Tensor methods that claim it.
+    pub methods: &'static [&'static str],
+    /// Python binary operators that claim it.
+    pub operators: &'static [&'static str],
+    /// Recognised spellings of the op that its lane rejects with a code (a method form with
+    /// options eager accepts, a module constructor): listed so that the lane, not the generic
+    /// "not covered", answers them.
+    pub rejected_functions: &'static [&'static str],
+    pub rejected_methods: &'static [&'static str],
+    /// The `.entry` of the PTX kernel that runs it on cuda:0 (several ops may share one).
+    pub cuda_kernel: &'static str,
+    /// One line for the docs.
+    pub doc: &'static str,
+}
+
+macro_rules! op_table {
+    (
+        unary: [$(
+            $(#[doc = $udoc:literal])+
+            $u:ident {
+                name: $uname:literal, lane: $ulane:ident,
+                functions: [$($ufn:literal),*], methods: [$($um:literal),*],
+                rejected_functions: [$($urf:literal),*], rejected_methods: [$($urm:literal),*],
+                cuda: $ucuda:literal $(,)?
+            }
+        ),* $(,)?],
+        binary: [$(
+            $(#[doc = $bdoc:literal])+
+            $b:ident {
+                name: $bname:literal, lane: $blane:ident,
+                functions: [$($bfn:literal),*], methods: [$($bm:literal),*], operators: [$($bop:literal),*],
+                rejected_functions: [$($brf:literal),*], rejected_methods: [$($brm:literal),*],
+                cuda: $bcuda:literal $(,)?
+            }
+        ),* $(,)?],
+        other: [$(
+            $(#[doc = $odoc:literal])+
+            $o:ident {
+                name: $oname:literal, lane: $olane:ident, signature: $osig:ident,
+                functions: [$($ofn:literal),*], methods: [$($om:literal),*], operators: [$($oop:literal),*],
+                rejected_functions: [$($orf:literal),*], rejected_methods: [$($orm:literal),*],
+                cuda: $ocuda:literal $(,)?
+            }
+        ),* $(,)?] $(,)?
+    ) => {
+        /// Every claimed tensor op (a row of [`TABLE`]; `op as usize` is its index).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Op {
+            $($(#[doc = $udoc])+ $u,)*
+            $($(#[doc = $bdoc])+ $b,)*
+            $($(#[doc = $odoc])+ $o,)*
+        }
+
+        /// The elementwise one-tensor ops: the element functions of the fused CPU kernels
+        /// (`tl::fused::Unary`) and of the CUDA unary kernels.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Unary {
+            $($(#[doc = $udoc])+ $u,)*
+        }
+
+        /// The elementwise two-tensor ops (with broadcasting; `Div` is true division).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Binary {
+            $($(#[doc = $bdoc])+ $b,)*
+        }
+
+        /// The table, in [`Op`] order.
+        pub static TABLE: &[OpInfo] = &[
+            $(OpInfo {
+                op: Op::$u, name: $uname, lane: Lane::$ulane, signature: Signature::Unary,
+                functions: &[$($ufn),*], methods: &[$($um),*], operators: &[],
+                rejected_functions: &[$($urf),*], rejected_methods: &[$($urm),*],
+                cuda_kernel: $ucuda, doc: concat!($($udoc),+),
+            },)*
+            $(OpInfo {
+                op: Op::$b, name: $bname, lane: Lane::$blane, signature: Signature::Binary,
+                functions: &[$($bfn),*], methods: &[$($bm),*], operators: &[$($bop),*],
+                rejected_functions: &[$($brf),*], rejected_methods: &[$($brm),*],
+                cuda_kernel: $bcuda, doc: concat!($($bdoc),+),
+            },)*
+            $(OpInfo {
+                op: Op::$o, name: $oname, lane: Lane::$olane, signature: Signature::$osig,
+                functions: &[$($ofn),*], methods: &[$($om),*], operators: &[$($oop),*],
+                rejected_functions: &[$($orf),*], rejected_methods: &[$($orm),*],
+                cuda_kernel: $ocuda, doc: concat!($($odoc),+),
+            },)*
+        ];
+
+        impl Op {
+            /// Every op, in table order.
+            pub const ALL: &'static [Op] = &[$(Op::$u,)* $(Op::$b,)* $(Op::$o,)*];
+
+            /// The op as an elementwise one-tensor op.
+            pub const fn unary(self) -> Option<Unary> {
+                match self {
+                    $(Op::$u => Some(Unary::$u),)*
+                    _ => None,
+                }
+            }
+
+            /// The op as an elementwise two-tensor op.
+            pub const fn binary(self) -> Option<Binary> {
+                match self {
+                    $(Op::$b => Some(Binary::$b),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl Unary {
+            /// Every unary op, in table order (`op as usize` indexes it).
+            pub const ALL: &'static [Unary] = &[$(Unary::$u),*];
+
+            pub const fn op(self) -> Op {
+                match self {
+                    $(Unary::$u => Op::$u,)*
+                }
+            }
+        }
+
+        impl Binary {
+            /// Every binary op, in table order (`op as usize` indexes it).
+            pub const ALL: &'static [Binary] = &[$(Binary::$b),*];
+
+            pub const fn op(self) -> Op {
+                match self {
+                    $(Binary::$b => Op::$b,)*
+                }
+            }
+        }
+    };
+}
+
+op_table! {
+    unary: [
+        /// `max(x, 0)`, keeping NaN and `-0.0`.
+        Relu {
+            name: "relu", lane: Activations,
+            functions: ["torch.relu", "torch.nn.functional.relu"], methods: ["relu"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_relu",
+        },
+        /// `1 / (1 + exp(-x))`.
+        Sigmoid {
+            name: "sigmoid", lane: Activations,
+            functions: ["torch.sigmoid"], methods: ["sigmoid"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_sigmoid",
+        },
+        /// Hyperbolic tangent.
+        Tanh {
+            name: "tanh", lane: Activations,
+            functions: ["torch.tanh"], methods: ["tanh"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_tanh",
+        },
+        /// Exact (erf) GELU, `approximate="none"`.
+        Gelu {
+            name: "gelu", lane: Gelu,
+            functions: ["torch.nn.functional.gelu"], methods: [],
+            rejected_functions: ["torch.nn.GELU"], rejected_methods: ["gelu"],
+            cuda: "tl_gelu",
+        },
+        /// Absolute value.
+        Abs {
+            name: "abs", lane: Unary,
+            functions: ["torch.abs"], methods: ["abs"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_abs",
+        },
+        /// Negation (`negative` is eager's alias of the same kernel).
+        Neg {
+            name: "neg", lane: Unary,
+            functions: ["torch.neg", "torch.negative"], methods: ["neg", "negative"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_neg",
+        },
+        /// `x * x`.
+        Square {
+            name: "square", lane: Unary,
+            functions: ["torch.square"], methods: ["square"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_square",
+        },
+        /// Natural exponential.
+        Exp {
+            name: "exp", lane: Unary,
+            functions: ["torch.exp"], methods: ["exp"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_exp",
+        },
+        /// Natural logarithm (NaN below 0, `-inf` at 0).
+        Log {
+            name: "log", lane: Unary,
+            functions: ["torch.log"], methods: ["log"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_log",
+        },
+        /// Square root (NaN below 0).
+        Sqrt {
+            name: "sqrt", lane: Unary,
+            functions: ["torch.sqrt"], methods: ["sqrt"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_sqrt",
+        },
+    ],
+    binary: [
+        /// `a + b` with broadcasting.
+        Add {
+            name: "add", lane: Binops,
+            functions: ["torch.add"], methods: [], operators: ["+"],
+            rejected_functions: [], rejected_methods: ["add"],
+            cuda: "tl_add",
+        },
+        /// `a - b` with broadcasting.
+        Sub {
+            name: "sub", lane: Binops,
+            functions: ["torch.sub"], methods: [], operators: ["-"],
+            rejected_functions: [], rejected_methods: ["sub", "subtract"],
+            cuda: "tl_sub",
+        },
+        /// `a * b` with broadcasting.
+        Mul {
+            name: "mul", lane: Binops,
+            functions: ["torch.mul"], methods: [], operators: ["*"],
+            rejected_functions: [], rejected_methods: ["mul", "multiply"],
+            cuda: "tl_mul",
+        },
+        /// `a / b`, true division with broadcasting.
+        Div {
+            name: "div", lane: Binops,
+            functions: ["torch.div"], methods: [], operators: ["/"],
+            rejected_functions: [], rejected_methods: ["div", "divide", "true_divide"],
+            cuda: "tl_div",
+        },
+    ],
+    other: [
+        /// `x @ w.T + b` (bias optional).
+        Linear {
+            name: "linear", lane: Linear, signature: Linear,
+            functions: ["torch.nn.functional.linear"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_matmul",
+        },
+        /// Matrix product of rank-2/1 tensors.
+        Matmul {
+            name: "matmul", lane: Binops, signature: Product,
+            functions: ["torch.matmul"], methods: ["matmul"], operators: ["@"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_matmul",
+        },
+        /// Sum over one static dim.
+        SumDim {
+            name: "sum_dim", lane: Reductions, signature: DimKeepdim,
+            functions: ["torch.sum"], methods: ["sum"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_sum",
+        },
+        /// Mean over one static dim.
+        MeanDim {
+            name: "mean_dim", lane: Reductions, signature: DimKeepdim,
+            functions: ["torch.mean"], methods: ["mean"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_sum",
+        },
+        /// Softmax over one static dim.
+        Softmax {
+            name: "softmax", lane: Classification, signature: Dim,
+            functions: ["torch.softmax", "torch.nn.functional.softmax"], methods: ["softmax"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_softmax",
+        },
+        /// Index of the maximum over one static dim (int64 labels).
+        Argmax {
+            name: "argmax", lane: Classification, signature: DimKeepdim,
+            functions: ["torch.argmax"], methods: ["argmax"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_argmax",
+        },
+    ],
+}
+
+impl Op {
+    /// This op's row.
+    pub fn info(self) -> &'static OpInfo {
+        &TABLE[self as usize]
+    }
+
+    /// The backend function's name.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The op claimed by the module-level function `path` (full dotted path).
+    pub fn from_function(path: &str) -> Option<Op> {
+        TABLE.iter().find(|row| row.functions.contains(&path)).map(|row| row.op)
+    }
+
+    /// The op claimed by the Tensor method `name`.
+    pub fn from_method(name: &str) -> Option<Op> {
+        TABLE.iter().find(|row| row.methods.contains(&name)).map(|row| row.op)
+    }
+
+    /// The op claimed by the binary operator `symbol` (`"+"`, `"@"`).
+    pub fn from_operator(symbol: &str) -> Option<Op> {
+        TABLE.iter().find(|row| row.operators.contains(&symbol)).map(|row| row.op)
+    }
+
+    /// The op whose lane rejects the module-level function `path` with a code.
+    pub fn from_rejected_function(path: &str) -> Option<Op> {
+        TABLE.iter().find(|row| row.rejected_functions.contains(&path)).map(|row| row.op)
+    }
+
+    /// The op whose lane rejects the Tensor method `name` with a code.
+    pub fn from_rejected_method(name: &str) -> Option<Op> {
+        TABLE.iter().find(|row| row.rejected_methods.contains(&name)).map(|row| row.op)
+    }
+}
+
+impl Unary {
+    pub fn info(self) -> &'static OpInfo {
+        self.op().info()
+    }
+
+    pub fn name(self) -> &'static str {
+        self.op().name()
+    }
+}
+
+impl Binary {
+    pub fn info(self) -> &'static OpInfo {
+        self.op().info()
+    }
+
+    pub fn name(self) -> &'static str {
+        self.op().name()
+    }
+}
+
+/// Tensor methods that are recognised but never claimed, and why (the analyzer rejects them
+/// with the code of the family). Not ops of the table: nothing lowers them.
+pub mod unclaimed {
+    /// Copies between devices or dtype conversions (TL205).
+    pub const TRANSFER_METHODS: &[&str] =
+        &["cuda", "cpu", "to", "double", "float", "half", "bfloat16", "long", "int", "type", "type_as"];
+    /// Views and reshapes: results alias their base (TL206).
+    pub const VIEW_METHODS: &[&str] = &[
+        "view", "view_as", "reshape", "reshape_as", "transpose", "t", "permute", "flatten", "squeeze", "unsqueeze",
+        "expand", "expand_as", "narrow", "select", "unfold", "movedim", "swapaxes", "swapdims", "mT", "T", "H", "mH",
+        "contiguous", "detach", "unflatten", "as_strided", "split", "chunk", "unbind",
+    ];
+    /// Tensor attributes that are views of the tensor (TL206).
+    pub const VIEW_ATTRIBUTES: &[&str] = &["T", "mT", "H", "mH", "real", "imag", "data"];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn rows_are_in_op_order() {
+        for (i, row) in TABLE.iter().enumerate() {
+            assert_eq!(row.op as usize, i, "{:?}", row.op);
+            assert_eq!(Op::ALL[i], row.op);
+        }
+        assert_eq!(Op::ALL.len(), TABLE.len());
+        for (i, u) in Unary::ALL.iter().enumerate() {
+            assert_eq!(*u as usize, i);
+            assert_eq!(u.op().unary(), Some(*u));
+        }
+        for (i, b) in Binary::ALL.iter().enumerate() {
+            assert_eq!(*b as usize, i);
+            assert_eq!(b.op().binary(), Some(*b));
+        }
+    }
+
+    #[test]
+    fn every_row_is_complete() {
+        for row in TABLE {
+            assert!(!row.name.is_empty() && !row.doc.is_empty(), "{:?}: name and doc", row.op);
+            assert!(
+                !(row.functions.is_empty() && row.methods.is_empty() && row.operators.is_empty()),
+                "{:?} has no Python spelling",
+                row.op
+            );
+            assert!(row.cuda_kernel.starts_with("tl_"), "{:?}: CUDA kernel {}", row.op, row.cuda_kernel);
+            let elementwise = matches!(row.signature, Signature::Unary | Signature::Binary);
+            assert_eq!(elementwise, row.op.unary().is_some() || row.op.binary().is_some(), "{:?}", row.op);
+        }
+    }
+
+    #[test]
+    fn names_and_spellings_are_unique() {
+        let mut names = HashSet::new();
+        let mut spellings = HashSet::new();
+        for row in TABLE {
+            assert!(names.insert(row.name), "backend name {} twice", row.name);
+            let all = row.functions.iter().chain(row.rejected_functions).map(|f| ("fn", *f));
+            let all = all.chain(row.methods.iter().chain(row.rejected_methods).map(|m| ("method", *m)));
+            for spelling in all.chain(row.operators.iter().map(|o| ("op", *o))) {
+                assert!(spellings.insert(spelling), "{spelling:?} claimed by two rows");
+            }
+            for m in row.methods.iter().chain(row.rejected_methods) {
+                assert!(!unclaimed::TRANSFER_METHODS.contains(m) && !unclaimed::VIEW_METHODS.contains(m), "{m}");
+            }
+        }
+    }
+
+    #[test]
+    fn lookups() {
+        assert_eq!(Op::from_function("torch.nn.functional.relu"), Some(Op::Relu));
+        assert_eq!(Op::from_method("negative"), Some(Op::Neg));
+        assert_eq!(Op::from_operator("@"), Some(Op::Matmul));
+        assert_eq!(Op::from_rejected_method("true_divide"), Some(Op::Div));
+        assert_eq!(Op::from_function("torch.subtract"), None);
+        assert_eq!(Op::Linear.unary(), None);
+        assert_eq!(Unary::Gelu.name(), "gelu");
+    }
+}
