@@ -336,7 +336,19 @@ test("each bundled example renders consistently with its report", async () => {
     assert.equal(await summaryCount(page, "fn-native"), native, example.id);
     assert.equal(await summaryCount(page, "fn-fallback"), report.functions.length - native, example.id);
     assert.equal(await page.evaluate(() => window.torchlowerPlayground.rustText()), report.rust ?? "", example.id);
+    // Every site the fusion pass grouped shows its kernel in its row, and no other row does.
+    const fusedRows = await page.$$eval("#sites tr.site-row", (rows) =>
+      Object.fromEntries(rows.map((r) => [r.dataset.site, r.querySelector(".badge.fused")?.textContent ?? null])),
+    );
+    assert.deepEqual(
+      fusedRows,
+      Object.fromEntries(sites.map((s) => [s.id, s.fused_into ? `fused: ${s.fused_into}` : null])),
+      example.id,
+    );
   }
+  // The fusion pass groups something in the bundled examples (so the check above is not empty).
+  await loadExample(page, "phase_a_chain");
+  assert.ok(reportSites(await lastReport(page)).some((s) => s.fused_into), "phase_a_chain has fused sites");
   // The seed's accepted examples lower every function natively.
   for (const id of ["phase_a_chain", "control_flow", "cpu_followup", "classification_head"]) {
     await loadExample(page, id);

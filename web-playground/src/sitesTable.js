@@ -1,6 +1,7 @@
 // The table of sites, grouped by function: a header row per function (name, route, the
 // generated symbol) and one row per site with position, target, outcome and the rule
-// (claimed) or diagnostic code (rejected / not covered). Clicking a row selects its site or
+// (claimed) or diagnostic code (rejected / not covered), and the fused kernel a claimed site
+// was grouped into. Clicking a row selects its site or
 // function; clicking a code opens its explanation.
 import { OUTCOME_LABEL } from "./sourceEditor.js";
 
@@ -63,11 +64,21 @@ export function createSitesTable(table, { onSelect, onCodeClick }) {
           const outcome = document.createElement("span");
           outcome.className = `badge ${site.outcome}`;
           outcome.textContent = OUTCOME_LABEL[site.outcome] ?? site.outcome;
+          const outcomeCell = document.createElement("span");
+          outcomeCell.append(outcome);
+          if (site.fused_into) {
+            // the fusion pass grouped this site with others into one tl::fused kernel
+            const fused = document.createElement("span");
+            fused.className = "badge fused";
+            fused.textContent = `fused: ${site.fused_into}`;
+            fused.title = `computed inside tl::fused::${site.fused_into} together with the other sites of its group`;
+            outcomeCell.append(" ", fused);
+          }
           const ref = site.code ?? site.rule;
           const siteRow = addRow(site, `site-row ${site.outcome}`, [
             { text: `${site.line}:${site.col}` },
             { node: target },
-            { node: outcome },
+            { node: outcomeCell },
             ref ? { node: codeLink(ref) } : { text: "" },
           ]);
           siteRow.dataset.site = site.id;

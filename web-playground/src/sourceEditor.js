@@ -208,6 +208,7 @@ function describe(item, title, outcome, onCodeClick) {
     block.appendChild(line);
   }
   if (item.result_type) appendText(block, "tooltip-type", `→ ${item.result_type}`);
+  if (item.fused_into) appendText(block, "tooltip-fused", `fused into tl::fused::${item.fused_into}`);
   if (item.message) appendText(block, "tooltip-message", item.message);
   if (item.hint) appendText(block, "tooltip-hint", `hint: ${item.hint}`);
   return block;
