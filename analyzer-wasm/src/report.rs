@@ -1,4 +1,4 @@
-//! The JSON report (ARCHITECTURE.md, `"schema": 1`), as serde structs.
+//! The JSON report (docs/architecture.md, "The report"; `"schema": 1`), as serde structs.
 //!
 //! Field order here is the order in the JSON, and every collection is a `Vec`, so the output
 //! is deterministic byte for byte. Additions beyond the contract that other parts rely on:

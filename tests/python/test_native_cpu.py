@@ -7,7 +7,7 @@ Two sources of native code:
 - the corpus ``tests/corpus/accepted/*.py``: every function the analyzer routes native is
   compiled with ``torchlower.compile`` and compared with eager PyTorch.
 
-Comparison (ARCHITECTURE.md): dtype, shape, device, NaN and ±Inf positions, signed zeros,
+Comparison (docs/architecture.md, "Exactness"): dtype, shape, device, NaN and ±Inf positions, signed zeros,
 values with rtol 1e-5 / atol 1e-6, native outputs never require grad (even when inputs do),
 inputs unchanged bitwise. One build per module for the whole session; the very first build
 of a machine compiles tch (minutes), later ones reuse it.
@@ -45,7 +45,7 @@ torch.set_num_threads(1)
 
 
 def assert_matches_eager(native, eager):
-    """ARCHITECTURE.md's parity: everything eager shows, except that native never requires grad."""
+    """The parity of docs/architecture.md ("Exactness"): everything eager shows, except that native never requires grad."""
     if not isinstance(eager, torch.Tensor):
         assert type(native) is type(eager) and native == eager, f"native {native!r} != eager {eager!r}"
         return

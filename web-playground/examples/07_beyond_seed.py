@@ -1,4 +1,4 @@
-# Beyond the seed (ARCHITECTURE.md): method calls on bare binary-operation receivers and
+# Beyond the seed (docs/architecture.md): method calls on bare binary-operation receivers and
 # tensor-valued keyword operands, with exactly eager PyTorch semantics.
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
 import torch.nn.functional as F
