@@ -107,7 +107,7 @@ def make_inputs(entry: dict, overrides: dict[str, Any], size: int, seed: int) ->
 
 
 def parity_problems(native: Any, eager: Any) -> list[str]:
-    """Differences between a native and an eager result, by ARCHITECTURE.md's comparison:
+    """Differences between a native and an eager result, by the comparison of docs/architecture.md ("Exactness"):
     dtype, shape, device, NaN/±Inf positions, signed zeros, values (rtol 1e-5, atol 1e-6),
     and a native output that does not require grad."""
     import torch
