@@ -1,6 +1,9 @@
 //! THE registry: every claim rule id and every diagnostic code, with summary, explanation,
 //! example and hint. Analysis code refers to rules and codes only through the statics below;
 //! `docs/rules.md` is generated from [`ALL_RULES`] and [`ALL_CODES`] (see [`rules_markdown`]).
+//!
+//! Long on purpose: one registry, read top to bottom like ruff's `codes.rs`; each rule and code
+//! is a few lines of text, and splitting the texts by lane would scatter the one list.
 
 use crate::report::Severity;
 use serde::Serialize;

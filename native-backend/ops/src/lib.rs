@@ -14,6 +14,9 @@
 //! backend function or kernel does not compile, and the table tests (here, in the analyzer's
 //! `tests/op_table.rs` and in the backend) fail when a row lacks a spelling, a rule or a claim.
 //! The worked example is in `docs/architecture.md`.
+//!
+//! Long on purpose: the table is one list that grows by one row per op, and splitting it
+//! would bring back the parallel lists it replaces.
 
 /// Which claim module owns an op (`analyzer-wasm/src/claim/<lane>.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,7 +1,9 @@
 //! The kernels of the CUDA path, generated as PTX text in Rust: one module per kernel, each
 //! with a [`KernelSignature`] that both writes its `.entry` line and checks its launches.
 //!
-//! - [`math`]: per-element float32 math written once over a tiny instruction set, emitted as
+//! - [`scalar`]: the tiny instruction set the math is written in, emitted as PTX or performed
+//!   on the host with the same rounding.
+//! - [`math`]: per-element float32 math written once over the instruction set, emitted as
 //!   PTX or evaluated on the host bit for bit ([`math::UnaryMath::eval`]).
 //! - [`plan`]: the index math (broadcast strides, matmul views, reduction lines) with host
 //!   executors that follow the kernels' exact evaluation order.
@@ -14,6 +16,7 @@ pub mod matmul;
 pub mod plan;
 pub mod ptx;
 pub mod reduce;
+pub mod scalar;
 
 use std::sync::LazyLock;
 
