@@ -6,7 +6,7 @@ functions of ``fused_cases/fused_cases.py``, written by hand against native-back
 eager PyTorch — values (rtol 1e-5 / atol 1e-6), NaN and ±Inf positions, signs of zeros,
 dtype/shape, no grad on outputs, inputs unchanged bitwise, eager's errors — on random data
 and on the special values, at the benchmark sizes and at degenerate ones. Products go to our
-own small-GEMM kernel or to libtorch's BLAS by shape (native-backend/src/fused/small_gemm.rs:
+own small-GEMM kernel or to libtorch's BLAS by shape (native-backend/src/fused/small_gemm/:
 one row, or at least 4 rows with at least 16 columns and k <= 192; m*k*n <= 2^19 for
 F.linear and 2^20 for @; k a multiple of 4 for one-row F.linear); the shapes below sit on both sides of each of those thresholds, and odd layouts
 go through the tch fallback. (The Rust test fused_parity.rs also checks those products bit
