@@ -48,7 +48,7 @@ impl Analyzed {
 
 /// An evaluated expression.
 #[derive(Debug, Clone)]
-pub(crate) struct Val {
+struct Val {
     ty: Ty,
     lit: Lit,
     ir: Option<ir::Expr>,
@@ -68,7 +68,7 @@ impl Val {
     }
 }
 
-pub(crate) struct Walker<'a> {
+struct Walker<'a> {
     scope: &'a ModuleScope,
     index: &'a LineIndex<'a>,
     locals: BTreeSet<String>,
