@@ -1,4 +1,4 @@
-"""The analyzer's fusion pass (analyzer-wasm/src/lower/fuse.rs) end to end.
+"""The analyzer's fusion pass (analyzer-wasm/src/fuse.rs) end to end.
 
 ``tests/corpus/accepted/fusion.py`` is compiled with ``torchlower.compile`` (the analyzer's own
 output, not hand-written Rust) and every function is compared with eager PyTorch at the

@@ -1,4 +1,4 @@
-# Forms the lowering's fusion pass (analyzer-wasm/src/lower/fuse.rs) prints as one tl::fused
+# Forms the analyzer's fusion pass (analyzer-wasm/src/fuse.rs) turns into one tl::fused
 # call, and near misses it must leave op by op. Parity with eager: tests/python/test_native_cpu.py
 # (this corpus) and tests/python/test_fusion_pass.py (sizes, special values, errors).
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
