@@ -1,5 +1,5 @@
 //! The plain C-style ABI for wasmtime hosts (see `ABI.md`). The module imports nothing and
-//! exports `memory`, `tl_alloc`, `tl_free` and `tl_analyze`.
+//! exports `memory`, `tl_alloc`, `tl_free`, `tl_analyze` and `tl_rules`.
 
 use std::alloc::{alloc, dealloc, Layout};
 
@@ -45,8 +45,22 @@ pub unsafe extern "C" fn tl_analyze(src_ptr: *const u8, src_len: u32, name_ptr: 
     // SAFETY: guaranteed by the caller.
     let src = unsafe { bytes(src_ptr, src_len) };
     let name = unsafe { bytes(name_ptr, name_len) };
-    let json = crate::analyze_bytes_json(src, name);
-    let Ok(len) = u32::try_from(json.len()) else { return std::ptr::null_mut() };
+    result_block(&crate::analyze_bytes_json(src, name))
+}
+
+/// The rule registry (`rules::registry_json()`: every claim rule, extension and diagnostic
+/// code with its summary, explanation, example and hint) in the same kind of block as
+/// [`tl_analyze`]; the host frees it with `tl_free(ptr, length + 4)`. Null only if memory is
+/// exhausted.
+#[no_mangle]
+pub extern "C" fn tl_rules() -> *mut u8 {
+    result_block(&crate::rules::registry_json())
+}
+
+/// A block `[u32 LE length][bytes of text]` allocated with [`tl_alloc`]; null if it does not
+/// fit in memory.
+fn result_block(text: &str) -> *mut u8 {
+    let Ok(len) = u32::try_from(text.len()) else { return std::ptr::null_mut() };
     let Some(total) = len.checked_add(4) else { return std::ptr::null_mut() };
     let out = tl_alloc(total);
     if out.is_null() {
@@ -55,7 +69,7 @@ pub unsafe extern "C" fn tl_analyze(src_ptr: *const u8, src_len: u32, name_ptr: 
     // SAFETY: `out` points to `total` writable bytes just allocated.
     unsafe {
         std::ptr::copy_nonoverlapping(len.to_le_bytes().as_ptr(), out, 4);
-        std::ptr::copy_nonoverlapping(json.as_ptr(), out.add(4), json.len());
+        std::ptr::copy_nonoverlapping(text.as_ptr(), out.add(4), text.len());
     }
     out
 }
@@ -94,6 +108,37 @@ mod tests {
             tl_free(out, len + 4);
             tl_free(sp, src.len() as u32);
             tl_free(np, name.len() as u32);
+        }
+    }
+
+    /// Reads a result block and frees it.
+    unsafe fn take_block(out: *mut u8) -> serde_json::Value {
+        assert!(!out.is_null());
+        let mut len_bytes = [0u8; 4];
+        unsafe {
+            std::ptr::copy_nonoverlapping(out, len_bytes.as_mut_ptr(), 4);
+            let len = u32::from_le_bytes(len_bytes);
+            let json = std::slice::from_raw_parts(out.add(4), len as usize);
+            let value = serde_json::from_slice(json).expect("valid JSON");
+            tl_free(out, len + 4);
+            value
+        }
+    }
+
+    #[test]
+    fn rules_export_is_the_registry() {
+        let value = unsafe { take_block(tl_rules()) };
+        let registry: serde_json::Value =
+            serde_json::from_str(&crate::rules::registry_json()).expect("valid JSON");
+        assert_eq!(value, registry);
+        let codes = value["codes"].as_array().expect("codes");
+        assert_eq!(codes.len(), crate::rules::ALL_CODES.len());
+        let rules = value["rules"].as_array().expect("rules");
+        assert_eq!(rules.len(), crate::rules::ALL_RULES.len());
+        for (entry, code) in codes.iter().zip(crate::rules::ALL_CODES) {
+            assert_eq!(entry["code"], code.code);
+            assert_eq!(entry["explanation"], code.explanation);
+            assert_eq!(entry["hint"], code.hint);
         }
     }
 

@@ -8,6 +8,7 @@ in memory, fuel and stack, with the GIL released.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import threading
@@ -98,6 +99,28 @@ def analyze(source: str | bytes, filename: str = "<string>") -> dict[str, Any]:
     hit, the input is not UTF-8 or too large) or the analyzer failed; the next call works.
     """
     return json.loads(analyze_json(source, filename))
+
+
+_rules: dict[str, Any] | None = None
+
+
+def rules() -> dict[str, Any]:
+    """The analyzer's registry, read from the wasm (its ``tl_rules`` export) once per process:
+    ``{"rules": [...], "extensions": [...], "codes": [...]}``, each claim rule with ``id``,
+    ``lane``, ``summary``, ``explanation``, ``example``, ``hint``, ``extension``, each
+    diagnostic code with ``code``, ``area``, ``summary``, ``explanation``, ``example``,
+    ``hint`` (analyzer-wasm/ABI.md). Each call returns a copy of its own.
+    """
+    global _rules
+    analyzer = _loaded_analyzer()
+    if _rules is None:
+        try:
+            text = analyzer.rules()
+        except _native.AnalyzerSandboxError as exc:
+            kind, message = exc.args
+            raise AnalyzerError(f"rule registry: {message}", kind) from None
+        _rules = json.loads(text)
+    return copy.deepcopy(_rules)
 
 
 def cache_outcome() -> str:

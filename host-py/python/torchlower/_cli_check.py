@@ -21,7 +21,7 @@ import tokenize
 from pathlib import Path
 from typing import Any
 
-from ._analyze import AnalyzerError, analyze_json, _loaded_analyzer
+from ._analyze import AnalyzerError, analyze_json, rules
 from ._report_format import Style, render_text, summarize, to_sarif
 
 
@@ -79,14 +79,6 @@ def _tool_version() -> str:
         return "0.0.0"
 
 
-def _registry() -> dict[str, Any] | None:
-    """The analyzer's rule registry, when this analyzer build exports it."""
-    try:
-        return json.loads(_loaded_analyzer().rules())
-    except Exception:  # noqa: BLE001 - an older analyzer without `tl_rules`
-        return None
-
-
 def _falls_back(report: dict[str, Any]) -> bool:
     if any(d.get("severity") == "error" for d in report.get("diagnostics", [])):
         return True
@@ -121,7 +113,11 @@ def main(args: argparse.Namespace) -> int:
         else:
             print(json.dumps([report for _, report, _, _ in analyzed], indent=2))
     else:
-        registry = _registry() if analyzed else None
+        try:
+            registry = rules()
+        except AnalyzerError as exc:
+            print(f"torchlower check: cannot read the analyzer's rule registry: {exc} [{exc.kind}]", file=sys.stderr)
+            return 2
         sarif = to_sarif(((n, r, s) for n, r, s, _ in analyzed), registry, _tool_version())
         print(json.dumps(sarif, indent=2, ensure_ascii=False))
 

@@ -217,25 +217,55 @@ def artifact_uri(filename: str) -> str:
     return quote(path.as_posix())
 
 
-def _rule_descriptor(code: str, entry: dict[str, Any] | None, example: Finding | None) -> dict[str, Any]:
-    """A SARIF reportingDescriptor for `code`, from the registry entry when there is one."""
-    descriptor: dict[str, Any] = {"id": code}
+def _sarif_name(text: str) -> str:
+    """A short identifier for a rule (SARIF ``name``): its summary in kebab case."""
+    words = "".join(ch.lower() if ch.isalnum() else " " for ch in text).split()
+    return "-".join(words) or "rule"
+
+
+def _help_text(entry: dict[str, Any]) -> str | None:
+    """The registry's hint and example, as SARIF ``help``."""
+    parts = [entry.get("hint"), entry.get("example") and f"Example:\n{entry['example']}"]
+    return "\n\n".join(part for part in parts if part) or None
+
+
+def _registry_descriptor(rule_id: str, entry: dict[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
+    """A SARIF reportingDescriptor carrying a registry entry's full text."""
+    summary = entry.get("summary") or rule_id
+    descriptor: dict[str, Any] = {
+        "id": rule_id,
+        "name": _sarif_name(summary),
+        "shortDescription": {"text": summary},
+    }
+    if entry.get("explanation"):
+        descriptor["fullDescription"] = {"text": entry["explanation"]}
+    if help_text := _help_text(entry):
+        descriptor["help"] = {"text": help_text}
+    descriptor["properties"] = {key: value for key, value in properties.items() if value is not None}
+    return descriptor
+
+
+def _code_descriptor(code: str, entry: dict[str, Any] | None, example: Finding | None) -> dict[str, Any]:
+    """A diagnostic code's descriptor: the registry's text, or (a code the registry does not
+    know) the first finding of the code."""
     if entry:
-        descriptor["shortDescription"] = {"text": entry.get("summary") or code}
-        if entry.get("explanation"):
-            descriptor["fullDescription"] = {"text": entry["explanation"]}
-        help_text = "\n\n".join(
-            part for part in (entry.get("hint"), entry.get("example") and f"Example:\n{entry['example']}") if part
-        )
-        if help_text:
-            descriptor["help"] = {"text": help_text}
-        if entry.get("area"):
-            descriptor["properties"] = {"area": entry["area"]}
-    elif example is not None:
+        return _registry_descriptor(code, entry, {"kind": "diagnostic code", "area": entry.get("area")})
+    descriptor: dict[str, Any] = {"id": code}
+    if example is not None:
         descriptor["shortDescription"] = {"text": example.message}
         if example.hint:
             descriptor["help"] = {"text": example.hint}
     return descriptor
+
+
+def _claim_rule_descriptor(entry: dict[str, Any]) -> dict[str, Any]:
+    """A claim rule's descriptor (results name the claim rule of their site, if any, in
+    ``properties.claimRule``)."""
+    return _registry_descriptor(
+        entry["id"],
+        entry,
+        {"kind": "claim rule", "lane": entry.get("lane"), "extension": bool(entry.get("extension"))},
+    )
 
 
 def to_sarif(
@@ -245,10 +275,13 @@ def to_sarif(
 ) -> dict[str, Any]:
     """One SARIF run over ``(filename, report, source)`` triples.
 
-    ``registry`` is the analyzer's rule registry (``{"codes": [...]}``); without it the rules
-    are described by the first finding of each code.
+    ``registry`` is the analyzer's rule registry (:func:`torchlower.rules`): ``tool.driver.rules``
+    then holds every diagnostic code (the ``ruleId`` of results) and every claim rule (named
+    by results in ``properties.claimRule``) with its summary, explanation, hint and example.
+    Without it, only the codes found are listed, each described by its first finding.
     """
     registry_codes = {entry["code"]: entry for entry in (registry or {}).get("codes", []) if "code" in entry}
+    claim_rules = [entry for entry in (registry or {}).get("rules", []) if "id" in entry]
     results: list[dict[str, Any]] = []
     first_of_code: dict[str, Finding] = {}
     for filename, report, source in reports:
@@ -292,8 +325,9 @@ def to_sarif(
             results.append(result)
 
     codes = sorted(set(first_of_code) | set(registry_codes))
-    rules = [_rule_descriptor(code, registry_codes.get(code), first_of_code.get(code)) for code in codes]
-    rule_index = {code: index for index, code in enumerate(codes)}
+    rules = [_code_descriptor(code, registry_codes.get(code), first_of_code.get(code)) for code in codes]
+    rules += [_claim_rule_descriptor(entry) for entry in claim_rules if entry["id"] not in registry_codes]
+    rule_index = {rule["id"]: index for index, rule in enumerate(rules)}
     for result in results:
         result["ruleIndex"] = rule_index[result["ruleId"]]
     return {
