@@ -258,8 +258,8 @@ def _fallback_callable(fn: Callable, entry: dict | None, reason: str) -> Callabl
 
 def _native_callable(fn: Callable, native_fn: Callable, entry: dict) -> Callable:
     """The routing wrapper: a function with ``fn``'s own parameters (so Python itself binds
-    keywords and defaults, at C speed) whose fast path is one dict lookup and the positional
-    native call; see :func:`_signature_router`. Signatures it cannot mirror get the generic
+    keyword arguments, at C speed) whose fast path is one dict lookup and the positional
+    native call; see :func:`_signature_router`. Signatures it does not mirror get the generic
     wrapper :func:`_generic_router`."""
     router = _signature_router(fn, native_fn)
     if router is None:
@@ -275,59 +275,49 @@ def _tl_make(_tl_native, _tl_fn, _tl_lookup, _tl_key, _tl_rerun, _tl_other_mode)
             try:
                 return _tl_native({arguments})
             except _tl_rerun:
-                return _tl_fn({python_arguments})
+                return _tl_fn({arguments})
         return _tl_other_mode(_tl_raw, ({arguments},))
     return call
 """
 
 
 def _signature_router(fn: Callable, native_fn: Callable) -> Callable | None:
-    """A router generated from ``fn``'s parameter list (names only; defaults are copied as
-    ``__defaults__``/``__kwdefaults__``), or None for ``*args``/``**kwargs`` or names that
-    could clash with the router's own (``_tl_…``)."""
+    """A router generated from ``fn``'s parameter names, for the signatures the analyzer routes
+    native: positional parameters (``/`` kept) without defaults, since defaults, keyword-only
+    parameters, ``*args`` and ``**kwargs`` make a function fall back (TL105, TL106). None for
+    any other signature (a hand-written report may declare one native) and for names that could
+    clash with the router's own (``_tl_…``): those get :func:`_generic_router`."""
     parameters = list(inspect.signature(fn).parameters.values())
     kinds = inspect.Parameter
-    if any(p.kind in (kinds.VAR_POSITIONAL, kinds.VAR_KEYWORD) or p.name.startswith("_tl_") for p in parameters):
+    mirrored = (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)
+    if any(p.kind not in mirrored or p.default is not p.empty or p.name.startswith("_tl_") for p in parameters):
         return None
-    positional = [p.name for p in parameters if p.kind != kinds.KEYWORD_ONLY]
-    keyword_only = [p.name for p in parameters if p.kind == kinds.KEYWORD_ONLY]
-    declared = list(positional)
-    if any(p.kind == kinds.POSITIONAL_ONLY for p in parameters):
-        declared.insert(sum(p.kind == kinds.POSITIONAL_ONLY for p in parameters), "/")
-    if keyword_only:
-        declared += ["*", *keyword_only]
-    names = positional + keyword_only
-    source = _ROUTER_TEMPLATE.format(
-        parameters=", ".join(declared),
-        arguments=", ".join(names),
-        python_arguments=", ".join(positional + [f"{n}={n}" for n in keyword_only]),
-    )
+    names = [p.name for p in parameters]
+    declared = list(names)
+    positional_only = sum(p.kind == kinds.POSITIONAL_ONLY for p in parameters)
+    if positional_only:
+        declared.insert(positional_only, "/")
+    source = _ROUTER_TEMPLATE.format(parameters=", ".join(declared), arguments=", ".join(names))
     namespace: dict[str, Any] = {}
     exec(source, namespace)  # noqa: S102 - parameter names come from fn's own signature
-
-    def call_python(values: tuple) -> Any:
-        return fn(*values[: len(positional)], **dict(zip(keyword_only, values[len(positional) :])))
 
     def other_mode(raw: Any, values: tuple) -> Any:
         mode = _parse_mode(raw)
         if mode == "fallback":
-            return call_python(values)
+            return fn(*values)
         if mode == "native":
             return native_fn(*values)
         try:
             return native_fn(*values)
         except _RERUN_IN_PYTHON:
-            return call_python(values)
+            return fn(*values)
 
-    router = namespace["_tl_make"](native_fn, fn, _environ_lookup, _environ_key, _RERUN_IN_PYTHON, other_mode)
-    router.__defaults__ = fn.__defaults__
-    router.__kwdefaults__ = fn.__kwdefaults__
-    return router
+    return namespace["_tl_make"](native_fn, fn, _environ_lookup, _environ_key, _RERUN_IN_PYTHON, other_mode)
 
 
 def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
     """The routing wrapper for any signature: a fast path when all arguments come
-    positionally, else keywords and defaults bound with ``inspect.signature``."""
+    positionally, else arguments bound with ``inspect.signature`` (defaults applied)."""
     signature = inspect.signature(fn)
     names = list(signature.parameters)
     arity = len(names)
