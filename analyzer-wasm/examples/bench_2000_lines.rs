@@ -1,10 +1,17 @@
-//! Times the analysis of a generated 2,000-line module (median of several runs).
+//! Times the analysis of a generated 2,000-line module (median of several runs), stage by
+//! stage, natively (for profiling: `perf record`, `valgrind --tool=callgrind`).
 //!
 //!     cargo run --release -p torchlower-analyzer --example bench_2000_lines [-- OUT.py]
+//!     cargo run --release -p torchlower-analyzer --example bench_2000_lines -- --input FILE.py [--runs N]
 //!
 //! With OUT.py the generated module is also written there, so the same text can be timed
 //! elsewhere (e.g. `python -c "import ast,sys; ast.parse(open(sys.argv[1]).read())"`, or the
-//! wasm build through the host).
+//! wasm build through the host). With `--input` the module is read from FILE.py instead (e.g.
+//! one written by `scripts/bench_analyze.py`'s generators).
+//!
+//! Stages: the nesting pre-scan, rustpython-parser, the import/annotation scope, then the rest
+//! of `analyze` (walk, claim, fusion, lowering: measured as the whole analysis minus the
+//! stages before it) and the report's JSON serialisation.
 
 use std::time::{Duration, Instant};
 
@@ -49,45 +56,105 @@ pub fn generate_module(lines: usize) -> String {
     src
 }
 
+/// Median of `runs` timings of `f`.
+fn median(runs: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
 fn main() {
-    let src = generate_module(2000);
-    if let Some(path) = std::env::args().nth(1) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut input = None;
+    let mut out = None;
+    let mut runs = 21;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--input" => {
+                input = args.get(i + 1).cloned();
+                i += 1;
+            }
+            "--runs" => {
+                runs = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(runs).max(1);
+                i += 1;
+            }
+            path => out = Some(path.to_string()),
+        }
+        i += 1;
+    }
+    let src = match &input {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!("cannot read {path}: {e}");
+                std::process::exit(2);
+            }
+        },
+        None => generate_module(2000),
+    };
+    if let Some(path) = out {
         if let Err(e) = std::fs::write(&path, &src) {
             eprintln!("cannot write {path}: {e}");
         }
     }
-    let runs = 21;
-    let mut times: Vec<Duration> = Vec::with_capacity(runs);
-    let mut bytes = 0;
-    for _ in 0..runs {
-        let t = Instant::now();
-        let json = torchlower_analyzer::analyze_json(&src, "bench.py");
-        times.push(t.elapsed());
-        bytes = json.len();
-    }
-    times.sort();
-    let median = times[runs / 2];
-    // the parser alone, for comparison
-    let mut parse_times: Vec<Duration> = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t = Instant::now();
+
+    use torchlower_analyzer::{analyze, parse, resolve};
+    let total = median(runs, || {
+        std::hint::black_box(torchlower_analyzer::analyze_json(&src, "bench.py"));
+    });
+    let prescan = median(runs, || {
+        std::hint::black_box(parse::prescan_nesting(&src));
+    });
+    let parsed = median(runs, || {
         let parsed = rustpython_parser::parse(&src, rustpython_parser::Mode::Module, "bench.py");
-        parse_times.push(t.elapsed());
         assert!(parsed.is_ok());
-    }
-    parse_times.sort();
-    println!("rustpython-parser alone: median {:.2} ms", parse_times[runs / 2].as_secs_f64() * 1e3);
-    let report = torchlower_analyzer::analyze(&src, "bench.py");
+    });
+    let index = parse::LineIndex::new(&src);
+    let body = match parse::parse_module(&src, "bench.py", &index) {
+        Ok(body) => body,
+        Err(diag) => {
+            eprintln!("the module does not parse: {}", diag.message);
+            std::process::exit(2);
+        }
+    };
+    let scope = median(runs, || {
+        std::hint::black_box(resolve::ModuleScope::from_module(&body));
+    });
+    let analysis = median(runs, || {
+        std::hint::black_box(analyze(&src, "bench.py"));
+    });
+    let report = analyze(&src, "bench.py");
+    let json = median(runs, || {
+        std::hint::black_box(report.to_json());
+    });
+    let bytes = report.to_json().len();
     let native = report.functions.iter().filter(|f| f.route == torchlower_analyzer::report::Route::Native).count();
     println!(
-        "{} lines, {} functions ({} native), report {} bytes: median {:.2} ms over {} runs (min {:.2} ms, max {:.2} ms)",
+        "{} lines, {} functions ({} native), report {} bytes; medians over {} runs:",
         src.lines().count(),
         report.functions.len(),
         native,
         bytes,
-        median.as_secs_f64() * 1e3,
-        runs,
-        times[0].as_secs_f64() * 1e3,
-        times[runs - 1].as_secs_f64() * 1e3
+        runs
     );
+    println!("  analyze_json (all)          {:8.2} ms", ms(total));
+    println!("  nesting pre-scan            {:8.2} ms", ms(prescan));
+    println!("  rustpython-parser           {:8.2} ms", ms(parsed));
+    println!("  module scope (resolve)      {:8.2} ms", ms(scope));
+    println!(
+        "  walk, claim, fuse, lower    {:8.2} ms   (analyze minus the three above)",
+        ms(analysis.saturating_sub(prescan + parsed + scope))
+    );
+    println!("  report to JSON              {:8.2} ms", ms(json));
 }
