@@ -1,7 +1,8 @@
 //! `torchlower._native`: the analyzer wasm run sandboxed in wasmtime, exposed to Python.
 //!
 //! Python (`torchlower/_analyze.py`) creates one [`Analyzer`] per process from the wasm file
-//! shipped in the package; each `analyze` call runs in a fresh store with the GIL released.
+//! shipped in the package; each `analyze` call runs in a fresh store and instance (from the
+//! shared engine's pool, see `engine.rs`) with the GIL released.
 //! Failures come out as `SandboxError(kind, message)`, never as a panic.
 
 mod engine;
@@ -57,7 +58,7 @@ impl Analyzer {
         let host_err = |err: String| to_py_err(SandboxError::Host(err));
         let own_engine;
         let (engine, cache_dir) = match max_wasm_stack {
-            None => (engine::shared().map_err(host_err)?, cache_dir),
+            None => (&engine::shared().map_err(host_err)?.engine, cache_dir),
             Some(limit) => {
                 own_engine = engine::with_stack_limit(limit).map_err(host_err)?;
                 (&own_engine, None)
@@ -102,6 +103,15 @@ impl Analyzer {
     }
 }
 
+/// How many analyses the shared engine runs at once from its instance pool; 0 when it
+/// allocates on demand (the pool's address space could not be reserved). Creates the engine
+/// (a function, not a constant, so that importing the module does not: wasmtime's signal
+/// handlers are installed when the engine is first needed, after the interpreter's own).
+#[pyfunction]
+fn pool_slots() -> u32 {
+    engine::shared().ok().and_then(|shared| shared.slots).unwrap_or(0)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Analyzer>()?;
@@ -109,5 +119,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_INPUT_BYTES", sandbox::MAX_INPUT_BYTES)?;
     m.add("DEFAULT_MEMORY_LIMIT", sandbox::DEFAULT_MEMORY_LIMIT)?;
     m.add("MAX_WASM_STACK", engine::MAX_WASM_STACK)?;
+    m.add("MAX_MEMORY", engine::MAX_MEMORY)?;
+    m.add_function(wrap_pyfunction!(pool_slots, m)?)?;
     Ok(())
 }

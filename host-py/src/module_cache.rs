@@ -135,7 +135,7 @@ mod tests {
 
     #[test]
     fn miss_then_hit_then_corrupt_entry_is_replaced() -> wasmtime::Result<()> {
-        let engine = crate::engine::shared().map_err(wasmtime::Error::msg)?;
+        let engine = &crate::engine::shared().map_err(wasmtime::Error::msg)?.engine;
         let dir = tempfile::tempdir()?;
         let wasm = tiny_module();
 
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn key_depends_on_the_wasm_bytes() -> Result<(), String> {
-        let engine = crate::engine::shared()?;
+        let engine = &crate::engine::shared()?.engine;
         let mut other = tiny_module();
         other[32] = 0x08; // i32.const 8
         assert_ne!(cache_key(engine, &tiny_module()), cache_key(engine, &other));

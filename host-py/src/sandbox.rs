@@ -1,24 +1,29 @@
 //! One analysis inside a fresh, limited wasmtime store.
 //!
 //! The analyzer module imports nothing, so the only way it can affect the host is through
-//! what it returns and how much it consumes. Every call gets a new store (nothing leaks from
-//! one analysis into the next, and a trapped instance is simply dropped) with three limits:
-//! linear memory, fuel (instructions) and native stack. Each one that is hit comes back as
-//! its own [`SandboxError`] variant, which Python turns into `torchlower.AnalyzerError`.
+//! what it returns and how much it consumes. Every call gets a new store and instance
+//! (nothing leaks from one analysis into the next: the instance's memory starts from the
+//! module's initial image, whether freshly mapped or a pool slot reset by wasmtime, and a
+//! trapped instance is simply dropped) with three limits: linear memory, fuel (instructions)
+//! and native stack. Each one that is hit comes back as its own [`SandboxError`] variant,
+//! which Python turns into `torchlower.AnalyzerError`.
 //!
 //! The ABI (analyzer-wasm/ABI.md): `tl_alloc(len) -> ptr`, `tl_analyze(src, src_len, name,
-//! name_len) -> ptr` to `[u32 LE length][JSON]`, and optionally `tl_rules() -> ptr` to the
-//! same kind of block holding the rule registry. The blocks are not freed with `tl_free`:
-//! the whole store, memory included, is dropped right after the result is copied out.
+//! name_len) -> ptr` to `[u32 LE length][JSON]`, and `tl_rules() -> ptr` to the same kind of
+//! block holding the rule registry. The blocks are not freed with `tl_free`: the whole store,
+//! memory included, is dropped right after the result is copied out.
 
-use wasmtime::{Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
+use std::sync::{Condvar, Mutex, PoisonError};
 
-use crate::engine::{HOST_STACK_HEADROOM, MAX_WASM_STACK};
+use wasmtime::{Engine, Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
+
+use crate::engine::{HOST_STACK_HEADROOM, MAX_MEMORY, MAX_WASM_STACK};
 
 /// Sources larger than this are refused before any wasm runs.
 pub const MAX_INPUT_BYTES: usize = 16 << 20;
-/// Linear memory one analysis may grow to.
-pub const DEFAULT_MEMORY_LIMIT: usize = 512 << 20;
+/// Linear memory one analysis may grow to (also the most it may be given: see
+/// [`MAX_MEMORY`]).
+pub const DEFAULT_MEMORY_LIMIT: usize = MAX_MEMORY;
 /// Fuel every analysis gets whatever its size (instantiation, small inputs): about a second.
 pub const FUEL_BASE: u64 = 1_000_000_000;
 /// Extra fuel per source byte. The analyzer needs about 2,900 per byte on ordinary code
@@ -35,8 +40,9 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The memory limit asked for, capped at [`MAX_MEMORY`] (the size of a pool slot).
     fn memory_bytes(&self) -> usize {
-        self.memory_bytes.unwrap_or(DEFAULT_MEMORY_LIMIT)
+        self.memory_bytes.unwrap_or(DEFAULT_MEMORY_LIMIT).min(MAX_MEMORY)
     }
 
     /// Fuel proportional to the input, so a large but ordinary file is never cut short.
@@ -147,7 +153,7 @@ pub fn analyze(
     })
 }
 
-/// The analyzer's registry of rules and diagnostic codes (JSON), from the optional export
+/// The analyzer's registry of rules and diagnostic codes (JSON), from the export
 /// `tl_rules() -> ptr` (same result block as `tl_analyze`).
 pub fn rules(module: &Module) -> Result<String, SandboxError> {
     run_isolated(module, DEFAULT_MEMORY_LIMIT, FUEL_BASE, |store, instance, _| {
@@ -161,6 +167,42 @@ pub fn rules(module: &Module) -> Result<String, SandboxError> {
     })
 }
 
+/// How many analyses hold a slot of the shared engine's pool, and a signal when one ends.
+static SLOTS_IN_USE: Mutex<u32> = Mutex::new(0);
+static SLOT_FREED: Condvar = Condvar::new();
+
+/// A slot of the shared engine's instance pool, held for one analysis: instantiating beyond
+/// the pool's size would fail, so callers beyond it wait here (with the GIL released).
+struct Slot {
+    pooled: bool,
+}
+
+impl Slot {
+    fn acquire(engine: &Engine) -> Slot {
+        let capacity = match crate::engine::shared() {
+            Ok(shared) if Engine::same(engine, &shared.engine) => shared.slots,
+            _ => None,
+        };
+        let Some(capacity) = capacity else { return Slot { pooled: false } };
+        let mut in_use = SLOTS_IN_USE.lock().unwrap_or_else(PoisonError::into_inner);
+        while *in_use >= capacity {
+            in_use = SLOT_FREED.wait(in_use).unwrap_or_else(PoisonError::into_inner);
+        }
+        *in_use += 1;
+        Slot { pooled: true }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if self.pooled {
+            let mut in_use = SLOTS_IN_USE.lock().unwrap_or_else(PoisonError::into_inner);
+            *in_use = in_use.saturating_sub(1);
+            SLOT_FREED.notify_one();
+        }
+    }
+}
+
 /// Instantiates `module` in a fresh store limited to `memory_limit` bytes and `fuel`, lets
 /// `call` produce a result block inside it and returns the block's text. Runs on a thread of
 /// its own with a known stack size (see [`MAX_WASM_STACK`]), so the stack limit holds
@@ -169,6 +211,7 @@ fn run_isolated<F>(module: &Module, memory_limit: usize, fuel: u64, call: F) -> 
 where
     F: FnOnce(&mut Store<MemoryCap>, Instance, Memory) -> Result<u32, CallError> + Send,
 {
+    let _slot = Slot::acquire(module.engine());
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("torchlower-analyzer".into())
