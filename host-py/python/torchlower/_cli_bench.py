@@ -58,11 +58,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None, help="file stem (default: <date>-<machine>)")
     parser.add_argument("--cells-module", type=Path, default=None, help="path of cells.py (default: the repo's)")
     parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
+    parser.add_argument("--sweep", action="store_true",
+                        help="every claimed op and fused pattern, native vs eager, over a grid of shapes (benchmarks/sweep.py)")
+    parser.add_argument("--min-ratio", type=float, default=None,
+                        help="with --sweep: fail when a stable cell is below this ×eager (e.g. 0.9)")
+    parser.add_argument("--stable-us", type=float, default=5.0,
+                        help="with --min-ratio: only cells whose eager time is at least this many µs count (default 5)")
 
 
 def main(args: argparse.Namespace) -> int:
     import torch
 
+    if args.sweep:
+        from . import _cli_bench_sweep
+
+        return _cli_bench_sweep.main(args)
     if args.quick:
         args.samples, args.sample_ms = 3, 2.0
     torch.set_num_threads(args.threads)
@@ -193,7 +203,7 @@ def _tensor_annotated_twin(path: Path):
 # --- one cell ---------------------------------------------------------------------------------
 
 
-def _bench_cell(cell_id: str, function: str, shape: tuple, cells_module, builders: _LaneBuilders, args) -> dict:
+def _bench_cell(cell_id: str, function: str, shape: tuple, cells_module, builders: _LaneBuilders, args, quiet: bool = False) -> dict:
     import torch
 
     generator = torch.Generator().manual_seed(0)
@@ -247,7 +257,8 @@ def _bench_cell(cell_id: str, function: str, shape: tuple, cells_module, builder
     line = "  ".join(
         f"{lane} {lanes[lane]['median_us']:.2f}µs" if "median_us" in lanes[lane] else f"{lane} n/a" for lane in builders.lanes
     )
-    print(f"{cell_id} {function}{shape}: {line}", flush=True)
+    if not quiet:
+        print(f"{cell_id} {function}{shape}: {line}", flush=True)
     return {"id": cell_id, "function": function, "shape": list(shape), "lanes": lanes, "speedup_vs_eager": speedups}
 
 

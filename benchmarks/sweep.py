@@ -1,0 +1,221 @@
+"""The functions and shapes of ``torchlower bench --sweep``: every claimed op alone and every
+fused pattern, over a grid of shapes, native against eager.
+
+Each function is ordinary annotated PyTorch code (``torchlower.compile`` analyzes this file
+like any user module). ``OPS`` says which op of the op table (``native-backend/ops``) each
+single-op function measures; a test checks that every op of the table has its row here, so an
+op added to the surface comes with its sweep rows. Shapes are ``(rows, cols)``; for products
+the weight is ``cols × cols`` and the grid stops at 1024 columns (above that one call is a
+GEMM of seconds, where only the BLAS matters).
+"""
+
+import torch
+import torch.nn.functional as F
+
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
+
+# --- one op ------------------------------------------------------------------------------------
+
+
+def relu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.relu()
+
+
+def sigmoid(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sigmoid(x)
+
+
+def tanh(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.tanh(x)
+
+
+def gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.gelu(x)
+
+
+def abs_(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.abs(x)
+
+
+def neg(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.neg(x)
+
+
+def square(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.square(x)
+
+
+def exp(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.exp(x)
+
+
+def log(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.log(x)
+
+
+def sqrt(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sqrt(x)
+
+
+def add(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x + y
+
+
+def sub(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x - y
+
+
+def mul(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x * y
+
+
+def div(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x / y
+
+
+def add_row(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x + b
+
+
+def linear(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.linear(x, w, b)
+
+
+def matmul(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x @ w
+
+
+def sum_rows(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.sum(dim=1)
+
+
+def sum_cols(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.sum(dim=0)
+
+
+def mean_rows(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.mean(dim=1)
+
+
+def mean_cols(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.mean(dim=0)
+
+
+def softmax(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.softmax(dim=1)
+
+
+def argmax(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
+    return x.argmax(dim=1)
+
+
+# --- fused patterns ----------------------------------------------------------------------------
+
+
+def linear_tanh(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.tanh(F.linear(x, w, b))
+
+
+def linear_gelu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.gelu(F.linear(x, w, b))
+
+
+def linear_relu_mean(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return F.linear(x, w, b).relu().mean(dim=1)
+
+
+def matmul_bias_relu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return (x @ w + b).relu()
+
+
+def chain(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return (x + y).relu() * y - x
+
+
+def layer_loop(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, depth: int) -> TensorF32Cpu2D:
+    h = x
+    for _ in range(depth):
+        h = torch.tanh(h @ w + b)
+    return h
+
+
+def gpt_mlp(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D, w2: TensorF32Cpu2D, b2: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    h = F.gelu(F.linear(x, w1, b1))
+    return F.linear(h, w2, b2)
+
+
+def tanh_policy(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D, w2: TensorF32Cpu2D, b2: TensorF32Cpu1D,
+                w3: TensorF32Cpu2D, b3: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    h = torch.tanh(F.linear(x, w1, b1))
+    h = torch.tanh(F.linear(h, w2, b2))
+    return F.linear(h, w3, b3)
+
+
+#: The op of the op table each single-op function measures (the table's backend names).
+OPS = {
+    "relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "gelu": "gelu", "abs_": "abs", "neg": "neg",
+    "square": "square", "exp": "exp", "log": "log", "sqrt": "sqrt", "add": "add", "sub": "sub", "mul": "mul",
+    "div": "div", "linear": "linear", "matmul": "matmul", "sum_rows": "sum_dim", "mean_rows": "mean_dim",
+    "softmax": "softmax", "argmax": "argmax",
+}
+
+ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
+               "add", "sub", "mul", "div", "add_row", "sum_rows", "sum_cols", "mean_rows", "mean_cols",
+               "softmax", "argmax", "chain"]
+PRODUCTS = ["linear", "matmul", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
+
+ROWS = [1, 8, 64, 256, 1024]
+COLS = [16, 64, 256, 1024, 4096]
+PRODUCT_ROWS = [1, 8, 64, 256]
+PRODUCT_COLS = [16, 64, 256, 1024]
+#: A GPT-style MLP block (d → 4d → d) at these batches and model widths d.
+MLP_ROWS, MLP_WIDTHS = [1, 8, 64], [64, 128, 256]
+#: A reinforcement-learning tanh policy, 17 → 64 → 64 → 6, at these batches.
+POLICY_BATCHES = [1, 8, 64, 256]
+QUICK_ROWS, QUICK_COLS = [1, 64], [64, 1024]
+
+
+def cells(quick: bool = False) -> list[tuple[str, str, tuple]]:
+    """Every cell as (id, function, shape), elementwise grid then products then the policy."""
+    rows, cols = (QUICK_ROWS, QUICK_COLS) if quick else (ROWS, COLS)
+    product_rows, product_cols = (QUICK_ROWS, QUICK_COLS) if quick else (PRODUCT_ROWS, PRODUCT_COLS)
+    out = []
+    for function in ELEMENTWISE:
+        out += [(f"{function}@{r}x{c}", function, (r, c)) for r in rows for c in cols]
+    for function in PRODUCTS:
+        out += [(f"{function}@{r}x{c}", function, (r, c)) for r in product_rows for c in product_cols]
+    mlp_rows, mlp_widths = (MLP_ROWS[:2], MLP_WIDTHS[:1]) if quick else (MLP_ROWS, MLP_WIDTHS)
+    out += [(f"gpt_mlp@{r}x{d}", "gpt_mlp", (r, d)) for r in mlp_rows for d in mlp_widths]
+    out += [(f"tanh_policy@{r}x17", "tanh_policy", (r, 17)) for r in (POLICY_BATCHES[:2] if quick else POLICY_BATCHES)]
+    return out
+
+
+def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
+    """Deterministic arguments; weights scaled by 1/sqrt(fan-in), positive inputs for log/sqrt."""
+    rows, cols = shape
+
+    def randn(*size):
+        return torch.randn(*size, generator=generator)
+
+    def layer(fan_in, fan_out):
+        return randn(fan_out, fan_in) / fan_in**0.5, randn(fan_out)
+
+    x = randn(rows, cols)
+    if function in ("log", "sqrt"):
+        return (x.abs() + 0.5,)
+    if function in ("add", "sub", "mul", "div", "chain"):
+        y = randn(rows, cols)
+        return (x, y.abs() + 0.5 if function == "div" else y)
+    if function == "add_row":
+        return (x, randn(cols))
+    if function in ("linear", "linear_tanh", "linear_gelu", "linear_relu_mean"):
+        return (x, *layer(cols, cols))
+    if function in ("matmul", "matmul_bias_relu", "layer_loop"):
+        w = randn(cols, cols) / cols**0.5
+        rest = (randn(cols),) if function != "matmul" else ()
+        return (x, w, *rest, 4) if function == "layer_loop" else (x, w, *rest)
+    if function == "gpt_mlp":
+        return (x, *layer(cols, 4 * cols), *layer(4 * cols, cols))
+    if function == "tanh_policy":
+        return (x, *layer(17, 64), *layer(64, 64), *layer(64, 6))
+    return (x,)
