@@ -7,6 +7,11 @@
 //! libtorch on special and random values, and the sum order is chosen by comparing both lane
 //! widths with libtorch's own sums bit for bit. An op that disagrees, or a sum order that
 //! matches neither width, is computed by libtorch itself — slower, never different.
+//!
+//! Ops without a vectorised element function of ours (`math::vectorised`: tanh, GELU, log
+//! call scalar libm per element, several times slower than torch's SIMD kernels) are also run
+//! by libtorch: its own kernel, in place on the fused buffer, which is as fast as eager and
+//! gives eager's bits.
 
 use std::sync::OnceLock;
 
@@ -14,14 +19,38 @@ use tch::Tensor;
 
 use super::math::{self, Unary};
 
-/// `op` over `values` in place, as eager on this machine when `values` is a whole tensor (an
-/// op that does not [`agree`](agrees) is run by libtorch over `values` at once, so each element
-/// takes the loop it takes in eager).
+/// `op` over `values` in place, as eager on this machine when `values` is a whole tensor: our
+/// element function where it is [`native`], else libtorch's kernel over `values` at once (so
+/// each element takes the loop it takes in eager).
 pub fn unary_in_place(op: Unary, values: &mut [f32]) {
-    if agrees(op) {
+    if native(op) {
         math::unary_in_place(op, values);
     } else {
-        through_libtorch(values, |t| super::unary_with_ops(op, t));
+        in_libtorch(op, values);
+    }
+}
+
+/// Whether our element function for `op` is used inside fused loops: it is vectorised and
+/// [`agrees`] with eager here. Such an op may also run on any part of a buffer (row by row,
+/// chunk by chunk); the others must see the whole buffer ([`unary_in_place`]).
+pub fn native(op: Unary) -> bool {
+    math::vectorised(op) && agrees(op)
+}
+
+/// libtorch's in-place kernel for `op` run on `values` itself (a tensor viewing the buffer, no
+/// copy); a copy through a fresh tensor if the view cannot be made.
+fn in_libtorch(op: Unary, values: &mut [f32]) {
+    let len = values.len() as i64;
+    // SAFETY: the tensor views `len` initialised f32s of `values`, contiguous, on the CPU; it
+    // lives only inside this function, is never resized, and `values` is not touched meanwhile.
+    let view = unsafe { Tensor::f_from_blob(values.as_mut_ptr() as *const u8, &[len], &[1], tch::Kind::Float, tch::Device::Cpu) };
+    match view {
+        Ok(mut t) => {
+            // A float unary op of libtorch on a 1-D float tensor cannot fail; if it ever did,
+            // the panic becomes a RuntimeError at the function boundary (`tl::run`).
+            super::unary_in_place_with_ops(op, &mut t).expect("libtorch in-place unary op on a float tensor");
+        }
+        Err(_) => through_libtorch(values, |t| super::unary_with_ops(op, t)),
     }
 }
 

@@ -89,12 +89,12 @@ pub fn apply(
     // position-independent; otherwise each op over the whole buffer (which is the whole
     // tensor, as eager runs it; and one call instead of one per short row).
     const IN_CACHE: usize = 256 * 1024;
-    let per_row = rows * cols > IN_CACHE && acts.iter().all(|&op| calibrate::agrees(op));
+    let per_row = rows * cols > IN_CACHE && acts.iter().all(|&op| calibrate::native(op));
     if per_row {
         for (i, row) in values.chunks_exact_mut(cols.max(1)).take(rows).enumerate() {
             add_bias(row, 1, cols, bias, i);
             for &op in acts {
-                math::unary_in_place(op, row); // every op agrees with eager (checked above)
+                math::unary_in_place(op, row); // every op is native here (checked above)
             }
         }
     } else {

@@ -137,6 +137,15 @@ macro_rules! multiversion {
     };
 }
 
+/// Whether [`unary_in_place`] runs `op` as a vectorised loop (the others call a scalar
+/// function per element, so libtorch's SIMD kernel is faster for them).
+pub const fn vectorised(op: Unary) -> bool {
+    match op {
+        Unary::Relu | Unary::Sigmoid | Unary::Exp | Unary::Square | Unary::Neg | Unary::Abs | Unary::Sqrt => true,
+        Unary::Tanh | Unary::Gelu | Unary::Log => false,
+    }
+}
+
 multiversion! {
     /// Applies `op` to every element of `values`, in place.
     fn unary_in_place(op: Unary, values: &mut [f32]) {

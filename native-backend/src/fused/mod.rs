@@ -213,7 +213,7 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 /// Each op rounds to float32 as eager does, so the result equals the op-by-op chain.
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     // The direct kernel works in chunks, so every op must be position-independent here.
-    let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::agrees(*op)));
+    let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::native(*op)));
     match elementwise_plan(operands, program).filter(|_| direct_ops) {
         Some(plan) => plan.run(program),
         None => elementwise_with_ops(operands, program),
@@ -319,6 +319,22 @@ fn acts_with_ops(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
         t = unary_with_ops(op, &t)?;
     }
     Ok(t)
+}
+
+/// `op` in place on `t`, by libtorch's own kernel (as eager's out-of-place op computes it).
+fn unary_in_place_with_ops(op: Unary, t: &mut Tensor) -> Result<Tensor> {
+    Ok(match op {
+        Unary::Relu => t.f_relu_()?,
+        Unary::Sigmoid => t.f_sigmoid_()?,
+        Unary::Tanh => t.f_tanh_()?,
+        Unary::Gelu => t.f_gelu_("none")?,
+        Unary::Abs => t.f_abs_()?,
+        Unary::Neg => t.f_neg_()?,
+        Unary::Square => t.f_square_()?,
+        Unary::Exp => t.f_exp_()?,
+        Unary::Log => t.f_log_()?,
+        Unary::Sqrt => t.f_sqrt_()?,
+    })
 }
 
 fn unary_with_ops(op: Unary, t: &Tensor) -> Result<Tensor> {
