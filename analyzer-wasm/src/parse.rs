@@ -1,6 +1,9 @@
-//! Parsing: a cheap pre-scan that refuses pathological nesting, then rustpython-parser.
+//! Parsing: a cheap pre-scan that refuses pathological nesting, then rustpython-parser fed by
+//! a bytewise lexer ([`lexer`]; rustpython's own lexer where that one gives up).
 //! Positions are byte offsets everywhere inside the analyzer; [`LineIndex`] turns them into
 //! the report's 1-based line/column (columns count Unicode scalar values).
+
+mod lexer;
 
 use crate::report::{Diagnostic, Span};
 use crate::rules;
@@ -86,7 +89,7 @@ pub fn parse_module(source: &str, filename: &str, index: &LineIndex) -> Result<V
             span: index.span_of(offset, offset),
         });
     }
-    match rustpython_parser::parse(source, rustpython_parser::Mode::Module, filename) {
+    match parse_source(source, filename) {
         Ok(ast::Mod::Module(module)) => Ok(module.body),
         Ok(_) => Ok(Vec::new()),
         Err(err) => {
@@ -100,6 +103,21 @@ pub fn parse_module(source: &str, filename: &str, index: &LineIndex) -> Result<V
             })
         }
     }
+}
+
+/// rustpython-parser's parse of a module, its tokens from the bytewise [`lexer`] unless that
+/// gives up; then from rustpython's lexer, so that errors and rare forms come out exactly as
+/// rustpython reports them (`rustpython_parser::parse` is that lexer and `parse_tokens`). The
+/// source is lexed in full before parsing, so giving up never leaves a half-built AST to drop.
+/// Both token streams go through one `dyn Iterator`, so the generated parser (a quarter of
+/// the wasm) is instantiated once.
+fn parse_source(source: &str, filename: &str) -> Result<ast::Mod, rustpython_parser::ParseError> {
+    use rustpython_parser::lexer::LexResult;
+    let tokens: Box<dyn Iterator<Item = LexResult> + '_> = match lexer::tokens(source) {
+        Some(tokens) => Box::new(tokens.into_iter().map(Ok)),
+        None => Box::new(rustpython_parser::lexer::lex(source, rustpython_parser::Mode::Module)),
+    };
+    rustpython_parser::parse_tokens(tokens, rustpython_parser::Mode::Module, filename)
 }
 
 /// Drop a module's statements without recursing through nested blocks.
