@@ -7,6 +7,7 @@
 
 mod engine;
 mod module_cache;
+mod pyjson;
 mod sandbox;
 
 use std::path::PathBuf;
@@ -95,6 +96,24 @@ impl Analyzer {
         let limits = Limits { memory_bytes: memory_limit, fuel };
         py.allow_threads(|| sandbox::analyze(&self.module, source, filename, limits))
             .map_err(to_py_err)
+    }
+
+    /// Runs the analyzer like `analyze` and returns the report as Python objects (the dict
+    /// `json.loads` would give, built without the intermediate text; see `pyjson.rs`).
+    #[pyo3(signature = (source, filename, *, memory_limit=None, fuel=None))]
+    fn analyze_report<'py>(
+        &self,
+        py: Python<'py>,
+        source: &[u8],
+        filename: &str,
+        memory_limit: Option<usize>,
+        fuel: Option<u64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let limits = Limits { memory_bytes: memory_limit, fuel };
+        let json = py
+            .allow_threads(|| sandbox::analyze(&self.module, source, filename, limits))
+            .map_err(to_py_err)?;
+        pyjson::loads(py, &json)
     }
 
     /// The analyzer's registry of rules and diagnostic codes, as JSON text.

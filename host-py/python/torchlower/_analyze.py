@@ -80,25 +80,32 @@ def analyze_json(
     ``source`` may be ``bytes`` (it must then be UTF-8; the error says where it is not).
     ``memory_limit`` (bytes of linear memory) and ``fuel`` override the sandbox defaults.
     """
+    return _run("analyze", source, filename, memory_limit=memory_limit, fuel=fuel)
+
+
+def _run(method: str, source: str | bytes, filename: str, **limits: int | None) -> Any:
+    """``Analyzer.<method>(source, filename, **limits)``, with sandbox errors as AnalyzerError."""
     if isinstance(source, str):
         # surrogatepass keeps lone surrogates as (invalid) bytes so that the sandbox reports
         # them with their byte offset, like any other invalid UTF-8.
         source = source.encode("utf-8", "surrogatepass")
     analyzer = _loaded_analyzer()
     try:
-        return analyzer.analyze(source, filename, memory_limit=memory_limit, fuel=fuel)
+        return getattr(analyzer, method)(source, filename, **limits)
     except _native.AnalyzerSandboxError as exc:
         kind, message = exc.args
         raise AnalyzerError(f"{filename}: {message}", kind) from None
 
 
 def analyze(source: str | bytes, filename: str = "<string>") -> dict[str, Any]:
-    """Analyze Python ``source`` and return the report (see ARCHITECTURE.md, "Report").
+    """Analyze Python ``source`` and return the report (docs/architecture.md, "The report"):
+    the dict ``json.loads(analyze_json(source, filename))`` gives, built by the host from the
+    analyzer's JSON without the intermediate text.
 
     Raises :class:`AnalyzerError` only when the sandbox stopped the analyzer (a limit was
     hit, the input is not UTF-8 or too large) or the analyzer failed; the next call works.
     """
-    return json.loads(analyze_json(source, filename))
+    return _run("analyze_report", source, filename)
 
 
 _rules: dict[str, Any] | None = None
