@@ -25,6 +25,8 @@ pub const MAX_LINE_OPERATORS: usize = 2000;
 pub struct LineIndex<'a> {
     source: &'a str,
     starts: Vec<usize>,
+    /// Whether the source is all ASCII, so that a column is a byte count.
+    ascii: bool,
 }
 
 impl<'a> LineIndex<'a> {
@@ -45,7 +47,7 @@ impl<'a> LineIndex<'a> {
             }
             i += 1;
         }
-        LineIndex { source, starts }
+        LineIndex { source, starts, ascii: source.is_ascii() }
     }
 
     /// 1-based (line, column) of a byte offset.
@@ -57,6 +59,7 @@ impl<'a> LineIndex<'a> {
         };
         let start = self.starts.get(line).copied().unwrap_or(0);
         let col = match self.source.get(start..offset) {
+            Some(_) if self.ascii => offset - start,
             Some(text) => text.chars().count(),
             None => offset - start,
         };

@@ -19,9 +19,54 @@
 //! on the corpus and on edge cases).
 
 use rustpython_parser::ast::bigint::BigInt;
-use rustpython_parser::lexer::KEYWORDS;
 use rustpython_parser::text_size::{TextRange, TextSize};
 use rustpython_parser::{StringKind, Tok};
+
+/// The keyword token of `name`, as rustpython's `lexer::KEYWORDS` has it (a `match` rather
+/// than its hash map: one length switch and a comparison; a test checks both agree).
+fn keyword(name: &str) -> Option<Tok> {
+    Some(match name {
+        "False" => Tok::False,
+        "None" => Tok::None,
+        "True" => Tok::True,
+        "and" => Tok::And,
+        "as" => Tok::As,
+        "assert" => Tok::Assert,
+        "async" => Tok::Async,
+        "await" => Tok::Await,
+        "break" => Tok::Break,
+        "case" => Tok::Case,
+        "class" => Tok::Class,
+        "continue" => Tok::Continue,
+        "def" => Tok::Def,
+        "del" => Tok::Del,
+        "elif" => Tok::Elif,
+        "else" => Tok::Else,
+        "except" => Tok::Except,
+        "finally" => Tok::Finally,
+        "for" => Tok::For,
+        "from" => Tok::From,
+        "global" => Tok::Global,
+        "if" => Tok::If,
+        "import" => Tok::Import,
+        "in" => Tok::In,
+        "is" => Tok::Is,
+        "lambda" => Tok::Lambda,
+        "match" => Tok::Match,
+        "nonlocal" => Tok::Nonlocal,
+        "not" => Tok::Not,
+        "or" => Tok::Or,
+        "pass" => Tok::Pass,
+        "raise" => Tok::Raise,
+        "return" => Tok::Return,
+        "try" => Tok::Try,
+        "type" => Tok::Type,
+        "while" => Tok::While,
+        "with" => Tok::With,
+        "yield" => Tok::Yield,
+        _ => return None,
+    })
+}
 
 /// Why the bytewise lexer stopped; the source is then lexed by rustpython's lexer.
 struct GiveUp;
@@ -205,11 +250,11 @@ impl Lexer<'_> {
             return Err(GiveUp); // perhaps a non-ASCII identifier character
         }
         let name = &self.text[start..self.pos];
-        let tok = match KEYWORDS.get(name) {
+        let tok = match keyword(name) {
             Some(Tok::Match | Tok::Case | Tok::Type) if self.after_line_start() => return Err(GiveUp),
             // not at the start of a logical line, the soft-keyword pass makes them names
             Some(Tok::Match | Tok::Case | Tok::Type) | None => Tok::Name { name: name.to_string() },
-            Some(keyword) => keyword.clone(),
+            Some(keyword) => keyword,
         };
         self.emit(tok, start);
         Ok(())

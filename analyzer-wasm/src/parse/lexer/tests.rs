@@ -131,3 +131,19 @@ fn the_parse_is_the_same_with_either_lexer() {
         assert_eq!(format!("{ours:?}"), format!("{theirs:?}"), "{name}");
     }
 }
+
+#[test]
+fn keywords_are_rustpythons() {
+    use rustpython_parser::lexer::KEYWORDS;
+    for (name, tok) in KEYWORDS.entries() {
+        if *name == "..." {
+            continue; // not a name: the lexer sees three dots
+        }
+        assert_eq!(keyword(name).as_ref(), Some(tok), "{name}");
+    }
+    assert_eq!(KEYWORDS.len() - 1, ["False", "None", "True"].len() + 35);
+    for name in ["x", "torch", "iff", "Match", "TYPE", "nonlocals", "_", "self", "print", "exec"] {
+        assert_eq!(keyword(name), None, "{name}");
+        assert!(KEYWORDS.get(name).is_none(), "{name}");
+    }
+}
