@@ -23,6 +23,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 /// The Python value of the JSON `text`.
 pub fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let _paused = GcPaused::new(py);
     let mut keys = HashMap::new();
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let value = Value { py, keys: &mut keys }
@@ -30,6 +31,27 @@ pub fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
         .and_then(|value| deserializer.end().map(|()| value))
         .map_err(|err| PyValueError::new_err(format!("the analyzer's report is not valid JSON: {err}")))?;
     Ok(value)
+}
+
+/// Python's cyclic garbage collector, paused while a report is built: its thousands of new
+/// containers would trigger collections that cannot find anything (a report has no cycles).
+/// Switched back on, if it was on, however the build ends.
+struct GcPaused(bool);
+
+impl GcPaused {
+    fn new(_py: Python<'_>) -> Self {
+        // SAFETY: the GIL is held (the `Python` token), as the C API requires.
+        GcPaused(unsafe { pyo3::ffi::PyGC_Disable() } == 1)
+    }
+}
+
+impl Drop for GcPaused {
+    fn drop(&mut self) {
+        if self.0 {
+            // SAFETY: dropped within `loads`, still holding the GIL.
+            unsafe { pyo3::ffi::PyGC_Enable() };
+        }
+    }
 }
 
 /// Python strings of the keys seen so far: reports repeat a few dozen keys thousands of times.

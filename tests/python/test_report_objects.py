@@ -51,3 +51,22 @@ def test_escapes_non_ascii_and_errors():
     with pytest.raises(torchlower.AnalyzerError) as info:
         torchlower.analyze(b"x = '\xff'\n", "latin1.py")
     assert info.value.kind == "invalid_utf8"
+
+
+def test_the_garbage_collector_is_left_as_it_was():
+    """The host pauses Python's cyclic collector while it builds a report, and restores it."""
+    import gc
+
+    was_enabled = gc.isenabled()
+    try:
+        gc.enable()
+        torchlower.analyze("x = 1\n")
+        assert gc.isenabled()
+        gc.disable()
+        torchlower.analyze("x = 1\n")
+        assert not gc.isenabled()
+        with pytest.raises(torchlower.AnalyzerError):
+            torchlower.analyze(b"\xff", "bad.py")
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was_enabled else gc.disable)()
