@@ -35,6 +35,14 @@ impl<'a> LineIndex<'a> {
         let bytes = source.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
+            // eight bytes at a time past runs without line breaks
+            if let Some(word) = bytes.get(i..i + 8) {
+                let word = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+                if !has_byte(word, b'\n') && !has_byte(word, b'\r') {
+                    i += 8;
+                    continue;
+                }
+            }
             match bytes[i] {
                 b'\n' => starts.push(i + 1),
                 b'\r' => {
@@ -75,6 +83,14 @@ impl<'a> LineIndex<'a> {
         let (end_line, end_col) = self.position(end);
         Span { line, col, end_line, end_col }
     }
+}
+
+/// Whether any byte of `word` is `byte` (the classic "has zero byte" test on `word ^ byte…`).
+fn has_byte(word: u64, byte: u8) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGHS != 0
 }
 
 fn to_u32(n: usize) -> u32 {
@@ -348,6 +364,29 @@ mod tests {
         assert_eq!(idx.position(3), (2, 1));
         assert_eq!(idx.position(5), (2, 2)); // after 'ñ' (2 bytes)
         assert_eq!(idx.position(src.len() - 1), (3, 1));
+    }
+
+    #[test]
+    fn line_starts_match_a_byte_by_byte_scan() {
+        let pieces = ["a", "bc", "\n", "\r", "\r\n", "ñ", "        ", "x = 1\n", "\n\n", "日本"];
+        let mut state: u32 = 12345;
+        for _ in 0..3000 {
+            let mut src = String::new();
+            for _ in 0..(state % 40) {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                src.push_str(pieces[(state >> 16) as usize % pieces.len()]);
+            }
+            let mut expected = vec![0];
+            let bytes = src.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i] == b'\n' || (bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+                    expected.push(i + 1);
+                }
+                i += 1;
+            }
+            assert_eq!(LineIndex::new(&src).starts, expected, "{src:?}");
+        }
     }
 
     #[test]
