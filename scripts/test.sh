@@ -17,7 +17,7 @@ export LD_LIBRARY_PATH="$TORCH_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # One package at a time, not --workspace: each package then resolves its dependencies'
 # features exactly as its own build does, so wasmtime (host-py) is reused from the
 # `maturin develop --release` of the set-up instead of being compiled a second time.
-for pkg in torchlower-analyzer torchlower-backend torchlower-host; do
+for pkg in torchlower-ops torchlower-analyzer torchlower-backend torchlower-host; do
   step "cargo test -p $pkg"
   cargo test -p "$pkg" --release --quiet
 done
