@@ -55,8 +55,8 @@ fn tl_fn_1<'py>(
 
 #[pyo3::pymodule]
 fn __TORCHLOWER_MODULE__(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
-    m.add_function(pyo3::wrap_pyfunction!(tl_fn_0, m)?)?;
-    m.add_function(pyo3::wrap_pyfunction!(tl_fn_1, m)?)?;
+    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!(tl_fn_0, m)?)?;
+    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!(tl_fn_1, m)?)?;
     Ok(())
 }
 """

@@ -176,27 +176,15 @@ def _write_crate(name: str, rust_source: str, manifest: str) -> Path:
     crate = _build_env.cache_dir() / "crates" / name
     (crate / "src").mkdir(parents=True, exist_ok=True)
     (crate / "Cargo.toml").write_text(manifest)
-    (crate / "src" / "lib.rs").write_text(_crate_source(rust_source, name))
+    # The analyzer's code with the module name filled in (API.md: the `#[pymodule]` body
+    # calls `PyModuleMethods::add_function(m, …)`, so no trait import is needed).
+    (crate / "src" / "lib.rs").write_text(rust_source.replace(MODULE_PLACEHOLDER, name))
     # Start from the dependency versions of the last successful build: every crate then
     # resolves tch's dependency tree identically and reuses the compiled units.
     shared_lock = _build_env.cache_dir() / "Cargo.lock"
     if shared_lock.is_file() and not (crate / "Cargo.lock").is_file():
         shutil.copyfile(shared_lock, crate / "Cargo.lock")
     return crate
-
-
-def _crate_source(rust_source: str, name: str) -> str:
-    """The crate's lib.rs: the analyzer's code with the module name filled in.
-
-    The ``#[pymodule]`` body calls ``m.add_function(…)``, a method of pyo3's
-    ``PyModuleMethods`` trait; API.md now spells it ``PyModuleMethods::add_function(m, …)``,
-    but code that uses the method form needs the trait in scope, so it is imported (unnamed,
-    so it can clash with nothing) when the source does not bring it itself.
-    """
-    source = rust_source.replace(MODULE_PLACEHOLDER, name)
-    if ".add_function(" in source and "PyModuleMethods" not in source and "pyo3::prelude" not in source:
-        source += "\n#[allow(unused_imports)]\nuse pyo3::types::PyModuleMethods as _;\n"
-    return source
 
 
 def _module_path(name: str) -> Path:
