@@ -395,10 +395,6 @@ def _print_table(report: dict) -> None:
 
 
 def _write_outputs(report: dict, out_dir: Path, stem: str, chart: bool) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / f"{stem}.json"
-    json_path.write_text(json.dumps(report, indent=1) + "\n")
-    md_path = out_dir / f"{stem}.md"
     machine = report["machine"]
     settings = report["settings"]
     md = [
@@ -416,15 +412,25 @@ def _write_outputs(report: dict, out_dir: Path, stem: str, chart: bool) -> list[
         *[f"- {line}" for line in _summary_lines(report)],
         "",
     ]
-    md_path.write_text("\n".join(md))
+    return write_files(report, out_dir, stem, md, _chart if chart else None, "torchlower bench")
+
+
+def write_files(report: dict, out_dir: Path, stem: str, markdown: list[str], chart: Callable | None, label: str) -> list[Path]:
+    """``<stem>.json`` (the report), ``<stem>.md`` and, when ``chart`` draws one, ``<stem>.png``
+    (a chart that cannot be drawn is reported, not fatal)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / f"{stem}.json"
+    json_path.write_text(json.dumps(report, indent=1) + "\n")
+    md_path = out_dir / f"{stem}.md"
+    md_path.write_text("\n".join(markdown))
     written = [json_path, md_path]
-    if chart:
+    if chart is not None:
         png_path = out_dir / f"{stem}.png"
         try:
-            _chart(report, png_path)
+            chart(report, png_path)
             written.append(png_path)
         except Exception as error:
-            print(f"torchlower bench: no chart: {_error_line(error)}", file=sys.stderr)
+            print(f"{label}: no chart: {_error_line(error)}", file=sys.stderr)
     return written
 
 

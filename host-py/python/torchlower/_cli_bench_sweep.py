@@ -12,7 +12,6 @@ row and one shape per column) and a heat-map PNG go to ``docs/benchmarks/<stem>-
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -135,9 +134,6 @@ def _grid_lines(report: dict) -> list[str]:
 
 
 def _write_outputs(report: dict, out_dir: Path, stem: str, chart: bool) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / f"{stem}.json"
-    json_path.write_text(json.dumps(report, indent=1) + "\n")
     machine, settings = report["machine"], report["settings"]
     ratios = [r for r in (_ratio(c) for c in report["cells"]) if r is not None]
     md = [
@@ -159,17 +155,7 @@ def _write_outputs(report: dict, out_dir: Path, stem: str, chart: bool) -> list[
         *_slowest_lines(report),
         "",
     ]
-    md_path = out_dir / f"{stem}.md"
-    md_path.write_text("\n".join(md))
-    written = [json_path, md_path]
-    if chart:
-        png_path = out_dir / f"{stem}.png"
-        try:
-            _heatmap(report, png_path)
-            written.append(png_path)
-        except Exception as error:
-            print(f"torchlower bench --sweep: no chart: {bench._error_line(error)}", file=sys.stderr)
-    return written
+    return bench.write_files(report, out_dir, stem, md, _heatmap if chart else None, "torchlower bench --sweep")
 
 
 def _heatmap(report: dict, path: Path) -> None:
