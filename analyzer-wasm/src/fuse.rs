@@ -406,7 +406,7 @@ impl Pass<'_> {
         }
         // after a `return`, nothing reads `hidden`; after an assignment, nothing else may
         let consumer = next.and_then(|n| reduction_of(n, hidden)).filter(|c| c.target.is_none() || reads_outside(hidden) == 1);
-        let mut sites = layer.sites.clone();
+        let mut sites = layer.sites;
         let (result, reduce) = match &consumer {
             None => (LoopResult::Hidden, None),
             Some(c) => {

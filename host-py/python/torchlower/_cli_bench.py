@@ -69,13 +69,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     import torch
 
+    if args.quick:
+        args.samples, args.sample_ms = 3, 2.0
+    torch.set_num_threads(args.threads)
     if args.sweep:
         from . import _cli_bench_sweep
 
         return _cli_bench_sweep.main(args)
-    if args.quick:
-        args.samples, args.sample_ms = 3, 2.0
-    torch.set_num_threads(args.threads)
     cells_path = args.cells_module or _find_cells_module()
     if cells_path is None or not cells_path.is_file():
         print("torchlower bench: cannot find benchmarks/cells.py (pass --cells-module)", file=sys.stderr)

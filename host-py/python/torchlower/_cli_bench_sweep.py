@@ -20,11 +20,8 @@ from . import _cli_bench as bench
 
 
 def main(args: argparse.Namespace) -> int:
-    import torch
-
-    if args.quick:
-        args.samples, args.sample_ms = 3, 2.0
-    torch.set_num_threads(args.threads)
+    """The sweep, with ``args`` as :func:`torchlower._cli_bench.main` prepared them (samples for
+    ``--quick``, torch threads set)."""
     sweep_path = args.cells_module or _find_sweep_module()
     if sweep_path is None or not sweep_path.is_file():
         print("torchlower bench --sweep: cannot find benchmarks/sweep.py (pass --cells-module)", file=sys.stderr)
