@@ -106,9 +106,10 @@ fn reduction(op: Op, options: Options) -> Option<Reduce> {
 // ---- matching (read-only over the unfused tree) -------------------------------------------
 
 /// A chain of elementwise ops as one `tl::fused::elementwise` program: `e` when it is a tree
-/// of at least two unary ops or tensor–tensor `+ - * /` on the CPU whose leaves are all
-/// tensor locals (reading a local cannot fail, so the ops still run, and raise, in the
-/// source's order).
+/// of unary ops or tensor–tensor `+ - * /` on the CPU whose leaves are all tensor locals
+/// (reading a local cannot fail, so the ops still run, and raise, in the source's order).
+/// A lone op qualifies too: the kernel runs it in one pass without the dispatcher and
+/// TensorIterator set-up that dominate eager's cost on small tensors.
 fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
     fn walk(e: &Expr, operands: &mut Vec<String>, program: &mut Vec<Step>, sites: &mut Vec<usize>) -> Option<()> {
         if let Some(name) = tensor_local(e) {
@@ -140,7 +141,7 @@ fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
     }
     let (mut operands, mut program, mut sites) = (Vec::new(), Vec::new(), Vec::new());
     walk(e, &mut operands, &mut program, &mut sites)?;
-    (sites.len() >= 2).then_some((Fused::Elementwise { operands, program }, sites))
+    (!sites.is_empty()).then_some((Fused::Elementwise { operands, program }, sites))
 }
 
 /// `x @ w + b` (bias a local, see the module doc) or `x @ w`, with the sites it spans.

@@ -346,7 +346,9 @@ fn reduce_matches_eager() {
     let _guard = tch::no_grad_guard();
     let mut rng = Rng(6);
     for special in [false, true] {
-        for shape in [vec![7i64], vec![1, 1], vec![5, 3], vec![64, 128], vec![3, 1000]] {
+        // Both sides of the size up to which our own sum loops run (4096 elements; libtorch's
+        // kernel on the buffer above it).
+        for shape in [vec![7i64], vec![1, 1], vec![5, 3], vec![64, 128], vec![3, 1000], vec![4096], vec![4097], vec![64, 64], vec![65, 64], vec![100, 90], vec![3, 5000]] {
             let t = rng.tensor(&shape, special);
             for reduce in REDUCTIONS.iter().flatten() {
                 let dim = reduce.dim();
@@ -381,6 +383,11 @@ fn elementwise_chains_match_eager() {
             (vec![300], vec![300], vec![]),
             (vec![], vec![], vec![]),
             (vec![64, 700], vec![700], vec![64, 1]),
+            // Passes of several whole rows with a remainder, rows split across passes, and a
+            // long vector: the kernel's segmenting (4096 elements per pass).
+            (vec![300, 20], vec![20], vec![300, 1]),
+            (vec![2, 5000], vec![5000], vec![2, 5000]),
+            (vec![9000], vec![9000], vec![1]),
         ] {
             let (a, b, c) = (rng.tensor(&sa, special), rng.tensor(&sb, special), rng.tensor(&sc, special));
             let before = snapshot(&[&a, &b, &c]);
@@ -390,6 +397,12 @@ fn elementwise_chains_match_eager() {
             let want_2 = a.sigmoid() * b.tanh() + c.gelu("none");
             let got_2 = fused::elementwise(&[&a, &b, &c], &program_2).expect("fused");
             assert_parity(&got_2, &want_2, &format!("program 2 {sa:?} {sb:?} {sc:?}"));
+            for &op in Unary::ALL {
+                assert_parity(&fused::unary(op, &a).expect("fused"), &eager_acts(a.shallow_clone(), &[op]), &format!("{op:?} {sa:?}"));
+            }
+            let want_3 = &a * &b;
+            assert_parity(&fused::binary(Binary::Mul, &a, &b).expect("fused"), &want_3, &format!("mul {sa:?} {sb:?}"));
+            assert_parity(&fused::binary(Binary::Div, &c, &a).expect("fused"), &(&c / &a), &format!("div {sc:?} {sa:?}"));
             assert_eq!(before, snapshot(&[&a, &b, &c]), "inputs changed");
         }
     }

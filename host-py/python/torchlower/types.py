@@ -41,10 +41,45 @@ class TensorF32Cuda0_2D(_TensorMarker):
     dtype, device, rank = "float32", "cuda:0", 2
 
 
+class TensorF32Cpu3D(_TensorMarker):
+    dtype, device, rank = "float32", "cpu", 3
+
+
+class TensorF32Cpu4D(_TensorMarker):
+    dtype, device, rank = "float32", "cpu", 4
+
+
+class TensorI64Cpu2D(_TensorMarker):
+    dtype, device, rank = "int64", "cpu", 2
+
+
+class TensorBoolCpu1D(_TensorMarker):
+    dtype, device, rank = "bool", "cpu", 1
+
+
+class TensorBoolCpu2D(_TensorMarker):
+    dtype, device, rank = "bool", "cpu", 2
+
+
+class TensorF32Cuda0_3D(_TensorMarker):
+    dtype, device, rank = "float32", "cuda:0", 3
+
+
+class TensorF32Cuda0_4D(_TensorMarker):
+    dtype, device, rank = "float32", "cuda:0", 4
+
+
 __all__ = [
     "TensorF32Cpu1D",
     "TensorF32Cpu2D",
+    "TensorF32Cpu3D",
+    "TensorF32Cpu4D",
     "TensorI64Cpu1D",
+    "TensorI64Cpu2D",
+    "TensorBoolCpu1D",
+    "TensorBoolCpu2D",
     "TensorF32Cuda0_1D",
     "TensorF32Cuda0_2D",
+    "TensorF32Cuda0_3D",
+    "TensorF32Cuda0_4D",
 ]

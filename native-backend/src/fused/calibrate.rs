@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 
 use tch::Tensor;
 
+use super::epilogue::Axis;
 use super::math::{self, Unary};
 
 /// `op` over `values` in place, as eager on this machine when `values` is a whole tensor: our
@@ -48,33 +49,70 @@ fn in_libtorch(op: Unary, values: &mut [f32]) {
         Ok(mut t) => {
             // A float unary op of libtorch on a 1-D float tensor cannot fail; if it ever did,
             // the panic becomes a RuntimeError at the function boundary (`tl::run`).
-            super::unary_in_place_with_ops(op, &mut t).expect("libtorch in-place unary op on a float tensor");
+            drop(super::unary_in_place_with_ops(op, &mut t).expect("libtorch in-place unary op on a float tensor"));
         }
         Err(_) => through_libtorch(values, |t| super::unary_with_ops(op, t)),
     }
 }
 
-/// The sum of a contiguous run, in this libtorch's order.
-pub fn sum(values: &[f32]) -> f32 {
+/// Up to how many elements [`sum_over`] runs our own summation loops: below this a call into
+/// libtorch costs more than the sum, above it libtorch's kernel (vectorised for this CPU, and
+/// parallel over torch's threads) is the faster one.
+const OURS_UP_TO: usize = 4096;
+
+/// Whether [`sum_over`] of a `len`-element matrix runs our loops (no libtorch call).
+pub fn sums_here(len: usize) -> bool {
+    len <= OURS_UP_TO && lanes().is_some()
+}
+
+/// Sums of the row-major `rows × cols` matrix `values` over `axis` into `out` (`rows` values
+/// for [`Axis::Cols`], `cols` for [`Axis::Rows`]), in this libtorch's order: our loops for
+/// small matrices when they reproduce its order, else libtorch's own sum kernel run on
+/// `values` itself (the order eager uses for a contiguous tensor of this shape).
+pub fn sum_over(values: &[f32], rows: usize, cols: usize, axis: Axis, out: &mut [f32]) {
     match lanes() {
-        Some(lanes) => math::sum(values, lanes),
-        None => {
-            let mut total = [0.0f32];
-            let input = Tensor::from_slice(values);
-            copy_out(&input.sum(tch::Kind::Float), &mut total);
-            total[0]
-        }
+        Some(lanes) if rows * cols <= OURS_UP_TO => match axis {
+            Axis::Cols => {
+                for (total, row) in out.iter_mut().zip(values.chunks_exact(cols.max(1))) {
+                    *total = math::sum(row, lanes);
+                }
+            }
+            Axis::Rows => math::sum_columns(values, rows, cols, out, lanes),
+        },
+        _ => sum_in_libtorch(values, rows, cols, axis, out),
     }
 }
 
-/// Column sums of a row-major `rows × cols` matrix, in this libtorch's order.
-pub fn sum_columns(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
-    match lanes() {
-        Some(lanes) => math::sum_columns(values, rows, cols, out, lanes),
-        None => {
-            let input = Tensor::from_slice(values).view([rows as i64, cols as i64]);
-            copy_out(&input.sum_dim_intlist(0, false, tch::Kind::Float), out);
-        }
+/// libtorch's `sum` over `axis` of a tensor viewing `values`, written straight into `out`
+/// (a 1-D view for a single row, as eager sums a 1-D tensor); through copies if the views
+/// cannot be made.
+fn sum_in_libtorch(values: &[f32], rows: usize, cols: usize, axis: Axis, out: &mut [f32]) {
+    let (shape, dim): (Vec<i64>, i64) = match (rows, axis) {
+        (1, Axis::Cols) => (vec![cols as i64], 0),
+        (_, Axis::Cols) => (vec![rows as i64, cols as i64], 1),
+        (_, Axis::Rows) => (vec![rows as i64, cols as i64], 0),
+    };
+    let strides: Vec<i64> = if shape.len() == 1 { vec![1] } else { vec![cols as i64, 1] };
+    let out_len = out.len() as i64;
+    // SAFETY: `input` views the `rows·cols` initialised f32s of `values` and is only read;
+    // `output` views `out`'s f32s, which only the sum writes (same shape, so never resized).
+    // Both live only inside this function, and the slices are not touched meanwhile.
+    let views = unsafe {
+        (
+            Tensor::f_from_blob(values.as_ptr() as *const u8, &shape, &strides, tch::Kind::Float, tch::Device::Cpu),
+            Tensor::f_from_blob(out.as_mut_ptr() as *const u8, &[out_len], &[1], tch::Kind::Float, tch::Device::Cpu),
+        )
+    };
+    let written = match views {
+        (Ok(input), Ok(output)) => input.f_sum_intlist_out(&output, [dim].as_slice(), false, None::<tch::Kind>).is_ok(),
+        _ => false,
+    };
+    if !written {
+        let input = Tensor::from_slice(values).view(shape.as_slice());
+        // A float sum of a fresh float tensor over a valid dim cannot fail; if it ever did,
+        // the panic becomes a RuntimeError at the function boundary (`tl::run`).
+        let total = input.f_sum_dim_intlist([dim].as_slice(), false, None::<tch::Kind>).expect("libtorch sum of a float tensor");
+        copy_out(&total, out);
     }
 }
 

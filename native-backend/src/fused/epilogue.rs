@@ -103,20 +103,15 @@ pub fn apply(
             calibrate::unary_in_place(op, &mut values[..rows * cols]);
         }
     }
-    match reduce {
-        Some((r, Axis::Cols)) => {
-            for (i, row) in values.chunks_exact(cols.max(1)).take(rows).enumerate() {
-                let total = calibrate::sum(row);
-                reduced[i] = if r.is_mean() { total / cols as f32 } else { total };
-            }
+    if let Some((r, axis)) = reduce {
+        calibrate::sum_over(&values[..rows * cols], rows, cols, axis, reduced);
+        if r.is_mean() {
+            let count = match axis {
+                Axis::Cols => cols,
+                Axis::Rows => rows,
+            };
+            reduced.iter_mut().for_each(|s| *s /= count as f32);
         }
-        Some((r, Axis::Rows)) => {
-            calibrate::sum_columns(values, rows, cols, reduced);
-            if r.is_mean() {
-                reduced.iter_mut().for_each(|s| *s /= rows as f32);
-            }
-        }
-        None => {}
     }
 }
 

@@ -115,6 +115,13 @@ fn relu_in_place(values: &mut [f32]) {
     values.iter_mut().for_each(|v| *v = relu(*v));
 }
 
+/// `dst[i] = relu(src[i])`: every element is stored, so the plain select vectorises to a
+/// compare and blend at the build's full vector width (unlike the in-place form).
+#[inline(always)]
+fn relu_into(src: &[f32], dst: &mut [f32]) {
+    dst.iter_mut().zip(src).for_each(|(d, s)| *d = relu(*s));
+}
+
 /// Expands to a safe dispatcher `$name` that runs `$body` compiled with AVX2 where the CPU
 /// has it, and the baseline build otherwise.
 macro_rules! multiversion {
@@ -158,6 +165,35 @@ multiversion! {
             Unary::Abs => values.iter_mut().for_each(|v| *v = v.abs()),
             Unary::Sqrt => values.iter_mut().for_each(|v| *v = v.sqrt()),
             other => values.iter_mut().for_each(|v| *v = unary(other, *v)),
+        }
+    }
+}
+
+multiversion! {
+    /// `dst[i] = op(src[i])`: [`unary_in_place`] without the copy first; same length.
+    fn unary_into(op: Unary, src: &[f32], dst: &mut [f32]) {
+        match op {
+            Unary::Relu => relu_into(src, dst),
+            Unary::Sigmoid => dst.iter_mut().zip(src).for_each(|(d, s)| *d = sigmoid(*s)),
+            Unary::Exp => dst.iter_mut().zip(src).for_each(|(d, s)| *d = exp(*s)),
+            Unary::Square => dst.iter_mut().zip(src).for_each(|(d, s)| *d = *s * *s),
+            Unary::Neg => dst.iter_mut().zip(src).for_each(|(d, s)| *d = -*s),
+            Unary::Abs => dst.iter_mut().zip(src).for_each(|(d, s)| *d = s.abs()),
+            Unary::Sqrt => dst.iter_mut().zip(src).for_each(|(d, s)| *d = s.sqrt()),
+            other => dst.iter_mut().zip(src).for_each(|(d, s)| *d = unary(other, *s)),
+        }
+    }
+}
+
+multiversion! {
+    /// `dst[i] = op(a[i], b[i])`; the slices have the same length.
+    fn binary_into(op: Binary, a: &[f32], b: &[f32], dst: &mut [f32]) {
+        let pairs = dst.iter_mut().zip(a.iter().zip(b));
+        match op {
+            Binary::Add => pairs.for_each(|(d, (x, y))| *d = *x + *y),
+            Binary::Sub => pairs.for_each(|(d, (x, y))| *d = *x - *y),
+            Binary::Mul => pairs.for_each(|(d, (x, y))| *d = *x * *y),
+            Binary::Div => pairs.for_each(|(d, (x, y))| *d = *x / *y),
         }
     }
 }

@@ -220,6 +220,16 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     }
 }
 
+/// `op(t)` as the one-op program of [`elementwise`].
+pub fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
+    elementwise(&[t], &[Step::Load(0), Step::Unary(op)])
+}
+
+/// `op(a, b)` as the one-op program of [`elementwise`].
+pub fn binary(op: Binary, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    elementwise(&[a, b], &[Step::Load(0), Step::Load(1), Step::Binary(op)])
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// Dense views of `x (m×k)`, `w (k×n)` and the bias when the direct kernel takes them.
@@ -304,6 +314,10 @@ fn finish_reduce(t: &Tensor, acts: &[Unary], r: Reduce) -> Result<Tensor> {
         return reduce_with_ops(&activated, r);
     };
     let (rows, cols) = (view.rows, view.cols);
+    if acts.is_empty() && !calibrate::sums_here(rows * cols) {
+        // Nothing to fuse and libtorch's kernel is the faster sum: eager's own op, no copy.
+        return reduce_with_ops(t, r);
+    }
     let (tensor, out) = dense::empty(&r.out_shape(&view.shape(), axis))?;
     // SAFETY: `out` is fresh; `t` is alive for this call and only read (copied to scratch).
     let (reduced, input) = unsafe { (out.values_mut(), view.values()) };
@@ -403,8 +417,9 @@ struct ElementwisePlan {
     operands: Vec<(Dense, usize, usize)>,
 }
 
-/// How many columns one pass of the stack machine handles.
-const CHUNK: usize = 256;
+/// How many output elements one pass of the stack machine handles: 16 KB per stack slot, so
+/// the slots stay in cache while the per-pass cost (one call per step) is spread thin.
+const CHUNK: usize = 4096;
 
 fn elementwise_plan(operands: &[&Tensor], program: &[Step]) -> Option<ElementwisePlan> {
     let views: Vec<Dense> = operands.iter().map(|t| Dense::of(t)).collect::<Option<_>>()?;
@@ -462,45 +477,134 @@ fn elementwise_plan(operands: &[&Tensor], program: &[Step]) -> Option<Elementwis
 }
 
 impl ElementwisePlan {
+    /// Evaluates `program` pass by pass over segments of at most [`CHUNK`] output elements
+    /// (whole rows when rows are shorter, else part of one row). The bottom stack slot is the
+    /// output segment itself, so the result is written where it ends up; the other slots are
+    /// scratch.
     fn run(&self, program: &[Step]) -> Result<Tensor> {
         let (tensor, out) = dense::empty(&self.shape)?;
         // SAFETY: `out` is fresh; operands are alive for this call and only read.
         let out = unsafe { out.values_mut() };
-        let depth = program.len();
-        let mut stack = vec![[0.0f32; CHUNK]; depth];
-        for row in 0..self.rows {
-            for start in (0..self.cols).step_by(CHUNK) {
-                let width = CHUNK.min(self.cols - start);
+        let (rows, cols) = (self.rows, self.cols);
+        let rows_per_pass = (CHUNK / cols).clamp(1, rows);
+        let part = cols.min(CHUNK);
+        let segment = rows_per_pass * part;
+        let mut scratch = vec![0.0f32; segment * max_depth(program).saturating_sub(1)];
+        for first_row in (0..rows).step_by(rows_per_pass) {
+            let nrows = rows_per_pass.min(rows - first_row);
+            for start in (0..cols).step_by(part) {
+                let width = part.min(cols - start);
+                let len = nrows * width;
+                let offset = first_row * cols + start;
+                let output = &mut out[offset..offset + len];
                 let mut top = 0usize;
-                for step in program {
+                let mut steps = program.iter().enumerate();
+                while let Some((at, step)) = steps.next() {
+                    // A load that the next op consumes at once, from operands contiguous
+                    // here: that op reads them in place (one pass instead of a copy and one).
+                    let fused_load = match (step, program.get(at + 1), program.get(at + 2)) {
+                        (&Step::Load(i), Some(&Step::Unary(op)), _) => {
+                            self.source(i, first_row, nrows, start, width).map(|src| (src, None, Ok(op)))
+                        }
+                        (&Step::Load(i), Some(&Step::Load(j)), Some(&Step::Binary(op))) => self
+                            .source(i, first_row, nrows, start, width)
+                            .zip(self.source(j, first_row, nrows, start, width))
+                            .map(|(a, b)| (a, Some(b), Err(op))),
+                        _ => None,
+                    };
+                    if let Some((a, b, op)) = fused_load {
+                        let slot = match top {
+                            0 => &mut *output,
+                            k => &mut scratch[(k - 1) * segment..][..len],
+                        };
+                        match (op, b) {
+                            (Ok(unary), _) => math::unary_into(unary, a, slot),
+                            (Err(binary), Some(b)) => math::binary_into(binary, a, b, slot),
+                            (Err(_), None) => unreachable!("a binary load pairs two sources"),
+                        }
+                        let consumed = if b.is_some() { 2 } else { 1 };
+                        steps.nth(consumed - 1);
+                        top += 1;
+                        continue;
+                    }
                     match *step {
                         Step::Load(i) => {
-                            let (view, row_stride, col_stride) = self.operands[i];
-                            // SAFETY: the operand is alive; indices stay inside its view
-                            // (strides are 0 along its broadcast dims).
-                            let values = unsafe { view.values() };
-                            let slot = &mut stack[top][..width];
-                            let base = row * row_stride;
-                            if col_stride == 1 {
-                                slot.copy_from_slice(&values[base + start..base + start + width]);
-                            } else {
-                                slot.fill(values[base]);
-                            }
+                            let slot = match top {
+                                0 => &mut *output,
+                                k => &mut scratch[(k - 1) * segment..][..len],
+                            };
+                            self.load(i, slot, first_row, nrows, start, width);
                             top += 1;
                         }
                         // Every op agrees with eager (checked by `elementwise`).
-                        Step::Unary(op) => math::unary_in_place(op, &mut stack[top - 1][..width]),
+                        Step::Unary(op) => {
+                            let slot = match top - 1 {
+                                0 => &mut *output,
+                                k => &mut scratch[(k - 1) * segment..][..len],
+                            };
+                            math::unary_in_place(op, slot);
+                        }
                         Step::Binary(op) => {
-                            let (lower, upper) = stack.split_at_mut(top - 1);
-                            math::binary_in_place(op, &mut lower[top - 2][..width], &upper[0][..width]);
+                            let (lower, upper) = scratch.split_at_mut((top - 2) * segment);
+                            let a = match top - 2 {
+                                0 => &mut *output,
+                                k => &mut lower[(k - 1) * segment..][..len],
+                            };
+                            math::binary_in_place(op, a, &upper[..len]);
                             top -= 1;
                         }
                     }
                 }
-                let offset = row * self.cols + start;
-                out[offset..offset + width].copy_from_slice(&stack[0][..width]);
             }
         }
         Ok(tensor)
     }
+
+    /// Operand `i`'s values for the segment when they lie contiguously in its storage.
+    fn source(&self, i: usize, first_row: usize, nrows: usize, start: usize, width: usize) -> Option<&[f32]> {
+        let (view, row_stride, col_stride) = self.operands[i];
+        if !(col_stride == 1 && (nrows == 1 || row_stride == width)) {
+            return None;
+        }
+        // SAFETY: the operand is alive for this call and only read.
+        let values = unsafe { view.values() };
+        let base = first_row * row_stride + start;
+        Some(&values[base..base + nrows * width])
+    }
+
+    /// Copies operand `i`'s values for rows `first_row..first_row + nrows`, columns
+    /// `start..start + width` of the output into `slot` (broadcast dims repeat its values).
+    fn load(&self, i: usize, slot: &mut [f32], first_row: usize, nrows: usize, start: usize, width: usize) {
+        if let Some(values) = self.source(i, first_row, nrows, start, width) {
+            slot.copy_from_slice(values);
+            return;
+        }
+        let (view, row_stride, col_stride) = self.operands[i];
+        // SAFETY: the operand is alive; indices stay inside its view (strides are 0 along its
+        // broadcast dims).
+        let values = unsafe { view.values() };
+        for (r, segment) in slot.chunks_exact_mut(width).enumerate() {
+            let base = (first_row + r) * row_stride;
+            if col_stride == 1 {
+                segment.copy_from_slice(&values[base + start..base + start + width]);
+            } else {
+                segment.fill(values[base]);
+            }
+        }
+    }
+}
+
+/// The deepest the stack of `program` gets.
+fn max_depth(program: &[Step]) -> usize {
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    for step in program {
+        match step {
+            Step::Load(_) => depth += 1,
+            Step::Unary(_) => {}
+            Step::Binary(_) => depth = depth.saturating_sub(1),
+        }
+        deepest = deepest.max(depth);
+    }
+    deepest
 }

@@ -1,0 +1,41 @@
+//! Timings of the fused kernels against libtorch's own ops, from Rust (no Python in between):
+//! `cargo test --release -p torchlower-backend --test kernel_timing -- --ignored --nocapture`.
+//! Ignored in the test run: numbers, not checks (the sweep benchmark is the measured floor).
+
+use std::time::Instant;
+use tch::Tensor;
+use torchlower_backend::{fused::{self, Reduce, Step, Unary}, ops};
+
+fn median_us(mut body: impl FnMut()) -> f64 {
+    let mut samples = Vec::new();
+    for _ in 0..9 {
+        let start = Instant::now();
+        let mut n = 0u32;
+        while start.elapsed().as_micros() < 20_000 {
+            body();
+            n += 1;
+        }
+        samples.push(start.elapsed().as_secs_f64() * 1e6 / n as f64);
+    }
+    samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    samples[4]
+}
+
+#[test]
+#[ignore]
+fn kernels_against_libtorch() {
+    tch::set_num_threads(1);
+    let _guard = tch::no_grad_guard();
+    for &(m, n) in &[(1i64, 64i64), (8, 256), (64, 256), (256, 256), (64, 1024), (1024, 1024)] {
+        let x = Tensor::randn([m, n], (tch::Kind::Float, tch::Device::Cpu));
+        let relu = median_us(|| drop(ops::relu(&x).unwrap()));
+        let relu_fused = median_us(|| drop(fused::elementwise(&[&x], &[Step::Load(0), Step::Unary(Unary::Relu)]).unwrap()));
+        let relu_abs_ops = median_us(|| drop(ops::abs(&ops::relu(&x).unwrap()).unwrap()));
+        let relu_abs = median_us(|| drop(fused::elementwise(&[&x], &[Step::Load(0), Step::Unary(Unary::Relu), Step::Unary(Unary::Abs)]).unwrap()));
+        let sum = median_us(|| drop(ops::sum_dim(&x, 1, false).unwrap()));
+        let sum_fused = median_us(|| drop(fused::reduce(&x, Reduce::Sum { dim: 1, keepdim: false }).unwrap()));
+        let sum0 = median_us(|| drop(ops::sum_dim(&x, 0, false).unwrap()));
+        let sum0_fused = median_us(|| drop(fused::reduce(&x, Reduce::Sum { dim: 0, keepdim: false }).unwrap()));
+        println!("{m}x{n}: relu ops {relu:.2} fused {relu_fused:.2} | relu+abs ops {relu_abs_ops:.2} fused {relu_abs:.2} | sum1 ops {sum:.2} fused {sum_fused:.2} | sum0 ops {sum0:.2} fused {sum0_fused:.2}");
+    }
+}
