@@ -108,8 +108,9 @@ fn reduction(op: Op, options: Options) -> Option<Reduce> {
 /// A chain of elementwise ops as one `tl::fused::elementwise` program: `e` when it is a tree
 /// of unary ops or tensor–tensor `+ - * /` on the CPU whose leaves are all tensor locals
 /// (reading a local cannot fail, so the ops still run, and raise, in the source's order).
-/// A lone op qualifies too: the kernel runs it in one pass without the dispatcher and
-/// TensorIterator set-up that dominate eager's cost on small tensors.
+/// A lone unary op qualifies too (`tl::fused::unary`: one pass without the dispatcher and
+/// TensorIterator set-up that dominate eager's cost on small tensors); a lone binary op stays
+/// `tl::ops` (libtorch's broadcasting kernel is as fast as ours).
 fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
     fn walk(e: &Expr, operands: &mut Vec<String>, program: &mut Vec<Step>, sites: &mut Vec<usize>) -> Option<()> {
         if let Some(name) = tensor_local(e) {
@@ -141,7 +142,8 @@ fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
     }
     let (mut operands, mut program, mut sites) = (Vec::new(), Vec::new(), Vec::new());
     walk(e, &mut operands, &mut program, &mut sites)?;
-    (!sites.is_empty()).then_some((Fused::Elementwise { operands, program }, sites))
+    let lone_binary = matches!(program.as_slice(), [.., Step::Binary(_)]) && sites.len() == 1;
+    (!sites.is_empty() && !lone_binary).then_some((Fused::Elementwise { operands, program }, sites))
 }
 
 /// `x @ w + b` (bias a local, see the module doc) or `x @ w`, with the sites it spans.
@@ -344,6 +346,11 @@ impl Pass<'_> {
             }
             Expr::Scalar { op, left, right } => Expr::Scalar { op, left: self.boxed(*left), right: self.boxed(*right) },
             Expr::Neg(inner) => Expr::Neg(self.boxed(*inner)),
+            Expr::FloatArith { op, left, right } => Expr::FloatArith { op, left: self.boxed(*left), right: self.boxed(*right) },
+            Expr::IntTrueDiv(left, right) => Expr::IntTrueDiv(self.boxed(*left), self.boxed(*right)),
+            Expr::FloatNeg(inner) => Expr::FloatNeg(self.boxed(*inner)),
+            Expr::IntToFloat(inner) => Expr::IntToFloat(self.boxed(*inner)),
+            Expr::Math { f, arg } => Expr::Math { f, arg: self.boxed(*arg) },
             Expr::BoolToInt(inner) => Expr::BoolToInt(self.boxed(*inner)),
             Expr::IntTruthy(inner) => Expr::IntTruthy(self.boxed(*inner)),
             Expr::Not(inner) => Expr::Not(self.boxed(*inner)),
@@ -353,7 +360,7 @@ impl Pass<'_> {
                 rest: rest.into_iter().map(|(op, r)| (op, self.expr(r))).collect(),
             },
             Expr::BoolOp { and, values } => Expr::BoolOp { and, values: values.into_iter().map(|v| self.expr(v)).collect() },
-            leaf @ (Expr::Local { .. } | Expr::Int(_) | Expr::Bool(_) | Expr::Fused { .. }) => leaf,
+            leaf @ (Expr::Local { .. } | Expr::Int(_) | Expr::Bool(_) | Expr::Float(_) | Expr::Fused { .. }) => leaf,
         }
     }
 

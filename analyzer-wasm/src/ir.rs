@@ -19,6 +19,29 @@ pub enum Options {
     Dim(i64),
     /// `sum_dim(t, dim, keepdim)` & co.
     DimKeepdim(i64, bool),
+    /// An arithmetic op with a Python number on the right (`t * 0.5` → `mul_scalar(t, s)`).
+    ScalarRight,
+    /// An arithmetic op with a Python number on the left (`1.0 - t` → `scalar_sub(s, t)`).
+    ScalarLeft,
+}
+
+/// Python float arithmetic (`tl::scalar` for the checked ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    /// true division: `ZeroDivisionError` on a zero divisor
+    Div,
+    /// `**`: CPython's `float_pow` errors (a complex result, `0.0 ** -1`, overflow)
+    Pow,
+}
+
+/// A `math` function of one float.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MathFn {
+    /// `math.sqrt`: `ValueError` below zero
+    Sqrt,
 }
 
 /// Checked Python int arithmetic (`tl::scalar`).
@@ -29,6 +52,8 @@ pub enum ScalarOp {
     Mul,
     FloorDiv,
     Mod,
+    /// `**` with a non-negative exponent
+    Pow,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +79,7 @@ pub enum Expr {
     Local { name: String, ty: Ty },
     Int(i64),
     Bool(bool),
+    Float(f64),
     /// A claimed op; `site` indexes the function's sites (for the site ↔ Rust link). For
     /// `Op::Linear`, a third operand is the bias.
     Tensor { site: usize, op: Op, options: Options, device: Device, args: Vec<Expr> },
@@ -63,6 +89,17 @@ pub enum Expr {
     Scalar { op: ScalarOp, left: Box<Expr>, right: Box<Expr> },
     /// -x on an int
     Neg(Box<Expr>),
+    /// float arithmetic on two float-valued operands
+    FloatArith { op: FloatOp, left: Box<Expr>, right: Box<Expr> },
+    /// -x on a float
+    FloatNeg(Box<Expr>),
+    /// an int (or bool as int) as a Python float (`float(n)`, or an int operand of float
+    /// arithmetic): correctly rounded, as CPython's `int.__float__`
+    IntToFloat(Box<Expr>),
+    /// `int / int`: true division, correctly rounded (`tl::scalar::int_true_div`)
+    IntTrueDiv(Box<Expr>, Box<Expr>),
+    /// `math.sqrt(x)` & co. on a float
+    Math { f: MathFn, arg: Box<Expr> },
     /// bool → int (`True + 1`)
     BoolToInt(Box<Expr>),
     /// int truthiness (`if n:` / `not n`)
@@ -232,7 +269,7 @@ impl Expr {
     pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
         f(self);
         match self {
-            Expr::Local { .. } | Expr::Int(_) | Expr::Bool(_) => {}
+            Expr::Local { .. } | Expr::Int(_) | Expr::Bool(_) | Expr::Float(_) => {}
             Expr::Tensor { args, .. } => args.iter().for_each(|a| a.visit(f)),
             Expr::Fused { kernel, .. } => match kernel {
                 Fused::Epilogue { x, w, b, .. } => {
@@ -245,11 +282,14 @@ impl Expr {
                 Fused::Elementwise { .. } => {}
                 Fused::Reduce { input, .. } => input.visit(f),
             },
-            Expr::Scalar { left, right, .. } => {
+            Expr::Scalar { left, right, .. } | Expr::FloatArith { left, right, .. } | Expr::IntTrueDiv(left, right) => {
                 left.visit(f);
                 right.visit(f);
             }
-            Expr::Neg(inner) | Expr::BoolToInt(inner) | Expr::IntTruthy(inner) | Expr::Not(inner) => inner.visit(f),
+            Expr::Neg(inner) | Expr::BoolToInt(inner) | Expr::IntTruthy(inner) | Expr::Not(inner) | Expr::FloatNeg(inner) | Expr::IntToFloat(inner) => {
+                inner.visit(f)
+            }
+            Expr::Math { arg, .. } => arg.visit(f),
             Expr::Compare { first, rest, .. } => {
                 first.visit(f);
                 rest.iter().for_each(|(_, r)| r.visit(f));

@@ -223,6 +223,22 @@ rule!(DIV_SAME, "torchlower/tensor-div-f32-same-rank", Div, false,
     "a / b (true division) with two tensors of the same rank", "Tensor-tensor true division; result of that rank.", "a / b");
 rule!(DIV_BCAST, "torchlower/tensor-div-f32-2d-1d-broadcast", Div, false,
     "a / b (true division) with one rank-2 and one rank-1 tensor", "Result rank 2.", "x / divisor");
+rule!(ADD_SCALAR, "torchlower/tensor-add-scalar-f32", Add, true,
+    "EXTENSION: a + s / s + a / torch.add(a, s) with a Python int or float",
+    "A float32 tensor of any rank and a Python number (literal, `float`/`int` parameter or local, module constant, scalar expression); the result has the tensor's type. Lowers to `ops::add_scalar(t, s)` (eager's wrapped-number scalar: an int stays an int) or, number first, `ops::scalar_add(s, t)`.",
+    "h + 1.0  /  1 + h  /  torch.add(h, eps)");
+rule!(SUB_SCALAR, "torchlower/tensor-sub-scalar-f32", Sub, true,
+    "EXTENSION: a - s / s - a / torch.sub(a, s) with a Python number",
+    "As for `+`; `s - t` is eager's `torch.rsub(t, s)` (`ops::scalar_sub`).",
+    "1.0 - gate");
+rule!(MUL_SCALAR, "torchlower/tensor-mul-scalar-f32", Mul, true,
+    "EXTENSION: a * s / s * a / torch.mul(a, s) with a Python number",
+    "As for `+`.",
+    "0.5 * x  /  x * scale");
+rule!(DIV_SCALAR, "torchlower/tensor-div-scalar-f32", Div, true,
+    "EXTENSION: a / s / s / a / torch.div(a, s) with a Python number",
+    "As for `+`; `s / t` is eager's `t.reciprocal() * s` (Tensor.__rtruediv__), not an elementwise `s / t`, and lowers the same way (`ops::scalar_div`).",
+    "scores / math.sqrt(d)  /  1.0 / x");
 rule!(FUNCTION_ADD, "torchlower/function-add-f32-rank1-2", Add, false,
     "torch.add(a, b)", "Two positional tensors, no keywords (no `alpha`, no `out`); same rank matrix as `+`.", "torch.add(a, b)");
 rule!(FUNCTION_SUB, "torchlower/function-sub-f32-rank1-2", Sub, false,
@@ -253,6 +269,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &MATMUL_OP_2D, &MATMUL_OP_MIXED, &MATMUL_CALL_2D, &MATMUL_CALL_MIXED,
     &ADD_SAME, &ADD_BCAST, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
     &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV,
+    &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
 ];
@@ -287,9 +304,15 @@ pub static ALL_EXTENSIONS: &[Extension] = &[
         example: "logits.softmax(dim=-1)",
     },
     Extension {
+        id: "torchlower/ext-ranks-3-4",
+        summary: "Every rule on ranks 3 and 4",
+        explanation: "TensorF32Cpu3D/4D (and int64/bool of ranks 1–4) are types: elementwise ops keep the rank, arithmetic broadcasts between any ranks as eager does (the result has the larger rank; sizes that do not broadcast raise eager's RuntimeError), matmul is batched (a rank-1 side drops its dim), F.linear takes an input of rank 2–4, sum/mean/softmax/argmax take any literal dim in range, and argmax gives int64 of rank r-1 (r with keepdim). The rules keep their seed ids (`…-rank1-2`, `…-2d`), which name the seed's rank matrix. On cuda:0, ranks 3–4 are rejected (TL209).",
+        example: "def pool(x: TensorF32Cpu3D) -> TensorF32Cpu2D: return F.linear(x, w).relu().mean(dim=1)",
+    },
+    Extension {
         id: "torchlower/ext-cuda0-full-surface",
         summary: "Every rule on cuda:0 tensors",
-        explanation: "TensorF32Cuda0_1D/2D operands get the same claim surface as CPU ones (except argmax, which has no int64 CUDA type); emitted code calls `tl::cuda::ops::*`. Mixing CPU and CUDA operands is rejected (TL204).",
+        explanation: "TensorF32Cuda0_1D/2D operands get the same claim surface as CPU ones (except argmax, which has no int64 CUDA type); emitted code calls `tl::cuda::ops::*`. Mixing CPU and CUDA operands is rejected (TL204); rank-3/4 CUDA tensors are rejected (TL209).",
         example: "def f(x: TensorF32Cuda0_2D, w: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D: return (x @ w).relu()",
     },
 ];
@@ -380,6 +403,10 @@ code!(BAD_RANKS, "TL208", Site, Error,
     "Unsupported operand ranks",
     "The operand ranks are outside the rank matrix of the op.",
     "F.linear(x_1d, w, b)", "See the rule's rank matrix.");
+code!(CUDA_UNSUPPORTED, "TL209", Site, Error,
+    "Not lowered on CUDA yet",
+    "The CUDA kernels take float32 tensors of ranks 1 and 2 (elementwise, matmul, reductions, softmax, argmax). An op with a rank-3 or rank-4 operand or result on `cuda:0`, or with a Python number operand, stays Python; the same op on CPU types is claimed (docs/gpu.md lists what is CPU-only).",
+    "x: TensorF32Cuda0_3D  ...  x.relu()   /   y: TensorF32Cuda0_2D  ...  y * 0.5", "Use the CPU types, or keep CUDA code to rank-1/2 tensor–tensor ops.");
 code!(LINEAR_KEYWORD_OPERAND, "TL210", Linear, Error,
     "F.linear input/weight passed as keywords",
     "Only the bias may be a keyword (`bias=b` or `bias=None`); input and weight must be positional.",
@@ -405,9 +432,9 @@ code!(INT64_ARITH, "TL241", Binops, Error,
     "Classification results (TensorI64Cpu1D) are only returned; elementwise arithmetic and matmul stay float32-only.",
     "labels + labels", "Return the labels directly.");
 code!(SCALAR_OPERAND, "TL242", Binops, Error,
-    "Tensor arithmetic with a Python scalar",
-    "`x * 2.0`, `x + n`: scalar operands are not lowered (type promotion is not modeled).",
-    "x * 2.0", "Use a tensor operand.");
+    "Tensor arithmetic with this scalar operand",
+    "Python int and float operands are claimed (`x * 2.0`, `1 - x`); a bool operand (`x * True`), or a number first in the function form (`torch.add(2.0, x)`, which eager rejects too), is not.",
+    "x * True  /  torch.mul(2.0, x)", "Use an int or float, or the operator form.");
 code!(DIM_MISSING, "TL250", Reductions, Error,
     "Reduction without dim",
     "A whole-tensor reduction returns a rank-0 tensor, which has no type here.",
@@ -471,8 +498,8 @@ code!(UNBOUND_NAME, "TL307", Statement, Warning,
     "if c: y = x\nreturn y", "Assign the name on every path before reading it.");
 code!(SCALAR_OPERATOR, "TL308", Statement, Warning,
     "Scalar operator not lowerable",
-    "`/` on ints yields a float; `**`, bit operations, `is`, `in` and and/or on ints have no native form.",
-    "n / 2", "Use `//` or keep the function on Python.");
+    "Bit operations, `is`, `in`, `//` and `%` on floats, `**` on ints with a non-literal exponent (an int or a float depending on its sign), and and/or on ints have no native form.",
+    "t % 2.0  /  n ** k", "Rewrite with the lowered operators or keep the function on Python.");
 code!(LOOP_TYPE_CHANGE, "TL309", Statement, Warning,
     "Type changes across loop iterations",
     "A name bound before a loop gets a different type inside it, so its type at the loop head is not static.",
@@ -507,7 +534,7 @@ code!(RETURN_NONE, "TL403", Return, Warning,
 pub static ALL_CODES: &[&Code] = &[
     &SYNTAX_ERROR, &TOO_DEEP, &NOT_UTF8,
     &PARAM_UNANNOTATED, &PARAM_UNSUPPORTED, &RETURN_UNANNOTATED, &RETURN_UNSUPPORTED, &PARAM_DEFAULT, &PARAM_VARIADIC, &DECORATOR, &ASYNC_FN,
-    &NOT_F32_OPERAND, &BAD_KEYWORD, &BAD_ARITY, &IN_PLACE, &MIXED_DEVICE, &DEVICE_TRANSFER, &VIEW_OP, &RANK0_RESULT, &BAD_RANKS,
+    &NOT_F32_OPERAND, &BAD_KEYWORD, &BAD_ARITY, &IN_PLACE, &MIXED_DEVICE, &DEVICE_TRANSFER, &VIEW_OP, &RANK0_RESULT, &BAD_RANKS, &CUDA_UNSUPPORTED,
     &LINEAR_KEYWORD_OPERAND, &RELU_INPLACE, &GELU_APPROXIMATE, &GELU_METHOD,
     &ARITH_METHOD, &INT64_ARITH, &SCALAR_OPERAND,
     &DIM_MISSING, &DIM_NOT_LITERAL, &DIM_OUT_OF_RANGE, &DIM_DUPLICATE, &KEEPDIM_POSITIONAL, &KEEPDIM_NOT_LITERAL,

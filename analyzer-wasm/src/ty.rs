@@ -5,6 +5,7 @@
 pub enum Dtype {
     F32,
     I64,
+    Bool,
 }
 
 /// Device of a tensor: the CPU or CUDA device 0.
@@ -14,7 +15,7 @@ pub enum Device {
     Cuda0,
 }
 
-/// A tensor type; only the five combinations with a marker exist (see [`TensorTy::marker`]).
+/// A tensor type; only the combinations with a marker exist (see [`MARKERS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TensorTy {
     pub dtype: Dtype,
@@ -22,51 +23,69 @@ pub struct TensorTy {
     pub rank: u8,
 }
 
+/// Every tensor type there is: (type, annotation marker, the backend's `TensorSpec` constant).
+/// float32 on the CPU and on CUDA device 0, int64 and bool on the CPU; ranks 1–4.
+const MARKERS: &[(TensorTy, &str, &str)] = &[
+    (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 1 }, "TensorF32Cpu1D", "F32_CPU_1D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 2 }, "TensorF32Cpu2D", "F32_CPU_2D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 3 }, "TensorF32Cpu3D", "F32_CPU_3D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 4 }, "TensorF32Cpu4D", "F32_CPU_4D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 1 }, "TensorF32Cuda0_1D", "F32_CUDA0_1D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 2 }, "TensorF32Cuda0_2D", "F32_CUDA0_2D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 3 }, "TensorF32Cuda0_3D", "F32_CUDA0_3D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 4 }, "TensorF32Cuda0_4D", "F32_CUDA0_4D"),
+    (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 1 }, "TensorI64Cpu1D", "I64_CPU_1D"),
+    (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 2 }, "TensorI64Cpu2D", "I64_CPU_2D"),
+    (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 3 }, "TensorI64Cpu3D", "I64_CPU_3D"),
+    (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 4 }, "TensorI64Cpu4D", "I64_CPU_4D"),
+    (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 1 }, "TensorBoolCpu1D", "BOOL_CPU_1D"),
+    (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 2 }, "TensorBoolCpu2D", "BOOL_CPU_2D"),
+    (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 3 }, "TensorBoolCpu3D", "BOOL_CPU_3D"),
+    (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 4 }, "TensorBoolCpu4D", "BOOL_CPU_4D"),
+];
+
 impl TensorTy {
     pub const F32_CPU_1D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 1 };
     pub const F32_CPU_2D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 2 };
+    pub const F32_CPU_3D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 3 };
+    pub const F32_CPU_4D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 4 };
     pub const I64_CPU_1D: TensorTy = TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 1 };
     pub const F32_CUDA0_1D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 1 };
     pub const F32_CUDA0_2D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 2 };
+    pub const F32_CUDA0_3D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 3 };
+
+    /// `dtype` on `device` with `rank`, if that type exists.
+    pub fn new(dtype: Dtype, device: Device, rank: u8) -> Option<TensorTy> {
+        let t = TensorTy { dtype, device, rank };
+        t.marker().map(|_| t)
+    }
 
     /// float32 on `device` with `rank`, if that type exists.
     pub fn f32(device: Device, rank: u8) -> Option<TensorTy> {
-        let t = TensorTy { dtype: Dtype::F32, device, rank };
-        t.marker().map(|_| t)
+        Self::new(Dtype::F32, device, rank)
+    }
+
+    fn row(self) -> Option<&'static (TensorTy, &'static str, &'static str)> {
+        MARKERS.iter().find(|(t, _, _)| *t == self)
     }
 
     /// The annotation marker naming this type, if there is one.
     pub fn marker(self) -> Option<&'static str> {
-        Some(match (self.dtype, self.device, self.rank) {
-            (Dtype::F32, Device::Cpu, 1) => "TensorF32Cpu1D",
-            (Dtype::F32, Device::Cpu, 2) => "TensorF32Cpu2D",
-            (Dtype::I64, Device::Cpu, 1) => "TensorI64Cpu1D",
-            (Dtype::F32, Device::Cuda0, 1) => "TensorF32Cuda0_1D",
-            (Dtype::F32, Device::Cuda0, 2) => "TensorF32Cuda0_2D",
-            _ => return None,
-        })
+        self.row().map(|(_, marker, _)| *marker)
     }
 
     pub fn from_marker(name: &str) -> Option<TensorTy> {
-        Some(match name {
-            "TensorF32Cpu1D" => Self::F32_CPU_1D,
-            "TensorF32Cpu2D" => Self::F32_CPU_2D,
-            "TensorI64Cpu1D" => Self::I64_CPU_1D,
-            "TensorF32Cuda0_1D" => Self::F32_CUDA0_1D,
-            "TensorF32Cuda0_2D" => Self::F32_CUDA0_2D,
-            _ => return None,
-        })
+        MARKERS.iter().find(|(_, marker, _)| *marker == name).map(|(t, _, _)| *t)
+    }
+
+    /// Every marker name, in table order (for docs and tests).
+    pub fn all_markers() -> impl Iterator<Item = &'static str> {
+        MARKERS.iter().map(|(_, marker, _)| *marker)
     }
 
     /// The `tl::TensorSpec` constant for boundary checks.
     pub fn spec_const(self) -> &'static str {
-        match (self.dtype, self.device, self.rank) {
-            (Dtype::F32, Device::Cpu, 1) => "F32_CPU_1D",
-            (Dtype::F32, Device::Cpu, _) => "F32_CPU_2D",
-            (Dtype::I64, _, _) => "I64_CPU_1D",
-            (Dtype::F32, Device::Cuda0, 1) => "F32_CUDA0_1D",
-            (Dtype::F32, Device::Cuda0, _) => "F32_CUDA0_2D",
-        }
+        self.row().map(|(_, _, spec)| *spec).unwrap_or("F32_CPU_2D")
     }
 
     pub fn is_f32(self) -> bool {
@@ -80,7 +99,7 @@ pub enum Ty {
     Tensor(TensorTy),
     Int,
     Bool,
-    /// float literal or other float value (never lowered)
+    /// Python float (lowered as `f64`)
     Float,
     /// str / bytes literal (never lowered; used for option literals)
     Str,
@@ -104,6 +123,7 @@ impl Ty {
             Ty::Tensor(t) => t.marker(),
             Ty::Int => Some("int"),
             Ty::Bool => Some("bool"),
+            Ty::Float => Some("float"),
             _ => None,
         }
     }

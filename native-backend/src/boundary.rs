@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt};
+use pyo3::types::{PyBool, PyFloat, PyInt};
 
 use crate::spec::TensorSpec;
 
@@ -65,6 +65,19 @@ pub fn int_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<i64> {
             "torchlower: parameter '{param}' is an int outside the 64-bit range that native code supports"
         ))
     })
+}
+
+/// A Python `float` argument (or a subclass); an `int` is refused (`TypeError`, so auto mode
+/// reruns Python): eager computes with an int operand differently (`x * 3` keeps an integer
+/// scalar, `n ** 2` stays an int), so native code takes only what the annotation says.
+pub fn float_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<f64> {
+    match obj.downcast::<PyFloat>() {
+        Ok(value) => Ok(value.value()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "torchlower: parameter '{param}' expects float, got {}",
+            type_name(obj)
+        ))),
+    }
 }
 
 /// A Python `bool` argument; anything else (including `int`) → `TypeError`.

@@ -42,7 +42,7 @@ impl Facts {
         no_error().then_some(facts)
     }
 
-    /// Whether the dtype is `kind` (`Float` or `Int64`, the dtypes annotations name).
+    /// Whether the dtype is `kind` (`Float`, `Int64` or `Bool`, the dtypes annotations name).
     pub fn is_kind(&self, kind: Kind) -> bool {
         scalar_type_code(kind) == Some(self.scalar_type)
     }
@@ -125,6 +125,7 @@ fn device_of(code: c_int) -> Device {
 fn scalar_type_code(kind: Kind) -> Option<c_int> {
     static FLOAT: OnceLock<Option<c_int>> = OnceLock::new();
     static INT64: OnceLock<Option<c_int>> = OnceLock::new();
+    static BOOL: OnceLock<Option<c_int>> = OnceLock::new();
     let learn = |kind: Kind| -> Option<c_int> {
         let probe = Tensor::f_empty([0], (kind, Device::Cpu)).ok()?;
         // SAFETY: a live tensor; the result is checked below.
@@ -134,6 +135,7 @@ fn scalar_type_code(kind: Kind) -> Option<c_int> {
     match kind {
         Kind::Float => *FLOAT.get_or_init(|| learn(Kind::Float)),
         Kind::Int64 => *INT64.get_or_init(|| learn(Kind::Int64)),
+        Kind::Bool => *BOOL.get_or_init(|| learn(Kind::Bool)),
         _ => None,
     }
 }

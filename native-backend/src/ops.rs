@@ -100,6 +100,56 @@ pub fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     Ok(a.f_div(b)?)
 }
 
+/// `t + s` with a Python number `s` (int or float, wrapped by eager as a scalar of its own
+/// kind: `tch::Scalar` keeps that distinction).
+#[inline]
+pub fn add_scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.f_add_scalar(s)?)
+}
+
+/// `t - s`.
+#[inline]
+pub fn sub_scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.f_sub_scalar(s)?)
+}
+
+/// `t * s`.
+#[inline]
+pub fn mul_scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.f_mul_scalar(s)?)
+}
+
+/// `t / s`.
+#[inline]
+pub fn div_scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.f_div_scalar(s)?)
+}
+
+/// `s + t`: Python calls `t.__radd__(s)`, which is `t + s`.
+#[inline]
+pub fn scalar_add<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_add_scalar(s)?)
+}
+
+/// `s - t`: `t.__rsub__(s)` is `torch.rsub(t, s)`.
+#[inline]
+pub fn scalar_sub<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_rsub_scalar(s)?)
+}
+
+/// `s * t`: `t.__rmul__(s)`, which is `t * s`.
+#[inline]
+pub fn scalar_mul<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_mul_scalar(s)?)
+}
+
+/// `s / t`: `t.__rtruediv__(s)` is `t.reciprocal() * s` in eager (not `s / t` elementwise,
+/// which rounds differently).
+#[inline]
+pub fn scalar_div<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_reciprocal()?.f_mul_scalar(s)?)
+}
+
 /// `a @ b`, `torch.matmul(a, b)`, `a.matmul(b)`.
 #[inline]
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {

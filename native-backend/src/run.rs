@@ -31,6 +31,12 @@ impl IntoPyValue for i64 {
     }
 }
 
+impl IntoPyValue for f64 {
+    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+        Ok(self.into_pyobject(py)?.into_any().unbind())
+    }
+}
+
 impl IntoPyValue for bool {
     fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
         Ok(self.into_pyobject(py)?.to_owned().into_any().unbind())

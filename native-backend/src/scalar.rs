@@ -1,5 +1,5 @@
-//! Python `int` semantics on `i64`: what generated code uses for scalar arithmetic and
-//! `for … in range(…)`.
+//! Python `int` semantics on `i64` and `float` semantics on `f64`: what generated code uses
+//! for scalar arithmetic and `for … in range(…)`.
 //!
 //! Python integers are unbounded, so a result outside the 64-bit range can never be
 //! returned silently: every operation is checked and reports [`Error::Overflow`] instead of
@@ -16,6 +16,8 @@ const MUL_OVERFLOW: &str =
     "torchlower: integer overflow: the result of '*' does not fit in 64 bits";
 const FLOORDIV_OVERFLOW: &str =
     "torchlower: integer overflow: the result of '//' does not fit in 64 bits";
+const POW_OVERFLOW: &str =
+    "torchlower: integer overflow: the result of '**' does not fit in 64 bits";
 const NEG_OVERFLOW: &str =
     "torchlower: integer overflow: the result of unary '-' does not fit in 64 bits";
 
@@ -50,6 +52,12 @@ pub fn neg(a: i64) -> Result<i64> {
     a.checked_neg().ok_or(Error::Overflow(NEG_OVERFLOW))
 }
 
+/// Python `a ** b` for `b ≥ 0` (the analyzer lowers only a non-negative literal exponent).
+#[inline]
+pub fn pow(a: i64, b: i64) -> Result<i64> {
+    u32::try_from(b).ok().and_then(|b| a.checked_pow(b)).ok_or(Error::Overflow(POW_OVERFLOW))
+}
+
 /// Python `a // b`: the quotient rounded toward negative infinity.
 #[inline]
 pub fn floordiv(a: i64, b: i64) -> Result<i64> {
@@ -81,6 +89,118 @@ pub fn rem(a: i64, b: i64) -> Result<i64> {
     } else {
         Ok(remainder)
     }
+}
+
+// --- float ----------------------------------------------------------------------------------
+//
+// `+ - *` on floats are plain IEEE-754 double arithmetic in both CPython and Rust (emitted
+// inline). What raises in CPython is here, with CPython's messages.
+
+/// CPython's message for `x / 0.0`.
+pub const FLOAT_DIV_BY_ZERO: &str = "float division by zero";
+/// CPython's message for `a / 0` on ints.
+pub const INT_DIV_BY_ZERO: &str = "division by zero";
+/// CPython's message for `0.0 ** -y`.
+pub const ZERO_NEGATIVE_POWER: &str = "0.0 cannot be raised to a negative power";
+/// CPython's message for a float result out of range (`OverflowError`, errno ERANGE).
+const FLOAT_RANGE: &str = "(34, 'Numerical result out of range')";
+/// CPython's `math` domain error.
+pub const MATH_DOMAIN: &str = "math domain error";
+/// Beyond 2**53 CPython's int true division rounds the exact quotient, not the converted
+/// operands; native code refuses rather than differ (`OverflowError`: auto mode reruns Python).
+const INT_TRUE_DIV_RANGE: &str =
+    "torchlower: int true division with an operand beyond 2**53 is not native (CPython rounds the exact quotient)";
+
+/// Python `a / b` on floats.
+#[inline]
+pub fn true_div(a: f64, b: f64) -> Result<f64> {
+    if b == 0.0 {
+        return Err(Error::ZeroDivision(FLOAT_DIV_BY_ZERO));
+    }
+    Ok(a / b)
+}
+
+/// Python `a / b` on ints (a float): exact operands below 2**53 divided once, as CPython does.
+#[inline]
+pub fn int_true_div(a: i64, b: i64) -> Result<f64> {
+    const EXACT: u64 = 1 << 53;
+    if b == 0 {
+        return Err(Error::ZeroDivision(INT_DIV_BY_ZERO));
+    }
+    if a.unsigned_abs() > EXACT || b.unsigned_abs() > EXACT {
+        return Err(Error::Overflow(INT_TRUE_DIV_RANGE));
+    }
+    Ok(a as f64 / b as f64)
+}
+
+/// Whether `x` is an odd integer (CPython's `DOUBLE_IS_ODD_INTEGER`).
+fn is_odd_integer(x: f64) -> bool {
+    x.is_finite() && x.rem_euclid(2.0) == 1.0
+}
+
+/// Python `a ** b` on floats: CPython's `float_pow` special cases, then the C library's
+/// `pow`. A negative base with a fractional exponent is complex in Python: refused with a
+/// `ValueError` (auto mode reruns Python, which returns the complex number).
+pub fn float_pow(base: f64, exponent: f64) -> Result<f64> {
+    if exponent == 0.0 {
+        return Ok(1.0);
+    }
+    if base.is_nan() {
+        return Ok(base);
+    }
+    if exponent.is_nan() {
+        return Ok(if base == 1.0 { 1.0 } else { exponent });
+    }
+    if exponent.is_infinite() {
+        let magnitude = base.abs();
+        return Ok(if magnitude == 1.0 {
+            1.0
+        } else if (exponent > 0.0) == (magnitude > 1.0) {
+            f64::INFINITY
+        } else {
+            0.0
+        });
+    }
+    if base.is_infinite() {
+        let odd = is_odd_integer(exponent);
+        return Ok(match (exponent > 0.0, odd) {
+            (true, true) => base,
+            (true, false) => base.abs(),
+            (false, true) => 0.0f64.copysign(base),
+            (false, false) => 0.0,
+        });
+    }
+    if base == 0.0 {
+        if exponent < 0.0 {
+            return Err(Error::ZeroDivision(ZERO_NEGATIVE_POWER));
+        }
+        return Ok(if is_odd_integer(exponent) { base } else { 0.0 });
+    }
+    let (magnitude, negate) = if base < 0.0 {
+        if exponent != exponent.floor() {
+            return Err(Error::Value("torchlower: a negative float to a fractional power is complex in Python".into()));
+        }
+        (-base, is_odd_integer(exponent))
+    } else {
+        (base, false)
+    };
+    if magnitude == 1.0 {
+        return Ok(if negate { -1.0 } else { 1.0 });
+    }
+    let result = magnitude.powf(exponent);
+    if result.is_infinite() {
+        return Err(Error::Overflow(FLOAT_RANGE));
+    }
+    Ok(if negate { -result } else { result })
+}
+
+/// `math.sqrt(x)`.
+#[inline]
+pub fn math_sqrt(x: f64) -> Result<f64> {
+    if x < 0.0 {
+        return Err(Error::Value(MATH_DOMAIN.into()));
+    }
+    Ok(x.sqrt())
 }
 
 /// Python `range(start, stop, step)`.

@@ -5,6 +5,7 @@
 pub enum DtypeSpec {
     F32,
     I64,
+    Bool,
 }
 
 impl DtypeSpec {
@@ -13,6 +14,7 @@ impl DtypeSpec {
         match self {
             DtypeSpec::F32 => tch::Kind::Float,
             DtypeSpec::I64 => tch::Kind::Int64,
+            DtypeSpec::Bool => tch::Kind::Bool,
         }
     }
 
@@ -21,6 +23,7 @@ impl DtypeSpec {
         match self {
             DtypeSpec::F32 => "float32",
             DtypeSpec::I64 => "int64",
+            DtypeSpec::Bool => "bool",
         }
     }
 }
@@ -60,18 +63,35 @@ pub struct TensorSpec {
 
 impl TensorSpec {
     /// `TensorF32Cpu1D`
-    pub const F32_CPU_1D: TensorSpec =
-        TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 1 };
+    pub const F32_CPU_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 1 };
     /// `TensorF32Cpu2D`
-    pub const F32_CPU_2D: TensorSpec =
-        TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 2 };
-    /// `TensorI64Cpu1D`
-    pub const I64_CPU_1D: TensorSpec =
-        TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 1 };
+    pub const F32_CPU_2D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 2 };
+    /// `TensorF32Cpu3D`
+    pub const F32_CPU_3D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 3 };
+    /// `TensorF32Cpu4D`
+    pub const F32_CPU_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 4 };
     /// `TensorF32Cuda0_1D`
-    pub const F32_CUDA0_1D: TensorSpec =
-        TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 1 };
+    pub const F32_CUDA0_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 1 };
     /// `TensorF32Cuda0_2D`
-    pub const F32_CUDA0_2D: TensorSpec =
-        TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 2 };
+    pub const F32_CUDA0_2D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 2 };
+    /// `TensorF32Cuda0_3D`
+    pub const F32_CUDA0_3D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 3 };
+    /// `TensorF32Cuda0_4D`
+    pub const F32_CUDA0_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 4 };
+    /// `TensorI64Cpu1D`
+    pub const I64_CPU_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 1 };
+    /// `TensorI64Cpu2D`
+    pub const I64_CPU_2D: TensorSpec = TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 2 };
+    /// `TensorI64Cpu3D`
+    pub const I64_CPU_3D: TensorSpec = TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 3 };
+    /// `TensorI64Cpu4D`
+    pub const I64_CPU_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 4 };
+    /// `TensorBoolCpu1D`
+    pub const BOOL_CPU_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::Bool, device: DeviceSpec::Cpu, rank: 1 };
+    /// `TensorBoolCpu2D`
+    pub const BOOL_CPU_2D: TensorSpec = TensorSpec { dtype: DtypeSpec::Bool, device: DeviceSpec::Cpu, rank: 2 };
+    /// `TensorBoolCpu3D`
+    pub const BOOL_CPU_3D: TensorSpec = TensorSpec { dtype: DtypeSpec::Bool, device: DeviceSpec::Cpu, rank: 3 };
+    /// `TensorBoolCpu4D`
+    pub const BOOL_CPU_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::Bool, device: DeviceSpec::Cpu, rank: 4 };
 }

@@ -400,9 +400,6 @@ fn elementwise_chains_match_eager() {
             for &op in Unary::ALL {
                 assert_parity(&fused::unary(op, &a).expect("fused"), &eager_acts(a.shallow_clone(), &[op]), &format!("{op:?} {sa:?}"));
             }
-            let want_3 = &a * &b;
-            assert_parity(&fused::binary(Binary::Mul, &a, &b).expect("fused"), &want_3, &format!("mul {sa:?} {sb:?}"));
-            assert_parity(&fused::binary(Binary::Div, &c, &a).expect("fused"), &(&c / &a), &format!("div {sc:?} {sa:?}"));
             assert_eq!(before, snapshot(&[&a, &b, &c]), "inputs changed");
         }
     }

@@ -37,5 +37,18 @@ fn kernels_against_libtorch() {
         let sum0 = median_us(|| drop(ops::sum_dim(&x, 0, false).unwrap()));
         let sum0_fused = median_us(|| drop(fused::reduce(&x, Reduce::Sum { dim: 0, keepdim: false }).unwrap()));
         println!("{m}x{n}: relu ops {relu:.2} fused {relu_fused:.2} | relu+abs ops {relu_abs_ops:.2} fused {relu_abs:.2} | sum1 ops {sum:.2} fused {sum_fused:.2} | sum0 ops {sum0:.2} fused {sum0_fused:.2}");
+        let y = Tensor::randn([m, n], (tch::Kind::Float, tch::Device::Cpu));
+        let b = Tensor::randn([n], (tch::Kind::Float, tch::Device::Cpu));
+        let mut line = format!("{m}x{n}:");
+        for op in [Unary::Exp, Unary::Sigmoid, Unary::Sqrt] {
+            let ours = median_us(|| drop(fused::elementwise(&[&x], &[Step::Load(0), Step::Unary(op)]).unwrap()));
+            let theirs = median_us(|| drop(match op { Unary::Exp => ops::exp(&x), Unary::Sigmoid => ops::sigmoid(&x), _ => ops::sqrt(&x) }.unwrap()));
+            line += &format!(" {op:?} ops {theirs:.2} fused {ours:.2} |");
+        }
+        let add = median_us(|| drop(ops::add(&x, &y).unwrap()));
+        let add_fused = median_us(|| drop(fused::elementwise(&[&x, &y], &[Step::Load(0), Step::Load(1), Step::Binary(fused::Binary::Add)]).unwrap()));
+        let row = median_us(|| drop(ops::add(&x, &b).unwrap()));
+        let row_fused = median_us(|| drop(fused::elementwise(&[&x, &b], &[Step::Load(0), Step::Load(1), Step::Binary(fused::Binary::Add)]).unwrap()));
+        println!("{line} add ops {add:.2} fused {add_fused:.2} | add_row ops {row:.2} fused {row_fused:.2}");
     }
 }

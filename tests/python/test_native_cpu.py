@@ -453,7 +453,7 @@ def corpus_module(path: Path):
 
 
 def tensor_kind(type_name):
-    match = re.search(r"Tensor(F32|I64)(Cpu|Cuda0_?)(\d)D", str(type_name))
+    match = re.search(r"Tensor(F32|I64|Bool)(Cpu|Cuda0_?)(\d)D", str(type_name))
     return (match.group(1), match.group(2), int(match.group(3))) if match else None
 
 
@@ -463,12 +463,14 @@ def corpus_inputs(entry: dict, size: int, special: bool, seed: int, requires_gra
     for index, param in enumerate(entry["params"]):
         kind = tensor_kind(param.get("type"))
         if kind is None:
-            values.append(True if str(param.get("type")) == "bool" else 3)
+            values.append({"bool": True, "float": 0.75}.get(str(param.get("type")), 3))
             continue
         dtype, _, rank = kind
         shape = (size,) * rank
         if dtype == "I64":
             values.append(torch.randint(0, size, shape, generator=generator))
+        elif dtype == "Bool":
+            values.append(torch.rand(shape, generator=generator) > 0.5)
         else:
             tensor = special_tensor(shape, index) if special else torch.randn(shape, generator=generator)
             values.append(tensor.requires_grad_(requires_grad))

@@ -1,13 +1,26 @@
 //! Lane: binary operators `+ - * / @`, `torch.matmul` / `.matmul`, and `torch.add/sub/mul/div`.
 //!
-//! Elementwise: float32 tensors of equal rank (1/1, 2/2) keep the rank; rank 2 with rank 1 in
-//! either order broadcasts to rank 2. Matmul: 2/2 → 2, 2/1 or 1/2 → 1; 1/1 would be rank 0.
+//! Elementwise: float32 tensors of ranks 1–4; the result has the larger rank (torch
+//! broadcasting; sizes that do not broadcast raise eager's error at run time). Matmul: 2/2 → 2,
+//! 2/1 or 1/2 → 1, batched (a rank ≥ 3 side) → the larger rank, or one less with a rank-1
+//! side; 1/1 would be rank 0.
 
 use super::{f32_tensor, keywords_only, one_device, positional_exactly, Claim, Decision, Operand, OperandRef, Query};
 use crate::ir::{Op, Options};
 use crate::rules::{self, Rule};
 use crate::ty::{Device, Dtype, TensorTy, Ty};
 use rustpython_parser::ast::Operator;
+
+/// The rule of an arithmetic op with a Python number as one operand.
+fn scalar_rule(op: Op) -> Option<&'static Rule> {
+    Some(match op {
+        Op::Add => &rules::ADD_SCALAR,
+        Op::Sub => &rules::SUB_SCALAR,
+        Op::Mul => &rules::MUL_SCALAR,
+        Op::Div => &rules::DIV_SCALAR,
+        _ => return None,
+    })
+}
 
 /// (same-rank operator rule, broadcast operator rule, `torch.X` rule) of an arithmetic op.
 fn arith_rules(op: Op) -> Option<(&'static Rule, &'static Rule, &'static Rule)> {
@@ -37,7 +50,10 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
     match Op::from_operator(sym) {
         Some(Op::Matmul) => matmul(left, right, &rules::MATMUL_OP_2D, &rules::MATMUL_OP_MIXED, "`@`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
         Some(op) => match arith_rules(op) {
-            Some((same, bcast, _)) => elementwise(left, right, op, same, bcast, &format!("`{sym}`")),
+            Some((same, bcast, _)) => {
+                let form = format!("`{sym}`");
+                with_number(left, right, op, &form, true).unwrap_or_else(|| elementwise(left, right, op, same, bcast, &form))
+            }
             None => super::not_in_lane(op),
         },
         None => Decision::NotCovered(format!("tensor operator `{sym}` is not part of the claimed surface")),
@@ -67,13 +83,16 @@ fn arith_function(q: &Query, op: Op, form: &str) -> Decision {
     if let Err(d) = positional_exactly(q, 2, form) {
         return d;
     }
+    if let Some(d) = with_number(&q.args[0], &q.args[1], op, form, false) {
+        return d;
+    }
     elementwise(&q.args[0], &q.args[1], op, rule, rule, form)
 }
 
 fn elementwise(left: &Operand, right: &Operand, op: Op, same: &'static Rule, bcast: &'static Rule, form: &str) -> Decision {
     match elementwise_types(left, right, form) {
         Ok((a, b, device)) => {
-            let (rule, rank) = if a.rank == b.rank { (same, a.rank) } else { (bcast, 2) };
+            let (rule, rank) = if a.rank == b.rank { (same, a.rank) } else { (bcast, a.rank.max(b.rank)) };
             match TensorTy::f32(device, rank) {
                 Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::None, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }),
                 None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type for ranks {} and {}", a.rank, b.rank)),
@@ -81,6 +100,30 @@ fn elementwise(left: &Operand, right: &Operand, op: Op, same: &'static Rule, bca
         }
         Err(d) => d,
     }
+}
+
+/// A float32 tensor with a Python int or float on either side (`number_left`: the form lets
+/// the number come first, as operators do and `torch.add(2.0, t)` does not): the result has
+/// the tensor's type. `None` when neither operand is a number.
+fn with_number(left: &Operand, right: &Operand, op: Op, form: &str, number_left: bool) -> Option<Decision> {
+    let number = |o: &Operand| matches!(o.ty, Ty::Int | Ty::Float);
+    let (tensor, options) = match (number(left), number(right)) {
+        (false, true) => (left, Options::ScalarRight),
+        (true, false) if number_left => (right, Options::ScalarLeft),
+        _ => return None,
+    };
+    let rule = scalar_rule(op)?;
+    let t = match tensor.ty {
+        Ty::Tensor(t) if t.dtype == Dtype::I64 => {
+            return Some(Decision::reject(&rules::INT64_ARITH, format!("{form} on an int64 tensor ({})", tensor.ty.describe())))
+        }
+        Ty::Unknown => return Some(Decision::NotCovered(format!("an operand of {form} has an unresolved type"))),
+        _ => match f32_tensor(tensor, "tensor operand") {
+            Ok(t) => t,
+            Err(d) => return Some(d),
+        },
+    };
+    Some(Decision::Claimed(Claim { rule, result: t, op, options, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }))
 }
 
 /// Both operands float32 tensors on one device (scalars, int64 and mixes are rejected).
@@ -138,7 +181,9 @@ fn matmul(left: &Operand, right: &Operand, rule_2d: &'static Rule, rule_mixed: &
         (2, 2) => (rule_2d, 2),
         (2, 1) | (1, 2) => (rule_mixed, 1),
         (1, 1) => return Decision::reject(&rules::RANK0_RESULT, format!("{form} of two rank-1 tensors is a rank-0 dot product")),
-        (x, y) => return Decision::reject(&rules::BAD_RANKS, format!("{form} of ranks {x} and {y} is not supported")),
+        // batched: a rank-1 side is a vector (its dim dropped), else batch dims broadcast
+        (x, 1) | (1, x) => (rule_mixed, x - 1),
+        (x, y) => (rule_2d, x.max(y)),
     };
     match TensorTy::f32(device, rank) {
         Some(result) => Decision::Claimed(Claim { rule, result, op: Op::Matmul, options: Options::None, operands: operands.to_vec() }),
@@ -190,8 +235,8 @@ mod tests {
     #[test]
     fn rejections_and_not_covered() {
         let x = t(T::F32_CPU_2D);
-        assert_eq!(bin(Operator::Mult, x.clone(), Operand { ty: Ty::Float, lit: Lit::NotLiteral }).0, "TL242");
-        assert_eq!(bin(Operator::Add, x.clone(), int(1)).0, "TL242");
+        assert_eq!(bin(Operator::Mult, x.clone(), boolean(true)).0, "TL242");
+        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), int(1)).0, "TL241");
         assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::I64_CPU_1D)).0, "TL241");
         assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::F32_CPU_1D)).0, "TL241");
         assert_eq!(bin(Operator::Add, x.clone(), t(T::F32_CUDA0_2D)).0, "TL204");
@@ -200,12 +245,53 @@ mod tests {
         assert_eq!(bin(Operator::Add, int(1), int(2)).0, "not_a_site");
         assert_eq!(outcome(&call("torch.add", &[x.clone(), x.clone()], &[kw("alpha", int(2))])).0, "TL201");
         assert_eq!(outcome(&call("torch.div", &[x.clone(), x.clone()], &[kw("rounding_mode", string("trunc"))])).0, "TL201");
-        assert_eq!(outcome(&call("torch.mul", &[x.clone(), int(2)], &[])).0, "TL242");
+        assert_eq!(outcome(&call("torch.mul", &[int(2), x.clone()], &[])).0, "TL242");
         assert_eq!(outcome(&method(&x, "add", &[x.clone()], &[])).0, "TL240");
         assert_eq!(outcome(&call("torch.subtract", &[x.clone(), x.clone()], &[])).0, "not_covered");
         let args = [x.clone(), x.clone()];
         let aug = decide(&Query { target: Target::BinOp { op: Operator::Add, augmented: true }, receiver: None, args: &args, keywords: &[], starred: false });
         assert_eq!(outcome(&aug).0, "TL203");
+    }
+
+    #[test]
+    fn python_numbers_on_either_side() {
+        let x = t(T::F32_CPU_3D);
+        let half = Operand { ty: Ty::Float, lit: Lit::Float(0.5) };
+        for (op, name) in [(Operator::Add, "add"), (Operator::Sub, "sub"), (Operator::Mult, "mul"), (Operator::Div, "div")] {
+            let want = (format!("torchlower/tensor-{name}-scalar-f32"), "TensorF32Cpu3D".to_string());
+            assert_eq!(bin(op, x.clone(), half.clone()), want);
+            assert_eq!(bin(op, int(2), x.clone()), want);
+            assert_eq!(outcome(&call(&format!("torch.{name}"), &[x.clone(), half.clone()], &[])), want);
+        }
+        let args = [int(3), x.clone()];
+        let Decision::Claimed(c) = decide(&Query { target: Target::BinOp { op: Operator::Sub, augmented: false }, receiver: None, args: &args, keywords: &[], starred: false }) else {
+            panic!("claimed")
+        };
+        assert_eq!(c.options, Options::ScalarLeft);
+        assert_eq!(bin(Operator::Mult, t(T::F32_CUDA0_2D), half.clone()).0, "TL209");
+        assert_eq!(bin(Operator::Mult, unknown(), half).0, "not_covered");
+    }
+
+    #[test]
+    fn ranks_3_and_4_broadcast_and_batch() {
+        let (one, two, three, four) = (T::F32_CPU_1D, T::F32_CPU_2D, T::F32_CPU_3D, T::F32_CPU_4D);
+        assert_eq!(bin(Operator::Add, t(three), t(one)), ("torchlower/tensor-add-f32-2d-1d-broadcast".into(), "TensorF32Cpu3D".into()));
+        assert_eq!(bin(Operator::Mult, t(two), t(four)).1, "TensorF32Cpu4D");
+        assert_eq!(bin(Operator::Sub, t(four), t(four)), ("torchlower/tensor-sub-f32-same-rank".into(), "TensorF32Cpu4D".into()));
+        assert_eq!(bin(Operator::MatMult, t(three), t(two)), ("torchlower/tensor-matmul-f32-2d".into(), "TensorF32Cpu3D".into()));
+        assert_eq!(bin(Operator::MatMult, t(four), t(three)).1, "TensorF32Cpu4D");
+        assert_eq!(bin(Operator::MatMult, t(three), t(one)), ("torchlower/tensor-matmul-f32-mixed-rank".into(), "TensorF32Cpu2D".into()));
+        assert_eq!(bin(Operator::MatMult, t(one), t(four)).1, "TensorF32Cpu3D");
+    }
+
+    #[test]
+    fn cuda_ranks_3_and_4_are_rejected_with_their_code() {
+        let (c1, c3) = (T::F32_CUDA0_1D, T::F32_CUDA0_3D);
+        assert_eq!(bin(Operator::Add, t(c3), t(c1)).0, "TL209");
+        assert_eq!(outcome(&method(&t(c3), "relu", &[], &[])).0, "TL209");
+        // a rank-1 result of a rank-3 operand is still a rank-3 operand on the device
+        assert_eq!(bin(Operator::MatMult, t(c3), t(c1)).0, "TL209");
+        assert_eq!(bin(Operator::Add, t(T::F32_CUDA0_2D), t(c1)).0, "torchlower/tensor-add-f32-2d-1d-broadcast");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::reductions::{dim_args, normalize_dim};
 use super::{f32_tensor, keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query};
 use crate::ir::{Op, Options};
 use crate::rules;
-use crate::ty::{Device, TensorTy};
+use crate::ty::{Device, Dtype, TensorTy};
 
 /// `.softmax(dim)` / `.argmax(dim)`.
 pub fn method(q: &Query, receiver: &Operand, op: Op) -> Decision {
@@ -73,12 +73,11 @@ fn argmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: Op
         if t.device != Device::Cpu {
             return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} on cuda:0 would need an int64 CUDA type, which does not exist")));
         }
-        match (t.rank, args.keepdim) {
-            (2, false) | (1, true) => {}
-            (2, true) => return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} with keepdim=True on rank 2 would be int64 rank 2"))),
-            _ => return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} of a rank-1 tensor without keepdim=True would be int64 rank 0"))),
-        }
-        Ok(Claim { rule: &rules::ARGMAX_DIM, result: TensorTy::I64_CPU_1D, op: Op::Argmax, options: Options::DimKeepdim(dim, args.keepdim), operands: vec![at] })
+        let rank = if args.keepdim { t.rank } else { t.rank - 1 };
+        let Some(result) = TensorTy::new(Dtype::I64, Device::Cpu, rank) else {
+            return Err(Decision::reject(&rules::ARGMAX_RESULT_TYPE, format!("{form} of a rank-1 tensor without keepdim=True would be int64 rank 0")));
+        };
+        Ok(Claim { rule: &rules::ARGMAX_DIM, result, op: Op::Argmax, options: Options::DimKeepdim(dim, args.keepdim), operands: vec![at] })
     };
     check().map_or_else(|d| d, Decision::Claimed)
 }
@@ -113,7 +112,9 @@ mod tests {
         assert_eq!(outcome(&method(&t(two), "argmax", &[], &[kw("dim", int(1)), kw("keepdim", boolean(false))])), (a.into(), "TensorI64Cpu1D".into()));
         assert_eq!(outcome(&call("torch.argmax", &[t(two), int(0)], &[])), (a.into(), "TensorI64Cpu1D".into()));
         assert_eq!(outcome(&method(&t(one), "argmax", &[], &[kw("dim", int(0)), kw("keepdim", boolean(true))])), (a.into(), "TensorI64Cpu1D".into()));
-        assert_eq!(outcome(&method(&t(two), "argmax", &[], &[kw("dim", int(1)), kw("keepdim", boolean(true))])).0, "TL261");
+        // int64 rank 2 exists (TensorI64Cpu2D): keepdim on a matrix is claimed
+        assert_eq!(outcome(&method(&t(two), "argmax", &[], &[kw("dim", int(1)), kw("keepdim", boolean(true))])), (a.into(), "TensorI64Cpu2D".into()));
+        assert_eq!(outcome(&method(&t(T::F32_CPU_4D), "argmax", &[int(-1)], &[])), (a.into(), "TensorI64Cpu3D".into()));
         assert_eq!(outcome(&method(&t(one), "argmax", &[], &[kw("dim", int(0))])).0, "TL261");
         assert_eq!(outcome(&method(&t(two), "argmax", &[], &[])).0, "TL250");
         assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "argmax", &[int(1)], &[])).0, "TL261");

@@ -60,7 +60,8 @@ fn check(q: &Query) -> Result<Claim, Decision> {
     let mut tensors = vec![x, w];
     tensors.extend(b);
     let device = one_device(&tensors)?;
-    let ranks_ok = x.rank == 2 && w.rank == 2 && b.is_none_or(|b| b.rank == 1);
+    // a rank-1 input (a rank-1 result) stays outside, as in the seed's rank matrix
+    let ranks_ok = x.rank >= 2 && w.rank == 2 && b.is_none_or(|b| b.rank == 1);
     if !ranks_ok {
         let got = match b {
             Some(b) => format!("{}, {}, {}", x.rank, w.rank, b.rank),
@@ -68,7 +69,7 @@ fn check(q: &Query) -> Result<Claim, Decision> {
         };
         return Err(Decision::reject(
             &rules::BAD_RANKS,
-            format!("F.linear needs input and weight of rank 2 and a rank-1 bias; got ranks {got}"),
+            format!("F.linear needs an input of rank 2–4, a rank-2 weight and a rank-1 bias; got ranks {got}"),
         ));
     }
     let rule = match (b.is_some(), bias_keyword) {
@@ -80,7 +81,8 @@ fn check(q: &Query) -> Result<Claim, Decision> {
     if b.is_some() {
         operands.extend(bias_ref);
     }
-    let result = TensorTy::f32(device, 2).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, "no rank-2 type on this device"))?;
+    // the input's leading dims are kept; its last becomes the weight's rows
+    let result = TensorTy::f32(device, x.rank).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, "no result type of this rank"))?;
     Ok(Claim { rule, result, op: Op::Linear, options: Options::None, operands })
 }
 

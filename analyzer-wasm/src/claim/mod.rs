@@ -27,6 +27,7 @@ pub enum Lit {
     None,
     Bool(bool),
     Int(i64),
+    Float(f64),
     Str(String),
     NotLiteral,
 }
@@ -129,13 +130,32 @@ pub fn operator_symbol(op: Operator) -> &'static str {
     }
 }
 
-/// Route a site to its lane.
+/// Route a site to its lane; then the device gate every lane shares.
 pub fn decide(q: &Query) -> Decision {
-    match q.target {
+    let decision = match q.target {
         Target::Function(path) => decide_function(q, path),
         Target::Method(name) => decide_method(q, name),
         Target::BinOp { op, augmented } => binops::binop(q, op, augmented),
+    };
+    cuda_gate(q, decision)
+}
+
+/// What the CUDA kernels do not take yet is rejected on `cuda:0` with its own code: a
+/// rank-3/4 tensor (operand or result), a Python number operand.
+fn cuda_gate(q: &Query, decision: Decision) -> Decision {
+    let Decision::Claimed(claim) = &decision else { return decision };
+    if claim.result.device != Device::Cuda0 {
+        return decision;
     }
+    let operands = q.receiver.into_iter().chain(q.args).chain(q.keywords.iter().map(|k| &k.value));
+    let tensors = operands.filter_map(|o| o.ty.tensor()).chain([claim.result]);
+    if let Some(rank) = tensors.filter(|t| t.device == Device::Cuda0).map(|t| t.rank).max().filter(|&r| r > 2) {
+        return Decision::reject(&rules::CUDA_UNSUPPORTED, format!("a rank-{rank} tensor on cuda:0 (the CUDA kernels take ranks 1 and 2)"));
+    }
+    if matches!(claim.options, Options::ScalarLeft | Options::ScalarRight) {
+        return Decision::reject(&rules::CUDA_UNSUPPORTED, "a Python number operand on cuda:0 (no CUDA kernel takes one yet)");
+    }
+    decision
 }
 
 fn decide_function(q: &Query, path: &str) -> Decision {

@@ -30,16 +30,11 @@ impl FnEmitter<'_> {
     pub(super) fn fused_expr(&mut self, kernel: &Fused, sites: &[usize]) {
         let start = self.out.len();
         if let Fused::Elementwise { operands, program } = kernel {
-            // One op: the elementwise kernel's short forms.
+            // One unary op: the elementwise kernel's short form.
             let text = match (operands.as_slice(), program.as_slice()) {
                 ([a], [Step::Load(0), Step::Unary(op)]) => {
                     Some(format!("tl::fused::unary(tl::fused::Unary::{op:?}, &{})?", local_ident(a, RustKind::Tensor)))
                 }
-                ([a, b], [Step::Load(0), Step::Load(1), Step::Binary(op)]) => Some(format!(
-                    "tl::fused::binary(tl::fused::Binary::{op:?}, &{}, &{})?",
-                    local_ident(a, RustKind::Tensor),
-                    local_ident(b, RustKind::Tensor)
-                )),
                 _ => None,
             };
             if let Some(text) = text {

@@ -2,7 +2,7 @@
 //!
 //! Locals: `v_` + an injective ASCII encoding of the name + a type tag. `[A-Za-z0-9]` stay,
 //! `_` becomes `_0`, any other character becomes `_x{hex}_`; so after `_` in the encoded body
-//! only `0` or `x` can follow, and the tag `_t`/`_i`/`_b` (tensor / i64 / bool) can never be
+//! only `0` or `x` can follow, and the tag `_t`/`_i`/`_b`/`_f` (tensor / i64 / bool / f64) can never be
 //! confused with body text. Any valid Python identifier (Rust keywords, `self`, `crate`,
 //! non-ASCII letters) yields a valid, distinct Rust identifier.
 
@@ -14,6 +14,7 @@ pub enum RustKind {
     Tensor,
     Int,
     Bool,
+    Float,
 }
 
 impl RustKind {
@@ -22,6 +23,7 @@ impl RustKind {
             Ty::Tensor(_) => Some(RustKind::Tensor),
             Ty::Int => Some(RustKind::Int),
             Ty::Bool => Some(RustKind::Bool),
+            Ty::Float => Some(RustKind::Float),
             _ => None,
         }
     }
@@ -30,6 +32,7 @@ impl RustKind {
             RustKind::Tensor => "tl::tch::Tensor",
             RustKind::Int => "i64",
             RustKind::Bool => "bool",
+            RustKind::Float => "f64",
         }
     }
     fn tag(self) -> &'static str {
@@ -37,6 +40,7 @@ impl RustKind {
             RustKind::Tensor => "_t",
             RustKind::Int => "_i",
             RustKind::Bool => "_b",
+            RustKind::Float => "_f",
         }
     }
 }

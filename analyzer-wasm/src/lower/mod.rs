@@ -8,7 +8,7 @@
 mod fused;
 pub mod mangle;
 
-use crate::ir::{self, CmpOp, Expr, Op, Options, ScalarKind, ScalarOp, Stmt};
+use crate::ir::{self, CmpOp, Expr, FloatOp, MathFn, Op, Options, ScalarKind, ScalarOp, Stmt};
 use crate::ty::{Device, Ty};
 use torchlower_ops::Signature;
 use mangle::{local_ident, rust_str_literal, RustKind};
@@ -92,6 +92,7 @@ impl FnEmitter<'_> {
             let call = match ty {
                 Ty::Tensor(t) => format!("tl::boundary::tensor_arg(p{i}, {lit}, tl::TensorSpec::{})?", t.spec_const()),
                 Ty::Int => format!("tl::boundary::int_arg(p{i}, {lit})?"),
+                Ty::Float => format!("tl::boundary::float_arg(p{i}, {lit})?"),
                 _ => format!("tl::boundary::bool_arg(p{i}, {lit})?"),
             };
             let _ = writeln!(self.out, "    let mut {var} = {call};");
@@ -202,6 +203,63 @@ impl FnEmitter<'_> {
                 }
             }
             Expr::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Expr::Float(v) => self.out.push_str(&float_literal(*v)),
+            Expr::FloatArith { op, left, right } => {
+                let checked = match op {
+                    FloatOp::Add => None,
+                    FloatOp::Sub => None,
+                    FloatOp::Mul => None,
+                    FloatOp::Div => Some("true_div"),
+                    FloatOp::Pow => Some("float_pow"),
+                };
+                match checked {
+                    Some(f) => {
+                        let _ = write!(self.out, "tl::scalar::{f}(");
+                        self.expr(left);
+                        self.out.push_str(", ");
+                        self.expr(right);
+                        self.out.push_str(")?");
+                    }
+                    // IEEE-754 double arithmetic, as CPython's (never raises)
+                    None => {
+                        let token = match op {
+                            FloatOp::Add => "+",
+                            FloatOp::Sub => "-",
+                            _ => "*",
+                        };
+                        self.out.push('(');
+                        self.expr(left);
+                        let _ = write!(self.out, " {token} ");
+                        self.expr(right);
+                        self.out.push(')');
+                    }
+                }
+            }
+            Expr::FloatNeg(inner) => {
+                self.out.push_str("(-");
+                self.expr(inner);
+                self.out.push(')');
+            }
+            Expr::IntToFloat(inner) => {
+                self.out.push('(');
+                self.expr(inner);
+                self.out.push_str(" as f64)");
+            }
+            Expr::IntTrueDiv(left, right) => {
+                self.out.push_str("tl::scalar::int_true_div(");
+                self.expr(left);
+                self.out.push_str(", ");
+                self.expr(right);
+                self.out.push_str(")?");
+            }
+            Expr::Math { f, arg } => {
+                let name = match f {
+                    MathFn::Sqrt => "sqrt",
+                };
+                let _ = write!(self.out, "tl::scalar::math_{name}(");
+                self.expr(arg);
+                self.out.push_str(")?");
+            }
             Expr::Fused { kernel, sites } => self.fused_expr(kernel, sites),
             Expr::Tensor { site, op, options, device, args } => {
                 let start = self.out.len();
@@ -217,6 +275,7 @@ impl FnEmitter<'_> {
                     ScalarOp::Mul => "mul",
                     ScalarOp::FloorDiv => "floordiv",
                     ScalarOp::Mod => "rem",
+                    ScalarOp::Pow => "pow",
                 };
                 let _ = write!(self.out, "tl::scalar::{f}(");
                 self.expr(left);
@@ -307,6 +366,26 @@ impl FnEmitter<'_> {
             Device::Cuda0 => "tl::cuda::ops",
         };
         let info = op.info();
+        // a Python number on one side: `{name}_scalar(&t, s)` / `scalar_{name}(s, &t)`
+        match (options, args) {
+            (Options::ScalarRight, [tensor, number]) => {
+                let _ = write!(self.out, "{module}::{}_scalar(", info.name);
+                self.borrow(Some(tensor));
+                self.out.push_str(", ");
+                self.expr(number);
+                self.out.push_str(")?");
+                return;
+            }
+            (Options::ScalarLeft, [number, tensor]) => {
+                let _ = write!(self.out, "{module}::scalar_{}(", info.name);
+                self.expr(number);
+                self.out.push_str(", ");
+                self.borrow(Some(tensor));
+                self.out.push_str(")?");
+                return;
+            }
+            _ => {}
+        }
         let _ = write!(self.out, "{module}::{}(", info.name);
         self.borrow(args.first());
         match info.signature {
@@ -328,7 +407,7 @@ impl FnEmitter<'_> {
                 Options::Dim(dim) => {
                     let _ = write!(self.out, ", {dim}");
                 }
-                Options::None => {}
+                Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
         }
         self.out.push_str(")?");
@@ -339,6 +418,20 @@ impl FnEmitter<'_> {
         if let Some(e) = e {
             self.expr(e);
         }
+    }
+}
+
+/// A Rust `f64` expression with exactly the value of a Python float literal (shortest
+/// round-trip digits; `1e400` is infinity in Python).
+fn float_literal(v: f64) -> String {
+    if v.is_nan() {
+        "f64::NAN".to_string()
+    } else if v.is_infinite() {
+        if v > 0.0 { "f64::INFINITY" } else { "f64::NEG_INFINITY" }.to_string()
+    } else if v < 0.0 || (v == 0.0 && v.is_sign_negative()) {
+        format!("({v:?}f64)")
+    } else {
+        format!("{v:?}f64")
     }
 }
 

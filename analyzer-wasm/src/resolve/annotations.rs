@@ -1,5 +1,5 @@
 //! Annotation vocabulary: `torchlower.types.X` and the seed's `rextio_torch.types.X`, imported
-//! by name, by module alias or fully dotted; the builtins `int` and `bool`.
+//! by name, by module alias or fully dotted; the builtins `int`, `bool` and `float`.
 
 use super::ModuleScope;
 use crate::ty::{TensorTy, Ty};
@@ -15,6 +15,7 @@ pub fn resolve_annotation(scope: &ModuleScope, annotation: &Expr) -> Option<Ty> 
             return match name {
                 "int" => Some(Ty::Int),
                 "bool" => Some(Ty::Bool),
+                "float" => Some(Ty::Float),
                 _ => None,
             };
         }
@@ -66,7 +67,7 @@ mod tests {
                 Some(Ty::Tensor(TensorTy::F32_CUDA0_1D)),
                 Some(Ty::Int),
                 Some(Ty::Bool),
-                None,
+                Some(Ty::Float),
                 None,
             ]
         );

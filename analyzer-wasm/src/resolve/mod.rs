@@ -16,8 +16,19 @@ pub enum Binding {
     Module(String),
     /// an object inside a module (`from torch import relu` → `torch.relu`)
     Value(String),
+    /// a number constant: bound exactly once, unconditionally, to an int or float literal
+    /// (`EPS = 1e-5`), and never declared `global` in a function
+    Number(Number),
     /// bound by something the analyzer does not follow (assignment, def, class, ...)
     Opaque,
+}
+
+/// The value of a module-level number constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Number {
+    Int(i64),
+    /// an `f64` by its bits (so that bindings compare exactly)
+    Float(u64),
 }
 
 /// The module's top-level bindings (deterministic order).
@@ -37,11 +48,31 @@ impl ModuleScope {
         for stmt in body {
             scope.bind_stmt(stmt, true);
         }
+        let mut globals = Vec::new();
+        global_names(body, 0, &mut globals);
+        for name in globals {
+            if matches!(scope.names.get(&name), Some(Binding::Number(_))) {
+                scope.names.insert(name, Binding::Opaque);
+            }
+        }
         scope
     }
 
+    /// A second binding of a name makes a number constant opaque (it is rebound).
     fn bind(&mut self, name: &str, binding: Binding) {
+        let binding = match self.names.get(name) {
+            Some(Binding::Number(_)) => Binding::Opaque,
+            _ => binding,
+        };
         self.names.insert(name.to_string(), binding);
+    }
+
+    /// `NAME = <number literal>` at the top level: a constant if `NAME` was not bound before.
+    fn bind_number(&mut self, target: &Expr, value: &Expr) -> bool {
+        let (Expr::Name(n), Some(number)) = (target, number_literal(value)) else { return false };
+        let binding = if self.names.contains_key(n.id.as_str()) { Binding::Opaque } else { Binding::Number(number) };
+        self.names.insert(n.id.to_string(), binding);
+        true
     }
 
     fn bind_stmt(&mut self, stmt: &Stmt, unconditional: bool) {
@@ -81,11 +112,19 @@ impl ModuleScope {
             Stmt::AsyncFunctionDef(s) => self.bind(s.name.as_str(), Binding::Opaque),
             Stmt::ClassDef(s) => self.bind(s.name.as_str(), Binding::Opaque),
             Stmt::Assign(s) => {
-                for target in &s.targets {
-                    self.bind_target(target);
+                let constant = unconditional && matches!(s.targets.as_slice(), [target] if self.bind_number(target, &s.value));
+                if !constant {
+                    for target in &s.targets {
+                        self.bind_target(target);
+                    }
                 }
             }
-            Stmt::AnnAssign(s) => self.bind_target(&s.target),
+            Stmt::AnnAssign(s) => {
+                let constant = unconditional && s.value.as_deref().is_some_and(|v| self.bind_number(&s.target, v));
+                if !constant {
+                    self.bind_target(&s.target);
+                }
+            }
             Stmt::AugAssign(s) => self.bind_target(&s.target),
             Stmt::For(s) => {
                 self.bind_target(&s.target);
@@ -175,7 +214,7 @@ impl ModuleScope {
                     let mut path = match self.names.get(name)? {
                         Binding::Module(m) => m.clone(),
                         Binding::Value(v) => v.clone(),
-                        Binding::Opaque => return None,
+                        Binding::Number(_) | Binding::Opaque => return None,
                     };
                     for attr in attrs.iter().rev() {
                         path.push('.');
@@ -185,6 +224,61 @@ impl ModuleScope {
                 }
                 _ => return None,
             }
+        }
+    }
+}
+
+/// The value of an int or float literal, or of `-` one.
+fn number_literal(e: &Expr) -> Option<Number> {
+    match e {
+        Expr::Constant(c) => match &c.value {
+            ast::Constant::Int(i) => i64::try_from(i).ok().map(Number::Int),
+            ast::Constant::Float(f) => Some(Number::Float(f.to_bits())),
+            _ => None,
+        },
+        Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::USub) => match number_literal(&u.operand)? {
+            Number::Int(v) => v.checked_neg().map(Number::Int),
+            Number::Float(bits) => Some(Number::Float((-f64::from_bits(bits)).to_bits())),
+        },
+        _ => None,
+    }
+}
+
+/// Every name declared `global` in any function or class body of the module (such a name
+/// can be rebound at run time, so it is no constant).
+fn global_names(body: &[Stmt], depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_BIND_DEPTH {
+        return;
+    }
+    for stmt in body {
+        match stmt {
+            Stmt::Global(g) => out.extend(g.names.iter().map(|n| n.to_string())),
+            Stmt::FunctionDef(s) => global_names(&s.body, depth + 1, out),
+            Stmt::AsyncFunctionDef(s) => global_names(&s.body, depth + 1, out),
+            Stmt::ClassDef(s) => global_names(&s.body, depth + 1, out),
+            Stmt::If(s) => {
+                global_names(&s.body, depth + 1, out);
+                global_names(&s.orelse, depth + 1, out);
+            }
+            Stmt::For(s) => {
+                global_names(&s.body, depth + 1, out);
+                global_names(&s.orelse, depth + 1, out);
+            }
+            Stmt::While(s) => {
+                global_names(&s.body, depth + 1, out);
+                global_names(&s.orelse, depth + 1, out);
+            }
+            Stmt::With(s) => global_names(&s.body, depth + 1, out),
+            Stmt::Try(s) => {
+                global_names(&s.body, depth + 1, out);
+                for handler in &s.handlers {
+                    let ast::ExceptHandler::ExceptHandler(h) = handler;
+                    global_names(&h.body, depth + 1, out);
+                }
+                global_names(&s.orelse, depth + 1, out);
+                global_names(&s.finalbody, depth + 1, out);
+            }
+            _ => {}
         }
     }
 }
@@ -230,6 +324,19 @@ mod tests {
         assert_eq!(path_of(&s, "matmul").as_deref(), Some("torch.matmul"));
         assert_eq!(path_of(&s, "r").as_deref(), Some("torch.relu"));
         assert_eq!(path_of(&s, "linear").as_deref(), Some("torch.nn.functional.linear"));
+    }
+
+    #[test]
+    fn number_constants_are_bound_once_to_a_literal() {
+        let (s, _) = scope(
+            "EPS = 1e-5\nN: int = -3\nTWICE = 1\nTWICE = 2\nLATE = 1.0\ndef f():\n    global LATE\n    LATE = 2.0\n\
+             LOOPED = 0\nfor LOOPED in range(3): pass\nSUM = 1 + 2\nif c:\n    COND = 1\n",
+        );
+        assert_eq!(s.get("EPS"), Some(&Binding::Number(Number::Float(1e-5f64.to_bits()))));
+        assert_eq!(s.get("N"), Some(&Binding::Number(Number::Int(-3))));
+        for name in ["TWICE", "LATE", "LOOPED", "SUM", "COND"] {
+            assert_eq!(s.get(name), Some(&Binding::Opaque), "{name}");
+        }
     }
 
     #[test]

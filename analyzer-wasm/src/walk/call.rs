@@ -21,6 +21,10 @@ impl Walker<'_> {
         let mut receiver: Option<Val> = None;
         let method_name: Option<String>;
         match (&*c.func, &path) {
+            (_, Some(p)) if p == "math.sqrt" => return self.number_call(c, "math.sqrt", Some(ir::MathFn::Sqrt)),
+            (Expr::Name(n), None) if n.id.as_str() == "float" && !locals.contains("float") && self.scope.is_builtin("float") => {
+                return self.number_call(c, "float", None);
+            }
             (_, Some(_)) => method_name = None,
             (Expr::Attribute(a), None) => {
                 receiver = Some(self.expr(&a.value));
@@ -62,6 +66,26 @@ impl Walker<'_> {
         }
         let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
         self.site(claim::describe_target(target), decision, c.range, receiver, &args, &kw_vals)
+    }
+
+    /// `math.sqrt(x)` (`f` given) or `float(x)` (`f` None) of one int or float: a float.
+    fn number_call(&mut self, c: &ast::ExprCall, name: &str, f: Option<ir::MathFn>) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        let [arg] = args.as_slice() else {
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` takes one positional argument here"), c.range);
+            return Val::explained(Ty::Unknown);
+        };
+        if starred || !keywords.is_empty() || !(arg.ty.is_scalar_int() || arg.ty == Ty::Float) {
+            if !arg.explained {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` of {} is not lowered", arg.ty.describe()), c.range);
+            }
+            return Val::explained(Ty::Unknown);
+        }
+        let Some(value) = super::expr::float_operand(arg.clone()) else { return Val::explained(Ty::Float) };
+        match f {
+            Some(f) => Val::lowered(Ty::Float, Lit::NotLiteral, ir::Expr::Math { f, arg: Box::new(value) }),
+            None => Val::lowered(Ty::Float, Lit::NotLiteral, value),
+        }
     }
 
     /// Evaluate positional and keyword arguments (for their own sites and types).

@@ -4,7 +4,8 @@
 
 use super::{Val, Walker, MAX_DEPTH};
 use crate::claim::{self, Decision, Lit, Operand, Query, Target};
-use crate::ir::{self, CmpOp, ScalarKind, ScalarOp};
+use crate::ir::{self, CmpOp, FloatOp, ScalarKind, ScalarOp};
+use crate::resolve::{Binding, Number};
 use crate::report::SiteKind;
 use crate::rules;
 use crate::ty::Ty;
@@ -40,7 +41,10 @@ impl Walker<'_> {
             Expr::Call(c) => self.call(c),
             Expr::Attribute(a) => {
                 let locals = &self.locals;
-                if self.scope.dotted_path(e, &|n| locals.contains(n)).is_some() {
+                if let Some(path) = self.scope.dotted_path(e, &|n| locals.contains(n)) {
+                    if let Some(v) = math_constant(&path) {
+                        return Val::lowered(Ty::Float, Lit::Float(v), ir::Expr::Float(v));
+                    }
                     // e.g. `torch.float64` as an option value: the consumer decides
                     return Val::opaque(Ty::Unknown, Lit::NotLiteral);
                 }
@@ -75,14 +79,18 @@ impl Walker<'_> {
             },
             Constant::None => Val::opaque(Ty::NoneVal, Lit::None),
             Constant::Str(s) => Val::opaque(Ty::Str, Lit::Str(s.clone())),
-            Constant::Float(_) | Constant::Complex { .. } => Val::opaque(Ty::Float, Lit::NotLiteral),
+            Constant::Float(v) => Val::lowered(Ty::Float, Lit::Float(*v), ir::Expr::Float(*v)),
+            Constant::Complex { .. } => Val::opaque(Ty::Unknown, Lit::NotLiteral),
             _ => Val::opaque(Ty::Unknown, Lit::NotLiteral),
         }
     }
 
     pub(super) fn name(&mut self, name: &str, range: TextRange) -> Val {
         if !self.locals.contains(name) {
-            self.diag(&rules::UNBOUND_NAME, format!("`{name}` is not a local of the function (module globals and builtins are not lowered)"), range);
+            if let Some(Binding::Number(number)) = self.scope.get(name) {
+                return number_val(*number);
+            }
+            self.diag(&rules::UNBOUND_NAME, format!("`{name}` is not a local of the function (module globals other than number constants and builtins are not lowered)"), range);
             return Val::explained(Ty::Unknown);
         }
         match self.env.get(name) {
@@ -95,7 +103,7 @@ impl Walker<'_> {
                 Val::explained(b.ty)
             }
             Some(b) => match b.ty {
-                Ty::Tensor(_) | Ty::Int | Ty::Bool => Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: name.to_string(), ty: b.ty }),
+                Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float => Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: name.to_string(), ty: b.ty }),
                 // an unknown local was already reported where it was bound
                 other => Val::explained(other),
             },
@@ -116,6 +124,10 @@ impl Walker<'_> {
             return self.site(claim::describe_target(Target::BinOp { op, augmented }), decision, range, None, &[l, r], &[]);
         }
         // scalar arithmetic
+        let number = |t: Ty| t.is_scalar_int() || t == Ty::Float;
+        if number(l.ty) && number(r.ty) && (l.ty == Ty::Float || r.ty == Ty::Float || matches!(op, Operator::Div | Operator::Pow)) {
+            return self.float_binop(op, l, r, range);
+        }
         if !(l.ty.is_scalar_int() && r.ty.is_scalar_int()) {
             if !(l.explained || r.explained) {
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{}` on {} and {} is not lowered", claim::operator_symbol(op), l.ty.describe(), r.ty.describe()), range);
@@ -128,10 +140,6 @@ impl Walker<'_> {
             Operator::Mult => ScalarOp::Mul,
             Operator::FloorDiv => ScalarOp::FloorDiv,
             Operator::Mod => ScalarOp::Mod,
-            Operator::Div => {
-                self.diag(&rules::SCALAR_OPERATOR, "`/` on ints gives a float".into(), range);
-                return Val::explained(Ty::Unknown);
-            }
             other => {
                 self.diag(&rules::SCALAR_OPERATOR, format!("scalar operator `{}` is not lowered", claim::operator_symbol(other)), range);
                 return Val::explained(Ty::Unknown);
@@ -145,9 +153,58 @@ impl Walker<'_> {
         }
     }
 
+    /// Python float arithmetic (an operand is a float, or `/` and `**` on ints): int operands
+    /// become floats as CPython converts them; `int / int` and `int ** literal` keep CPython's
+    /// own rules.
+    fn float_binop(&mut self, op: Operator, l: Val, r: Val, range: TextRange) -> Val {
+        let ints = l.ty.is_scalar_int() && r.ty.is_scalar_int();
+        if ints && op == Operator::Pow {
+            // int ** int is an int for a non-negative exponent and a float otherwise: only a
+            // literal exponent has a static type
+            return match r.lit {
+                Lit::Int(k) if k >= 0 => match (self.int_operand(l, range, "operand"), self.int_operand(r, range, "operand")) {
+                    (Some(a), Some(b)) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Scalar { op: ScalarOp::Pow, left: Box::new(a), right: Box::new(b) }),
+                    _ => Val::explained(Ty::Int),
+                },
+                _ => {
+                    self.diag(&rules::SCALAR_OPERATOR, "`**` on ints with a non-literal or negative exponent (an int or a float depending on its sign) is not lowered".into(), range);
+                    Val::explained(Ty::Unknown)
+                }
+            };
+        }
+        if ints && op == Operator::Div {
+            return match (self.int_operand(l, range, "operand"), self.int_operand(r, range, "operand")) {
+                (Some(a), Some(b)) => Val::lowered(Ty::Float, Lit::NotLiteral, ir::Expr::IntTrueDiv(Box::new(a), Box::new(b))),
+                _ => Val::explained(Ty::Float),
+            };
+        }
+        let fop = match op {
+            Operator::Add => FloatOp::Add,
+            Operator::Sub => FloatOp::Sub,
+            Operator::Mult => FloatOp::Mul,
+            Operator::Div => FloatOp::Div,
+            Operator::Pow => FloatOp::Pow,
+            other => {
+                self.diag(&rules::SCALAR_OPERATOR, format!("float operator `{}` is not lowered", claim::operator_symbol(other)), range);
+                return Val::explained(Ty::Unknown);
+            }
+        };
+        match (float_operand(l), float_operand(r)) {
+            (Some(a), Some(b)) => Val::lowered(Ty::Float, Lit::NotLiteral, ir::Expr::FloatArith { op: fop, left: Box::new(a), right: Box::new(b) }),
+            _ => Val::explained(Ty::Float),
+        }
+    }
+
     fn unary(&mut self, u: &ast::ExprUnaryOp) -> Val {
         let v = self.expr(&u.operand);
         match (u.op, v.ty) {
+            (ast::UnaryOp::USub, Ty::Float) => match (v.lit, v.ir) {
+                // fold literals so that `-1e-5` stays a literal
+                (Lit::Float(x), _) => Val::lowered(Ty::Float, Lit::Float(-x), ir::Expr::Float(-x)),
+                (_, Some(e)) => Val::lowered(Ty::Float, Lit::NotLiteral, ir::Expr::FloatNeg(Box::new(e))),
+                (_, None) => Val::explained(Ty::Float),
+            },
+            (ast::UnaryOp::UAdd, Ty::Float) => v,
             (ast::UnaryOp::USub, Ty::Int | Ty::Bool) => {
                 // fold literals so that `dim=-1` stays a literal
                 if let Lit::Int(n) = v.lit {
@@ -255,6 +312,28 @@ impl Walker<'_> {
 
 }
 
+/// A module-level number constant as a literal value.
+fn number_val(number: Number) -> Val {
+    match number {
+        Number::Int(v) => Val::lowered(Ty::Int, Lit::Int(v), ir::Expr::Int(v)),
+        Number::Float(bits) => {
+            let v = f64::from_bits(bits);
+            Val::lowered(Ty::Float, Lit::Float(v), ir::Expr::Float(v))
+        }
+    }
+}
+
+/// A number as a Python float: a float as it is, an int (or bool) converted as CPython does.
+pub(super) fn float_operand(v: Val) -> Option<ir::Expr> {
+    let e = v.ir?;
+    Some(match v.ty {
+        Ty::Float => e,
+        Ty::Int => ir::Expr::IntToFloat(Box::new(e)),
+        Ty::Bool => ir::Expr::IntToFloat(Box::new(ir::Expr::BoolToInt(Box::new(e)))),
+        _ => return None,
+    })
+}
+
 fn expr_kind(e: &Expr) -> &'static str {
     match e {
         Expr::BoolOp(_) => "boolean operation",
@@ -283,6 +362,17 @@ fn expr_kind(e: &Expr) -> &'static str {
         Expr::Tuple(_) => "tuple",
         Expr::Slice(_) => "slice",
     }
+}
+
+/// `math.pi` & co.: the same doubles as CPython's.
+fn math_constant(path: &str) -> Option<f64> {
+    Some(match path {
+        "math.pi" => std::f64::consts::PI,
+        "math.e" => std::f64::consts::E,
+        "math.tau" => std::f64::consts::TAU,
+        "math.inf" => f64::INFINITY,
+        _ => return None,
+    })
 }
 
 fn cmp_symbol(op: &ast::CmpOp) -> &'static str {

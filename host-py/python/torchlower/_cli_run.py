@@ -70,10 +70,10 @@ def parse_inputs_comment(source_lines: list[str], entry: dict) -> dict[str, Any]
 def tensor_contract(type_name: Any) -> tuple[str, str, int] | None:
     """(dtype, device, rank) of an annotation name such as ``TensorF32Cpu2D``, else None."""
     text = str(type_name)
-    match = re.search(r"Tensor(F32|I64)(Cpu|Cuda0_?)(\d)D", text)
+    match = re.search(r"Tensor(F32|I64|Bool)(Cpu|Cuda0_?)(\d)D", text)
     if not match:
         return None
-    dtype = "float32" if match.group(1) == "F32" else "int64"
+    dtype = {"F32": "float32", "I64": "int64", "Bool": "bool"}[match.group(1)]
     device = "cpu" if match.group(2) == "Cpu" else "cuda:0"
     return dtype, device, int(match.group(3))
 
@@ -93,11 +93,15 @@ def make_inputs(entry: dict, overrides: dict[str, Any], size: int, seed: int) ->
             shape = overrides.get(name, (size,) * rank)
             if dtype == "float32":
                 tensor = torch.randn(shape, generator=generator, dtype=torch.float32)
+            elif dtype == "bool":
+                tensor = torch.rand(shape, generator=generator) > 0.5
             else:
                 tensor = torch.randint(0, size, shape, generator=generator, dtype=torch.int64)
             values.append(tensor.to(device))
         elif str(type_name) == "bool":
             values.append(True)
+        elif str(type_name) == "float":
+            values.append(0.75)
         else:
             values.append(3)
     return values

@@ -53,12 +53,28 @@ class TensorI64Cpu2D(_TensorMarker):
     dtype, device, rank = "int64", "cpu", 2
 
 
+class TensorI64Cpu3D(_TensorMarker):
+    dtype, device, rank = "int64", "cpu", 3
+
+
+class TensorI64Cpu4D(_TensorMarker):
+    dtype, device, rank = "int64", "cpu", 4
+
+
 class TensorBoolCpu1D(_TensorMarker):
     dtype, device, rank = "bool", "cpu", 1
 
 
 class TensorBoolCpu2D(_TensorMarker):
     dtype, device, rank = "bool", "cpu", 2
+
+
+class TensorBoolCpu3D(_TensorMarker):
+    dtype, device, rank = "bool", "cpu", 3
+
+
+class TensorBoolCpu4D(_TensorMarker):
+    dtype, device, rank = "bool", "cpu", 4
 
 
 class TensorF32Cuda0_3D(_TensorMarker):
@@ -76,8 +92,12 @@ __all__ = [
     "TensorF32Cpu4D",
     "TensorI64Cpu1D",
     "TensorI64Cpu2D",
+    "TensorI64Cpu3D",
+    "TensorI64Cpu4D",
     "TensorBoolCpu1D",
     "TensorBoolCpu2D",
+    "TensorBoolCpu3D",
+    "TensorBoolCpu4D",
     "TensorF32Cuda0_1D",
     "TensorF32Cuda0_2D",
     "TensorF32Cuda0_3D",

@@ -8,10 +8,10 @@
 //! widths with libtorch's own sums bit for bit. An op that disagrees, or a sum order that
 //! matches neither width, is computed by libtorch itself — slower, never different.
 //!
-//! Ops without a vectorised element function of ours (`math::vectorised`: tanh, GELU, log
-//! call scalar libm per element, several times slower than torch's SIMD kernels) are also run
-//! by libtorch: its own kernel, in place on the fused buffer, which is as fast as eager and
-//! gives eager's bits.
+//! Ops without an element function of ours as fast as torch's SIMD kernel here
+//! (`math::vectorised`: tanh, GELU and log call scalar libm per element; exp, sigmoid and sqrt
+//! on AVX-512 CPUs) are also run by libtorch: its own kernel, in place on the fused buffer,
+//! which is as fast as eager and gives eager's bits.
 
 use std::sync::OnceLock;
 

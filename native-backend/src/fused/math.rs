@@ -122,8 +122,20 @@ fn relu_into(src: &[f32], dst: &mut [f32]) {
     dst.iter_mut().zip(src).for_each(|(d, s)| *d = relu(*s));
 }
 
-/// Expands to a safe dispatcher `$name` that runs `$body` compiled with AVX2 where the CPU
-/// has it, and the baseline build otherwise.
+/// Whether this CPU runs the AVX-512 builds (AVX-512F and VL, with AVX2 and FMA): the width
+/// libtorch's own kernels use there, so ours keep pace on compute-bound ops.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(super) fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// Expands to a safe dispatcher `$name` that runs `$body` compiled with AVX-512 or AVX2 where
+/// the CPU has them, and the baseline build otherwise. Every build computes the same bits
+/// (no contraction, `mul_add` exactly rounded everywhere); only the vector width differs.
 macro_rules! multiversion {
     ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
         $(#[$meta])*
@@ -132,8 +144,14 @@ macro_rules! multiversion {
             fn generic($($arg: $ty),*) $body
             #[cfg(target_arch = "x86_64")]
             {
+                #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+                unsafe fn avx512($($arg: $ty),*) { generic($($arg),*) }
                 #[target_feature(enable = "avx2,fma")]
                 unsafe fn avx2($($arg: $ty),*) { generic($($arg),*) }
+                if has_avx512() {
+                    // SAFETY: the CPU supports AVX-512F/VL, AVX2 and FMA (checked just above).
+                    return unsafe { avx512($($arg),*) };
+                }
                 if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
                     // SAFETY: the CPU supports AVX2 (checked just above).
                     return unsafe { avx2($($arg),*) };
@@ -144,12 +162,27 @@ macro_rules! multiversion {
     };
 }
 
-/// Whether [`unary_in_place`] runs `op` as a vectorised loop (the others call a scalar
-/// function per element, so libtorch's SIMD kernel is faster for them).
-pub const fn vectorised(op: Unary) -> bool {
+/// Whether [`unary_in_place`] runs `op` as a vectorised loop at least as fast as libtorch's
+/// kernel on this CPU. Tanh, GELU and log call a scalar function per element. Exp, sigmoid
+/// and sqrt are compute-bound: on AVX-512 CPUs libtorch's 16-lane kernels (SLEEF) run them
+/// about twice as fast as our polynomial (measured: `tests/kernel_timing.rs`), so there they
+/// are libtorch's; on AVX2 CPUs ours keep pace and fuse.
+pub fn vectorised(op: Unary) -> bool {
     match op {
-        Unary::Relu | Unary::Sigmoid | Unary::Exp | Unary::Square | Unary::Neg | Unary::Abs | Unary::Sqrt => true,
+        Unary::Relu | Unary::Square | Unary::Neg | Unary::Abs => true,
+        Unary::Sigmoid | Unary::Exp | Unary::Sqrt => !avx512_cpu(),
         Unary::Tanh | Unary::Gelu | Unary::Log => false,
+    }
+}
+
+fn avx512_cpu() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        has_avx512()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
@@ -350,9 +383,17 @@ pub fn sum(values: &[f32], lanes: usize) -> f32 {
     }
     #[cfg(target_arch = "x86_64")]
     {
+        #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+        unsafe fn avx512<const VEC: usize>(values: &[f32]) -> f32 {
+            generic::<VEC>(values)
+        }
         #[target_feature(enable = "avx2")]
         unsafe fn avx2<const VEC: usize>(values: &[f32]) -> f32 {
             generic::<VEC>(values)
+        }
+        if has_avx512() {
+            // SAFETY: the CPU supports AVX-512F/VL (checked just above).
+            return unsafe { if lanes == 16 { avx512::<16>(values) } else { avx512::<8>(values) } };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
@@ -416,9 +457,17 @@ fn sum_columns_of<const VEC: usize>(values: &[f32], rows: usize, cols: usize, ou
     }
     #[cfg(target_arch = "x86_64")]
     {
+        #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+        unsafe fn avx512<const VEC: usize>(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
+            generic::<VEC>(values, rows, cols, out)
+        }
         #[target_feature(enable = "avx2")]
         unsafe fn avx2<const VEC: usize>(values: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
             generic::<VEC>(values, rows, cols, out)
+        }
+        if has_avx512() {
+            // SAFETY: the CPU supports AVX-512F/VL (checked just above).
+            return unsafe { avx512::<VEC>(values, rows, cols, out) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).

@@ -220,14 +220,15 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     }
 }
 
-/// `op(t)` as the one-op program of [`elementwise`].
+/// A lone `op(t)`: one pass of our loop where it is as fast as libtorch's kernel here (it
+/// skips the dispatcher and TensorIterator set-up that dominate small tensors), else
+/// libtorch's op itself.
 pub fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
-    elementwise(&[t], &[Step::Load(0), Step::Unary(op)])
-}
-
-/// `op(a, b)` as the one-op program of [`elementwise`].
-pub fn binary(op: Binary, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    elementwise(&[a, b], &[Step::Load(0), Step::Load(1), Step::Binary(op)])
+    if calibrate::native(op) {
+        elementwise(&[t], &[Step::Load(0), Step::Unary(op)])
+    } else {
+        unary_with_ops(op, t)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

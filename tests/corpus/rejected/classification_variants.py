@@ -29,6 +29,8 @@ def softmax_no_dim(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.softmax(x)
 
 
+# int64 rank 2 is a type now (TensorI64Cpu2D), so the keepdim form is claimed; this
+# annotation says rank 1, so the function still falls back (TL401).
 def argmax_rank2_keepdim(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
     return x.argmax(dim=1, keepdim=True)
 

@@ -1,15 +1,17 @@
 # Seed row "Elementwise variants": scalar operands, .add/.sub/.mul/.div, aliases, alpha/out/rounding_mode.
+# Python int and float operands are claimed now (tests/corpus/accepted/scalars.py); a bool
+# operand, and a number first in the function form, are still rejected (TL242).
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
 
 
 def scalar_operand(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x * 2.0
+    return x * True
 
 
-def int_operand(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
-    return x + n
+def int_operand_first(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    return torch.add(n, x)
 
 
 def method_add(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:

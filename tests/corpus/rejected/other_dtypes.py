@@ -1,4 +1,5 @@
-# Seed row "Other dtypes": annotations outside the vocabulary are not typed (float64, torch.Tensor, float).
+# Seed row "Other dtypes": annotations outside the vocabulary are not typed (float64, torch.Tensor,
+# complex). `float` is a type now (Python floats are lowered as f64).
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
@@ -8,7 +9,7 @@ def plain_tensor(x: torch.Tensor) -> torch.Tensor:
     return x.relu()
 
 
-def float_scalar(x: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+def complex_scalar(x: TensorF32Cpu2D, s: complex) -> TensorF32Cpu2D:
     return x.relu()
 
 

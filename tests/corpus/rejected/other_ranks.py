@@ -20,10 +20,11 @@ def linear_2d_bias(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu2D) -> T
     return F.linear(x, w, b)
 
 
-# Seed row "Unsupported broadcast ranks": with only rank-1/2 types every rank pair is in the
-# matrix; a rank-3 annotation is not part of the vocabulary, so nothing on it is claimed.
-from torchlower.types import TensorF32Cpu3D
+# Seed row "Unsupported broadcast ranks": the seed had only rank-1/2 types. Ranks 3–4 are
+# types now and broadcast as eager does (tests/corpus/accepted/ranks_3_4.py); what stays
+# outside is rank 3–4 on CUDA (TL209).
+from torchlower.types import TensorF32Cuda0_3D
 
 
-def rank3_broadcast(x: TensorF32Cpu3D, v: TensorF32Cpu1D) -> TensorF32Cpu2D:
+def cuda_rank3_broadcast(x: TensorF32Cuda0_3D, v: TensorF32Cuda0_1D) -> TensorF32Cuda0_3D:
     return x + v

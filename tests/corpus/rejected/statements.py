@@ -48,12 +48,12 @@ def global_read(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x + SCALE
 
 
-def int_true_division(x: TensorF32Cpu2D, n: int) -> int:
-    return n / 2
+def float_modulo(t: float) -> float:
+    return t % 2.0
 
 
-def float_local(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    s = 0.5
+def complex_local(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    s = 0.5j
     return x
 
 
@@ -74,8 +74,8 @@ def huge_literal(n: int) -> int:
     return n + 100000000000000000000
 
 
-def scalar_power(n: int) -> int:
-    return n ** 2
+def scalar_power(n: int, k: int) -> int:
+    return n ** k
 
 
 def conditional_expression(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:

@@ -1,0 +1,27 @@
+# Python float semantics of native scalar code, checked against CPython itself by
+# tests/python/test_float_scalars.py.
+import math
+
+
+def power(a: float, b: float) -> float:
+    return a ** b
+
+
+def divide(a: float, b: float) -> float:
+    return a / b
+
+
+def int_divide(a: int, b: int) -> float:
+    return a / b
+
+
+def root(a: float) -> float:
+    return math.sqrt(a)
+
+
+def int_power(a: int) -> int:
+    return a ** 3
+
+
+def mixed(a: float, n: int) -> float:
+    return (a * n - n / 4 + float(n)) * -a + 1e300 * 1e10

@@ -1,0 +1,96 @@
+"""Python float (and int-to-float) semantics of native scalar code, against CPython on grids
+of special and ordinary values: the same results (bit for bit, NaN for NaN), the same
+exception types and messages where CPython raises (ZeroDivisionError, ValueError,
+OverflowError), and floats refused where an int is passed (auto mode reruns Python)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import struct
+from pathlib import Path
+
+import pytest
+
+import torchlower
+from test_native_cpu import import_path
+
+CASES = Path(__file__).resolve().parent / "native_cases"
+
+FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 1e-300, 1e300, -1e300, 7.25, -7.25,
+          float("inf"), float("-inf"), float("nan"), 0.1, 2.5, -2.5, 1e-5]
+INTS = [0, 1, -1, 2, -3, 7, 2**53, -(2**53), 2**53 + 1, 2**62, -(2**63)]
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    module = import_path(CASES / "float_semantics.py")
+    names = ["power", "divide", "int_divide", "root", "int_power", "mixed"]
+    functions = {name: torchlower.compile(getattr(module, name)) for name in names}
+    for name, fn in functions.items():
+        assert fn.route == "native", f"{name}: {fn.reason}"
+    return module, functions
+
+
+def bits(x: float) -> bytes:
+    return b"nan" if math.isnan(x) else struct.pack("<d", x)
+
+
+def same_outcome(native, python, *args) -> None:
+    try:
+        want = python(*args)
+    except Exception as error:  # noqa: BLE001 - the native call must raise the same
+        if isinstance(error, TypeError):
+            raise
+        with pytest.raises(Exception) as raised:
+            native(*args)
+        if "is complex in Python" in str(raised.value):
+            # CPython went to complex arithmetic (and raised there): refused natively
+            assert isinstance(raised.value, ValueError) and str(error) == "complex exponentiation", args
+            return
+        assert type(raised.value) is type(error) and str(raised.value) == str(error), (args, raised.value, error)
+        return
+    try:
+        got = native(*args)
+    except ValueError as error:
+        # a negative float to a fractional power is complex in Python: refused natively
+        assert isinstance(want, complex), (args, error)
+        return
+    except OverflowError as error:
+        # refused natively (auto mode reruns Python): int true division beyond 2**53, and an
+        # int result beyond 64 bits
+        beyond_53 = any(isinstance(a, int) and abs(a) > 2**53 for a in args) and "true division" in str(error)
+        beyond_64 = isinstance(want, int) and not -(2**63) <= want < 2**63 and "integer overflow" in str(error)
+        assert beyond_53 or beyond_64, (args, error)
+        return
+    assert type(got) is type(want), (args, got, want)
+    assert bits(got) == bits(want), (args, got, want)
+
+
+def test_float_power_and_division_match_cpython(compiled):
+    module, native = compiled
+    for a, b in itertools.product(FLOATS, FLOATS):
+        same_outcome(native["power"], module.power, a, b)
+        same_outcome(native["divide"], module.divide, a, b)
+
+
+def test_int_true_division_and_int_power(compiled):
+    module, native = compiled
+    for a, b in itertools.product(INTS, INTS):
+        same_outcome(native["int_divide"], module.int_divide, a, b)
+    for a in INTS:
+        same_outcome(native["int_power"], module.int_power, a)
+
+
+def test_sqrt_and_mixed_arithmetic(compiled):
+    module, native = compiled
+    for a in FLOATS:
+        same_outcome(native["root"], module.root, a)
+        for n in INTS[:6]:
+            same_outcome(native["mixed"], module.mixed, a, n)
+
+
+def test_a_float_parameter_refuses_an_int(compiled, native_mode):
+    _, native = compiled
+    with pytest.raises(TypeError, match="parameter 'a' expects float, got int"):
+        native["root"](4)
