@@ -12,7 +12,7 @@ GEMM of seconds, where only the BLAS matters).
 import torch
 import torch.nn.functional as F
 
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D
 
 # --- one op ------------------------------------------------------------------------------------
 
@@ -109,6 +109,49 @@ def argmax(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
     return x.argmax(dim=1)
 
 
+def mul_scalar(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x * 0.5
+
+
+def rsub_scalar(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return 1.0 - x
+
+
+# --- views (metadata only, except reshape/contiguous copies): the boundary's own cost ---------
+
+
+def view(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.view(-1)
+
+
+def reshape(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.reshape(x.size(1), -1)
+
+
+def permute(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.permute(1, 0)
+
+
+def transpose(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.transpose(0, 1)
+
+
+def t(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.t()
+
+
+def unsqueeze(x: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return x.unsqueeze(0)
+
+
+def flatten(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.flatten()
+
+
+def contiguous(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.t().contiguous()
+
+
 # --- fused patterns ----------------------------------------------------------------------------
 
 
@@ -156,12 +199,16 @@ OPS = {
     "relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "gelu": "gelu", "abs_": "abs", "neg": "neg",
     "square": "square", "exp": "exp", "log": "log", "sqrt": "sqrt", "add": "add", "sub": "sub", "mul": "mul",
     "div": "div", "linear": "linear", "matmul": "matmul", "sum_rows": "sum_dim", "mean_rows": "mean_dim",
-    "softmax": "softmax", "argmax": "argmax",
+    "softmax": "softmax", "argmax": "argmax", "view": "view", "reshape": "reshape", "permute": "permute",
+    "transpose": "transpose", "t": "t", "unsqueeze": "unsqueeze", "flatten": "flatten", "contiguous": "contiguous",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
                "add", "sub", "mul", "div", "add_row", "sum_rows", "sum_cols", "mean_rows", "mean_cols",
                "softmax", "argmax", "chain"]
+#: Python-number operands and views, on a smaller grid (their cost is the call, not the data).
+SMALL_GRID = ["mul_scalar", "rsub_scalar", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous"]
+SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 PRODUCTS = ["linear", "matmul", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
 ROWS = [1, 8, 64, 256, 1024]
@@ -182,6 +229,9 @@ def cells(quick: bool = False) -> list[tuple[str, str, tuple]]:
     out = []
     for function in ELEMENTWISE:
         out += [(f"{function}@{r}x{c}", function, (r, c)) for r in rows for c in cols]
+    small_rows, small_cols = (QUICK_ROWS[:1], QUICK_COLS[:1]) if quick else (SMALL_ROWS, SMALL_COLS)
+    for function in SMALL_GRID:
+        out += [(f"{function}@{r}x{c}", function, (r, c)) for r in small_rows for c in small_cols]
     for function in PRODUCTS:
         out += [(f"{function}@{r}x{c}", function, (r, c)) for r in product_rows for c in product_cols]
     mlp_rows, mlp_widths = (MLP_ROWS[:2], MLP_WIDTHS[:1]) if quick else (MLP_ROWS, MLP_WIDTHS)

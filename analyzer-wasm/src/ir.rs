@@ -19,6 +19,8 @@ pub enum Options {
     Dim(i64),
     /// `sum_dim(t, dim, keepdim)` & co.
     DimKeepdim(i64, bool),
+    /// `transpose(t, d0, d1)`, `flatten(t, start, end)`: two normalised static dims
+    DimPair(i64, i64),
     /// An arithmetic op with a Python number on the right (`t * 0.5` → `mul_scalar(t, s)`).
     ScalarRight,
     /// An arithmetic op with a Python number on the left (`1.0 - t` → `scalar_sub(s, t)`).
@@ -100,6 +102,12 @@ pub enum Expr {
     IntTrueDiv(Box<Expr>, Box<Expr>),
     /// `math.sqrt(x)` & co. on a float
     Math { f: MathFn, arg: Box<Expr> },
+    /// a returned tuple (`return a, b`): tuples are values only here
+    Tuple(Vec<Expr>),
+    /// `t.shape[dim]` / `t.size(dim)` of a tensor local, `dim` checked against the static rank
+    Size { tensor: Box<Expr>, dim: usize },
+    /// `t.numel()`
+    Numel(Box<Expr>),
     /// bool → int (`True + 1`)
     BoolToInt(Box<Expr>),
     /// int truthiness (`if n:` / `not n`)
@@ -222,6 +230,8 @@ pub enum Stmt {
 pub struct Function {
     pub params: Vec<(String, Ty)>,
     pub returns: Ty,
+    /// the element types when `returns` is a tuple
+    pub returns_tuple: Vec<Ty>,
     pub body: Vec<Stmt>,
 }
 
@@ -290,6 +300,8 @@ impl Expr {
                 inner.visit(f)
             }
             Expr::Math { arg, .. } => arg.visit(f),
+            Expr::Tuple(items) => items.iter().for_each(|e| e.visit(f)),
+            Expr::Size { tensor, .. } | Expr::Numel(tensor) => tensor.visit(f),
             Expr::Compare { first, rest, .. } => {
                 first.visit(f);
                 rest.iter().for_each(|(_, r)| r.visit(f));

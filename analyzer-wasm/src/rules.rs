@@ -260,6 +260,39 @@ rule!(FUNCTIONAL_SOFTMAX, "torchlower/functional-softmax-f32-rank1-2", Softmax, 
 rule!(ARGMAX_DIM, "torchlower/argmax-static-dim-i64-rank1", Argmax, false,
     "argmax over one static dim giving int64 rank-1 labels", "Method or `torch.argmax`: literal dim once; rank-2 with keepdim omitted/False, or rank-1 dim 0 with keyword keepdim=True. Result: TensorI64Cpu1D (CPU only: there is no int64 CUDA type).", "probs.argmax(dim=1)");
 
+rule!(VIEW, "torchlower/tensor-view", View, true,
+    "EXTENSION: t.view(*shape) with Python ints",
+    "Sizes as Python ints (literals, int locals, shape entries, `-1` once), or one tuple of them (`t.view(new_shape)`, `t.view(*shape)`); the result's rank is their number (1–4), any dtype. The result is a view of `t` (same storage, eager's strides and offset); sizes that do not fit, or strides that allow no view, raise eager's RuntimeError.",
+    "x.view(B, T, n_head, C // n_head)");
+rule!(RESHAPE, "torchlower/reshape", Reshape, true,
+    "EXTENSION: t.reshape(*shape) / torch.reshape(t, shape)",
+    "As `view`, but a copy where no view is possible (as eager).",
+    "x.reshape(-1, d)  /  torch.reshape(x, (b, -1))");
+rule!(PERMUTE, "torchlower/permute", Permute, true,
+    "EXTENSION: t.permute(*dims) / torch.permute(t, dims)",
+    "One Python int per dim (a tuple is spread); a view with the dims reordered. Invalid permutations raise eager's error.",
+    "x.permute(0, 2, 1, 3)");
+rule!(TRANSPOSE, "torchlower/transpose", Transpose, true,
+    "EXTENSION: t.transpose(d0, d1) / torch.transpose(t, d0, d1)",
+    "Two int literal dims (negative ones normalised against the rank); a view with them swapped.",
+    "k.transpose(-2, -1)");
+rule!(MATRIX_T, "torchlower/t", T, true,
+    "EXTENSION: t.t() / torch.t(t) on rank 1 or 2",
+    "The matrix transpose (rank 1: the tensor itself), a view.",
+    "w.t()");
+rule!(UNSQUEEZE, "torchlower/unsqueeze", Unsqueeze, true,
+    "EXTENSION: t.unsqueeze(dim) / torch.unsqueeze(t, dim)",
+    "An int literal dim in `[-rank-1, rank]`; a view with a size-1 dim there; the result rank is one more (up to 4).",
+    "mask.unsqueeze(1)");
+rule!(FLATTEN, "torchlower/flatten", Flatten, true,
+    "EXTENSION: t.flatten(start_dim=0, end_dim=-1) / torch.flatten(t, …)",
+    "Int literal dims, positionally or by keyword; dims `start..=end` merged into one (a view where possible, else a copy, as eager).",
+    "torch.flatten(x, 1)");
+rule!(CONTIGUOUS, "torchlower/contiguous", Contiguous, true,
+    "EXTENSION: t.contiguous()",
+    "No arguments; the tensor itself when already contiguous, else a contiguous copy (as eager).",
+    "y.transpose(1, 2).contiguous()");
+
 /// Every claim rule, in documentation order.
 pub static ALL_RULES: &[&Rule] = &[
     &LINEAR_BIAS, &LINEAR_NONE, &LINEAR_BIAS_KEYWORD,
@@ -272,6 +305,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
+    &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &CONTIGUOUS,
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -105,6 +105,9 @@ pub enum Ty {
     Str,
     /// the `None` literal (only meaningful as an option value)
     NoneVal,
+    /// a tuple of this many values; the walk keeps the elements (a tuple local `s` lives as
+    /// the locals `s#0`, `s#1`, …, so element types flow like any local's)
+    Tuple(u8),
     /// anything else: unresolved
     Unknown,
 }
@@ -142,6 +145,7 @@ impl Ty {
             Ty::Float => "float".into(),
             Ty::Str => "str".into(),
             Ty::NoneVal => "None".into(),
+            Ty::Tuple(n) => format!("a tuple of {n}"),
             Ty::Unknown => "an unresolved type".into(),
         }
     }

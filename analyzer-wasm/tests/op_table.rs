@@ -17,6 +17,10 @@ fn tensor(t: TensorTy) -> Operand {
     Operand { ty: Ty::Tensor(t), lit: Lit::NotLiteral }
 }
 
+fn int(v: i64) -> Operand {
+    Operand { ty: Ty::Int, lit: Lit::Int(v) }
+}
+
 fn dim(d: i64) -> Keyword {
     Keyword { name: Some("dim".to_string()), value: Operand { ty: Ty::Int, lit: Lit::Int(d) } }
 }
@@ -30,6 +34,9 @@ fn valid_operands(signature: Signature) -> (Vec<Operand>, Vec<Keyword>) {
         Signature::Binary | Signature::Product => (vec![m.clone(), m], vec![]),
         Signature::Linear => (vec![m.clone(), m, v], vec![]),
         Signature::DimKeepdim | Signature::Dim => (vec![m], vec![dim(1)]),
+        Signature::Tensor => (vec![m], vec![]),
+        Signature::IntList => (vec![m, int(1), int(0)], vec![]),
+        Signature::DimPair => (vec![m, int(0), int(1)], vec![]),
     }
 }
 
@@ -122,12 +129,21 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::Unary => ("x: M", one_tensor_call(row, "x"), "M"),
                 Signature::Binary | Signature::Product => ("x: M, y: M", two_tensor_call(row, "x", "y"), "M"),
                 Signature::Linear => ("x: M, w: M, b: V", format!("{}(x, w, b)", row.functions[0]), "M"),
+                Signature::DimKeepdim | Signature::Dim if row.op == Op::Unsqueeze => ("x: V", format!("x.{}(dim=1)", row.methods[0]), "M"),
                 Signature::DimKeepdim | Signature::Dim => ("x: M", format!("{}(x, dim=1)", row.functions[0]), "R"),
+                Signature::Tensor => ("x: M", format!("x.{}()", row.methods[0]), "M"),
+                Signature::IntList => ("x: M", format!("x.{}(1, 0)", row.methods[0]), "M"),
+                Signature::DimPair if row.op == Op::Flatten => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "V"),
+                Signature::DimPair => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
             };
+            // views are CPU-only so far (TL209 on cuda:0, tested in the lane)
+            if row.cuda_kernel.is_empty() && marker.contains("Cuda") {
+                continue;
+            }
             let result = match (row.op, returns) {
                 (Op::Argmax, _) if marker.contains("Cuda") => continue, // no int64 CUDA type
                 (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
-                (Op::SumDim | Op::MeanDim, _) => vector.clone(),
+                (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
                 _ => marker.to_string(),
             };
             let source = format!(

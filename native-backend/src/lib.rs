@@ -33,6 +33,7 @@ mod facts;
 pub mod ops;
 mod run;
 pub mod scalar;
+pub mod shape;
 mod spec;
 
 pub use error::{Error, Result};

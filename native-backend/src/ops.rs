@@ -150,6 +150,54 @@ pub fn scalar_div<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
     Ok(t.f_reciprocal()?.f_mul_scalar(s)?)
 }
 
+/// `t.view(*shape)`: eager's errors where the strides allow no view.
+#[inline]
+pub fn view(t: &Tensor, shape: &[i64]) -> Result<Tensor> {
+    Ok(t.f_view_(shape)?)
+}
+
+/// `t.reshape(*shape)` / `torch.reshape(t, shape)`.
+#[inline]
+pub fn reshape(t: &Tensor, shape: &[i64]) -> Result<Tensor> {
+    Ok(t.f_reshape(shape)?)
+}
+
+/// `t.permute(*dims)` / `torch.permute(t, dims)`.
+#[inline]
+pub fn permute(t: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    Ok(t.f_permute(dims)?)
+}
+
+/// `t.transpose(d0, d1)` / `torch.transpose(t, d0, d1)`.
+#[inline]
+pub fn transpose(t: &Tensor, dim0: i64, dim1: i64) -> Result<Tensor> {
+    Ok(t.f_transpose(dim0, dim1)?)
+}
+
+/// `t.t()` / `torch.t(t)`.
+#[inline]
+pub fn t(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_tr()?)
+}
+
+/// `t.unsqueeze(dim)` / `torch.unsqueeze(t, dim)`.
+#[inline]
+pub fn unsqueeze(t: &Tensor, dim: i64) -> Result<Tensor> {
+    Ok(t.f_unsqueeze(dim)?)
+}
+
+/// `t.flatten(start, end)` / `torch.flatten(t, start, end)`.
+#[inline]
+pub fn flatten(t: &Tensor, start_dim: i64, end_dim: i64) -> Result<Tensor> {
+    Ok(t.f_flatten(start_dim, end_dim)?)
+}
+
+/// `t.contiguous()`: the tensor itself (a new handle) when already contiguous.
+#[inline]
+pub fn contiguous(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_contiguous()?)
+}
+
 /// `a @ b`, `torch.matmul(a, b)`, `a.matmul(b)`.
 #[inline]
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {

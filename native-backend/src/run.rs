@@ -14,9 +14,16 @@ pub trait IntoPyValue {
 }
 
 impl IntoPyValue for tch::Tensor {
-    /// Wraps the tensor as a `torch.Tensor` sharing its storage (no copy).
+    /// Wraps the tensor as a `torch.Tensor` sharing its storage (no copy). Outputs never
+    /// require grad: a view of an input that requires grad (which inherits the flag even under
+    /// the no-grad guard) is returned detached — the same storage, strides and offset.
     fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
-        let pointer = self
+        let tensor = if self.requires_grad() {
+            self.f_detach().map_err(|error| PyRuntimeError::new_err(format!("torchlower: {error}")))?
+        } else {
+            self
+        };
+        let pointer = tensor
             .pyobject_wrap()
             .map_err(|error| PyRuntimeError::new_err(format!("torchlower: {error}")))?;
         // SAFETY: THPVariable_Wrap returns a new (owned) reference, or NULL with a Python
@@ -42,6 +49,28 @@ impl IntoPyValue for bool {
         Ok(self.into_pyobject(py)?.to_owned().into_any().unbind())
     }
 }
+
+/// A returned tuple (`return a, b`) becomes a Python tuple of its converted elements.
+macro_rules! tuple_into_py_value {
+    ($($name:ident),+) => {
+        impl<$($name: IntoPyValue),+> IntoPyValue for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+                let ($($name,)+) = self;
+                let items = [$($name.into_py_value(py)?),+];
+                Ok(pyo3::types::PyTuple::new(py, items)?.into_any().unbind())
+            }
+        }
+    };
+}
+tuple_into_py_value!(A);
+tuple_into_py_value!(A, B);
+tuple_into_py_value!(A, B, C);
+tuple_into_py_value!(A, B, C, D);
+tuple_into_py_value!(A, B, C, D, E);
+tuple_into_py_value!(A, B, C, D, E, F);
+tuple_into_py_value!(A, B, C, D, E, F, G);
+tuple_into_py_value!(A, B, C, D, E, F, G, H);
 
 impl IntoPyValue for () {
     fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {

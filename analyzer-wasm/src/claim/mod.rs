@@ -12,6 +12,7 @@ pub mod gelu;
 pub mod linear;
 pub mod reductions;
 pub mod unary;
+pub mod views;
 
 use crate::ir::{Op, Options};
 use crate::report::SiteKind;
@@ -155,6 +156,9 @@ fn cuda_gate(q: &Query, decision: Decision) -> Decision {
     if matches!(claim.options, Options::ScalarLeft | Options::ScalarRight) {
         return Decision::reject(&rules::CUDA_UNSUPPORTED, "a Python number operand on cuda:0 (no CUDA kernel takes one yet)");
     }
+    if claim.op.info().cuda_kernel.is_empty() {
+        return Decision::reject(&rules::CUDA_UNSUPPORTED, format!("`{}` is CPU-only so far", claim.op.name()));
+    }
     decision
 }
 
@@ -168,6 +172,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Binops => binops::function(q, op, path),
             Lane::Reductions => reductions::function(q, op, path),
             Lane::Classification => classification::function(q, op, path),
+            Lane::Views => views::function(q, op, path),
         };
     }
     match Op::from_rejected_function(path) {
@@ -209,6 +214,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Binops => binops::matmul_method(q, receiver),
             Lane::Reductions => reductions::method(q, receiver, op, name),
             Lane::Classification => classification::method(q, receiver, op),
+            Lane::Views => views::method(q, receiver, op, name),
             Lane::Linear | Lane::Gelu => not_in_lane(op),
         };
     }

@@ -98,7 +98,13 @@ impl FnEmitter<'_> {
             let _ = writeln!(self.out, "    let mut {var} = {call};");
             bound.insert((name.clone(), kind));
         }
-        let ret = RustKind::of(ir.returns).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor");
+        let ret = match ir.returns {
+            Ty::Tuple(_) => {
+                let items: Vec<&str> = ir.returns_tuple.iter().map(|t| RustKind::of(*t).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor")).collect();
+                format!("({},)", items.join(", "))
+            }
+            other => RustKind::of(other).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor").to_string(),
+        };
         let _ = writeln!(self.out, "    tl::run(py, move || -> tl::Result<{ret}> {{");
         // every other local, declared once up front (assigned before use on every path)
         let mut locals = BTreeSet::new();
@@ -204,6 +210,24 @@ impl FnEmitter<'_> {
             }
             Expr::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
             Expr::Float(v) => self.out.push_str(&float_literal(*v)),
+            Expr::Size { tensor, dim } => {
+                self.out.push_str("tl::shape::size(");
+                self.borrow(Some(tensor));
+                let _ = write!(self.out, ", {dim})");
+            }
+            Expr::Numel(tensor) => {
+                self.out.push_str("tl::shape::numel(");
+                self.borrow(Some(tensor));
+                self.out.push_str(")?");
+            }
+            Expr::Tuple(items) => {
+                self.out.push('(');
+                for item in items {
+                    self.owned(item);
+                    self.out.push_str(", ");
+                }
+                self.out.push(')');
+            }
             Expr::FloatArith { op, left, right } => {
                 let checked = match op {
                     FloatOp::Add => None,
@@ -400,15 +424,30 @@ impl FnEmitter<'_> {
                 self.out.push_str(", ");
                 self.optional_borrow(args.get(2));
             }
-            Signature::DimKeepdim | Signature::Dim => match options {
+            Signature::DimKeepdim | Signature::Dim | Signature::DimPair => match options {
                 Options::DimKeepdim(dim, keepdim) => {
                     let _ = write!(self.out, ", {dim}, {keepdim}");
                 }
                 Options::Dim(dim) => {
                     let _ = write!(self.out, ", {dim}");
                 }
+                Options::DimPair(a, b) => {
+                    let _ = write!(self.out, ", {a}, {b}");
+                }
                 Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
+            Signature::Tensor => {}
+            // a shape or permutation from Python ints (literals or int expressions)
+            Signature::IntList => {
+                self.out.push_str(", &[");
+                for (i, item) in args.iter().skip(1).enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.expr(item);
+                }
+                self.out.push(']');
+            }
         }
         self.out.push_str(")?");
     }

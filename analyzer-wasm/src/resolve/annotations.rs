@@ -28,6 +28,21 @@ pub fn resolve_annotation(scope: &ModuleScope, annotation: &Expr) -> Option<Ty> 
     TensorTy::from_marker(marker).map(Ty::Tensor)
 }
 
+/// The element types of a tuple annotation (`tuple[A, B]`, `typing.Tuple[A, B]`), when
+/// every element is in the vocabulary.
+pub fn resolve_tuple_annotation(scope: &ModuleScope, annotation: &Expr) -> Option<Vec<Ty>> {
+    let Expr::Subscript(s) = annotation else { return None };
+    let is_tuple = match &*s.value {
+        Expr::Name(n) if n.id.as_str() == "tuple" && scope.is_builtin("tuple") => true,
+        other => scope.dotted_path(other, &|_| false).as_deref() == Some("typing.Tuple"),
+    };
+    let Expr::Tuple(items) = &*s.slice else { return None };
+    if !is_tuple || items.elts.is_empty() || items.elts.len() > 8 {
+        return None;
+    }
+    items.elts.iter().map(|e| resolve_annotation(scope, e)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,6 +25,9 @@ impl Walker<'_> {
             (Expr::Name(n), None) if n.id.as_str() == "float" && !locals.contains("float") && self.scope.is_builtin("float") => {
                 return self.number_call(c, "float", None);
             }
+            (Expr::Name(n), None) if n.id.as_str() == "len" && !locals.contains("len") && self.scope.is_builtin("len") => {
+                return self.len_call(c);
+            }
             (_, Some(_)) => method_name = None,
             (Expr::Attribute(a), None) => {
                 receiver = Some(self.expr(&a.value));
@@ -43,7 +46,20 @@ impl Walker<'_> {
                 return Val::explained(Ty::Unknown);
             }
         }
-        let (args, keywords, starred) = self.args(c);
+        if let (Some(name), Some(Ty::Tensor(t))) = (method_name.as_deref(), receiver.as_ref().map(|r| r.ty)) {
+            if matches!(name, "size" | "dim" | "ndimension" | "numel") {
+                let tensor = receiver.take().expect("a receiver");
+                return self.shape_method(c, name, tensor, t.rank);
+            }
+        }
+        let (mut args, keywords, starred) = self.args(c);
+        // a shape or permutation given as one tuple is the same as its ints one by one
+        let takes_sizes = matches!(method_name.as_deref(), Some("view" | "reshape" | "permute"))
+            || matches!(path.as_deref(), Some("torch.reshape" | "torch.permute"));
+        if takes_sizes && args.last().is_some_and(|a| a.elems.is_some()) {
+            let elems = args.pop().and_then(|a| a.elems).unwrap_or_default();
+            args.extend(elems);
+        }
         let arg_ops: Vec<Operand> = args.iter().map(|v| Operand { ty: v.ty, lit: v.lit.clone() }).collect();
         let kw_ops: Vec<Keyword> = keywords.iter().map(|(n, v)| Keyword { name: n.clone(), value: Operand { ty: v.ty, lit: v.lit.clone() } }).collect();
         let recv_op = receiver.as_ref().map(|v| Operand { ty: v.ty, lit: v.lit.clone() });
@@ -88,14 +104,73 @@ impl Walker<'_> {
         }
     }
 
+    /// `t.size()`, `t.size(d)` (literal `d`, negative too), `t.dim()`, `t.numel()` of a tensor
+    /// local: Python ints (a tuple for `size()`).
+    fn shape_method(&mut self, c: &ast::ExprCall, name: &str, tensor: Val, rank: u8) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        if starred || !keywords.is_empty() || args.len() > usize::from(name == "size") {
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`.{name}()` with these arguments is not lowered"), c.range);
+            return Val::explained(Ty::Unknown);
+        }
+        match (name, args.first()) {
+            ("dim" | "ndimension", _) => Val::lowered(Ty::Int, Lit::Int(i64::from(rank)), ir::Expr::Int(i64::from(rank))),
+            ("numel", _) => match self.local_tensor(tensor, c.range, "`.numel()`") {
+                Some(local) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Numel(Box::new(local))),
+                None => Val::explained(Ty::Unknown),
+            },
+            (_, None) => self.shape_tuple(tensor, rank, c.range),
+            (_, Some(dim)) => {
+                let rank = i64::from(rank);
+                match dim.lit {
+                    Lit::Int(d) if (-rank..rank).contains(&d) => match self.local_tensor(tensor, c.range, "`.size(dim)`") {
+                        Some(local) => super::expr::size_val(&local, d.rem_euclid(rank) as usize),
+                        None => Val::explained(Ty::Unknown),
+                    },
+                    Lit::Int(d) => {
+                        self.diag(&rules::DIM_OUT_OF_RANGE, format!("`.size({d})` of a rank-{rank} tensor raises IndexError"), c.range);
+                        Val::explained(Ty::Unknown)
+                    }
+                    _ => {
+                        self.diag(&rules::DIM_NOT_LITERAL, "`.size(dim)` with a dim that is not an int literal is not lowered".into(), c.range);
+                        Val::explained(Ty::Unknown)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).
+    fn len_call(&mut self, c: &ast::ExprCall) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        match (args.as_slice(), keywords.is_empty() && !starred) {
+            ([v], true) if v.elems.is_some() => {
+                let n = v.elems.as_ref().map_or(0, Vec::len) as i64;
+                Val::lowered(Ty::Int, Lit::Int(n), ir::Expr::Int(n))
+            }
+            ([v], true) if matches!(v.ty, Ty::Tensor(_)) => match self.local_tensor(v.clone(), c.range, "`len()`") {
+                Some(local) => super::expr::size_val(&local, 0),
+                None => Val::explained(Ty::Unknown),
+            },
+            _ => {
+                if !args.iter().any(|a| a.explained) {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "`len()` of this value is not lowered".into(), c.range);
+                }
+                Val::explained(Ty::Unknown)
+            }
+        }
+    }
+
     /// Evaluate positional and keyword arguments (for their own sites and types).
     fn args(&mut self, c: &ast::ExprCall) -> EvaluatedArgs {
         let mut starred = false;
         let mut args = Vec::new();
         for a in &c.args {
             if let Expr::Starred(s) = a {
-                starred = true;
-                let _ = self.expr(&s.value);
+                // `*t` of a tuple of known length is its elements, as Python passes them
+                match self.expr(&s.value).elems {
+                    Some(elems) => args.extend(elems),
+                    None => starred = true,
+                }
                 continue;
             }
             args.push(self.expr(a));

@@ -8,6 +8,9 @@ pub struct Binding {
     pub ty: Ty,
     /// bound on every path that reaches this point
     pub definite: bool,
+    /// the paths that reach this point bind it to different known types (so `ty` is
+    /// unknown, and nothing reported that yet)
+    pub conflicting: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -21,7 +24,7 @@ impl Env {
     }
 
     pub fn bind(&mut self, name: &str, ty: Ty) {
-        self.names.insert(name.to_string(), Binding { ty, definite: true });
+        self.names.insert(name.to_string(), Binding { ty, definite: true, conflicting: false });
     }
 
     /// Merge of two control-flow paths: a name keeps its type only when both agree, and is
@@ -30,13 +33,17 @@ impl Env {
         let mut names = BTreeMap::new();
         for (name, a) in &self.names {
             let joined = match other.names.get(name) {
-                Some(b) => Binding { ty: a.ty.join(b.ty), definite: a.definite && b.definite },
-                None => Binding { ty: a.ty, definite: false },
+                Some(b) => {
+                    let ty = a.ty.join(b.ty);
+                    let conflicting = a.conflicting || b.conflicting || (ty == Ty::Unknown && a.ty != Ty::Unknown && b.ty != Ty::Unknown);
+                    Binding { ty, definite: a.definite && b.definite, conflicting }
+                }
+                None => Binding { ty: a.ty, definite: false, conflicting: a.conflicting },
             };
             names.insert(name.clone(), joined);
         }
         for (name, b) in &other.names {
-            names.entry(name.clone()).or_insert(Binding { ty: b.ty, definite: false });
+            names.entry(name.clone()).or_insert(Binding { ty: b.ty, definite: false, conflicting: b.conflicting });
         }
         Env { names }
     }
@@ -61,8 +68,8 @@ mod tests {
         b.bind("n", Ty::Int);
         a.bind("only_a", Ty::Bool);
         let j = a.join(&b);
-        assert_eq!(j.get("h"), Some(Binding { ty: Ty::Unknown, definite: true }));
-        assert_eq!(j.get("n"), Some(Binding { ty: Ty::Int, definite: true }));
-        assert_eq!(j.get("only_a"), Some(Binding { ty: Ty::Bool, definite: false }));
+        assert_eq!(j.get("h"), Some(Binding { ty: Ty::Unknown, definite: true, conflicting: true }));
+        assert_eq!(j.get("n"), Some(Binding { ty: Ty::Int, definite: true, conflicting: false }));
+        assert_eq!(j.get("only_a"), Some(Binding { ty: Ty::Bool, definite: false, conflicting: false }));
     }
 }

@@ -39,6 +39,11 @@ impl Walker<'_> {
             Expr::BoolOp(b) => self.bool_op(b),
             Expr::Compare(c) => self.compare(c),
             Expr::Call(c) => self.call(c),
+            Expr::Tuple(t) if !t.elts.iter().any(|e| matches!(e, Expr::Starred(_))) => {
+                let elems = t.elts.iter().map(|e| self.expr(e)).collect();
+                Val::tuple(elems)
+            }
+            Expr::Subscript(s) => self.subscript(s),
             Expr::Attribute(a) => {
                 let locals = &self.locals;
                 if let Some(path) = self.scope.dotted_path(e, &|n| locals.contains(n)) {
@@ -49,6 +54,14 @@ impl Walker<'_> {
                     return Val::opaque(Ty::Unknown, Lit::NotLiteral);
                 }
                 let recv = self.expr(&a.value);
+                if let Ty::Tensor(t) = recv.ty {
+                    match a.attr.as_str() {
+                        "shape" => return self.shape_tuple(recv, t.rank, a.range),
+                        // the rank is static (the boundary checked it)
+                        "ndim" => return Val::lowered(Ty::Int, Lit::Int(i64::from(t.rank)), ir::Expr::Int(i64::from(t.rank))),
+                        _ => {}
+                    }
+                }
                 if matches!(recv.ty, Ty::Tensor(_)) && VIEW_ATTRIBUTES.contains(&a.attr.as_str()) {
                     self.diag(&rules::VIEW_OP, format!("`.{}` is a view of the tensor", a.attr), a.range);
                 } else if !recv.explained {
@@ -74,7 +87,7 @@ impl Walker<'_> {
                 Ok(v) => Val::lowered(Ty::Int, Lit::Int(v), ir::Expr::Int(v)),
                 Err(_) => {
                     self.diag(&rules::INT_OUT_OF_RANGE, "integer literal does not fit in 64 bits".into(), c.range);
-                    Val { ty: Ty::Int, lit: Lit::NotLiteral, ir: None, explained: true }
+                    Val::explained(Ty::Int)
                 }
             },
             Constant::None => Val::opaque(Ty::NoneVal, Lit::None),
@@ -98,19 +111,110 @@ impl Walker<'_> {
                 self.diag(&rules::UNBOUND_NAME, format!("`{name}` is read before it is assigned"), range);
                 Val::explained(Ty::Unknown)
             }
+            Some(b) if b.conflicting => {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` has different types on the paths that reach here (a tensor of another rank, or another type)"), range);
+                Val::explained(Ty::Unknown)
+            }
             Some(b) if !b.definite => {
                 self.diag(&rules::UNBOUND_NAME, format!("`{name}` may be unbound here (not assigned on every path)"), range);
                 Val::explained(b.ty)
             }
             Some(b) => match b.ty {
                 Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float => Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: name.to_string(), ty: b.ty }),
+                Ty::Tuple(n) => Val::tuple((0..n).map(|i| self.element(name, i)).collect()),
                 // an unknown local was already reported where it was bound
                 other => Val::explained(other),
             },
         }
     }
 
+    /// `t.shape` / `t.size()` of a tensor local: a tuple of its sizes (ints).
+    pub(super) fn shape_tuple(&mut self, tensor: Val, rank: u8, range: TextRange) -> Val {
+        match self.local_tensor(tensor, range, "`.shape`") {
+            Some(local) => Val::tuple((0..usize::from(rank)).map(|dim| size_val(&local, dim)).collect()),
+            None => Val::explained(Ty::Unknown),
+        }
+    }
+
+    /// The IR of a tensor read from a local (shape queries repeat it, so it must be a read).
+    pub(super) fn local_tensor(&mut self, tensor: Val, range: TextRange, what: &str) -> Option<ir::Expr> {
+        match tensor.ir {
+            Some(local @ ir::Expr::Local { .. }) => Some(local),
+            Some(_) => {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} of an expression is not lowered; assign the tensor to a name first"), range);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Element `i` of the tuple local `name` (the local `name#i`).
+    fn element(&self, name: &str, i: u8) -> Val {
+        let local = element_name(name, i);
+        match self.env.get(&local) {
+            Some(b) if matches!(b.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float) => {
+                Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: local, ty: b.ty })
+            }
+            Some(b) => Val::explained(b.ty),
+            None => Val::explained(Ty::Unknown),
+        }
+    }
+
+    /// `value[index]`: an element or a slice of a tuple, with literal indices.
+    fn subscript(&mut self, s: &ast::ExprSubscript) -> Val {
+        let value = self.expr(&s.value);
+        let Some(elems) = value.elems.clone() else {
+            if !value.explained {
+                let what = if matches!(value.ty, Ty::Tensor(_)) { "tensor indexing" } else { "subscript" };
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), s.range);
+            }
+            return Val::explained(Ty::Unknown);
+        };
+        let len = elems.len() as i64;
+        let literal = |w: &mut Self, e: Option<&Expr>| -> Option<Option<i64>> {
+            match e {
+                None => Some(None),
+                Some(e) => match w.expr(e).lit {
+                    Lit::Int(v) => Some(Some(v)),
+                    _ => None,
+                },
+            }
+        };
+        match &*s.slice {
+            Expr::Slice(slice) => {
+                let (Some(lower), Some(upper), Some(step)) =
+                    (literal(self, slice.lower.as_deref()), literal(self, slice.upper.as_deref()), literal(self, slice.step.as_deref()))
+                else {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with non-literal bounds is not lowered".into(), s.range);
+                    return Val::explained(Ty::Unknown);
+                };
+                match python_slice(len, lower, upper, step) {
+                    Some(indices) => Val::tuple(indices.into_iter().map(|i| elems[i].clone()).collect()),
+                    None => {
+                        self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with step 0 raises ValueError".into(), s.range);
+                        Val::explained(Ty::Unknown)
+                    }
+                }
+            }
+            index => match literal(self, Some(index)) {
+                Some(Some(i)) if (-len..len).contains(&i) => elems[i.rem_euclid(len.max(1)) as usize].clone(),
+                Some(Some(i)) => {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("tuple index {i} is out of range for a tuple of {len} (IndexError)"), s.range);
+                    Val::explained(Ty::Unknown)
+                }
+                _ => {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple index that is not an int literal is not lowered".into(), s.range);
+                    Val::explained(Ty::Unknown)
+                }
+            },
+        }
+    }
+
     pub(super) fn binop(&mut self, op: Operator, augmented: bool, l: Val, r: Val, range: TextRange) -> Val {
+        // tuple concatenation
+        if let (Some(a), Some(b), Operator::Add) = (&l.elems, &r.elems, op) {
+            return Val::tuple(a.iter().chain(b).cloned().collect());
+        }
         // an operand that already failed (and was reported) next to a non-tensor: no new site
         let failed = |v: &Val| v.explained && v.ty == Ty::Unknown;
         let tensor = |v: &Val| matches!(v.ty, Ty::Tensor(_));
@@ -310,6 +414,48 @@ impl Walker<'_> {
         }
     }
 
+}
+
+/// `t.shape[dim]` of the tensor local `local`.
+pub(super) fn size_val(local: &ir::Expr, dim: usize) -> Val {
+    Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Size { tensor: Box::new(local.clone()), dim })
+}
+
+/// The local holding element `i` of the tuple local `name`.
+pub(super) fn element_name(name: &str, i: u8) -> String {
+    format!("{name}#{i}")
+}
+
+/// The indices `range(len)[lower:upper:step]` selects (Python's slice rules), or `None` for
+/// step 0.
+fn python_slice(len: i64, lower: Option<i64>, upper: Option<i64>, step: Option<i64>) -> Option<Vec<usize>> {
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return None;
+    }
+    let clamp = |v: i64, low: i64, high: i64| v.max(low).min(high);
+    let bound = |v: Option<i64>, default: i64, low: i64, high: i64| match v {
+        None => default,
+        Some(v) if v < 0 => clamp(v + len, low, high),
+        Some(v) => clamp(v, low, high),
+    };
+    let mut out = Vec::new();
+    if step > 0 {
+        let (start, stop) = (bound(lower, 0, 0, len), bound(upper, len, 0, len));
+        let mut i = start;
+        while i < stop {
+            out.push(i as usize);
+            i += step;
+        }
+    } else {
+        let (start, stop) = (bound(lower, len - 1, -1, len - 1), bound(upper, -1, -1, len - 1));
+        let mut i = start;
+        while i > stop {
+            out.push(i as usize);
+            i += step;
+        }
+    }
+    Some(out)
 }
 
 /// A module-level number constant as a literal value.

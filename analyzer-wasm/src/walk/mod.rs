@@ -52,19 +52,28 @@ struct Val {
     ty: Ty,
     lit: Lit,
     ir: Option<ir::Expr>,
+    /// the elements of a tuple value (`ty` is `Ty::Tuple(n)`); tuples are not IR values
+    /// themselves: they are unpacked, indexed, passed as shapes or returned
+    elems: Option<Vec<Val>>,
     /// when `ir` is None: a diagnostic or non-claimed site already explains why
     explained: bool,
 }
 
 impl Val {
     fn lowered(ty: Ty, lit: Lit, ir: ir::Expr) -> Val {
-        Val { ty, lit, ir: Some(ir), explained: false }
+        Val { ty, lit, ir: Some(ir), elems: None, explained: false }
     }
     fn opaque(ty: Ty, lit: Lit) -> Val {
-        Val { ty, lit, ir: None, explained: false }
+        Val { ty, lit, ir: None, elems: None, explained: false }
+    }
+    /// A tuple of `elems` (explained when any element is).
+    fn tuple(elems: Vec<Val>) -> Val {
+        let explained = elems.iter().any(|e| e.explained);
+        let n = u8::try_from(elems.len()).unwrap_or(u8::MAX);
+        Val { ty: Ty::Tuple(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained }
     }
     fn explained(ty: Ty) -> Val {
-        Val { ty, lit: Lit::NotLiteral, ir: None, explained: true }
+        Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true }
     }
 }
 
@@ -78,6 +87,10 @@ struct Walker<'a> {
     returns: Option<Ty>,
     depth: usize,
     depth_reported: bool,
+    /// element types of a tuple return annotation
+    returns_tuple: Vec<Ty>,
+    /// synthetic locals made so far (`#0`, `#1`, … : never Python names)
+    temps: usize,
 }
 
 /// Analyze a (sync) top-level function definition.
@@ -92,6 +105,8 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         returns: None,
         depth: 0,
         depth_reported: false,
+        returns_tuple: Vec::new(),
+        temps: 0,
     };
     let (params, param_tys) = w.signature(def);
     locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);
@@ -107,10 +122,17 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
     }
     let native = w.diags.is_empty() && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
     let ir = match (native, w.returns) {
-        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, body }),
+        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), body }),
         _ => None,
     };
-    Analyzed { params, returns: w.returns.and_then(|t| t.marker()).map(str::to_string), sites: w.sites, diagnostics: w.diags, ir }
+    let returns = match w.returns {
+        Some(Ty::Tuple(_)) => {
+            let items: Option<Vec<&str>> = w.returns_tuple.iter().map(|t| t.marker()).collect();
+            items.map(|items| format!("tuple[{}]", items.join(", ")))
+        }
+        other => other.and_then(|t| t.marker()).map(str::to_string),
+    };
+    Analyzed { params, returns, sites: w.sites, diagnostics: w.diags, ir }
 }
 
 impl<'a> Walker<'a> {
@@ -128,6 +150,12 @@ impl<'a> Walker<'a> {
             hint: Some(code.hint.to_string()),
             span: self.index.span_of(start, end),
         });
+    }
+
+    /// A fresh synthetic local name (`#3`): no Python name contains `#`.
+    fn temp(&mut self) -> String {
+        self.temps += 1;
+        format!("#{}", self.temps)
     }
 
     /// Require a lowered form of `v`; explain once why there is none.

@@ -3,7 +3,7 @@
 
 use super::Walker;
 use crate::report::Param;
-use crate::resolve::annotations::resolve_annotation;
+use crate::resolve::annotations::{resolve_annotation, resolve_tuple_annotation};
 use crate::rules;
 use crate::ty::Ty;
 use rustpython_parser::ast::{self, Ranged};
@@ -60,9 +60,13 @@ impl Walker<'_> {
         }
         match &def.returns {
             None => self.diag(&rules::RETURN_UNANNOTATED, "the function has no return annotation".into(), def.range),
-            Some(ann) => match resolve_annotation(self.scope, ann) {
-                Some(t) => self.returns = Some(t),
-                None => self.diag(&rules::RETURN_UNSUPPORTED, "the return annotation is not a supported type".into(), ann.range()),
+            Some(ann) => match (resolve_annotation(self.scope, ann), resolve_tuple_annotation(self.scope, ann)) {
+                (Some(t), _) => self.returns = Some(t),
+                (None, Some(items)) => {
+                    self.returns = Some(Ty::Tuple(items.len() as u8));
+                    self.returns_tuple = items;
+                }
+                (None, None) => self.diag(&rules::RETURN_UNSUPPORTED, "the return annotation is not a supported type".into(), ann.range()),
             },
         }
         (params, tys)

@@ -56,6 +56,8 @@ impl Walker<'_> {
                 let v = self.expr(&s.value);
                 match s.targets.as_slice() {
                     [Expr::Name(n)] => self.assign(n.id.as_str(), v, s.value.range(), out),
+                    [Expr::Tuple(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range, out),
+                    [Expr::List(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range, out),
                     _ => {
                         self.diag(&rules::UNSUPPORTED_TARGET, "only `name = value` assignments are lowered".into(), s.range);
                         for t in &s.targets {
@@ -127,12 +129,59 @@ impl Walker<'_> {
     }
 
     fn assign(&mut self, name: &str, v: Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        if let (Ty::Tuple(n), Some(elems)) = (v.ty, v.elems.clone()) {
+            // a tuple local lives as its elements `name#i`
+            for (i, elem) in elems.into_iter().enumerate() {
+                self.assign(&super::expr::element_name(name, i as u8), elem, range, out);
+            }
+            self.env.bind(name, Ty::Tuple(n));
+            return;
+        }
         let ty = v.ty;
-        let lowerable = matches!(ty, Ty::Tensor(_) | Ty::Int | Ty::Bool);
+        let lowerable = matches!(ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float);
         let ir = if lowerable || !v.explained { self.need(v, range, "assignment") } else { None };
         self.env.bind(name, ty);
         if let Some(value) = ir {
             out.push(ir::Stmt::Assign { name: name.to_string(), ty, value });
+        }
+    }
+
+    /// `a, b = value` for a tuple value of the same length (statically known): every element
+    /// is evaluated into a temporary first, then the names are bound left to right (so
+    /// `a, b = b, a` swaps, as in Python).
+    fn unpack(&mut self, targets: &[Expr], v: Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        let elems = v.elems.unwrap_or_default();
+        let names: Option<Vec<&str>> = targets.iter().map(|t| if let Expr::Name(n) = t { Some(n.id.as_str()) } else { None }).collect();
+        let Some(names) = names.filter(|n| n.len() == elems.len()) else {
+            let what = if targets.iter().any(|t| !matches!(t, Expr::Name(_))) {
+                "unpacking into targets other than plain names is not lowered".to_string()
+            } else {
+                format!("unpacks {} values from a tuple of {} (ValueError)", targets.len(), elems.len())
+            };
+            self.diag(&rules::UNSUPPORTED_TARGET, what, range);
+            targets.iter().for_each(|t| self.bind_unknown(t));
+            return;
+        };
+        let mut temps = Vec::new();
+        for elem in elems {
+            let temp = self.temp();
+            self.assign(&temp, elem, range, out);
+            temps.push(temp);
+        }
+        for (name, temp) in names.into_iter().zip(temps) {
+            let value = self.name_of_temp(&temp);
+            self.assign(name, value, range, out);
+        }
+    }
+
+    /// The value of a synthetic local (a tuple temp, read like a local).
+    fn name_of_temp(&mut self, temp: &str) -> Val {
+        match self.env.get(temp) {
+            Some(b) if matches!(b.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float) => {
+                Val::lowered(b.ty, crate::claim::Lit::NotLiteral, ir::Expr::Local { name: temp.to_string(), ty: b.ty })
+            }
+            Some(b) => Val::explained(b.ty),
+            None => Val::explained(Ty::Unknown),
         }
     }
 
@@ -154,6 +203,10 @@ impl Walker<'_> {
             return;
         };
         let v = self.expr(value);
+        if let Some(elems) = v.elems.clone() {
+            self.ret_tuple(elems, value.range(), out);
+            return;
+        }
         let ty = v.ty;
         if let Some(want) = self.returns {
             if ty != want && !(v.explained && ty == Ty::Unknown) {
@@ -167,6 +220,22 @@ impl Walker<'_> {
         }
         if let Some(e) = self.need(v, value.range(), "return value") {
             out.push(ir::Stmt::Return(e));
+        }
+    }
+
+    /// `return a, b` against a `tuple[A, B]` annotation.
+    fn ret_tuple(&mut self, elems: Vec<Val>, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        let got: Vec<Ty> = elems.iter().map(|e| e.ty).collect();
+        let explained = elems.iter().any(|e| e.explained && e.ty == Ty::Unknown);
+        if got != self.returns_tuple && !explained {
+            let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
+            let want = if self.returns_tuple.is_empty() { self.returns.map(|t| t.describe()).unwrap_or_default() } else { format!("tuple[{}]", describe(&self.returns_tuple)) };
+            self.diag(&rules::RETURN_MISMATCH, format!("returns tuple[{}] but the annotation says {want}", describe(&got)), range);
+            return;
+        }
+        let items: Vec<Option<ir::Expr>> = elems.into_iter().map(|e| self.need(e, range, "returned tuple element")).collect();
+        if let Some(items) = items.into_iter().collect::<Option<Vec<_>>>() {
+            out.push(ir::Stmt::Return(ir::Expr::Tuple(items)));
         }
     }
 

@@ -9,8 +9,8 @@ def with_print(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x
 
 
-def tuple_unpacking(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    a, b = x, y
+def nested_unpacking(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    a, (b, c) = x, (y, y)
     return a
 
 

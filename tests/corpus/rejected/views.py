@@ -1,20 +1,26 @@
-# Seed row "Views / reshape": transpose, view, reshape are intentionally not claimed.
+# Seed row "Views / reshape": the seed rejected every view. view, reshape, permute, transpose,
+# t, unsqueeze, flatten and contiguous are claimed now (tests/corpus/accepted/views.py); these
+# stay rejected.
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
 
 
-def transpose(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.transpose(0, 1)
-
-
-def view(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
-    return x.view(-1)
-
-
-def reshape(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.reshape(2, -1)
+def squeeze(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.squeeze(0)
 
 
 def t_attribute(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.T
+
+
+def cuda_view(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_1D:
+    return x.view(-1)
+
+
+def view_to_rank5(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.view(1, 1, 1, 1, -1)
+
+
+def transpose_dynamic_dim(x: TensorF32Cpu2D, d: int) -> TensorF32Cpu2D:
+    return x.transpose(d, 1)

@@ -120,12 +120,14 @@ impl Kernel {
 mod tests {
     use super::*;
 
-    /// Every op of the table names a kernel that exists, and the elementwise ops each own one.
+    /// Every op of the table names a kernel that exists (or none: CPU-only, rejected on
+    /// cuda:0 by the analyzer), and the elementwise ops each own one.
     #[test]
     fn every_table_row_has_its_kernel() {
         let names: Vec<&str> = Kernel::all().into_iter().map(Kernel::name).collect();
         for row in torchlower_ops::TABLE {
-            assert!(names.contains(&row.cuda_kernel), "{:?}: no kernel {}", row.op, row.cuda_kernel);
+            let elementwise = row.op.unary().is_some() || row.op.binary().is_some();
+            assert!(names.contains(&row.cuda_kernel) || (row.cuda_kernel.is_empty() && !elementwise), "{:?}: no kernel {}", row.op, row.cuda_kernel);
         }
         let mut unique = names.clone();
         unique.sort_unstable();

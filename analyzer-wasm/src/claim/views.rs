@@ -1,0 +1,182 @@
+//! Lane: views and reshapes — `view`, `reshape`, `permute`, `transpose`, `t`, `unsqueeze`,
+//! `flatten`, `contiguous` — as methods and as the `torch.X(t, …)` functions. Any dtype (they
+//! move no values); the result's rank follows from the arguments, so shapes and permutations
+//! are Python ints (one per dim, or one tuple of them, which the walk spreads), and the dims
+//! of `transpose`, `unsqueeze` and `flatten` are int literals. A view returned by native code
+//! aliases its input exactly as eager's does: both are libtorch's own view ops. Sizes that do
+//! not fit raise eager's errors at run time.
+
+use super::reductions::normalize_dim;
+use super::{keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query};
+use crate::ir::{Op, Options};
+use crate::rules::{self, Rule};
+use crate::ty::{TensorTy, Ty};
+
+fn rule(op: Op) -> Option<&'static Rule> {
+    Some(match op {
+        Op::View => &rules::VIEW,
+        Op::Reshape => &rules::RESHAPE,
+        Op::Permute => &rules::PERMUTE,
+        Op::Transpose => &rules::TRANSPOSE,
+        Op::T => &rules::MATRIX_T,
+        Op::Unsqueeze => &rules::UNSQUEEZE,
+        Op::Flatten => &rules::FLATTEN,
+        Op::Contiguous => &rules::CONTIGUOUS,
+        _ => return None,
+    })
+}
+
+/// `t.view(…)` & co.
+pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
+    claim(q, receiver, q.args, op, &format!(".{name}()"), OperandRef::Receiver, 0)
+}
+
+/// `torch.reshape(t, shape)` & co.: the tensor first, positionally.
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    let Some((input, rest)) = q.args.split_first() else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
+    };
+    claim(q, input, rest, op, path, OperandRef::Arg(0), 1)
+}
+
+/// `rest` are the arguments after the tensor; `first` is the index of `rest[0]` in `q.args`.
+fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: OperandRef, first: usize) -> Decision {
+    let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+    let t = match input.ty {
+        Ty::Tensor(t) => t,
+        Ty::Unknown => return Decision::NotCovered(format!("{form} input has an unresolved type")),
+        other => return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} input is {}, not a tensor", other.describe())),
+    };
+    if q.starred {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form}: starred arguments that are not tuples are not supported"));
+    }
+    let allowed: &[&str] = match op {
+        Op::Flatten => &["start_dim", "end_dim"],
+        Op::Unsqueeze => &["dim"],
+        _ => &[],
+    };
+    if let Err(d) = keywords_only(q, allowed, form) {
+        return d;
+    }
+    let outcome = match op {
+        Op::View | Op::Reshape | Op::Permute => int_list(t, rest, op, form),
+        Op::Transpose => dim_pair(t, rest, form).map(|(a, b)| (t, Options::DimPair(a, b))),
+        Op::Flatten => flatten(q, t, rest, form),
+        Op::Unsqueeze => match (rest, keyword(q, "dim")) {
+            ([], Some((_, dim))) => unsqueeze(t, std::slice::from_ref(dim), form),
+            (_, None) => unsqueeze(t, rest, form),
+            _ => Err(Decision::reject(&rules::DIM_DUPLICATE, format!("{form}: `dim` given twice"))),
+        },
+        Op::T if t.rank > 2 => Err(Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor (eager accepts rank ≤ 2)", t.rank))),
+        _ if !rest.is_empty() => Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes no arguments"))),
+        _ => Ok((t, Options::None)),
+    };
+    match outcome {
+        Ok((result, options)) => {
+            let mut operands = vec![at];
+            if matches!(op, Op::View | Op::Reshape | Op::Permute) {
+                operands.extend((0..rest.len()).map(|i| OperandRef::Arg(first + i)));
+            }
+            Decision::Claimed(Claim { rule, result, op, options, operands })
+        }
+        Err(d) => d,
+    }
+}
+
+/// A shape (`view`, `reshape`) or a permutation (`permute`): one Python int per dim.
+fn int_list(t: TensorTy, ints: &[Operand], op: Op, form: &str) -> Result<(TensorTy, Options), Decision> {
+    if let Some(bad) = ints.iter().find(|o| o.ty != Ty::Int) {
+        return Err(match bad.ty {
+            Ty::Unknown => Decision::NotCovered(format!("a size of {form} has an unresolved type")),
+            other => Decision::reject(&rules::BAD_ARITY, format!("{form} takes Python ints (or one tuple of them), got {}", other.describe())),
+        });
+    }
+    let rank = u8::try_from(ints.len()).unwrap_or(u8::MAX);
+    if op == Op::Permute && rank != t.rank {
+        return Err(Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor needs {} dims, got {rank}", t.rank, t.rank)));
+    }
+    if rank == 0 {
+        return Err(Decision::reject(&rules::RANK0_RESULT, format!("{form} with no sizes gives a rank-0 tensor")));
+    }
+    TensorTy::new(t.dtype, t.device, rank)
+        .map(|result| (result, Options::None))
+        .ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form} to rank {rank}: there is no rank-{rank} type (ranks 1–4)")))
+}
+
+/// The literal int of an operand.
+fn literal(o: &Operand, form: &str) -> Result<i64, Decision> {
+    match o.lit {
+        Lit::Int(v) => Ok(v),
+        _ => Err(Decision::reject(&rules::DIM_NOT_LITERAL, format!("{form}: dims must be int literals"))),
+    }
+}
+
+fn dim_pair(t: TensorTy, dims: &[Operand], form: &str) -> Result<(i64, i64), Decision> {
+    let [a, b] = dims else {
+        return Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes two dims")));
+    };
+    Ok((normalize_dim(literal(a, form)?, t.rank, form)?, normalize_dim(literal(b, form)?, t.rank, form)?))
+}
+
+/// `flatten(start_dim=0, end_dim=-1)`, positionally or by keyword: dims `start..=end` merged.
+fn flatten(q: &Query, t: TensorTy, positional: &[Operand], form: &str) -> Result<(TensorTy, Options), Decision> {
+    if positional.len() > 2 {
+        return Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes at most two dims")));
+    }
+    let pick = |index: usize, name: &str, default: i64| -> Result<i64, Decision> {
+        match (positional.get(index), keyword(q, name)) {
+            (Some(_), Some(_)) => Err(Decision::reject(&rules::DIM_DUPLICATE, format!("{form}: `{name}` given twice"))),
+            (Some(o), None) | (None, Some((_, o))) => literal(o, form),
+            (None, None) => Ok(default),
+        }
+    };
+    let start = normalize_dim(pick(0, "start_dim", 0)?, t.rank, form)?;
+    let end = normalize_dim(pick(1, "end_dim", -1)?, t.rank, form)?;
+    if start > end {
+        return Err(Decision::reject(&rules::DIM_OUT_OF_RANGE, format!("{form}: start_dim {start} is after end_dim {end} (eager raises)")));
+    }
+    let rank = t.rank - (end - start) as u8;
+    let result = TensorTy::new(t.dtype, t.device, rank).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form}: no rank-{rank} type")))?;
+    Ok((result, Options::DimPair(start, end)))
+}
+
+/// `unsqueeze(dim)`: `dim` in `[-rank-1, rank]`, normalised against the result's rank.
+fn unsqueeze(t: TensorTy, dims: &[Operand], form: &str) -> Result<(TensorTy, Options), Decision> {
+    let [dim] = dims else {
+        return Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes one dim")));
+    };
+    let dim = normalize_dim(literal(dim, form)?, t.rank + 1, form)?;
+    let result = TensorTy::new(t.dtype, t.device, t.rank + 1)
+        .ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor: there is no rank-{} type", t.rank, t.rank + 1)))?;
+    Ok((result, Options::Dim(dim)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use crate::ty::TensorTy as T;
+
+    #[test]
+    fn views_give_the_rank_their_arguments_say() {
+        let x = t(T::F32_CPU_3D);
+        let n = super::Operand { ty: crate::ty::Ty::Int, lit: super::Lit::NotLiteral };
+        assert_eq!(outcome(&method(&x, "view", &[n.clone(), int(-1)], &[])), ("torchlower/tensor-view".into(), "TensorF32Cpu2D".into()));
+        assert_eq!(outcome(&method(&x, "reshape", &[int(2), int(3), int(4), n.clone()], &[])).1, "TensorF32Cpu4D");
+        assert_eq!(outcome(&call("torch.reshape", &[x.clone(), int(-1)], &[])).1, "TensorF32Cpu1D");
+        assert_eq!(outcome(&method(&x, "permute", &[int(0), int(2), int(1)], &[])).1, "TensorF32Cpu3D");
+        assert_eq!(outcome(&method(&x, "permute", &[int(0), int(1)], &[])).0, "TL208");
+        assert_eq!(outcome(&method(&x, "transpose", &[int(-1), int(-2)], &[])).1, "TensorF32Cpu3D");
+        assert_eq!(outcome(&method(&x, "transpose", &[int(0), int(3)], &[])).0, "TL252");
+        assert_eq!(outcome(&method(&x, "transpose", &[n.clone(), int(1)], &[])).0, "TL251");
+        assert_eq!(outcome(&method(&x, "unsqueeze", &[int(-1)], &[])).1, "TensorF32Cpu4D");
+        assert_eq!(outcome(&method(&t(T::F32_CPU_4D), "unsqueeze", &[int(0)], &[])).0, "TL208");
+        assert_eq!(outcome(&method(&x, "flatten", &[int(1)], &[])).1, "TensorF32Cpu2D");
+        assert_eq!(outcome(&call("torch.flatten", &[x.clone()], &[kw("start_dim", int(0)), kw("end_dim", int(1))])).1, "TensorF32Cpu2D");
+        assert_eq!(outcome(&method(&x, "flatten", &[], &[])).1, "TensorF32Cpu1D");
+        assert_eq!(outcome(&method(&t(T::F32_CPU_2D), "t", &[], &[])).1, "TensorF32Cpu2D");
+        assert_eq!(outcome(&method(&x, "t", &[], &[])).0, "TL208");
+        assert_eq!(outcome(&method(&x, "contiguous", &[], &[])).1, "TensorF32Cpu3D");
+        assert_eq!(outcome(&method(&t(T::I64_CPU_1D), "view", &[int(1), int(-1)], &[])).1, "TensorI64Cpu2D");
+        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "view", &[int(-1)], &[])).0, "TL209");
+    }
+}

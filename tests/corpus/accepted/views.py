@@ -1,0 +1,59 @@
+# Views and reshapes (issue: the language of real inference code): each result aliases its
+# input exactly as eager's does; shapes from Python ints, tuples and `.shape` / `.size()`.
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorI64Cpu2D
+
+
+def transpose(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.transpose(0, 1)
+
+
+def view(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.view(-1)
+
+
+def reshape(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.reshape(-1, x.size(0))
+
+
+def split_heads(x: TensorF32Cpu3D, n_head: int) -> TensorF32Cpu4D:
+    B, T, C = x.size()
+    return x.view(B, T, n_head, C // n_head).transpose(1, 2)
+
+
+def merge_heads(y: TensorF32Cpu4D) -> TensorF32Cpu3D:
+    B, H, T, D = y.shape
+    return y.transpose(1, 2).contiguous().view(B, T, H * D)
+
+
+def shape_tuple(x: TensorF32Cpu3D, heads: int) -> TensorF32Cpu4D:
+    new_shape = x.size()[:-1] + (heads, x.shape[-1] // heads)
+    x = x.view(new_shape)
+    return x.permute(0, 2, 1, 3)
+
+
+def flatten_head(x: TensorF32Cpu4D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.linear(torch.flatten(x, start_dim=2).sum(dim=-1), w) + x.flatten(1).mean(dim=1, keepdim=True)
+
+
+def unsqueezed_mask(m: TensorI64Cpu2D) -> TensorI64Cpu2D:
+    return m.unsqueeze(1).unsqueeze(-1).view(-1, m.size(-1))
+
+
+def matrix_t(w: TensorF32Cpu2D, v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return w.t() @ v.t()
+
+
+def numbers_of_a_shape(x: TensorF32Cpu3D) -> int:
+    return len(x) + x.dim() * 100 + x.ndim + x.numel() - x.size(1)
+
+
+def swap(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    a, b = b, a
+    return a - b
+
+
+def pair(x: TensorF32Cpu2D) -> tuple[TensorF32Cpu2D, TensorF32Cpu1D]:
+    h = x.relu()
+    return h, h.sum(dim=1)

@@ -1,0 +1,93 @@
+"""Views returned by native code alias their input exactly as eager's do: the same storage,
+data pointer, strides and storage offset, and a write through the native result is seen in
+the input (and the reverse) exactly where eager's view sees it. Also: tuple returns, shape
+queries, and view errors with eager's types and messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+import torchlower
+from test_native_cpu import REPO, import_path
+
+VIEWS = REPO / "tests" / "corpus" / "accepted" / "views.py"
+
+
+@pytest.fixture(scope="module")
+def views():
+    module = import_path(VIEWS)
+    names = ["transpose", "view", "reshape", "split_heads", "merge_heads", "shape_tuple", "unsqueezed_mask", "matrix_t", "numbers_of_a_shape", "pair"]
+    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
+    for name, fn in compiled.items():
+        assert fn.route == "native", f"{name}: {fn.reason}"
+    return module, compiled
+
+
+def layout(t: torch.Tensor, base: torch.Tensor) -> tuple:
+    """Where `t` lies relative to `base`'s storage."""
+    return (t.untyped_storage().data_ptr() == base.untyped_storage().data_ptr(), t.data_ptr() - base.data_ptr(), t.stride(), t.storage_offset(), t.shape)
+
+
+@pytest.mark.parametrize(
+    "name,make,args",
+    [
+        ("transpose", lambda: torch.randn(4, 6), ()),
+        ("view", lambda: torch.randn(4, 6), ()),
+        ("reshape", lambda: torch.randn(5, 6), ()),
+        ("split_heads", lambda: torch.randn(2, 3, 8), (2,)),
+        ("shape_tuple", lambda: torch.randn(2, 3, 8), (4,)),
+        ("unsqueezed_mask", lambda: torch.randint(0, 9, (3, 4)), ()),
+    ],
+)
+def test_views_alias_their_input_as_eager(views, name, make, args):
+    module, compiled = views
+    x_native, x_eager = make(), None
+    x_eager = x_native.clone()
+    native = compiled[name](x_native, *args)
+    eager = getattr(module, name)(x_eager, *args)
+    assert torch.equal(native, eager)
+    assert layout(native, x_native) == layout(eager, x_eager)
+    # a write through the result lands in the input, as with eager's view
+    corner = (-1,) * native.dim()
+    native[corner] = 42 if native.is_floating_point() else 7
+    eager[corner] = 42 if eager.is_floating_point() else 7
+    assert torch.equal(x_native, x_eager)
+
+
+def test_reshape_of_a_non_contiguous_input_copies_as_eager(views):
+    module, compiled = views
+    x = torch.randn(6, 5).t()
+    native, eager = compiled["reshape"](x), module.reshape(x)
+    assert torch.equal(native, eager)
+    assert (native.data_ptr() == x.data_ptr()) == (eager.data_ptr() == x.data_ptr())
+
+
+def test_view_errors_are_eagers(views, native_mode):
+    module, compiled = views
+    x = torch.randn(6, 5).t()  # no view of this layout has shape (-1,)
+    with pytest.raises(RuntimeError) as eager:
+        module.view(x)
+    with pytest.raises(RuntimeError) as native:
+        compiled["view"](x)
+    assert str(native.value) == str(eager.value)
+    y = torch.randn(2, 3, 7)  # 7 // 2 heads does not fill the last dim
+    with pytest.raises(RuntimeError) as eager:
+        module.split_heads(y, 2)
+    with pytest.raises(RuntimeError) as native:
+        compiled["split_heads"](y, 2)
+    assert str(native.value) == str(eager.value)
+
+
+def test_tuple_returns_and_shape_numbers(views):
+    module, compiled = views
+    x = torch.randn(3, 4)
+    native, eager = compiled["pair"](x), module.pair(x)
+    assert isinstance(native, tuple) and len(native) == 2
+    for a, b in zip(native, eager):
+        assert torch.equal(a, b)
+    y = torch.randn(2, 3, 5)
+    assert compiled["numbers_of_a_shape"](y) == module.numbers_of_a_shape(y)
+    assert type(compiled["numbers_of_a_shape"](y)) is int
