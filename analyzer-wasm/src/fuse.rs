@@ -55,7 +55,7 @@ fn count_reads(body: &[Stmt]) -> ReadCounts {
 /// Calls `f` on every expression of `s` and of the statements nested in it.
 fn visit_stmt_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     match s {
-        Stmt::Assign { value, .. } | Stmt::Return(value) => value.visit(f),
+        Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } => value.visit(f),
         Stmt::If { cond, then, orelse } => {
             cond.visit(f);
             then.iter().chain(orelse).for_each(|s| visit_stmt_exprs(s, f));
@@ -326,6 +326,7 @@ impl Pass<'_> {
         match s {
             Stmt::Assign { name, ty, value } => Stmt::Assign { name, ty, value: self.expr(value) },
             Stmt::Return(value) => Stmt::Return(self.expr(value)),
+            Stmt::Assert { cond, message } => Stmt::Assert { cond: self.expr(cond), message },
             Stmt::If { cond, then, orelse } => Stmt::If { cond: self.expr(cond), then: self.block(then), orelse: self.block(orelse) },
             Stmt::For { var, start, stop, step, body } => {
                 Stmt::For { var, start: self.expr(start), stop: self.expr(stop), step: self.expr(step), body: self.block(body) }
@@ -350,10 +351,12 @@ impl Pass<'_> {
             Expr::IntTrueDiv(left, right) => Expr::IntTrueDiv(self.boxed(*left), self.boxed(*right)),
             Expr::FloatNeg(inner) => Expr::FloatNeg(self.boxed(*inner)),
             Expr::IntToFloat(inner) => Expr::IntToFloat(self.boxed(*inner)),
+            Expr::IntToFloatExact(inner) => Expr::IntToFloatExact(self.boxed(*inner)),
             Expr::Math { f, arg } => Expr::Math { f, arg: self.boxed(*arg) },
             Expr::Tuple(items) => Expr::Tuple(items.into_iter().map(|e| self.expr(e)).collect()),
             Expr::Size { tensor, dim } => Expr::Size { tensor: self.boxed(*tensor), dim },
             Expr::Numel(tensor) => Expr::Numel(self.boxed(*tensor)),
+            Expr::IfElse { cond, then, orelse } => Expr::IfElse { cond: self.boxed(*cond), then: self.boxed(*then), orelse: self.boxed(*orelse) },
             Expr::BoolToInt(inner) => Expr::BoolToInt(self.boxed(*inner)),
             Expr::IntTruthy(inner) => Expr::IntTruthy(self.boxed(*inner)),
             Expr::Not(inner) => Expr::Not(self.boxed(*inner)),

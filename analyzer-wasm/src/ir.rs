@@ -73,6 +73,7 @@ pub enum CmpOp {
 pub enum ScalarKind {
     Int,
     Bool,
+    Float,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +99,8 @@ pub enum Expr {
     /// an int (or bool as int) as a Python float (`float(n)`, or an int operand of float
     /// arithmetic): correctly rounded, as CPython's `int.__float__`
     IntToFloat(Box<Expr>),
+    /// an int compared with a float: converted only where exact (`tl::scalar::exact_float`)
+    IntToFloatExact(Box<Expr>),
     /// `int / int`: true division, correctly rounded (`tl::scalar::int_true_div`)
     IntTrueDiv(Box<Expr>, Box<Expr>),
     /// `math.sqrt(x)` & co. on a float
@@ -108,6 +111,8 @@ pub enum Expr {
     Size { tensor: Box<Expr>, dim: usize },
     /// `t.numel()`
     Numel(Box<Expr>),
+    /// `a if cond else b` (both of one type; only the branch taken runs)
+    IfElse { cond: Box<Expr>, then: Box<Expr>, orelse: Box<Expr> },
     /// bool → int (`True + 1`)
     BoolToInt(Box<Expr>),
     /// int truthiness (`if n:` / `not n`)
@@ -222,6 +227,8 @@ pub enum Stmt {
     For { var: String, start: Expr, stop: Expr, step: Expr, body: Vec<Stmt> },
     While { cond: Expr, body: Vec<Stmt> },
     Return(Expr),
+    /// `assert cond[, "message"]`: `AssertionError` when `cond` is false
+    Assert { cond: Expr, message: Option<String> },
     FusedLoop(Box<FusedLoop>),
 }
 
@@ -247,7 +254,7 @@ impl Function {
 fn stmts_fused_sites(body: &[Stmt], out: &mut Vec<(usize, &'static str)>) {
     for s in body {
         match s {
-            Stmt::Assign { value, .. } | Stmt::Return(value) => expr_fused_sites(value, out),
+            Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } => expr_fused_sites(value, out),
             Stmt::If { cond, then, orelse } => {
                 expr_fused_sites(cond, out);
                 stmts_fused_sites(then, out);
@@ -296,12 +303,23 @@ impl Expr {
                 left.visit(f);
                 right.visit(f);
             }
-            Expr::Neg(inner) | Expr::BoolToInt(inner) | Expr::IntTruthy(inner) | Expr::Not(inner) | Expr::FloatNeg(inner) | Expr::IntToFloat(inner) => {
+            Expr::Neg(inner)
+            | Expr::BoolToInt(inner)
+            | Expr::IntTruthy(inner)
+            | Expr::Not(inner)
+            | Expr::FloatNeg(inner)
+            | Expr::IntToFloat(inner)
+            | Expr::IntToFloatExact(inner) => {
                 inner.visit(f)
             }
             Expr::Math { arg, .. } => arg.visit(f),
             Expr::Tuple(items) => items.iter().for_each(|e| e.visit(f)),
             Expr::Size { tensor, .. } | Expr::Numel(tensor) => tensor.visit(f),
+            Expr::IfElse { cond, then, orelse } => {
+                cond.visit(f);
+                then.visit(f);
+                orelse.visit(f);
+            }
             Expr::Compare { first, rest, .. } => {
                 first.visit(f);
                 rest.iter().for_each(|(_, r)| r.visit(f));

@@ -1,7 +1,7 @@
 //! The one error type of native code, and how each variant becomes a Python exception.
 
 use pyo3::exceptions::{
-    PyIndexError, PyOverflowError, PyRuntimeError, PyValueError, PyZeroDivisionError,
+    PyAssertionError, PyIndexError, PyOverflowError, PyRuntimeError, PyValueError, PyZeroDivisionError,
 };
 use pyo3::PyErr;
 
@@ -37,6 +37,9 @@ pub enum Error {
     /// An invalid value, e.g. `range()` with step 0 → `ValueError`.
     #[error("{0}")]
     Value(String),
+    /// A failed `assert` → `AssertionError` with its message (empty without one).
+    #[error("{0}")]
+    Assertion(String),
 }
 
 impl Error {
@@ -51,6 +54,8 @@ impl Error {
             Error::Overflow(_) => PyOverflowError::new_err(message),
             Error::ZeroDivision(_) => PyZeroDivisionError::new_err(message),
             Error::Value(_) => PyValueError::new_err(message),
+            Error::Assertion(_) if message.is_empty() => PyAssertionError::new_err(()),
+            Error::Assertion(_) => PyAssertionError::new_err(message),
         }
     }
 }

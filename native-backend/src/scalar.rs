@@ -194,6 +194,16 @@ pub fn float_pow(base: f64, exponent: f64) -> Result<f64> {
     Ok(if negate { -result } else { result })
 }
 
+/// An int compared with a float: CPython compares them exactly; the conversion to `f64` is
+/// exact up to 2**53, beyond it native code refuses (`OverflowError`: auto mode reruns Python).
+#[inline]
+pub fn exact_float(n: i64) -> Result<f64> {
+    if n.unsigned_abs() > 1 << 53 {
+        return Err(Error::Overflow("torchlower: comparing an int beyond 2**53 with a float is not native"));
+    }
+    Ok(n as f64)
+}
+
 /// `math.sqrt(x)`.
 #[inline]
 pub fn math_sqrt(x: f64) -> Result<f64> {

@@ -25,7 +25,7 @@ INTS = [0, 1, -1, 2, -3, 7, 2**53, -(2**53), 2**53 + 1, 2**62, -(2**63)]
 @pytest.fixture(scope="module")
 def compiled():
     module = import_path(CASES / "float_semantics.py")
-    names = ["power", "divide", "int_divide", "root", "int_power", "mixed"]
+    names = ["power", "divide", "int_divide", "root", "int_power", "mixed", "compare"]
     functions = {name: torchlower.compile(getattr(module, name)) for name in names}
     for name, fn in functions.items():
         assert fn.route == "native", f"{name}: {fn.reason}"
@@ -88,6 +88,22 @@ def test_sqrt_and_mixed_arithmetic(compiled):
         same_outcome(native["root"], module.root, a)
         for n in INTS[:6]:
             same_outcome(native["mixed"], module.mixed, a, n)
+
+
+def test_float_comparisons_match_cpython(compiled):
+    module, native = compiled
+    for a, n in itertools.product(FLOATS, INTS):
+        try:
+            want = module.compare(a, n)
+        except Exception:  # noqa: BLE001 - no comparison raises in CPython
+            raise
+        try:
+            got = native["compare"](a, n)
+        except OverflowError:
+            # an int beyond 2**53 against a float: refused natively (auto mode reruns Python)
+            assert abs(n) > 2**53
+            continue
+        assert got is want, (a, n)
 
 
 def test_a_float_parameter_refuses_an_int(compiled, native_mode):

@@ -140,6 +140,12 @@ impl FnEmitter<'_> {
                 self.owned(value);
                 self.out.push_str(";\n");
             }
+            Stmt::Assert { cond, message } => {
+                self.out.push_str("if !(");
+                self.expr(cond);
+                let text = message.as_deref().map(rust_str_literal).unwrap_or_else(|| "\"\"".to_string());
+                let _ = writeln!(self.out, ") {{ return Err(tl::Error::Assertion({text}.to_string())); }}");
+            }
             Stmt::Return(value) => {
                 self.out.push_str("return Ok(");
                 self.owned(value);
@@ -215,6 +221,15 @@ impl FnEmitter<'_> {
                 self.borrow(Some(tensor));
                 let _ = write!(self.out, ", {dim})");
             }
+            Expr::IfElse { cond, then, orelse } => {
+                self.out.push_str("(if ");
+                self.expr(cond);
+                self.out.push_str(" { ");
+                self.owned(then);
+                self.out.push_str(" } else { ");
+                self.owned(orelse);
+                self.out.push_str(" })");
+            }
             Expr::Numel(tensor) => {
                 self.out.push_str("tl::shape::numel(");
                 self.borrow(Some(tensor));
@@ -268,6 +283,11 @@ impl FnEmitter<'_> {
                 self.out.push('(');
                 self.expr(inner);
                 self.out.push_str(" as f64)");
+            }
+            Expr::IntToFloatExact(inner) => {
+                self.out.push_str("tl::scalar::exact_float(");
+                self.expr(inner);
+                self.out.push_str(")?");
             }
             Expr::IntTrueDiv(left, right) => {
                 self.out.push_str("tl::scalar::int_true_div(");
@@ -347,6 +367,7 @@ impl FnEmitter<'_> {
         let ty = match kind {
             ScalarKind::Int => "i64",
             ScalarKind::Bool => "bool",
+            ScalarKind::Float => "f64",
         };
         if let [(op, right)] = rest {
             self.out.push('(');
@@ -514,7 +535,7 @@ fn collect_locals(body: &[Stmt], out: &mut BTreeSet<(String, RustKind)>) {
                     out.insert((name.clone(), RustKind::Tensor));
                 }
             }
-            Stmt::Return(_) => {}
+            Stmt::Return(_) | Stmt::Assert { .. } => {}
         }
     }
 }

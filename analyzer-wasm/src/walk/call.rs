@@ -51,6 +51,11 @@ impl Walker<'_> {
                 let tensor = receiver.take().expect("a receiver");
                 return self.shape_method(c, name, tensor, t.rank);
             }
+            if matches!(name, "float" | "long" | "bool" | "to" | "type_as") {
+                if let Some(same) = self.same_dtype_conversion(c, name, t) {
+                    return if same { receiver.take().expect("a receiver") } else { Val::explained(Ty::Unknown) };
+                }
+            }
         }
         let (mut args, keywords, starred) = self.args(c);
         // a shape or permutation given as one tuple is the same as its ints one by one
@@ -137,6 +142,35 @@ impl Walker<'_> {
                 }
             }
         }
+    }
+
+    /// `t.float()`, `t.to(torch.float32)`, `t.to(x.dtype)`, `t.type_as(x)` to the dtype `t`
+    /// already has: eager returns `t` itself, and so does native code (`Some(true)`). `None`
+    /// when it is a real conversion (the transfer lane rejects it); `Some(false)` when an
+    /// argument could not be evaluated (already explained).
+    fn same_dtype_conversion(&mut self, c: &ast::ExprCall, name: &str, t: crate::ty::TensorTy) -> Option<bool> {
+        let own = super::expr::dtype_name(t.dtype);
+        if !c.keywords.is_empty() || c.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+            return None;
+        }
+        let target = match (name, c.args.as_slice()) {
+            ("float", []) => "torch.float32",
+            ("long", []) => "torch.int64",
+            ("bool", []) => "torch.bool",
+            ("to" | "type_as", [arg]) => {
+                let v = self.expr(arg);
+                if v.explained {
+                    return Some(false);
+                }
+                match (name, v.ty, &v.lit) {
+                    ("to", Ty::Str, Lit::Str(dtype)) if dtype == own => own,
+                    ("type_as", Ty::Tensor(other), _) if other.dtype == t.dtype => own,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        (target == own).then_some(true)
     }
 
     /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).

@@ -44,11 +44,15 @@ impl Walker<'_> {
                 Val::tuple(elems)
             }
             Expr::Subscript(s) => self.subscript(s),
+            Expr::IfExp(e) => self.if_else(e),
             Expr::Attribute(a) => {
                 let locals = &self.locals;
                 if let Some(path) = self.scope.dotted_path(e, &|n| locals.contains(n)) {
                     if let Some(v) = math_constant(&path) {
                         return Val::lowered(Ty::Float, Lit::Float(v), ir::Expr::Float(v));
+                    }
+                    if let Some(dtype) = torch_dtype(&path) {
+                        return Val::opaque(Ty::Str, Lit::Str(dtype.to_string()));
                     }
                     // e.g. `torch.float64` as an option value: the consumer decides
                     return Val::opaque(Ty::Unknown, Lit::NotLiteral);
@@ -59,6 +63,8 @@ impl Walker<'_> {
                         "shape" => return self.shape_tuple(recv, t.rank, a.range),
                         // the rank is static (the boundary checked it)
                         "ndim" => return Val::lowered(Ty::Int, Lit::Int(i64::from(t.rank)), ir::Expr::Int(i64::from(t.rank))),
+                        // static too: an option value for `.to(x.dtype)`
+                        "dtype" => return Val::opaque(Ty::Str, Lit::Str(dtype_name(t.dtype).to_string())),
                         _ => {}
                     }
                 }
@@ -145,6 +151,30 @@ impl Walker<'_> {
                 None
             }
             None => None,
+        }
+    }
+
+    /// `a if cond else b`: both branches of one lowerable type; a static condition keeps
+    /// only the branch Python evaluates.
+    fn if_else(&mut self, e: &ast::ExprIfExp) -> Val {
+        let Some(cond) = self.condition(&e.test) else {
+            let _ = (self.expr(&e.body), self.expr(&e.orelse));
+            return Val::explained(Ty::Unknown);
+        };
+        if let ir::Expr::Bool(taken) = cond {
+            return self.expr(if taken { &e.body } else { &e.orelse });
+        }
+        let (then, orelse) = (self.expr(&e.body), self.expr(&e.orelse));
+        if then.ty != orelse.ty || then.elems.is_some() {
+            if !(then.explained || orelse.explained) {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("a conditional expression of {} and {} is not lowered", then.ty.describe(), orelse.ty.describe()), e.range);
+            }
+            return Val::explained(Ty::Unknown);
+        }
+        let ty = then.ty;
+        match (self.need(then, e.range, "conditional expression"), self.need(orelse, e.range, "conditional expression")) {
+            (Some(a), Some(b)) => Val::lowered(ty, Lit::NotLiteral, ir::Expr::IfElse { cond: Box::new(cond), then: Box::new(a), orelse: Box::new(b) }),
+            _ => Val::explained(ty),
         }
     }
 
@@ -366,6 +396,18 @@ impl Walker<'_> {
     fn compare(&mut self, c: &ast::ExprCompare) -> Val {
         let first = self.expr(&c.left);
         let rest: Vec<Val> = c.comparators.iter().map(|e| self.expr(e)).collect();
+        // `x is None` / `x is not None` of a typed value: static (an annotated parameter is
+        // never None: the boundary refuses None)
+        if let ([op], [other]) = (c.ops.as_slice(), rest.as_slice()) {
+            if matches!(op, ast::CmpOp::Is | ast::CmpOp::IsNot) {
+                let known = |v: &Val| matches!(v.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float | Ty::Tuple(_)) && (v.ir.is_some() || v.elems.is_some());
+                let none = |v: &Val| v.ty == Ty::NoneVal;
+                if (known(&first) && none(other)) || (none(&first) && known(other)) {
+                    let value = matches!(op, ast::CmpOp::IsNot);
+                    return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
+                }
+            }
+        }
         let all: Vec<&Val> = std::iter::once(&first).chain(rest.iter()).collect();
         if all.iter().any(|v| matches!(v.ty, Ty::Tensor(_))) {
             // a tensor comparison is a torch site that is not covered
@@ -373,9 +415,10 @@ impl Walker<'_> {
             let decision = Decision::NotCovered("tensor comparisons are not part of the claimed surface".into());
             return self.site((SiteKind::Binop, sym.to_string()), decision, c.range, None, &[], &[]);
         }
-        if all.iter().any(|v| !v.ty.is_scalar_int()) {
+        let floats = all.iter().any(|v| v.ty == Ty::Float) && all.iter().all(|v| v.ty == Ty::Float || v.ty.is_scalar_int());
+        if all.iter().any(|v| !v.ty.is_scalar_int()) && !floats {
             if !all.iter().any(|v| v.explained) {
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, "comparisons are lowered on int and bool operands only".into(), c.range);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, "comparisons are lowered on int, bool and float operands only".into(), c.range);
             }
             return Val::explained(Ty::Unknown);
         }
@@ -395,11 +438,26 @@ impl Walker<'_> {
             };
             ops.push(o);
         }
-        let kind = if all.iter().all(|v| v.ty == Ty::Bool) { ScalarKind::Bool } else { ScalarKind::Int };
+        let kind = if floats {
+            ScalarKind::Float
+        } else if all.iter().all(|v| v.ty == Ty::Bool) {
+            ScalarKind::Bool
+        } else {
+            ScalarKind::Int
+        };
         let convert = |w: &mut Self, v: Val| -> Option<ir::Expr> {
             match kind {
                 ScalarKind::Bool => v.ir,
                 ScalarKind::Int => w.int_operand(v, c.range, "comparison operand"),
+                // CPython compares an int with a float exactly: an int is converted only where
+                // that is exact (|n| ≤ 2**53), else native code refuses (tl::scalar::exact_float)
+                ScalarKind::Float => match v.ty {
+                    Ty::Float => v.ir,
+                    _ => float_operand(v).map(|e| match e {
+                        ir::Expr::IntToFloat(inner) => ir::Expr::IntToFloatExact(inner),
+                        other => other,
+                    }),
+                },
             }
         };
         let first_ir = convert(self, first);
@@ -507,6 +565,25 @@ fn expr_kind(e: &Expr) -> &'static str {
         Expr::List(_) => "list display",
         Expr::Tuple(_) => "tuple",
         Expr::Slice(_) => "slice",
+    }
+}
+
+/// The canonical name of a torch dtype path (`torch.float` is `torch.float32`).
+fn torch_dtype(path: &str) -> Option<&'static str> {
+    Some(match path {
+        "torch.float32" | "torch.float" => "torch.float32",
+        "torch.int64" | "torch.long" => "torch.int64",
+        "torch.bool" => "torch.bool",
+        _ => return None,
+    })
+}
+
+/// The torch dtype of a tensor type, as [`torch_dtype`] names it.
+pub(super) fn dtype_name(dtype: crate::ty::Dtype) -> &'static str {
+    match dtype {
+        crate::ty::Dtype::F32 => "torch.float32",
+        crate::ty::Dtype::I64 => "torch.int64",
+        crate::ty::Dtype::Bool => "torch.bool",
     }
 }
 

@@ -86,6 +86,10 @@ impl Walker<'_> {
                 false
             }
             Stmt::If(s) => self.if_stmt(s, out),
+            Stmt::Assert(s) => {
+                self.assert_stmt(s, out);
+                true
+            }
             Stmt::For(s) => {
                 self.for_stmt(s, out);
                 true
@@ -239,8 +243,36 @@ impl Walker<'_> {
         }
     }
 
+    /// `assert cond` / `assert cond, "message"`: `AssertionError` (with the literal message)
+    /// when the int/bool condition is false.
+    fn assert_stmt(&mut self, s: &ast::StmtAssert, out: &mut Vec<ir::Stmt>) {
+        let cond = self.condition(&s.test);
+        let message = match s.msg.as_deref() {
+            None => Some(None),
+            Some(Expr::Constant(c)) => match &c.value {
+                Constant::Str(text) => Some(Some(text.clone())),
+                _ => None,
+            },
+            Some(_) => None,
+        };
+        let Some(message) = message else {
+            self.diag(&rules::UNSUPPORTED_STATEMENT, "an `assert` message that is not a string literal is not lowered".into(), s.range);
+            return;
+        };
+        if let Some(cond) = cond {
+            out.push(ir::Stmt::Assert { cond, message });
+        }
+    }
+
     fn if_stmt(&mut self, s: &ast::StmtIf, out: &mut Vec<ir::Stmt>) -> bool {
         let cond = self.condition(&s.test);
+        // a static condition (`if mask is not None:` on an annotated tensor): only the branch
+        // Python takes is walked and lowered; the other never runs
+        if let Some(ir::Expr::Bool(taken)) = cond {
+            let (body, live) = self.block(if taken { &s.body } else { &s.orelse });
+            out.extend(body);
+            return live;
+        }
         let before = self.env.clone();
         let (then, then_live) = self.block(&s.body);
         let after_then = std::mem::replace(&mut self.env, before);
@@ -358,7 +390,7 @@ impl Walker<'_> {
     }
 
     /// An `if`/`while` test as a bool IR expression.
-    fn condition(&mut self, test: &Expr) -> Option<ir::Expr> {
+    pub(super) fn condition(&mut self, test: &Expr) -> Option<ir::Expr> {
         let sites_before = self.sites.len();
         let v = self.expr(test);
         // a tensor comparison (`if x > y:`) is a not-covered site; say why the branch itself

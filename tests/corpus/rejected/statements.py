@@ -79,4 +79,4 @@ def scalar_power(n: int, k: int) -> int:
 
 
 def conditional_expression(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:
-    return x if c else x.relu()
+    return x if c else 1.0

@@ -25,3 +25,7 @@ def int_power(a: int) -> int:
 
 def mixed(a: float, n: int) -> float:
     return (a * n - n / 4 + float(n)) * -a + 1e300 * 1e10
+
+
+def compare(a: float, n: int) -> bool:
+    return a < n <= 2.5 or a == n
