@@ -354,6 +354,7 @@ impl Pass<'_> {
             Expr::IntToFloatExact(inner) => Expr::IntToFloatExact(self.boxed(*inner)),
             Expr::Math { f, arg } => Expr::Math { f, arg: self.boxed(*arg) },
             Expr::Tuple(items) => Expr::Tuple(items.into_iter().map(|e| self.expr(e)).collect()),
+            Expr::Call { function, args } => Expr::Call { function, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Size { tensor, dim } => Expr::Size { tensor: self.boxed(*tensor), dim },
             Expr::Numel(tensor) => Expr::Numel(self.boxed(*tensor)),
             Expr::IfElse { cond, then, orelse } => Expr::IfElse { cond: self.boxed(*cond), then: self.boxed(*then), orelse: self.boxed(*orelse) },

@@ -111,6 +111,9 @@ pub enum Expr {
     Size { tensor: Box<Expr>, dim: usize },
     /// `t.numel()`
     Numel(Box<Expr>),
+    /// A call of another native function of the module (`function`: its index in the report),
+    /// its arguments in parameter order.
+    Call { function: usize, args: Vec<Expr> },
     /// `a if cond else b` (both of one type; only the branch taken runs)
     IfElse { cond: Box<Expr>, then: Box<Expr>, orelse: Box<Expr> },
     /// bool → int (`True + 1`)
@@ -313,7 +316,7 @@ impl Expr {
                 inner.visit(f)
             }
             Expr::Math { arg, .. } => arg.visit(f),
-            Expr::Tuple(items) => items.iter().for_each(|e| e.visit(f)),
+            Expr::Tuple(items) | Expr::Call { args: items, .. } => items.iter().for_each(|e| e.visit(f)),
             Expr::Size { tensor, .. } | Expr::Numel(tensor) => tensor.visit(f),
             Expr::IfElse { cond, then, orelse } => {
                 cond.visit(f);

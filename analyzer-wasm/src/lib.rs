@@ -44,11 +44,12 @@ pub fn analyze(source: &str, filename: &str) -> Report {
         }
     };
     let scope = resolve::ModuleScope::from_module(&body);
+    let callees = callees(&body, &scope);
     let mut analyzed = Vec::new();
     for stmt in &body {
         match stmt {
             Stmt::FunctionDef(def) => {
-                let a = walk::analyze_function(def, &scope, &index);
+                let a = walk::analyze_function(def, &scope, &index, &callees);
                 report.functions.push(function_entry(def.name.as_str(), def.range, &index, &a));
                 analyzed.push(a);
             }
@@ -77,12 +78,125 @@ pub fn analyze(source: &str, filename: &str) -> Report {
         }
     }
     parse::drop_statements(body);
+    require_native_callees(&mut report, &mut analyzed);
     lower_natives(&mut report, analyzed, filename);
     // sites in source order (nested sites after the site that contains them)
     for f in &mut report.functions {
         f.sites.sort_by_key(|s| (s.span.line, s.span.col, std::cmp::Reverse((s.span.end_line, s.span.end_col))));
     }
     report
+}
+
+/// The top-level functions other functions may call natively: each bound once in the module
+/// (by its `def` only) with a call signature of the vocabulary (`walk::callee`).
+fn callees(body: &[Stmt], scope: &resolve::ModuleScope) -> walk::Callees {
+    use std::collections::BTreeMap;
+    let mut bindings: BTreeMap<String, usize> = BTreeMap::new();
+    let mut count = |name: &str| *bindings.entry(name.to_string()).or_default() += 1;
+    for stmt in body {
+        match stmt {
+            Stmt::FunctionDef(d) => count(d.name.as_str()),
+            Stmt::AsyncFunctionDef(d) => count(d.name.as_str()),
+            Stmt::ClassDef(d) => count(d.name.as_str()),
+            Stmt::Import(s) => s.names.iter().for_each(|a| count(a.asname.as_ref().unwrap_or(&a.name).as_str().split('.').next().unwrap_or(""))),
+            Stmt::ImportFrom(s) => s.names.iter().for_each(|a| count(a.asname.as_ref().unwrap_or(&a.name).as_str())),
+            Stmt::Assign(s) => s.targets.iter().for_each(|t| names_bound(t, &mut count)),
+            Stmt::AnnAssign(s) => names_bound(&s.target, &mut count),
+            Stmt::AugAssign(s) => names_bound(&s.target, &mut count),
+            // a name bound in a compound statement counts twice: never a callee
+            _ => {}
+        }
+    }
+    let mut out = walk::Callees::new();
+    let mut position = 0;
+    for stmt in body {
+        match stmt {
+            Stmt::FunctionDef(def) => {
+                if bindings.get(def.name.as_str()) == Some(&1) && !scope_rebinds(scope, def.name.as_str()) {
+                    if let Some(callee) = walk::callee(def, scope, position) {
+                        out.insert(def.name.to_string(), callee);
+                    }
+                }
+                position += 1;
+            }
+            Stmt::AsyncFunctionDef(_) => position += 1,
+            _ => {}
+        }
+    }
+    out
+}
+
+fn names_bound(target: &rustpython_parser::ast::Expr, count: &mut impl FnMut(&str)) {
+    use rustpython_parser::ast::Expr;
+    match target {
+        Expr::Name(n) => count(n.id.as_str()),
+        Expr::Tuple(t) => t.elts.iter().for_each(|e| names_bound(e, count)),
+        Expr::List(t) => t.elts.iter().for_each(|e| names_bound(e, count)),
+        Expr::Starred(s) => names_bound(&s.value, count),
+        _ => {}
+    }
+}
+
+/// Whether the scope saw the name bound by anything but its `def` (inside a compound
+/// statement, where the counting above does not look). `ModuleScope` binds a def as opaque.
+fn scope_rebinds(scope: &resolve::ModuleScope, name: &str) -> bool {
+    !matches!(scope.get(name), Some(resolve::Binding::Opaque))
+}
+
+/// A function is native only if every function it calls is native and it is not recursive:
+/// the others fall back, with a diagnostic on the function (until nothing changes).
+fn require_native_callees(report: &mut Report, analyzed: &mut [walk::Analyzed]) {
+    loop {
+        let mut changed = false;
+        for i in 0..analyzed.len() {
+            if analyzed[i].ir.is_none() {
+                continue;
+            }
+            let reason = analyzed[i].calls.iter().find_map(|&j| {
+                let name = report.functions.get(j).map(|f| f.name.clone()).unwrap_or_default();
+                if reaches(analyzed, j, i) {
+                    Some(format!("calls `{name}`, which calls back into this function (recursion is not lowered)"))
+                } else if analyzed.get(j).is_none_or(|a| a.ir.is_none()) {
+                    Some(format!("calls `{name}`, which falls back to Python"))
+                } else {
+                    None
+                }
+            });
+            if let Some(message) = reason {
+                analyzed[i].ir = None;
+                if let Some(f) = report.functions.get_mut(i) {
+                    f.route = Route::Fallback;
+                    let span = f.span;
+                    f.diagnostics.push(Diagnostic {
+                        code: rules::UNSUPPORTED_EXPRESSION.code.to_string(),
+                        severity: rules::UNSUPPORTED_EXPRESSION.severity,
+                        message,
+                        hint: Some(rules::UNSUPPORTED_EXPRESSION.hint.to_string()),
+                        span,
+                    });
+                }
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// Whether function `from` calls `to`, directly or through others.
+fn reaches(analyzed: &[walk::Analyzed], from: usize, to: usize) -> bool {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack = vec![from];
+    while let Some(f) = stack.pop() {
+        if f == to {
+            return true;
+        }
+        if seen.insert(f) {
+            stack.extend(analyzed.get(f).map(|a| a.calls.iter().copied().collect::<Vec<_>>()).unwrap_or_default());
+        }
+    }
+    false
 }
 
 fn function_entry(name: &str, range: rustpython_parser::text_size::TextRange, index: &parse::LineIndex, a: &walk::Analyzed) -> Function {

@@ -41,6 +41,11 @@ pub fn symbol(index: usize) -> String {
     format!("tl_fn_{index}")
 }
 
+/// The Rust function holding the body of native function `index` (see `FnEmitter::function`).
+pub fn body_symbol(index: usize) -> String {
+    format!("tl_body_{index}")
+}
+
 /// Emit the module for `functions` (in source order) of the file `filename`.
 pub fn lower_module(filename: &str, functions: &[NativeFn]) -> Emitted {
     let mut out = String::new();
@@ -72,8 +77,34 @@ struct FnEmitter<'o> {
 }
 
 impl FnEmitter<'_> {
+    /// One native function as two Rust functions: its body (`tl_body_N`, plain Rust over
+    /// typed values, which other native functions of the module call directly) and its
+    /// Python entry (`tl_fn_N`: boundary checks in parameter order, then the body in
+    /// `tl::run`).
     fn function(&mut self, f: &NativeFn) {
         let ir = f.ir;
+        let ret = match ir.returns {
+            Ty::Tuple(_) => {
+                let items: Vec<&str> = ir.returns_tuple.iter().map(|t| RustKind::of(*t).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor")).collect();
+                format!("({},)", items.join(", "))
+            }
+            other => RustKind::of(other).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor").to_string(),
+        };
+        let typed: Vec<(String, RustKind)> = ir.params.iter().filter_map(|(name, ty)| RustKind::of(*ty).map(|k| (name.clone(), k))).collect();
+        let declared: Vec<String> = typed.iter().map(|(name, kind)| format!("mut {}: {}", local_ident(name, *kind), kind.rust_type())).collect();
+        let _ = writeln!(self.out, "fn {}({}) -> tl::Result<{ret}> {{", body_symbol(f.index), declared.join(", "));
+        // every other local, declared once up front (assigned before use on every path)
+        let bound: BTreeSet<(String, RustKind)> = typed.iter().cloned().collect();
+        let mut locals = BTreeSet::new();
+        collect_locals(&ir.body, &mut locals);
+        for (name, kind) in &locals {
+            if !bound.contains(&(name.clone(), *kind)) {
+                let _ = writeln!(self.out, "    let mut {}: {};", local_ident(name, *kind), kind.rust_type());
+            }
+        }
+        self.block(&ir.body, 1);
+        self.out.push_str("}\n\n");
+
         let params: Vec<String> = (0..ir.params.len()).map(|i| format!("p{i}")).collect();
         self.out.push_str("#[pyo3::pyfunction]\n");
         let _ = writeln!(self.out, "#[pyo3(signature = ({}))]", params.join(", "));
@@ -84,7 +115,6 @@ impl FnEmitter<'_> {
         }
         self.out.push_str(") -> pyo3::PyResult<pyo3::PyObject> {\n");
         self.out.push_str("    // boundary checks, in parameter order, before any work\n");
-        let mut bound: BTreeSet<(String, RustKind)> = BTreeSet::new();
         for (i, (name, ty)) in ir.params.iter().enumerate() {
             let Some(kind) = RustKind::of(*ty) else { continue };
             let var = local_ident(name, kind);
@@ -95,27 +125,11 @@ impl FnEmitter<'_> {
                 Ty::Float => format!("tl::boundary::float_arg(p{i}, {lit})?"),
                 _ => format!("tl::boundary::bool_arg(p{i}, {lit})?"),
             };
-            let _ = writeln!(self.out, "    let mut {var} = {call};");
-            bound.insert((name.clone(), kind));
+            let _ = writeln!(self.out, "    let {var} = {call};");
         }
-        let ret = match ir.returns {
-            Ty::Tuple(_) => {
-                let items: Vec<&str> = ir.returns_tuple.iter().map(|t| RustKind::of(*t).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor")).collect();
-                format!("({},)", items.join(", "))
-            }
-            other => RustKind::of(other).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor").to_string(),
-        };
-        let _ = writeln!(self.out, "    tl::run(py, move || -> tl::Result<{ret}> {{");
-        // every other local, declared once up front (assigned before use on every path)
-        let mut locals = BTreeSet::new();
-        collect_locals(&ir.body, &mut locals);
-        for (name, kind) in &locals {
-            if !bound.contains(&(name.clone(), *kind)) {
-                let _ = writeln!(self.out, "        let mut {}: {};", local_ident(name, *kind), kind.rust_type());
-            }
-        }
-        self.block(&ir.body, 2);
-        self.out.push_str("    })\n}\n");
+        let args: Vec<String> = typed.iter().map(|(name, kind)| local_ident(name, *kind)).collect();
+        let _ = writeln!(self.out, "    tl::run(py, move || {}({}))", body_symbol(f.index), args.join(", "));
+        self.out.push_str("}\n");
     }
 
     fn indent(&mut self, level: usize) {
@@ -220,6 +234,16 @@ impl FnEmitter<'_> {
                 self.out.push_str("tl::shape::size(");
                 self.borrow(Some(tensor));
                 let _ = write!(self.out, ", {dim})");
+            }
+            Expr::Call { function, args } => {
+                let _ = write!(self.out, "{}(", body_symbol(*function));
+                for (i, arg) in args.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.owned(arg);
+                }
+                self.out.push_str(")?");
             }
             Expr::IfElse { cond, then, orelse } => {
                 self.out.push_str("(if ");

@@ -28,6 +28,10 @@ impl Walker<'_> {
             (Expr::Name(n), None) if n.id.as_str() == "len" && !locals.contains("len") && self.scope.is_builtin("len") => {
                 return self.len_call(c);
             }
+            (Expr::Name(n), None) if !locals.contains(n.id.as_str()) && self.callees.contains_key(n.id.as_str()) => {
+                let callee = self.callees[n.id.as_str()].clone();
+                return self.helper_call(c, n.id.as_str(), &callee);
+            }
             (_, Some(_)) => method_name = None,
             (Expr::Attribute(a), None) => {
                 receiver = Some(self.expr(&a.value));
@@ -171,6 +175,64 @@ impl Walker<'_> {
             _ => return None,
         };
         (target == own).then_some(true)
+    }
+
+    /// A call of another top-level function of the module: arguments bound to its parameters
+    /// (positionally or by name) with exactly the parameter types, so that its native body
+    /// runs as Python would run it; the caller is native only if the callee is (`lib.rs`).
+    fn helper_call(&mut self, c: &ast::ExprCall, name: &str, callee: &super::Callee) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        let mut bound: Vec<Option<Val>> = vec![None; callee.params.len()];
+        let mut problem = starred.then(|| "starred arguments".to_string());
+        // Rust evaluates the arguments in parameter order; Python in source order. Keywords
+        // out of parameter order are fine only when no argument computes anything.
+        let order: Vec<usize> = keywords.iter().filter_map(|(k, _)| k.as_deref().and_then(|k| callee.params.iter().position(|(p, _)| p == k))).collect();
+        let reordered = order.windows(2).any(|w| w[0] > w[1]);
+        let simple = |v: &Val| matches!(v.ir, Some(ir::Expr::Local { .. } | ir::Expr::Int(_) | ir::Expr::Float(_) | ir::Expr::Bool(_)));
+        if reordered && !(args.iter().all(simple) && keywords.iter().all(|(_, v)| simple(v))) {
+            problem = Some("keywords out of parameter order around arguments that compute something (Python evaluates them in source order)".to_string());
+        }
+        if args.len() > callee.params.len() {
+            problem = Some(format!("{} positional arguments for {} parameters", args.len(), callee.params.len()));
+        }
+        for (slot, v) in bound.iter_mut().zip(args) {
+            *slot = Some(v);
+        }
+        for (keyword, v) in keywords {
+            match keyword.and_then(|k| callee.params.iter().position(|(p, _)| *p == k)) {
+                Some(i) if bound[i].is_none() => bound[i] = Some(v),
+                _ => problem = Some("a keyword that matches no free parameter".to_string()),
+            }
+        }
+        let mut irs = Vec::new();
+        for ((param, ty), v) in callee.params.iter().zip(bound) {
+            match v {
+                None => problem = problem.or(Some(format!("no argument for `{param}`"))),
+                Some(v) if v.ty != *ty => {
+                    if !v.explained {
+                        problem = problem.or(Some(format!("`{param}` is {}, the parameter says {}", v.ty.describe(), ty.describe())));
+                    } else {
+                        problem = problem.or(Some(String::new()));
+                    }
+                }
+                Some(v) => match self.need(v, c.range, "argument") {
+                    Some(e) => irs.push(e),
+                    None => problem = problem.or(Some(String::new())),
+                },
+            }
+        }
+        match problem {
+            None => {
+                self.calls.insert(callee.index);
+                Val::lowered(callee.returns, Lit::NotLiteral, ir::Expr::Call { function: callee.index, args: irs })
+            }
+            Some(why) => {
+                if !why.is_empty() {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("call of `{name}`: {why}"), c.range);
+                }
+                Val::explained(Ty::Unknown)
+            }
+        }
     }
 
     /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).

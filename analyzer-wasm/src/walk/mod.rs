@@ -25,6 +25,19 @@ use rustpython_parser::ast;
 use rustpython_parser::text_size::TextRange;
 use std::collections::BTreeSet;
 
+/// Another top-level function of the module, as a call of it is typed: its parameters and
+/// its (non-tuple) return type, from its annotations.
+#[derive(Debug, Clone)]
+pub struct Callee {
+    /// its index among the module's functions (the report's order)
+    pub index: usize,
+    pub params: Vec<(String, Ty)>,
+    pub returns: Ty,
+}
+
+/// The functions of the module that calls may target, by name.
+pub type Callees = std::collections::BTreeMap<String, Callee>;
+
 /// Deepest expression / statement nesting the walk follows (then TL002 and fallback).
 pub const MAX_DEPTH: usize = 100;
 
@@ -37,12 +50,14 @@ pub struct Analyzed {
     pub diagnostics: Vec<Diagnostic>,
     /// present when the function routes native
     pub ir: Option<ir::Function>,
+    /// the module functions it calls (their indices): it is native only if they all are
+    pub calls: BTreeSet<usize>,
 }
 
 impl Analyzed {
     /// An entry with nothing analyzed (async functions).
     pub fn empty() -> Analyzed {
-        Analyzed { params: Vec::new(), returns: None, sites: Vec::new(), diagnostics: Vec::new(), ir: None }
+        Analyzed { params: Vec::new(), returns: None, sites: Vec::new(), diagnostics: Vec::new(), ir: None, calls: BTreeSet::new() }
     }
 }
 
@@ -91,10 +106,12 @@ struct Walker<'a> {
     returns_tuple: Vec<Ty>,
     /// synthetic locals made so far (`#0`, `#1`, … : never Python names)
     temps: usize,
+    callees: &'a Callees,
+    calls: BTreeSet<usize>,
 }
 
 /// Analyze a (sync) top-level function definition.
-pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: &LineIndex) -> Analyzed {
+pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: &LineIndex, callees: &Callees) -> Analyzed {
     let mut w = Walker {
         scope,
         index,
@@ -107,6 +124,8 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         depth_reported: false,
         returns_tuple: Vec::new(),
         temps: 0,
+        callees,
+        calls: BTreeSet::new(),
     };
     let (params, param_tys) = w.signature(def);
     locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);
@@ -132,7 +151,28 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         }
         other => other.and_then(|t| t.marker()).map(str::to_string),
     };
-    Analyzed { params, returns, sites: w.sites, diagnostics: w.diags, ir }
+    Analyzed { params, returns, sites: w.sites, diagnostics: w.diags, ir, calls: w.calls }
+}
+
+/// The call signature of a top-level function, when every parameter is positional, has no
+/// default and is annotated with a type of the vocabulary, and the return is not a tuple.
+pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> Option<Callee> {
+    use crate::resolve::annotations::resolve_annotation;
+    let args = &def.args;
+    if args.vararg.is_some() || args.kwarg.is_some() || !args.kwonlyargs.is_empty() || !def.decorator_list.is_empty() {
+        return None;
+    }
+    let params = args
+        .posonlyargs
+        .iter()
+        .chain(args.args.iter())
+        .map(|a| match (&a.default, a.def.annotation.as_deref()) {
+            (None, Some(ann)) => resolve_annotation(scope, ann).map(|ty| (a.def.arg.to_string(), ty)),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let returns = resolve_annotation(scope, def.returns.as_deref()?)?;
+    Some(Callee { index, params, returns })
 }
 
 impl<'a> Walker<'a> {

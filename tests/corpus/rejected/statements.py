@@ -80,3 +80,19 @@ def scalar_power(n: int, k: int) -> int:
 
 def conditional_expression(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:
     return x if c else 1.0
+
+
+def factorial(n: int) -> int:
+    return 1 if n <= 1 else n * factorial(n - 1)
+
+
+def calls_factorial(n: int) -> int:
+    return factorial(n) + 1
+
+
+def keyword_order(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return calls_scale(by=x.relu(), h=x.sigmoid())
+
+
+def calls_scale(h: TensorF32Cpu2D, by: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.cumsum(h * by, dim=0)

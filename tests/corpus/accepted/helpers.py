@@ -1,0 +1,32 @@
+# Calls of other top-level functions of the module (issue: the language of real inference
+# code): a call runs the callee's native body; the caller is native only if every callee is,
+# and recursion stays Python.
+import math
+
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
+
+
+def new_gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * (x * x * x))))
+
+
+def mlp(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D, w2: TensorF32Cpu2D, b2: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.linear(new_gelu(F.linear(x, w1, b1)), w2, b2)
+
+
+def scale(h: TensorF32Cpu2D, by: float) -> TensorF32Cpu2D:
+    return h * by
+
+
+def residual(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D, w2: TensorF32Cpu2D, b2: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x + scale(mlp(x, w1, b1, w2, b2), by=0.5)
+
+
+def size_of(x: TensorF32Cpu3D, d: int) -> int:
+    return x.size(-1) // d
+
+
+def heads(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return x.view(x.size(0), x.size(1), size_of(x, 1))
