@@ -152,6 +152,10 @@ def contiguous(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.t().contiguous()
 
 
+def index(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x[:, 0]
+
+
 # --- fused patterns ----------------------------------------------------------------------------
 
 
@@ -201,13 +205,14 @@ OPS = {
     "div": "div", "linear": "linear", "matmul": "matmul", "sum_rows": "sum_dim", "mean_rows": "mean_dim",
     "softmax": "softmax", "argmax": "argmax", "view": "view", "reshape": "reshape", "permute": "permute",
     "transpose": "transpose", "t": "t", "unsqueeze": "unsqueeze", "flatten": "flatten", "contiguous": "contiguous",
+    "index": "index",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
                "add", "sub", "mul", "div", "add_row", "sum_rows", "sum_cols", "mean_rows", "mean_cols",
                "softmax", "argmax", "chain"]
 #: Python-number operands and views, on a smaller grid (their cost is the call, not the data).
-SMALL_GRID = ["mul_scalar", "rsub_scalar", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous"]
+SMALL_GRID = ["mul_scalar", "rsub_scalar", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 PRODUCTS = ["linear", "matmul", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 

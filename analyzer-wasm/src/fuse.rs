@@ -25,7 +25,7 @@
 //! Matching is top-down (a group is matched before its operands, which are then fused on
 //! their own), exactly the order in which the groups are printed.
 
-use crate::ir::{self, ActTree, Expr, Fused, FusedLoop, LoopResult, Op, Options, Product, Reduce, Step, Stmt, Unary};
+use crate::ir::{self, ActTree, Expr, Fused, FusedLoop, IndexItem, LoopResult, Op, Options, Product, Reduce, Step, Stmt, Unary};
 use crate::ty::{Device, Ty};
 use std::collections::HashMap;
 
@@ -355,6 +355,17 @@ impl Pass<'_> {
             Expr::Math { f, arg } => Expr::Math { f, arg: self.boxed(*arg) },
             Expr::Tuple(items) => Expr::Tuple(items.into_iter().map(|e| self.expr(e)).collect()),
             Expr::Call { function, args } => Expr::Call { function, args: args.into_iter().map(|e| self.expr(e)).collect() },
+            Expr::Index { site, tensor, items } => {
+                let items = items
+                    .into_iter()
+                    .map(|item| match item {
+                        IndexItem::Int(e) => IndexItem::Int(self.expr(e)),
+                        IndexItem::Slice(a, b, c) => IndexItem::Slice(a.map(|e| self.expr(e)), b.map(|e| self.expr(e)), c.map(|e| self.expr(e))),
+                        other => other,
+                    })
+                    .collect();
+                Expr::Index { site, tensor: self.boxed(*tensor), items }
+            }
             Expr::Size { tensor, dim } => Expr::Size { tensor: self.boxed(*tensor), dim },
             Expr::Numel(tensor) => Expr::Numel(self.boxed(*tensor)),
             Expr::IfElse { cond, then, orelse } => Expr::IfElse { cond: self.boxed(*cond), then: self.boxed(*then), orelse: self.boxed(*orelse) },

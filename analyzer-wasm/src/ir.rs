@@ -111,6 +111,8 @@ pub enum Expr {
     Size { tensor: Box<Expr>, dim: usize },
     /// `t.numel()`
     Numel(Box<Expr>),
+    /// `t[items]`, basic indexing (site `site`, op `Op::Index`)
+    Index { site: usize, tensor: Box<Expr>, items: Vec<IndexItem> },
     /// A call of another native function of the module (`function`: its index in the report),
     /// its arguments in parameter order.
     Call { function: usize, args: Vec<Expr> },
@@ -125,6 +127,26 @@ pub enum Expr {
     Compare { kind: ScalarKind, first: Box<Expr>, rest: Vec<(CmpOp, Expr)> },
     /// `and` / `or` over bools
     BoolOp { and: bool, values: Vec<Expr> },
+}
+
+/// One item of a basic index expression (`tl::index::Item`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum IndexItem {
+    Int(Expr),
+    Slice(Option<Expr>, Option<Expr>, Option<Expr>),
+    NewAxis,
+    Ellipsis,
+}
+
+impl IndexItem {
+    /// The int expressions of the item.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            IndexItem::Int(e) => vec![e],
+            IndexItem::Slice(a, b, c) => [a, b, c].into_iter().flatten().collect(),
+            IndexItem::NewAxis | IndexItem::Ellipsis => Vec::new(),
+        }
+    }
 }
 
 /// A sum or mean over one static dim, applied by a fused kernel (`tl::fused::Reduce`).
@@ -317,6 +339,10 @@ impl Expr {
             }
             Expr::Math { arg, .. } => arg.visit(f),
             Expr::Tuple(items) | Expr::Call { args: items, .. } => items.iter().for_each(|e| e.visit(f)),
+            Expr::Index { tensor, items, .. } => {
+                tensor.visit(f);
+                items.iter().flat_map(IndexItem::exprs).for_each(|e| e.visit(f));
+            }
             Expr::Size { tensor, .. } | Expr::Numel(tensor) => tensor.visit(f),
             Expr::IfElse { cond, then, orelse } => {
                 cond.visit(f);

@@ -288,6 +288,10 @@ rule!(FLATTEN, "torchlower/flatten", Flatten, true,
     "EXTENSION: t.flatten(start_dim=0, end_dim=-1) / torch.flatten(t, …)",
     "Int literal dims, positionally or by keyword; dims `start..=end` merged into one (a view where possible, else a copy, as eager).",
     "torch.flatten(x, 1)");
+rule!(INDEX, "torchlower/tensor-basic-indexing", Index, true,
+    "EXTENSION: t[…] with ints, slices, None and ...",
+    "Basic indexing of a tensor of any dtype: int items (literals or int expressions, negative ones from the end) select and drop a dim, slices `a:b:c` (bounds optional, ints) narrow one, `None` inserts a size-1 dim, one `...` stands for the dims no other item names. The result (rank 1–4) is a view of `t` with eager's strides and offset; an out-of-range int raises eager's IndexError, a zero or negative step eager's ValueError.",
+    "x[:, 0]  /  h[..., :k]  /  mask[:, None, None, :]");
 rule!(CONTIGUOUS, "torchlower/contiguous", Contiguous, true,
     "EXTENSION: t.contiguous()",
     "No arguments; the tensor itself when already contiguous, else a contiguous copy (as eager).",
@@ -305,7 +309,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
-    &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &CONTIGUOUS,
+    &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CONTIGUOUS,
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -441,6 +445,10 @@ code!(CUDA_UNSUPPORTED, "TL209", Site, Error,
     "Not lowered on CUDA yet",
     "The CUDA kernels take float32 tensors of ranks 1 and 2 (elementwise, matmul, reductions, softmax, argmax). An op with a rank-3 or rank-4 operand or result on `cuda:0`, or with a Python number operand, stays Python; the same op on CPU types is claimed (docs/gpu.md lists what is CPU-only).",
     "x: TensorF32Cuda0_3D  ...  x.relu()   /   y: TensorF32Cuda0_2D  ...  y * 0.5", "Use the CPU types, or keep CUDA code to rank-1/2 tensor–tensor ops.");
+code!(ADVANCED_INDEX, "TL211", Site, Error,
+    "Advanced indexing",
+    "An index with a tensor, a bool, a list or a second `...` (eager's advanced indexing gathers a copy, or raises) is not lowered; ints, slices, `None` and one `...` are.",
+    "x[idx_tensor]  /  logits[logits < v[:, [-1]]]", "Use `torch.gather`/`torch.where` in Python, or basic indexing.");
 code!(LINEAR_KEYWORD_OPERAND, "TL210", Linear, Error,
     "F.linear input/weight passed as keywords",
     "Only the bias may be a keyword (`bias=b` or `bias=None`); input and weight must be positional.",
@@ -568,7 +576,7 @@ code!(RETURN_NONE, "TL403", Return, Warning,
 pub static ALL_CODES: &[&Code] = &[
     &SYNTAX_ERROR, &TOO_DEEP, &NOT_UTF8,
     &PARAM_UNANNOTATED, &PARAM_UNSUPPORTED, &RETURN_UNANNOTATED, &RETURN_UNSUPPORTED, &PARAM_DEFAULT, &PARAM_VARIADIC, &DECORATOR, &ASYNC_FN,
-    &NOT_F32_OPERAND, &BAD_KEYWORD, &BAD_ARITY, &IN_PLACE, &MIXED_DEVICE, &DEVICE_TRANSFER, &VIEW_OP, &RANK0_RESULT, &BAD_RANKS, &CUDA_UNSUPPORTED,
+    &NOT_F32_OPERAND, &BAD_KEYWORD, &BAD_ARITY, &IN_PLACE, &MIXED_DEVICE, &DEVICE_TRANSFER, &VIEW_OP, &RANK0_RESULT, &BAD_RANKS, &CUDA_UNSUPPORTED, &ADVANCED_INDEX,
     &LINEAR_KEYWORD_OPERAND, &RELU_INPLACE, &GELU_APPROXIMATE, &GELU_METHOD,
     &ARITH_METHOD, &INT64_ARITH, &SCALAR_OPERAND,
     &DIM_MISSING, &DIM_NOT_LITERAL, &DIM_OUT_OF_RANGE, &DIM_DUPLICATE, &KEEPDIM_POSITIONAL, &KEEPDIM_NOT_LITERAL,

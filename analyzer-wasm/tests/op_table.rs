@@ -37,6 +37,7 @@ fn valid_operands(signature: Signature) -> (Vec<Operand>, Vec<Keyword>) {
         Signature::Tensor => (vec![m], vec![]),
         Signature::IntList => (vec![m, int(1), int(0)], vec![]),
         Signature::DimPair => (vec![m, int(0), int(1)], vec![]),
+        Signature::Index => (vec![m], vec![]),
     }
 }
 
@@ -67,7 +68,18 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let q = Query { target: Target::Method(name), receiver: Some(receiver), args: rest, keywords: &keywords, starred: false };
             queries.push((format!("Tensor.{name}"), decide(&q)));
         }
-        for symbol in row.operators {
+        // `[]` is indexing, which the walk claims from the subscript itself (its items are not
+        // operands): asked through the analyzer
+        if row.operators.contains(&"[]") {
+            let source = "from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\ndef f(x: TensorF32Cpu2D) -> TensorF32Cpu1D:\n    return x[0]\n";
+            let report = torchlower_analyzer::analyze(source, "index.py");
+            let site = &report.functions[0].sites[0];
+            let rule = site.rule.clone().unwrap_or_else(|| panic!("`x[0]` is not claimed: {site:?}"));
+            let registered = ALL_RULES.iter().find(|r| r.id == rule).expect("a registered rule");
+            assert_eq!(registered.op, row.op, "`x[0]`: rule {rule} lowers another op");
+            claims.push((row.op, rule, row.name));
+        }
+        for symbol in row.operators.iter().filter(|s| **s != "[]") {
             let target = Target::BinOp { op: python_operator(symbol), augmented: false };
             let q = Query { target, receiver: None, args: &operands, keywords: &[], starred: false };
             queries.push((symbol.to_string(), decide(&q)));
@@ -135,6 +147,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::IntList => ("x: M", format!("x.{}(1, 0)", row.methods[0]), "M"),
                 Signature::DimPair if row.op == Op::Flatten => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "V"),
                 Signature::DimPair => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
+                Signature::Index => ("x: M", "x[0]".to_string(), "V"),
             };
             // views are CPU-only so far (TL209 on cuda:0, tested in the lane)
             if row.cuda_kernel.is_empty() && marker.contains("Cuda") {
@@ -152,7 +165,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
             );
             let report = torchlower_analyzer::analyze(&source, "op.py");
             let rust = report.rust.unwrap_or_else(|| panic!("{:?} on {marker} is not native:\n{source}\n{:?}", row.op, report.functions));
-            let wanted = format!("{module}::{}(", row.name);
+            let wanted = if row.signature == Signature::Index { "tl::index::get(".to_string() } else { format!("{module}::{}(", row.name) };
             // a lone CPU sum/mean of a parameter is fused (`tl::fused::reduce`) instead
             let fused = report.functions[0].sites.iter().all(|s| s.fused_into.is_some());
             assert!(rust.contains(&wanted) || (fused && module == "tl::ops"), "{:?}: no `{wanted}` in\n{rust}", row.op);

@@ -27,6 +27,7 @@ pub use tch;
 
 pub mod boundary;
 pub mod fused;
+pub mod index;
 pub mod cuda;
 mod error;
 mod facts;

@@ -91,3 +91,66 @@ def test_tuple_returns_and_shape_numbers(views):
     y = torch.randn(2, 3, 5)
     assert compiled["numbers_of_a_shape"](y) == module.numbers_of_a_shape(y)
     assert type(compiled["numbers_of_a_shape"](y)) is int
+
+
+INDEXING = REPO / "tests" / "corpus" / "accepted" / "indexing.py"
+
+
+@pytest.fixture(scope="module")
+def indexing():
+    module = import_path(INDEXING)
+    names = ["cls_token", "last_token", "first_k", "strided", "mask_4d", "window", "pick", "rotate_half", "vector_slice"]
+    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
+    for name, fn in compiled.items():
+        assert fn.route == "native", f"{name}: {fn.reason}"
+    return module, compiled
+
+
+@pytest.mark.parametrize(
+    "name,make,args",
+    [
+        ("cls_token", lambda: torch.randn(2, 3, 4), ()),
+        ("last_token", lambda: torch.randn(2, 3, 4), ()),
+        ("first_k", lambda: torch.randn(2, 3, 4), (2,)),
+        ("first_k", lambda: torch.randn(2, 3, 4), (-1,)),
+        ("first_k", lambda: torch.randn(2, 3, 4), (99,)),
+        ("strided", lambda: torch.randn(7, 8), ()),
+        ("strided", lambda: torch.randn(7, 8).t(), ()),
+        ("mask_4d", lambda: torch.randint(0, 2, (2, 5)), ()),
+        ("window", lambda: torch.randn(6, 3), (1, 3)),
+        ("window", lambda: torch.randn(6, 3), (-4, 100)),
+        ("vector_slice", lambda: torch.randn(5), ()),
+    ],
+)
+def test_indexing_aliases_its_input_as_eager(indexing, name, make, args):
+    module, compiled = indexing
+    x_native = make()
+    # the same layout as the native input (a transposed view stays one)
+    x_eager = x_native.t().clone().t() if not x_native.is_contiguous() else x_native.clone()
+    native = compiled[name](x_native, *args)
+    eager = getattr(module, name)(x_eager, *args)
+    assert torch.equal(native, eager)
+    assert layout(native, x_native) == layout(eager, x_eager)
+    if native.numel():
+        corner = (0,) * native.dim()
+        native[corner] = 42 if native.is_floating_point() else 7
+        eager[corner] = 42 if eager.is_floating_point() else 7
+        assert torch.equal(x_native, x_eager)
+
+
+@pytest.mark.parametrize("i", [3, -4, 100])
+def test_index_errors_are_eagers(indexing, native_mode, i):
+    module, compiled = indexing
+    x = torch.randn(3, 2, 4)
+    with pytest.raises(IndexError) as eager:
+        module.pick(x, i)
+    with pytest.raises(IndexError) as native:
+        compiled["pick"](x, i)
+    assert str(native.value) == str(eager.value)
+
+
+def test_slice_with_a_computed_bound_matches_eager(indexing):
+    module, compiled = indexing
+    x = torch.randn(2, 3, 8, 6)
+    native, eager = compiled["rotate_half"](x), module.rotate_half(x)
+    assert torch.equal(native, eager)

@@ -235,6 +235,47 @@ impl FnEmitter<'_> {
                 self.borrow(Some(tensor));
                 let _ = write!(self.out, ", {dim})");
             }
+            Expr::Index { site, tensor, items } => {
+                let start = self.out.len();
+                self.out.push_str("tl::index::get(");
+                self.borrow(Some(tensor));
+                self.out.push_str(", &[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    match item {
+                        ir::IndexItem::Int(e) => {
+                            self.out.push_str("tl::index::Item::Int(");
+                            self.expr(e);
+                            self.out.push(')');
+                        }
+                        ir::IndexItem::Slice(a, b, c) => {
+                            self.out.push_str("tl::index::Item::Slice(");
+                            for (k, bound) in [a, b, c].into_iter().enumerate() {
+                                if k > 0 {
+                                    self.out.push_str(", ");
+                                }
+                                match bound {
+                                    Some(e) => {
+                                        self.out.push_str("Some(");
+                                        self.expr(e);
+                                        self.out.push(')');
+                                    }
+                                    None => self.out.push_str("None"),
+                                }
+                            }
+                            self.out.push(')');
+                        }
+                        ir::IndexItem::NewAxis => self.out.push_str("tl::index::Item::NewAxis"),
+                        ir::IndexItem::Ellipsis => self.out.push_str("tl::index::Item::Ellipsis"),
+                    }
+                }
+                self.out.push_str("])?");
+                if let Some(slot) = self.site_ranges.get_mut(*site) {
+                    *slot = Some([start, self.out.len()]);
+                }
+            }
             Expr::Call { function, args } => {
                 let _ = write!(self.out, "{}(", body_symbol(*function));
                 for (i, arg) in args.iter().enumerate() {
@@ -481,7 +522,8 @@ impl FnEmitter<'_> {
                 }
                 Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
-            Signature::Tensor => {}
+            // printed by `Expr::Index` (never an `Expr::Tensor`)
+            Signature::Tensor | Signature::Index => {}
             // a shape or permutation from Python ints (literals or int expressions)
             Signature::IntList => {
                 self.out.push_str(", &[");

@@ -87,6 +87,8 @@ pub enum Signature {
     IntList,
     /// `f(&t, d0, d1)`: two static dims (`transpose`, `flatten`).
     DimPair,
+    /// `t[items]`: basic indexing (`tl::index::get(&t, &[Item, …])`).
+    Index,
 }
 
 /// One row of the table.
@@ -426,6 +428,13 @@ op_table! {
         Flatten {
             name: "flatten", lane: Views, signature: DimPair,
             functions: ["torch.flatten"], methods: ["flatten"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Basic indexing `t[…]` with ints, slices, `None` and `...`: a view.
+        Index {
+            name: "index", lane: Views, signature: Index,
+            functions: [], methods: [], operators: ["[]"],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

@@ -24,3 +24,15 @@ def view_to_rank5(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def transpose_dynamic_dim(x: TensorF32Cpu2D, d: int) -> TensorF32Cpu2D:
     return x.transpose(d, 1)
+
+
+def advanced_index(x: TensorF32Cpu2D, idx: TensorI64Cpu1D) -> TensorF32Cpu2D:
+    return x[idx]
+
+
+def list_index(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x[:, [-1]]
+
+
+def rank0_index(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x[0, 0]
