@@ -26,7 +26,7 @@ fn median_us(mut body: impl FnMut()) -> f64 {
 fn kernels_against_libtorch() {
     tch::set_num_threads(1);
     let _guard = tch::no_grad_guard();
-    for &(m, n) in &[(1i64, 64i64), (8, 256), (64, 256), (256, 256), (64, 1024), (1024, 1024)] {
+    for &(m, n) in &[(1i64, 64i64), (64, 256), (256, 1024), (64, 4096), (1024, 1024)] {
         let x = Tensor::randn([m, n], (tch::Kind::Float, tch::Device::Cpu));
         let relu = median_us(|| drop(ops::relu(&x).unwrap()));
         let relu_fused = median_us(|| drop(fused::elementwise(&[&x], &[Step::Load(0), Step::Unary(Unary::Relu)]).unwrap()));
@@ -40,9 +40,9 @@ fn kernels_against_libtorch() {
         let y = Tensor::randn([m, n], (tch::Kind::Float, tch::Device::Cpu));
         let b = Tensor::randn([n], (tch::Kind::Float, tch::Device::Cpu));
         let mut line = format!("{m}x{n}:");
-        for op in [Unary::Exp, Unary::Sigmoid, Unary::Sqrt] {
-            let ours = median_us(|| drop(fused::elementwise(&[&x], &[Step::Load(0), Step::Unary(op)]).unwrap()));
-            let theirs = median_us(|| drop(match op { Unary::Exp => ops::exp(&x), Unary::Sigmoid => ops::sigmoid(&x), _ => ops::sqrt(&x) }.unwrap()));
+        for op in [Unary::Abs, Unary::Neg, Unary::Square, Unary::Relu] {
+            let ours = median_us(|| drop(fused::unary(op, &x).unwrap()));
+            let theirs = median_us(|| drop(match op { Unary::Abs => ops::abs(&x), Unary::Neg => ops::neg(&x), Unary::Square => ops::square(&x), _ => ops::relu(&x) }.unwrap()));
             line += &format!(" {op:?} ops {theirs:.2} fused {ours:.2} |");
         }
         let add = median_us(|| drop(ops::add(&x, &y).unwrap()));

@@ -49,6 +49,10 @@ pub const MAX_WORK: usize = 1 << 20;
 /// The same for `F.linear` with several rows, where `w` is first transposed (as MKL packs it):
 /// measured faster than MKL up to 64×128×64 with that copy included.
 pub const MAX_LINEAR_WORK: usize = 1 << 19;
+/// The largest weight (`n·k` elements) a several-row `F.linear` transposes per call: above it
+/// the copy costs more than the product saves (measured on an Intel Xeon: 8×128·128×512 took
+/// 3× longer than MKL, mostly in the transpose).
+pub const MAX_LINEAR_PACK: usize = 1 << 14;
 /// The longest chain measured to be unblocked in MKL (`k` is split into panels above it).
 const MAX_K: usize = 192;
 
@@ -70,6 +74,9 @@ fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> 
         _ => MAX_WORK,
     };
     if m == 0 || k == 0 || n == 0 || m.saturating_mul(k).saturating_mul(n) > limit {
+        return None;
+    }
+    if layout == Layout::Linear && m > 1 && k.saturating_mul(n) > MAX_LINEAR_PACK {
         return None;
     }
     if layout == Layout::Matmul && m == 1 && !accumulate {
