@@ -156,6 +156,21 @@ def index(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x[:, 0]
 
 
+def chunk(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    a, b = x.chunk(2, dim=0)
+    return b
+
+
+def split(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    a, b = x.split(1, dim=0)
+    return b
+
+
+def unbind(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    a, b = x.unbind(0)
+    return b
+
+
 # --- fused patterns ----------------------------------------------------------------------------
 
 
@@ -205,7 +220,7 @@ OPS = {
     "div": "div", "linear": "linear", "matmul": "matmul", "sum_rows": "sum_dim", "mean_rows": "mean_dim",
     "softmax": "softmax", "argmax": "argmax", "view": "view", "reshape": "reshape", "permute": "permute",
     "transpose": "transpose", "t": "t", "unsqueeze": "unsqueeze", "flatten": "flatten", "contiguous": "contiguous",
-    "index": "index",
+    "index": "index", "chunk": "chunk", "split": "split", "unbind": "unbind",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -213,6 +228,8 @@ ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp"
                "softmax", "argmax", "chain"]
 #: Python-number operands and views, on a smaller grid (their cost is the call, not the data).
 SMALL_GRID = ["mul_scalar", "rsub_scalar", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
+#: Two-part splits: the rows must be 2.
+PARTS = ["chunk", "split", "unbind"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 PRODUCTS = ["linear", "matmul", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
@@ -237,6 +254,8 @@ def cells(quick: bool = False) -> list[tuple[str, str, tuple]]:
     small_rows, small_cols = (QUICK_ROWS[:1], QUICK_COLS[:1]) if quick else (SMALL_ROWS, SMALL_COLS)
     for function in SMALL_GRID:
         out += [(f"{function}@{r}x{c}", function, (r, c)) for r in small_rows for c in small_cols]
+    for function in PARTS:
+        out += [(f"{function}@2x{c}", function, (2, c)) for c in small_cols]
     for function in PRODUCTS:
         out += [(f"{function}@{r}x{c}", function, (r, c)) for r in product_rows for c in product_cols]
     mlp_rows, mlp_widths = (MLP_ROWS[:2], MLP_WIDTHS[:1]) if quick else (MLP_ROWS, MLP_WIDTHS)

@@ -55,7 +55,7 @@ fn count_reads(body: &[Stmt]) -> ReadCounts {
 /// Calls `f` on every expression of `s` and of the statements nested in it.
 fn visit_stmt_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     match s {
-        Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } => value.visit(f),
+        Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } | Stmt::Unpack { value, .. } => value.visit(f),
         Stmt::If { cond, then, orelse } => {
             cond.visit(f);
             then.iter().chain(orelse).for_each(|s| visit_stmt_exprs(s, f));
@@ -327,6 +327,7 @@ impl Pass<'_> {
             Stmt::Assign { name, ty, value } => Stmt::Assign { name, ty, value: self.expr(value) },
             Stmt::Return(value) => Stmt::Return(self.expr(value)),
             Stmt::Assert { cond, message } => Stmt::Assert { cond: self.expr(cond), message },
+            Stmt::Unpack { names, value } => Stmt::Unpack { names, value: self.expr(value) },
             Stmt::If { cond, then, orelse } => Stmt::If { cond: self.expr(cond), then: self.block(then), orelse: self.block(orelse) },
             Stmt::For { var, start, stop, step, body } => {
                 Stmt::For { var, start: self.expr(start), stop: self.expr(stop), step: self.expr(step), body: self.block(body) }

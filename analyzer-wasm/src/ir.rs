@@ -21,6 +21,8 @@ pub enum Options {
     DimKeepdim(i64, bool),
     /// `transpose(t, d0, d1)`, `flatten(t, start, end)`: two normalised static dims
     DimPair(i64, i64),
+    /// `chunk`/`split`/`unbind` over `dim`, unpacked into `count` names
+    Parts { dim: i64, count: usize },
     /// An arithmetic op with a Python number on the right (`t * 0.5` → `mul_scalar(t, s)`).
     ScalarRight,
     /// An arithmetic op with a Python number on the left (`1.0 - t` → `scalar_sub(s, t)`).
@@ -254,6 +256,9 @@ pub enum Stmt {
     Return(Expr),
     /// `assert cond[, "message"]`: `AssertionError` when `cond` is false
     Assert { cond: Expr, message: Option<String> },
+    /// `a, b = t.chunk(2, dim)` & co.: `value` is the parts op (`Options::Parts`), each name
+    /// gets one part
+    Unpack { names: Vec<(String, Ty)>, value: Expr },
     FusedLoop(Box<FusedLoop>),
 }
 
@@ -279,7 +284,9 @@ impl Function {
 fn stmts_fused_sites(body: &[Stmt], out: &mut Vec<(usize, &'static str)>) {
     for s in body {
         match s {
-            Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } => expr_fused_sites(value, out),
+            Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } | Stmt::Unpack { value, .. } => {
+                expr_fused_sites(value, out)
+            }
             Stmt::If { cond, then, orelse } => {
                 expr_fused_sites(cond, out);
                 stmts_fused_sites(then, out);

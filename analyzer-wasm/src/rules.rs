@@ -292,6 +292,18 @@ rule!(INDEX, "torchlower/tensor-basic-indexing", Index, true,
     "EXTENSION: t[…] with ints, slices, None and ...",
     "Basic indexing of a tensor of any dtype: int items (literals or int expressions, negative ones from the end) select and drop a dim, slices `a:b:c` (bounds optional, ints) narrow one, `None` inserts a size-1 dim, one `...` stands for the dims no other item names. The result (rank 1–4) is a view of `t` with eager's strides and offset; an out-of-range int raises eager's IndexError, a zero or negative step eager's ValueError.",
     "x[:, 0]  /  h[..., :k]  /  mask[:, None, None, :]");
+rule!(CHUNK, "torchlower/chunk-unpacked", Chunk, true,
+    "EXTENSION: a, b, … = t.chunk(n, dim) / torch.chunk(t, n, dim)",
+    "`n` a Python int, `dim` an int literal (default 0); only as the value of a tuple assignment, whose names fix how many parts there are (fewer or more parts at run time raise CPython's ValueError, as the unpacking does). Each part is a view of `t`.",
+    "x1, x2 = x.chunk(2, dim=-1)");
+rule!(SPLIT, "torchlower/split-unpacked", Split, true,
+    "EXTENSION: a, b, … = t.split(size, dim) / torch.split(t, size, dim)",
+    "`size` a Python int (not a list of sizes), `dim` an int literal; as for chunk.",
+    "q, k, v = qkv.split(n_embd, dim=2)");
+rule!(UNBIND, "torchlower/unbind-unpacked", Unbind, true,
+    "EXTENSION: a, b, … = t.unbind(dim) / torch.unbind(t, dim)",
+    "`dim` an int literal (default 0); each part has one dim less; as for chunk.",
+    "q, k, v = qkv.unbind(0)");
 rule!(CONTIGUOUS, "torchlower/contiguous", Contiguous, true,
     "EXTENSION: t.contiguous()",
     "No arguments; the tensor itself when already contiguous, else a contiguous copy (as eager).",
@@ -309,7 +321,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
-    &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CONTIGUOUS,
+    &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CONTIGUOUS,
 ];
 
 // ---------------------------------------------------------------------------------------------

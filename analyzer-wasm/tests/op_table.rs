@@ -38,6 +38,7 @@ fn valid_operands(signature: Signature) -> (Vec<Operand>, Vec<Keyword>) {
         Signature::IntList => (vec![m, int(1), int(0)], vec![]),
         Signature::DimPair => (vec![m, int(0), int(1)], vec![]),
         Signature::Index => (vec![m], vec![]),
+        Signature::Parts => (vec![m, int(1)], vec![]),
     }
 }
 
@@ -148,6 +149,9 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::DimPair if row.op == Op::Flatten => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "V"),
                 Signature::DimPair => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
                 Signature::Index => ("x: M", "x[0]".to_string(), "V"),
+                // parts are lowered only as the value of an unpacking assignment
+                Signature::Parts if row.op == Op::Unbind => ("x: M", format!("a\n    a, b = x.{}(0)", row.methods[0]), "V"),
+                Signature::Parts => ("x: M", format!("a\n    a, b = x.{}(1, 0)", row.methods[0]), "M"),
             };
             // views are CPU-only so far (TL209 on cuda:0, tested in the lane)
             if row.cuda_kernel.is_empty() && marker.contains("Cuda") {
@@ -159,8 +163,10 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
                 _ => marker.to_string(),
             };
+            // `call` may carry statements to run first, after a newline: `a\n    a, b = …`
+            let (value, before) = call.split_once('\n').map_or((call.as_str(), ""), |(v, b)| (v, b));
             let source = format!(
-                "from torchlower.types import {marker}, {vector}, TensorI64Cpu1D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n    return {call}\n",
+                "from torchlower.types import {marker}, {vector}, TensorI64Cpu1D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
                 params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")),
             );
             let report = torchlower_analyzer::analyze(&source, "op.py");

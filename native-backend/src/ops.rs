@@ -198,6 +198,34 @@ pub fn contiguous(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_contiguous()?)
 }
 
+/// Parts of a split, checked against the number of names a statement unpacks them into,
+/// with CPython's messages.
+fn unpacked(parts: Vec<Tensor>, expected: usize) -> Result<Vec<Tensor>> {
+    match parts.len() {
+        got if got == expected => Ok(parts),
+        got if got < expected => Err(crate::Error::Value(format!("not enough values to unpack (expected {expected}, got {got})"))),
+        _ => Err(crate::Error::Value(format!("too many values to unpack (expected {expected})"))),
+    }
+}
+
+/// `a, b, … = t.chunk(chunks, dim)` (`expected` names).
+#[inline]
+pub fn chunk(t: &Tensor, chunks: i64, dim: i64, expected: usize) -> Result<Vec<Tensor>> {
+    unpacked(t.f_chunk(chunks, dim)?, expected)
+}
+
+/// `a, b, … = t.split(size, dim)`.
+#[inline]
+pub fn split(t: &Tensor, size: i64, dim: i64, expected: usize) -> Result<Vec<Tensor>> {
+    unpacked(t.f_split(size, dim)?, expected)
+}
+
+/// `a, b, … = t.unbind(dim)` (`_unused`: the signature's int argument, which unbind has not).
+#[inline]
+pub fn unbind(t: &Tensor, _unused: i64, dim: i64, expected: usize) -> Result<Vec<Tensor>> {
+    unpacked(t.f_unbind(dim)?, expected)
+}
+
 /// `a @ b`, `torch.matmul(a, b)`, `a.matmul(b)`.
 #[inline]
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {

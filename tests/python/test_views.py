@@ -154,3 +154,30 @@ def test_slice_with_a_computed_bound_matches_eager(indexing):
     x = torch.randn(2, 3, 8, 6)
     native, eager = compiled["rotate_half"](x), module.rotate_half(x)
     assert torch.equal(native, eager)
+
+
+def test_unpacking_parts_matches_eager_and_its_errors(views, native_mode):
+    module, _ = views
+    glu = torchlower.compile(module.glu)
+    unbind = torchlower.compile(module.qkv_unbind)
+    assert glu.route == "native" and unbind.route == "native"
+    x = torch.randn(3, 8)
+    assert torch.equal(glu(x), module.glu(x))
+    for odd in (torch.randn(3, 1), torch.randn(3, 0), torch.randn(3, 3)):
+        try:
+            want = module.glu(odd)
+        except ValueError as eager:
+            with pytest.raises(ValueError) as native:
+                glu(odd)
+            assert str(native.value) == str(eager)
+        else:
+            got = glu(odd)
+            assert got.shape == want.shape and torch.equal(got, want)
+    y = torch.randn(4, 2, 3, 5)
+    with pytest.raises(ValueError) as eager:
+        module.qkv_unbind(y)
+    with pytest.raises(ValueError) as native:
+        unbind(y)
+    assert str(native.value) == str(eager.value)
+    z = torch.randn(3, 2, 3, 5)
+    assert torch.equal(unbind(z), module.qkv_unbind(z))

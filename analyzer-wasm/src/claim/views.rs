@@ -22,6 +22,9 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Unsqueeze => &rules::UNSQUEEZE,
         Op::Flatten => &rules::FLATTEN,
         Op::Contiguous => &rules::CONTIGUOUS,
+        Op::Chunk => &rules::CHUNK,
+        Op::Split => &rules::SPLIT,
+        Op::Unbind => &rules::UNBIND,
         _ => return None,
     })
 }
@@ -52,7 +55,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
     }
     let allowed: &[&str] = match op {
         Op::Flatten => &["start_dim", "end_dim"],
-        Op::Unsqueeze => &["dim"],
+        Op::Unsqueeze | Op::Chunk | Op::Split | Op::Unbind => &["dim"],
         _ => &[],
     };
     if let Err(d) = keywords_only(q, allowed, form) {
@@ -67,6 +70,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             (_, None) => unsqueeze(t, rest, form),
             _ => Err(Decision::reject(&rules::DIM_DUPLICATE, format!("{form}: `dim` given twice"))),
         },
+        Op::Chunk | Op::Split | Op::Unbind => parts(q, t, rest, op, form),
         Op::T if t.rank > 2 => Err(Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor (eager accepts rank ≤ 2)", t.rank))),
         _ if !rest.is_empty() => Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes no arguments"))),
         _ => Ok((t, Options::None)),
@@ -76,6 +80,9 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             let mut operands = vec![at];
             if matches!(op, Op::View | Op::Reshape | Op::Permute) {
                 operands.extend((0..rest.len()).map(|i| OperandRef::Arg(first + i)));
+            }
+            if matches!(op, Op::Chunk | Op::Split) {
+                operands.push(OperandRef::Arg(first));
             }
             Decision::Claimed(Claim { rule, result, op, options, operands })
         }
@@ -138,6 +145,33 @@ fn flatten(q: &Query, t: TensorTy, positional: &[Operand], form: &str) -> Result
     let rank = t.rank - (end - start) as u8;
     let result = TensorTy::new(t.dtype, t.device, rank).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form}: no rank-{rank} type")))?;
     Ok((result, Options::DimPair(start, end)))
+}
+
+/// `chunk(n, dim=0)`, `split(size, dim=0)` (`n`, `size`: Python ints), `unbind(dim=0)`: each
+/// part has the input's type (`unbind`: one rank less). The walk accepts them only as the
+/// value unpacked by an assignment (`a, b = t.chunk(2, -1)`), which fixes how many parts.
+fn parts(q: &Query, t: TensorTy, positional: &[Operand], op: Op, form: &str) -> Result<(TensorTy, Options), Decision> {
+    let (count_arg, dim_args) = match op {
+        Op::Unbind => (None, positional),
+        _ => match positional.split_first() {
+            Some((n, rest)) => (Some(n), rest),
+            None => return Err(Decision::reject(&rules::BAD_ARITY, format!("{form} needs the number or size of the parts"))),
+        },
+    };
+    if let Some(n) = count_arg {
+        if n.ty != Ty::Int {
+            return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: the parts are given by a Python int here (not {})", n.ty.describe())));
+        }
+    }
+    let dim = match (dim_args, keyword(q, "dim")) {
+        ([], None) => 0,
+        ([d], None) | ([], Some((_, d))) => literal(d, form)?,
+        _ => return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: one dim"))),
+    };
+    let dim = normalize_dim(dim, t.rank, form)?;
+    let result = if op == Op::Unbind { TensorTy::new(t.dtype, t.device, t.rank - 1) } else { Some(t) };
+    let result = result.ok_or_else(|| Decision::reject(&rules::RANK0_RESULT, format!("{form} of a rank-1 tensor gives rank-0 parts")))?;
+    Ok((result, Options::Dim(dim)))
 }
 
 /// `unsqueeze(dim)`: `dim` in `[-rank-1, rank]`, normalised against the result's rank.

@@ -154,6 +154,17 @@ impl FnEmitter<'_> {
                 self.owned(value);
                 self.out.push_str(";\n");
             }
+            Stmt::Unpack { names, value } => {
+                self.out.push_str("{ let parts = ");
+                self.expr(value);
+                self.out.push_str(";");
+                for (i, (name, ty)) in names.iter().enumerate() {
+                    if let Some(kind) = RustKind::of(*ty) {
+                        let _ = write!(self.out, " {} = parts[{i}].shallow_clone();", local_ident(name, kind));
+                    }
+                }
+                self.out.push_str(" }\n");
+            }
             Stmt::Assert { cond, message } => {
                 self.out.push_str("if !(");
                 self.expr(cond);
@@ -520,10 +531,22 @@ impl FnEmitter<'_> {
                 Options::DimPair(a, b) => {
                     let _ = write!(self.out, ", {a}, {b}");
                 }
+                Options::Parts { .. } => {}
                 Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
             // printed by `Expr::Index` (never an `Expr::Tensor`)
             Signature::Tensor | Signature::Index => {}
+            // `f(&t, a, dim, count)`: `a` the op's int operand (0 for unbind)
+            Signature::Parts => {
+                self.out.push_str(", ");
+                match args.get(1) {
+                    Some(a) => self.expr(a),
+                    None => self.out.push_str("0i64"),
+                }
+                if let Options::Parts { dim, count } = options {
+                    let _ = write!(self.out, ", {dim}, {count}");
+                }
+            }
             // a shape or permutation from Python ints (literals or int expressions)
             Signature::IntList => {
                 self.out.push_str(", &[");
@@ -599,6 +622,13 @@ fn collect_locals(body: &[Stmt], out: &mut BTreeSet<(String, RustKind)>) {
                 }
                 if let ir::LoopResult::Assign(name) = &l.result {
                     out.insert((name.clone(), RustKind::Tensor));
+                }
+            }
+            Stmt::Unpack { names, .. } => {
+                for (name, ty) in names {
+                    if let Some(k) = RustKind::of(*ty) {
+                        out.insert((name.clone(), k));
+                    }
                 }
             }
             Stmt::Return(_) | Stmt::Assert { .. } => {}

@@ -90,6 +90,21 @@ impl Walker<'_> {
             return Val::explained(Ty::Unknown);
         }
         let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
+        let parts = matches!(&decision, Decision::Claimed(claim) if claim.op.info().signature == torchlower_ops::Signature::Parts);
+        let unpacked_here = self.unpacking.filter(|(range, _)| *range == c.range).map(|(_, count)| count);
+        let decision = match (parts, unpacked_here, decision) {
+            (true, Some(count), Decision::Claimed(mut claim)) => {
+                if let ir::Options::Dim(dim) = claim.options {
+                    claim.options = ir::Options::Parts { dim, count };
+                }
+                Decision::Claimed(claim)
+            }
+            (true, None, Decision::Claimed(claim)) => Decision::reject(
+                &rules::UNSUPPORTED_TARGET,
+                format!("`{}` is lowered only as the value unpacked by an assignment (`a, b = t.{}(…)`)", claim.op.name(), claim.op.name()),
+            ),
+            (_, _, other) => other,
+        };
         self.site(claim::describe_target(target), decision, c.range, receiver, &args, &kw_vals)
     }
 

@@ -108,6 +108,9 @@ struct Walker<'a> {
     temps: usize,
     callees: &'a Callees,
     calls: BTreeSet<usize>,
+    /// the call an assignment unpacks into this many names (`a, b = t.chunk(2)`): the one
+    /// place a parts op (chunk/split/unbind) is lowered
+    unpacking: Option<(TextRange, usize)>,
 }
 
 /// Analyze a (sync) top-level function definition.
@@ -126,6 +129,7 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         temps: 0,
         callees,
         calls: BTreeSet::new(),
+        unpacking: None,
     };
     let (params, param_tys) = w.signature(def);
     locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);

@@ -53,7 +53,17 @@ impl Walker<'_> {
         match stmt {
             Stmt::Pass(_) => true,
             Stmt::Assign(s) => {
+                if let ([Expr::Tuple(t)], Expr::Call(_)) = (s.targets.as_slice(), &*s.value) {
+                    self.unpacking = Some((s.value.range(), t.elts.len()));
+                }
                 let v = self.expr(&s.value);
+                self.unpacking = None;
+                if let Some(ir::Expr::Tensor { options: ir::Options::Parts { .. }, .. }) = &v.ir {
+                    if let [Expr::Tuple(t)] = s.targets.as_slice() {
+                        self.unpack_parts(&t.elts, v, s.range, out);
+                        return true;
+                    }
+                }
                 match s.targets.as_slice() {
                     [Expr::Name(n)] => self.assign(n.id.as_str(), v, s.value.range(), out),
                     [Expr::Tuple(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range, out),
@@ -176,6 +186,21 @@ impl Walker<'_> {
             let value = self.name_of_temp(&temp);
             self.assign(name, value, range, out);
         }
+    }
+
+    /// `a, b = t.chunk(2, dim)`: each name bound to one part (names only; the count was fixed
+    /// from them when the call was claimed).
+    fn unpack_parts(&mut self, targets: &[Expr], v: Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        let names: Option<Vec<String>> = targets.iter().map(|t| if let Expr::Name(n) = t { Some(n.id.to_string()) } else { None }).collect();
+        let (Some(names), Some(value)) = (names, v.ir) else {
+            self.diag(&rules::UNSUPPORTED_TARGET, "unpacking into targets other than plain names is not lowered".into(), range);
+            targets.iter().for_each(|t| self.bind_unknown(t));
+            return;
+        };
+        for name in &names {
+            self.env.bind(name, v.ty);
+        }
+        out.push(ir::Stmt::Unpack { names: names.into_iter().map(|n| (n, v.ty)).collect(), value });
     }
 
     /// The value of a synthetic local (a tuple temp, read like a local).

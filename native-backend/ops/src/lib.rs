@@ -89,6 +89,9 @@ pub enum Signature {
     DimPair,
     /// `t[items]`: basic indexing (`tl::index::get(&t, &[Item, …])`).
     Index,
+    /// `f(&t, a, dim, n)`: a tensor split into parts that a statement unpacks into `n` names
+    /// (`a, b = t.chunk(2, dim)`); `a` is the op's int argument (unused by `unbind`).
+    Parts,
 }
 
 /// One row of the table.
@@ -438,6 +441,27 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// `n` parts of (nearly) equal size along a dim, views, unpacked into names.
+        Chunk {
+            name: "chunk", lane: Views, signature: Parts,
+            functions: ["torch.chunk"], methods: ["chunk"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Parts of a given size along a dim, views, unpacked into names.
+        Split {
+            name: "split", lane: Views, signature: Parts,
+            functions: ["torch.split"], methods: ["split"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The slices along a dim (that dim removed), views, unpacked into names.
+        Unbind {
+            name: "unbind", lane: Views, signature: Parts,
+            functions: ["torch.unbind"], methods: ["unbind"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// The tensor itself when contiguous, else a contiguous copy.
         Contiguous {
             name: "contiguous", lane: Views, signature: Tensor,
@@ -514,7 +538,7 @@ pub mod unclaimed {
     /// Views and reshapes: results alias their base (TL206).
     pub const VIEW_METHODS: &[&str] = &[
         "view_as", "reshape_as", "squeeze", "expand", "expand_as", "narrow", "select", "unfold", "movedim", "swapaxes",
-        "swapdims", "mT", "T", "H", "mH", "detach", "unflatten", "as_strided", "split", "chunk", "unbind",
+        "swapdims", "mT", "T", "H", "mH", "detach", "unflatten", "as_strided",
     ];
     /// Tensor attributes that are views of the tensor (TL206).
     pub const VIEW_ATTRIBUTES: &[&str] = &["T", "mT", "H", "mH", "real", "imag", "data"];

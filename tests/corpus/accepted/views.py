@@ -57,3 +57,18 @@ def swap(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
 def pair(x: TensorF32Cpu2D) -> tuple[TensorF32Cpu2D, TensorF32Cpu1D]:
     h = x.relu()
     return h, h.sum(dim=1)
+
+
+def glu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    a, b = x.chunk(2, dim=-1)
+    return a * torch.sigmoid(b)
+
+
+def qkv_split(x: TensorF32Cpu3D, w: TensorF32Cpu2D, n_embd: int) -> TensorF32Cpu3D:
+    q, k, v = F.linear(x, w).split(n_embd, dim=2)
+    return q + k - v
+
+
+def qkv_unbind(qkv: TensorF32Cpu4D) -> TensorF32Cpu3D:
+    q, k, v = qkv.unbind(0)
+    return q * k + v[0]

@@ -36,3 +36,12 @@ def list_index(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def rank0_index(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x[0, 0]
+
+
+def chunk_not_unpacked(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.chunk(2, dim=1)[0]
+
+
+def split_sizes(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    a, b = x.split([1, 2], dim=1)
+    return a
