@@ -117,6 +117,34 @@ def rsub_scalar(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return 1.0 - x
 
 
+def pow_number(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x ** 2
+
+
+def clamp(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.clamp(-1.0, 1.0)
+
+
+def clamp_min(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.clamp_min(0.0)
+
+
+def clamp_max(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.clamp_max(6.0)
+
+
+def maximum(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.maximum(x, y)
+
+
+def minimum(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.minimum(x, y)
+
+
+def bmm(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return torch.bmm(x.unsqueeze(0), w.unsqueeze(0))
+
+
 # --- views (metadata only, except reshape/contiguous copies): the boundary's own cost ---------
 
 
@@ -220,18 +248,20 @@ OPS = {
     "div": "div", "linear": "linear", "matmul": "matmul", "sum_rows": "sum_dim", "mean_rows": "mean_dim",
     "softmax": "softmax", "argmax": "argmax", "view": "view", "reshape": "reshape", "permute": "permute",
     "transpose": "transpose", "t": "t", "unsqueeze": "unsqueeze", "flatten": "flatten", "contiguous": "contiguous",
-    "index": "index", "chunk": "chunk", "split": "split", "unbind": "unbind",
+    "index": "index", "chunk": "chunk", "split": "split", "unbind": "unbind", "pow_number": "pow",
+    "clamp": "clamp", "clamp_min": "clamp_min", "clamp_max": "clamp_max", "maximum": "maximum",
+    "minimum": "minimum", "bmm": "bmm",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
                "add", "sub", "mul", "div", "add_row", "sum_rows", "sum_cols", "mean_rows", "mean_cols",
                "softmax", "argmax", "chain"]
 #: Python-number operands and views, on a smaller grid (their cost is the call, not the data).
-SMALL_GRID = ["mul_scalar", "rsub_scalar", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
+SMALL_GRID = ["mul_scalar", "rsub_scalar", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
 #: Two-part splits: the rows must be 2.
 PARTS = ["chunk", "split", "unbind"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
-PRODUCTS = ["linear", "matmul", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
+PRODUCTS = ["linear", "matmul", "bmm", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
 ROWS = [1, 8, 64, 256, 1024]
 COLS = [16, 64, 256, 1024, 4096]
@@ -277,16 +307,16 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
     x = randn(rows, cols)
     if function in ("log", "sqrt"):
         return (x.abs() + 0.5,)
-    if function in ("add", "sub", "mul", "div", "chain"):
+    if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum"):
         y = randn(rows, cols)
         return (x, y.abs() + 0.5 if function == "div" else y)
     if function == "add_row":
         return (x, randn(cols))
     if function in ("linear", "linear_tanh", "linear_gelu", "linear_relu_mean"):
         return (x, *layer(cols, cols))
-    if function in ("matmul", "matmul_bias_relu", "layer_loop"):
+    if function in ("matmul", "matmul_bias_relu", "layer_loop", "bmm"):
         w = randn(cols, cols) / cols**0.5
-        rest = (randn(cols),) if function != "matmul" else ()
+        rest = (randn(cols),) if function not in ("matmul", "bmm") else ()
         return (x, w, *rest, 4) if function == "layer_loop" else (x, w, *rest)
     if function == "gpt_mlp":
         return (x, *layer(cols, 4 * cols), *layer(4 * cols, cols))

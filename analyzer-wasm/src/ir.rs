@@ -21,6 +21,8 @@ pub enum Options {
     DimKeepdim(i64, bool),
     /// `transpose(t, d0, d1)`, `flatten(t, start, end)`: two normalised static dims
     DimPair(i64, i64),
+    /// `clamp(t, min, max)`: which bounds are given (their values are the op's operands)
+    Bounds(bool, bool),
     /// `chunk`/`split`/`unbind` over `dim`, unpacked into `count` names
     Parts { dim: i64, count: usize },
     /// An arithmetic op with a Python number on the right (`t * 0.5` → `mul_scalar(t, s)`).

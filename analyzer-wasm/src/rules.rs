@@ -292,6 +292,27 @@ rule!(INDEX, "torchlower/tensor-basic-indexing", Index, true,
     "EXTENSION: t[…] with ints, slices, None and ...",
     "Basic indexing of a tensor of any dtype: int items (literals or int expressions, negative ones from the end) select and drop a dim, slices `a:b:c` (bounds optional, ints) narrow one, `None` inserts a size-1 dim, one `...` stands for the dims no other item names. The result (rank 1–4) is a view of `t` with eager's strides and offset; an out-of-range int raises eager's IndexError, a zero or negative step eager's ValueError.",
     "x[:, 0]  /  h[..., :k]  /  mask[:, None, None, :]");
+rule!(POW, "torchlower/pow-number", Pow, true,
+    "EXTENSION: t ** s / torch.pow(t, s) / t.pow(s) with a Python number",
+    "A float32 tensor of any rank and a Python int or float exponent (eager's `pow.Tensor_Scalar`, with its exact special cases for 2, 0.5, -1, …); the result has the tensor's type. A tensor exponent and `number ** tensor` are rejected (TL242).",
+    "x ** 2  /  torch.pow(x, 3.0)  /  h.pow(0.5)");
+rule!(CLAMP, "torchlower/clamp-numbers", Clamp, true,
+    "EXTENSION: torch.clamp(t, min, max) / t.clamp(…) / clip with Python-number bounds",
+    "Bounds positional or by keyword, each a Python int or float or the literal None, at least one given.",
+    "x.clamp(min=1e-6)  /  torch.clamp(x, -1.0, 1.0)");
+rule!(CLAMP_MIN, "torchlower/clamp-min-number", ClampMin, true,
+    "EXTENSION: torch.clamp_min(t, lo) / t.clamp_min(lo)", "A Python-number bound.", "x.clamp_min(0.0)");
+rule!(CLAMP_MAX, "torchlower/clamp-max-number", ClampMax, true,
+    "EXTENSION: torch.clamp_max(t, hi) / t.clamp_max(hi)", "A Python-number bound.", "x.clamp_max(6)");
+rule!(MAXIMUM, "torchlower/maximum", Maximum, true,
+    "EXTENSION: torch.maximum(a, b) / a.maximum(b)",
+    "Two float32 tensors, broadcast as eager does; NaN propagates.", "torch.maximum(x, floor)");
+rule!(MINIMUM, "torchlower/minimum", Minimum, true,
+    "EXTENSION: torch.minimum(a, b) / a.minimum(b)",
+    "Two float32 tensors, broadcast as eager does; NaN propagates.", "torch.minimum(x, ceiling)");
+rule!(BMM, "torchlower/bmm", Bmm, true,
+    "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
+    "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
 rule!(CHUNK, "torchlower/chunk-unpacked", Chunk, true,
     "EXTENSION: a, b, … = t.chunk(n, dim) / torch.chunk(t, n, dim)",
     "`n` a Python int, `dim` an int literal (default 0); only as the value of a tuple assignment, whose names fix how many parts there are (fewer or more parts at run time raise CPython's ValueError, as the unpacking does). Each part is a view of `t`.",
@@ -321,6 +342,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
+    &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &BMM,
     &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CONTIGUOUS,
 ];
 

@@ -198,6 +198,56 @@ pub fn contiguous(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_contiguous()?)
 }
 
+/// `t ** s`, `torch.pow(t, s)`, `t.pow(s)` with a Python number `s`.
+#[inline]
+pub fn pow<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.f_pow_tensor_scalar(s)?)
+}
+
+/// `torch.clamp(t, min, max)` with Python-number bounds, either optional (eager's `clamp`
+/// with one bound is its `clamp_min` / `clamp_max`).
+#[inline]
+pub fn clamp(t: &Tensor, min: Option<tch::Scalar>, max: Option<tch::Scalar>) -> Result<Tensor> {
+    Ok(match (min, max) {
+        (Some(lo), Some(hi)) => t.f_clamp(lo, hi)?,
+        (Some(lo), None) => t.f_clamp_min(lo)?,
+        (None, Some(hi)) => t.f_clamp_max(hi)?,
+        // eager raises "At least one of 'min' or 'max' must not be None"; the analyzer never
+        // lowers that form
+        (None, None) => t.shallow_clone(),
+    })
+}
+
+/// `torch.clamp_min(t, lo)`.
+#[inline]
+pub fn clamp_min<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.f_clamp_min(s)?)
+}
+
+/// `torch.clamp_max(t, hi)`.
+#[inline]
+pub fn clamp_max<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.f_clamp_max(s)?)
+}
+
+/// `torch.maximum(a, b)`.
+#[inline]
+pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_maximum(b)?)
+}
+
+/// `torch.minimum(a, b)`.
+#[inline]
+pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_minimum(b)?)
+}
+
+/// `torch.bmm(a, b)`.
+#[inline]
+pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_bmm(b)?)
+}
+
 /// Parts of a split, checked against the number of names a statement unpacks them into,
 /// with CPython's messages.
 fn unpacked(parts: Vec<Tensor>, expected: usize) -> Result<Vec<Tensor>> {

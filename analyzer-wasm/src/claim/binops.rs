@@ -49,6 +49,7 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
     }
     match Op::from_operator(sym) {
         Some(Op::Matmul) => matmul(left, right, &rules::MATMUL_OP_2D, &rules::MATMUL_OP_MIXED, "`@`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
+        Some(Op::Pow) => super::pointwise::power_operator(left, right),
         Some(op) => match arith_rules(op) {
             Some((same, bcast, _)) => {
                 let form = format!("`{sym}`");
@@ -64,6 +65,12 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     if op == Op::Matmul {
         return matmul_call(q);
+    }
+    if op == Op::Bmm {
+        if let Err(d) = keywords_only(q, &[], path).and_then(|_| positional_exactly(q, 2, path)) {
+            return d;
+        }
+        return bmm(&q.args[0], &q.args[1], path, [OperandRef::Arg(0), OperandRef::Arg(1)]);
     }
     arith_function(q, op, path)
 }
@@ -148,6 +155,29 @@ fn elementwise_types(left: &Operand, right: &Operand, form: &str) -> Result<(Ten
     let b = f32_tensor(right, "right operand")?;
     let device = one_device(&[a, b])?;
     Ok((a, b, device))
+}
+
+/// `a.bmm(b)`.
+pub fn bmm_method(q: &Query, receiver: &Operand) -> Decision {
+    if let Err(d) = keywords_only(q, &[], ".bmm()").and_then(|_| positional_exactly(q, 1, ".bmm()")) {
+        return d;
+    }
+    bmm(receiver, &q.args[0], ".bmm()", [OperandRef::Receiver, OperandRef::Arg(0)])
+}
+
+/// `torch.bmm(a, b)`: two float32 rank-3 tensors (batch sizes checked by libtorch).
+fn bmm(left: &Operand, right: &Operand, form: &str, operands: [OperandRef; 2]) -> Decision {
+    let (a, b, device) = match elementwise_types(left, right, form) {
+        Ok(v) => v,
+        Err(d) => return d,
+    };
+    if (a.rank, b.rank) != (3, 3) {
+        return Decision::reject(&rules::BAD_RANKS, format!("{form} takes two rank-3 tensors, got ranks {} and {}", a.rank, b.rank));
+    }
+    match TensorTy::f32(device, 3) {
+        Some(result) => Decision::Claimed(Claim { rule: &rules::BMM, result, op: Op::Bmm, options: Options::None, operands: operands.to_vec() }),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
+    }
 }
 
 /// `torch.matmul(a, b)`: two positional, no keywords.

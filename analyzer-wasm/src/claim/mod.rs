@@ -7,6 +7,7 @@
 
 pub mod activations;
 pub mod binops;
+pub mod pointwise;
 pub mod classification;
 pub mod gelu;
 pub mod linear;
@@ -173,6 +174,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Reductions => reductions::function(q, op, path),
             Lane::Classification => classification::function(q, op, path),
             Lane::Views => views::function(q, op, path),
+            Lane::Pointwise => pointwise::function(q, op, path),
         };
     }
     match Op::from_rejected_function(path) {
@@ -211,10 +213,12 @@ fn decide_method(q: &Query, name: &str) -> Decision {
         return match op.info().lane {
             Lane::Activations => activations::method(q, receiver, op),
             Lane::Unary => unary::method(q, receiver, op, name),
+            Lane::Binops if op == Op::Bmm => binops::bmm_method(q, receiver),
             Lane::Binops => binops::matmul_method(q, receiver),
             Lane::Reductions => reductions::method(q, receiver, op, name),
             Lane::Classification => classification::method(q, receiver, op),
             Lane::Views => views::method(q, receiver, op, name),
+            Lane::Pointwise => pointwise::method(q, receiver, op, name),
             Lane::Linear | Lane::Gelu => not_in_lane(op),
         };
     }

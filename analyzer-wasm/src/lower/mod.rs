@@ -531,11 +531,37 @@ impl FnEmitter<'_> {
                 Options::DimPair(a, b) => {
                     let _ = write!(self.out, ", {a}, {b}");
                 }
-                Options::Parts { .. } => {}
+                Options::Parts { .. } | Options::Bounds(..) => {}
                 Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
             // printed by `Expr::Index` (never an `Expr::Tensor`)
             Signature::Tensor | Signature::Index => {}
+            // `f(&t, s)`: a Python number by value
+            Signature::TensorNumber => {
+                self.out.push_str(", ");
+                if let Some(number) = args.get(1) {
+                    self.expr(number);
+                }
+            }
+            // `f(&t, Option<Scalar>, Option<Scalar>)`
+            Signature::Clamp => {
+                let (has_min, has_max) = match options {
+                    Options::Bounds(lo, hi) => (lo, hi),
+                    _ => (false, false),
+                };
+                let mut bounds = args.iter().skip(1);
+                for present in [has_min, has_max] {
+                    self.out.push_str(", ");
+                    match if present { bounds.next() } else { None } {
+                        Some(bound) => {
+                            self.out.push_str("Some(tl::tch::Scalar::from(");
+                            self.expr(bound);
+                            self.out.push_str("))");
+                        }
+                        None => self.out.push_str("None"),
+                    }
+                }
+            }
             // `f(&t, a, dim, count)`: `a` the op's int operand (0 for unbind)
             Signature::Parts => {
                 self.out.push_str(", ");

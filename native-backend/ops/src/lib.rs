@@ -29,12 +29,22 @@ pub enum Lane {
     Reductions,
     Classification,
     Views,
+    Pointwise,
 }
 
 impl Lane {
     /// Every lane, in documentation order.
-    pub const ALL: [Lane; 8] =
-        [Lane::Linear, Lane::Activations, Lane::Unary, Lane::Gelu, Lane::Binops, Lane::Reductions, Lane::Classification, Lane::Views];
+    pub const ALL: [Lane; 9] = [
+        Lane::Linear,
+        Lane::Activations,
+        Lane::Unary,
+        Lane::Gelu,
+        Lane::Binops,
+        Lane::Reductions,
+        Lane::Classification,
+        Lane::Views,
+        Lane::Pointwise,
+    ];
 
     /// Heading of the lane in the docs.
     pub const fn title(self) -> &'static str {
@@ -47,6 +57,7 @@ impl Lane {
             Lane::Reductions => "reductions",
             Lane::Classification => "classification",
             Lane::Views => "views and reshapes",
+            Lane::Pointwise => "pointwise with Python numbers",
         }
     }
 
@@ -61,6 +72,7 @@ impl Lane {
             Lane::Reductions => "reductions",
             Lane::Classification => "classification",
             Lane::Views => "views",
+            Lane::Pointwise => "pointwise",
         }
     }
 }
@@ -73,7 +85,7 @@ pub enum Signature {
     Unary,
     /// `f(&a, &b)`: two tensors, elementwise with broadcasting.
     Binary,
-    /// `f(&a, &b)`: two tensors, not elementwise (`matmul`).
+    /// `f(&a, &b)`: two tensors, not one of the fused elementwise ops (`matmul`, `maximum`).
     Product,
     /// `f(&x, &w, Option<&b>)`.
     Linear,
@@ -89,6 +101,10 @@ pub enum Signature {
     DimPair,
     /// `t[items]`: basic indexing (`tl::index::get(&t, &[Item, …])`).
     Index,
+    /// `f(&t, s)`: a tensor and a Python number (`pow(t, 2)`, `clamp_min(t, 0.0)`).
+    TensorNumber,
+    /// `f(&t, Option<Scalar>, Option<Scalar>)`: `clamp(t, min, max)`.
+    Clamp,
     /// `f(&t, a, dim, n)`: a tensor split into parts that a statement unpacks into `n` names
     /// (`a, b = t.chunk(2, dim)`); `a` is the op's int argument (unused by `unbind`).
     Parts,
@@ -383,6 +399,56 @@ op_table! {
             functions: ["torch.argmax"], methods: ["argmax"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_argmax",
+        },
+        /// `t ** s` with a Python number `s` (eager's `pow.Tensor_Scalar`, with its exact
+        /// special cases for 2, 0.5, -1 …).
+        Pow {
+            name: "pow", lane: Pointwise, signature: TensorNumber,
+            functions: ["torch.pow"], methods: ["pow"], operators: ["**"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `min(max(t, lo), hi)` with Python-number bounds, either optional.
+        Clamp {
+            name: "clamp", lane: Pointwise, signature: Clamp,
+            functions: ["torch.clamp", "torch.clip"], methods: ["clamp", "clip"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `max(t, lo)` with a Python-number bound.
+        ClampMin {
+            name: "clamp_min", lane: Pointwise, signature: TensorNumber,
+            functions: ["torch.clamp_min"], methods: ["clamp_min"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `min(t, hi)` with a Python-number bound.
+        ClampMax {
+            name: "clamp_max", lane: Pointwise, signature: TensorNumber,
+            functions: ["torch.clamp_max"], methods: ["clamp_max"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Elementwise maximum of two tensors (NaN propagates), with broadcasting.
+        Maximum {
+            name: "maximum", lane: Pointwise, signature: Product,
+            functions: ["torch.maximum"], methods: ["maximum"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Elementwise minimum of two tensors (NaN propagates), with broadcasting.
+        Minimum {
+            name: "minimum", lane: Pointwise, signature: Product,
+            functions: ["torch.minimum"], methods: ["minimum"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Batched matrix product of two rank-3 tensors (equal batches).
+        Bmm {
+            name: "bmm", lane: Binops, signature: Product,
+            functions: ["torch.bmm"], methods: ["bmm"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
         },
         /// A view with a new shape (`-1` inferred), as `Tensor.view`: an error where the
         /// strides do not allow one.

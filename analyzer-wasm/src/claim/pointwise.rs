@@ -1,0 +1,170 @@
+//! Lane: pointwise ops with Python-number parameters — `t ** s` / `torch.pow(t, s)` /
+//! `t.pow(s)`, `torch.clamp(t, min, max)` / `t.clamp(…)` / `clip`, `clamp_min`, `clamp_max` —
+//! and `torch.maximum` / `torch.minimum` of two tensors. Float32 tensors of any rank; numbers
+//! are Python ints or floats (literals, locals, parameters, constants), passed to libtorch as
+//! eager wraps them (an int stays an int), so the results are eager's.
+
+use super::{f32_tensor, keyword, keywords_only, one_device, Claim, Decision, Lit, Operand, OperandRef, Query};
+use crate::ir::{Op, Options};
+use crate::rules::{self, Rule};
+use crate::ty::{TensorTy, Ty};
+
+fn rule(op: Op) -> Option<&'static Rule> {
+    Some(match op {
+        Op::Pow => &rules::POW,
+        Op::Clamp => &rules::CLAMP,
+        Op::ClampMin => &rules::CLAMP_MIN,
+        Op::ClampMax => &rules::CLAMP_MAX,
+        Op::Maximum => &rules::MAXIMUM,
+        Op::Minimum => &rules::MINIMUM,
+        _ => return None,
+    })
+}
+
+fn is_number(o: &Operand) -> bool {
+    matches!(o.ty, Ty::Int | Ty::Float)
+}
+
+/// `t ** s`: the number on the right (`s ** t` is eager's `pow(s, t)`, not claimed).
+pub fn power_operator(left: &Operand, right: &Operand) -> Decision {
+    if !matches!(left.ty, Ty::Tensor(_)) {
+        return Decision::reject(&rules::SCALAR_OPERAND, "`number ** tensor` is not lowered");
+    }
+    with_number(left, right, Op::Pow, "`**`", [OperandRef::Arg(0), OperandRef::Arg(1)])
+}
+
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    let Some((input, rest)) = q.args.split_first() else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
+    };
+    claim(q, input, rest, op, path, OperandRef::Arg(0), 1)
+}
+
+pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
+    claim(q, receiver, q.args, op, &format!(".{name}()"), OperandRef::Receiver, 0)
+}
+
+fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: OperandRef, first: usize) -> Decision {
+    if q.starred {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form}: starred arguments are not supported"));
+    }
+    match op {
+        Op::Pow | Op::ClampMin | Op::ClampMax => {
+            if let Err(d) = keywords_only(q, &[], form) {
+                return d;
+            }
+            let [number] = rest else {
+                return Decision::reject(&rules::BAD_ARITY, format!("{form} takes the tensor and one number"));
+            };
+            with_number(input, number, op, form, [at, OperandRef::Arg(first)])
+        }
+        Op::Clamp => clamp(q, input, rest, form, at, first),
+        Op::Maximum | Op::Minimum => {
+            if let Err(d) = keywords_only(q, &[], form) {
+                return d;
+            }
+            let [other] = rest else {
+                return Decision::reject(&rules::BAD_ARITY, format!("{form} takes two tensors"));
+            };
+            let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+            let a = match f32_tensor(input, &format!("{form} input")) {
+                Ok(t) => t,
+                Err(d) => return d,
+            };
+            let b = match f32_tensor(other, &format!("{form} other")) {
+                Ok(t) => t,
+                Err(d) => return d,
+            };
+            let device = match one_device(&[a, b]) {
+                Ok(d) => d,
+                Err(d) => return d,
+            };
+            match TensorTy::f32(device, a.rank.max(b.rank)) {
+                Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::None, operands: vec![at, OperandRef::Arg(first)] }),
+                None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
+            }
+        }
+        other => super::not_in_lane(other),
+    }
+}
+
+/// A float32 tensor and a Python number: the result has the tensor's type.
+fn with_number(tensor: &Operand, number: &Operand, op: Op, form: &str, operands: [OperandRef; 2]) -> Decision {
+    let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+    let t = match f32_tensor(tensor, &format!("{form} input")) {
+        Ok(t) => t,
+        Err(d) => return d,
+    };
+    match number.ty {
+        Ty::Int | Ty::Float => Decision::Claimed(Claim { rule, result: t, op, options: Options::None, operands: operands.to_vec() }),
+        Ty::Unknown => Decision::NotCovered(format!("the number of {form} has an unresolved type")),
+        other => Decision::reject(&rules::SCALAR_OPERAND, format!("{form} with {} (a Python int or float is claimed)", other.describe())),
+    }
+}
+
+/// `clamp(t, min=None, max=None)`: each bound positional or by keyword, a Python number or
+/// the literal `None`, at least one given.
+fn clamp(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: OperandRef, first: usize) -> Decision {
+    if let Err(d) = keywords_only(q, &["min", "max"], form) {
+        return d;
+    }
+    if positional.len() > 2 {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form} takes at most two bounds"));
+    }
+    let t = match f32_tensor(input, &format!("{form} input")) {
+        Ok(t) => t,
+        Err(d) => return d,
+    };
+    let mut operands = vec![at];
+    let mut present = [false, false];
+    for (slot, name) in ["min", "max"].into_iter().enumerate() {
+        let (value, reference) = match (positional.get(slot), keyword(q, name)) {
+            (Some(_), Some(_)) => return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `{name}` given twice")),
+            (Some(v), None) => (Some(v), OperandRef::Arg(first + slot)),
+            (None, Some((i, v))) => (Some(v), OperandRef::Keyword(i)),
+            (None, None) => (None, OperandRef::Receiver),
+        };
+        match value {
+            None => {}
+            Some(v) if v.lit == Lit::None => {}
+            Some(v) if is_number(v) => {
+                present[slot] = true;
+                operands.push(reference);
+            }
+            Some(v) if v.ty == Ty::Unknown => return Decision::NotCovered(format!("`{name}` of {form} has an unresolved type")),
+            Some(v) => return Decision::reject(&rules::SCALAR_OPERAND, format!("{form}: `{name}` is {} (a Python int or float is claimed)", v.ty.describe())),
+        }
+    }
+    if present == [false, false] {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form} without a bound (eager raises)"));
+    }
+    Decision::Claimed(Claim { rule: &rules::CLAMP, result: t, op: Op::Clamp, options: Options::Bounds(present[0], present[1]), operands })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::{decide, Query, Target};
+    use crate::ty::TensorTy as T;
+    use rustpython_parser::ast::Operator;
+
+    #[test]
+    fn numbers_bounds_and_pairs() {
+        let x = t(T::F32_CPU_3D);
+        let half = super::Operand { ty: crate::ty::Ty::Float, lit: super::Lit::Float(0.5) };
+        let args = [x.clone(), int(2)];
+        let pow = decide(&Query { target: Target::BinOp { op: Operator::Pow, augmented: false }, receiver: None, args: &args, keywords: &[], starred: false });
+        assert_eq!(outcome(&pow), ("torchlower/pow-number".into(), "TensorF32Cpu3D".into()));
+        let args = [int(2), x.clone()];
+        let rpow = decide(&Query { target: Target::BinOp { op: Operator::Pow, augmented: false }, receiver: None, args: &args, keywords: &[], starred: false });
+        assert_eq!(outcome(&rpow).0, "TL242");
+        assert_eq!(outcome(&method(&x, "pow", &[half.clone()], &[])).0, "torchlower/pow-number");
+        assert_eq!(outcome(&call("torch.pow", &[x.clone(), x.clone()], &[])).0, "TL242");
+        assert_eq!(outcome(&call("torch.clamp", &[x.clone()], &[kw("min", half.clone())])).0, "torchlower/clamp-numbers");
+        assert_eq!(outcome(&method(&x, "clamp", &[none(), int(1)], &[])).0, "torchlower/clamp-numbers");
+        assert_eq!(outcome(&method(&x, "clamp", &[], &[])).0, "TL202");
+        assert_eq!(outcome(&call("torch.clamp_min", &[x.clone(), int(0)], &[])).0, "torchlower/clamp-min-number");
+        assert_eq!(outcome(&call("torch.maximum", &[x.clone(), t(T::F32_CPU_1D)], &[])), ("torchlower/maximum".into(), "TensorF32Cpu3D".into()));
+        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "clamp_max", &[half], &[])).0, "TL209");
+    }
+}

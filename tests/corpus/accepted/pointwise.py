@@ -1,0 +1,28 @@
+# Pointwise ops with Python numbers (issue: the language of real inference code): powers,
+# clamps, maximum/minimum, and batched products.
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
+
+EPS = 1e-6
+
+
+def rms_norm(x: TensorF32Cpu3D, weight: TensorF32Cpu1D, eps: float) -> TensorF32Cpu3D:
+    variance = x.pow(2).mean(-1, keepdim=True)
+    return weight * (x / torch.sqrt(variance + eps))
+
+
+def powers(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    return x ** 2 + torch.pow(x, 3.0) - x ** n + x.pow(0.5) * x ** -1
+
+
+def clamps(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.clamp(min=EPS) + torch.clamp(x, -1.0, 1) + x.clamp(None, 6) + torch.clip(x, max=0.5) + x.clamp_min(0) - torch.clamp_max(x, 2.5)
+
+
+def relu6(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.minimum(torch.maximum(x, x * 0.0), x * 0.0 + 6.0)
+
+
+def scores(q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return torch.bmm(q, k.transpose(1, 2)).softmax(dim=-1) + q.bmm(k)
