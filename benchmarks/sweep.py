@@ -184,6 +184,14 @@ def index(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x[:, 0]
 
 
+def cat(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.cat([x, y], dim=-1)
+
+
+def stack(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return torch.stack([x, y], dim=0)
+
+
 def chunk(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     a, b = x.chunk(2, dim=0)
     return b
@@ -250,14 +258,14 @@ OPS = {
     "transpose": "transpose", "t": "t", "unsqueeze": "unsqueeze", "flatten": "flatten", "contiguous": "contiguous",
     "index": "index", "chunk": "chunk", "split": "split", "unbind": "unbind", "pow_number": "pow",
     "clamp": "clamp", "clamp_min": "clamp_min", "clamp_max": "clamp_max", "maximum": "maximum",
-    "minimum": "minimum", "bmm": "bmm",
+    "minimum": "minimum", "bmm": "bmm", "cat": "cat", "stack": "stack",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
                "add", "sub", "mul", "div", "add_row", "sum_rows", "sum_cols", "mean_rows", "mean_cols",
                "softmax", "argmax", "chain"]
 #: Python-number operands and views, on a smaller grid (their cost is the call, not the data).
-SMALL_GRID = ["mul_scalar", "rsub_scalar", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
+SMALL_GRID = ["mul_scalar", "rsub_scalar", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "cat", "stack", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
 #: Two-part splits: the rows must be 2.
 PARTS = ["chunk", "split", "unbind"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
@@ -307,7 +315,7 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
     x = randn(rows, cols)
     if function in ("log", "sqrt"):
         return (x.abs() + 0.5,)
-    if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum"):
+    if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum", "cat", "stack"):
         y = randn(rows, cols)
         return (x, y.abs() + 0.5 if function == "div" else y)
     if function == "add_row":

@@ -325,6 +325,14 @@ rule!(UNBIND, "torchlower/unbind-unpacked", Unbind, true,
     "EXTENSION: a, b, … = t.unbind(dim) / torch.unbind(t, dim)",
     "`dim` an int literal (default 0); each part has one dim less; as for chunk.",
     "q, k, v = qkv.unbind(0)");
+rule!(CAT, "torchlower/cat", Cat, true,
+    "EXTENSION: torch.cat([a, b, …], dim) / torch.concat",
+    "A list or tuple of tensors of one dtype, device and rank (a display, or a tuple local), an int literal dim (default 0); sizes are checked by libtorch.",
+    "torch.cat([x, y], dim=-1)");
+rule!(STACK, "torchlower/stack", Stack, true,
+    "EXTENSION: torch.stack([a, b, …], dim)",
+    "As for cat; the result has one dim more (up to rank 4).",
+    "torch.stack((q, k), dim=0)");
 rule!(CONTIGUOUS, "torchlower/contiguous", Contiguous, true,
     "EXTENSION: t.contiguous()",
     "No arguments; the tensor itself when already contiguous, else a contiguous copy (as eager).",
@@ -343,7 +351,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &BMM,
-    &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CONTIGUOUS,
+    &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -27,9 +27,13 @@ fn dim(d: i64) -> Keyword {
 
 /// Operands (after a method's receiver) and keywords that every spelling of an op with this
 /// signature accepts, with the receiver (or first operand) first.
-fn valid_operands(signature: Signature) -> (Vec<Operand>, Vec<Keyword>) {
+fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) {
     let (m, v) = (tensor(TensorTy::F32_CPU_2D), tensor(TensorTy::F32_CPU_1D));
-    match signature {
+    if row.op == Op::Bmm {
+        let b = tensor(TensorTy::F32_CPU_3D);
+        return (vec![b.clone(), b], vec![]);
+    }
+    match row.signature {
         Signature::Unary => (vec![m], vec![]),
         Signature::Binary | Signature::Product => (vec![m.clone(), m], vec![]),
         Signature::Linear => (vec![m.clone(), m, v], vec![]),
@@ -39,6 +43,9 @@ fn valid_operands(signature: Signature) -> (Vec<Operand>, Vec<Keyword>) {
         Signature::DimPair => (vec![m, int(0), int(1)], vec![]),
         Signature::Index => (vec![m], vec![]),
         Signature::Parts => (vec![m, int(1)], vec![]),
+        Signature::TensorList => (vec![m.clone(), m], vec![]),
+        Signature::TensorNumber => (vec![m, int(2)], vec![]),
+        Signature::Clamp => (vec![m, int(0), int(1)], vec![]),
     }
 }
 
@@ -50,6 +57,7 @@ fn python_operator(symbol: &str) -> rustpython_parser::ast::Operator {
         "*" => Operator::Mult,
         "/" => Operator::Div,
         "@" => Operator::MatMult,
+        "**" => Operator::Pow,
         other => panic!("operator {other} has no Python form here"),
     }
 }
@@ -58,7 +66,7 @@ fn python_operator(symbol: &str) -> rustpython_parser::ast::Operator {
 fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
     let mut claims = Vec::new();
     for row in TABLE {
-        let (operands, keywords) = valid_operands(row.signature);
+        let (operands, keywords) = valid_operands(row);
         let mut queries: Vec<(String, Decision)> = Vec::new();
         for path in row.functions {
             let q = Query { target: Target::Function(path), receiver: None, args: &operands, keywords: &keywords, starred: false };
@@ -138,8 +146,10 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
     for row in TABLE {
         for (marker, module) in [("TensorF32Cpu2D", "tl::ops"), ("TensorF32Cuda0_2D", "tl::cuda::ops")] {
             let vector = marker.replace("2D", "1D");
+            let batched = marker.replace("2D", "3D");
             let (params, call, returns) = match row.signature {
                 Signature::Unary => ("x: M", one_tensor_call(row, "x"), "M"),
+                Signature::Product if row.op == Op::Bmm => ("x: B, y: B", "torch.bmm(x, y)".to_string(), "B"),
                 Signature::Binary | Signature::Product => ("x: M, y: M", two_tensor_call(row, "x", "y"), "M"),
                 Signature::Linear => ("x: M, w: M, b: V", format!("{}(x, w, b)", row.functions[0]), "M"),
                 Signature::DimKeepdim | Signature::Dim if row.op == Op::Unsqueeze => ("x: V", format!("x.{}(dim=1)", row.methods[0]), "M"),
@@ -149,6 +159,10 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::DimPair if row.op == Op::Flatten => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "V"),
                 Signature::DimPair => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
                 Signature::Index => ("x: M", "x[0]".to_string(), "V"),
+                Signature::TensorList if row.op == Op::Stack => ("x: M", format!("{}([x, x], 0)[0]", row.functions[0]), "M"),
+                Signature::TensorList => ("x: M", format!("{}([x, x], 0)", row.functions[0]), "M"),
+                Signature::TensorNumber => ("x: M", format!("x.{}(2)", row.methods[0]), "M"),
+                Signature::Clamp => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
                 // parts are lowered only as the value of an unpacking assignment
                 Signature::Parts if row.op == Op::Unbind => ("x: M", format!("a\n    a, b = x.{}(0)", row.methods[0]), "V"),
                 Signature::Parts => ("x: M", format!("a\n    a, b = x.{}(1, 0)", row.methods[0]), "M"),
@@ -161,13 +175,14 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmax, _) if marker.contains("Cuda") => continue, // no int64 CUDA type
                 (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
+                (_, "B") => marker.replace("2D", "3D"),
                 _ => marker.to_string(),
             };
             // `call` may carry statements to run first, after a newline: `a\n    a, b = …`
             let (value, before) = call.split_once('\n').map_or((call.as_str(), ""), |(v, b)| (v, b));
             let source = format!(
-                "from torchlower.types import {marker}, {vector}, TensorI64Cpu1D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
-                params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")),
+                "from torchlower.types import {marker}, {vector}, {batched}, TensorI64Cpu1D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
+                params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")).replace(": B", &format!(": {batched}")),
             );
             let report = torchlower_analyzer::analyze(&source, "op.py");
             let rust = report.rust.unwrap_or_else(|| panic!("{:?} on {marker} is not native:\n{source}\n{:?}", row.op, report.functions));

@@ -198,6 +198,18 @@ pub fn contiguous(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_contiguous()?)
 }
 
+/// `torch.cat([a, b, …], dim)`.
+#[inline]
+pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+    Ok(Tensor::f_cat(tensors, dim)?)
+}
+
+/// `torch.stack([a, b, …], dim)`.
+#[inline]
+pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+    Ok(Tensor::f_stack(tensors, dim)?)
+}
+
 /// `t ** s`, `torch.pow(t, s)`, `t.pow(s)` with a Python number `s`.
 #[inline]
 pub fn pow<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {

@@ -25,6 +25,8 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Chunk => &rules::CHUNK,
         Op::Split => &rules::SPLIT,
         Op::Unbind => &rules::UNBIND,
+        Op::Cat => &rules::CAT,
+        Op::Stack => &rules::STACK,
         _ => return None,
     })
 }
@@ -36,10 +38,58 @@ pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
 
 /// `torch.reshape(t, shape)` & co.: the tensor first, positionally.
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    if matches!(op, Op::Cat | Op::Stack) {
+        return join(q, op, path);
+    }
     let Some((input, rest)) = q.args.split_first() else {
         return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
     };
     claim(q, input, rest, op, path, OperandRef::Arg(0), 1)
+}
+
+/// `torch.cat([a, b, …], dim=0)` / `torch.stack(…)`: the walk spreads the list (a list or
+/// tuple display, or a tuple local) into the leading arguments. One dtype, one device, one
+/// rank; sizes are checked by libtorch.
+fn join(q: &Query, op: Op, path: &str) -> Decision {
+    let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+    if q.starred {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path}: the tensors as one list or tuple"));
+    }
+    if let Err(d) = keywords_only(q, &["dim"], path) {
+        return d;
+    }
+    let count = q.args.iter().take_while(|o| matches!(o.ty, Ty::Tensor(_) | Ty::Unknown)).count();
+    let (tensors, rest) = q.args.split_at(count);
+    if tensors.iter().any(|o| o.ty == Ty::Unknown) {
+        return Decision::NotCovered(format!("a tensor of {path} has an unresolved type"));
+    }
+    let types: Vec<TensorTy> = tensors.iter().filter_map(|o| o.ty.tensor()).collect();
+    let Some(first) = types.first().copied() else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} of no tensors (eager raises)"));
+    };
+    if types.iter().any(|t| t.dtype != first.dtype || t.rank != first.rank) {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path} of tensors of different dtypes or ranks"));
+    }
+    if let Err(d) = super::one_device(&types) {
+        return d;
+    }
+    let result_rank = if op == Op::Stack { first.rank + 1 } else { first.rank };
+    let dim = match (rest, keyword(q, "dim")) {
+        ([], None) => 0,
+        ([d], None) | ([], Some((_, d))) => match literal(d, path) {
+            Ok(d) => d,
+            Err(e) => return e,
+        },
+        _ => return Decision::reject(&rules::BAD_ARITY, format!("{path}: a list of tensors and one dim")),
+    };
+    let dim = match normalize_dim(dim, result_rank, path) {
+        Ok(d) => d,
+        Err(e) => return e,
+    };
+    match TensorTy::new(first.dtype, first.device, result_rank) {
+        Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::Dim(dim), operands: (0..count).map(OperandRef::Arg).collect() }),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{path}: there is no rank-{result_rank} type")),
+    }
 }
 
 /// `rest` are the arguments after the tensor; `first` is the index of `rest[0]` in `q.args`.

@@ -507,6 +507,18 @@ impl FnEmitter<'_> {
             }
             _ => {}
         }
+        if info.signature == Signature::TensorList {
+            let _ = write!(self.out, "{module}::{}(&[", info.name);
+            for (i, tensor) in args.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.borrow(Some(tensor));
+            }
+            let dim = if let Options::Dim(dim) = options { dim } else { 0 };
+            let _ = write!(self.out, "], {dim})?");
+            return;
+        }
         let _ = write!(self.out, "{module}::{}(", info.name);
         self.borrow(args.first());
         match info.signature {
@@ -536,6 +548,8 @@ impl FnEmitter<'_> {
             },
             // printed by `Expr::Index` (never an `Expr::Tensor`)
             Signature::Tensor | Signature::Index => {}
+            // printed before the match: `f(&[&a, &b], dim)`
+            Signature::TensorList => {}
             // `f(&t, s)`: a Python number by value
             Signature::TensorNumber => {
                 self.out.push_str(", ");

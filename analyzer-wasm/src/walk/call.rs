@@ -69,6 +69,12 @@ impl Walker<'_> {
             let elems = args.pop().and_then(|a| a.elems).unwrap_or_default();
             args.extend(elems);
         }
+        // the tensors of `torch.cat([a, b], dim)` are its leading arguments
+        let joins = matches!(path.as_deref(), Some("torch.cat" | "torch.concat" | "torch.concatenate" | "torch.stack"));
+        if joins && args.first().is_some_and(|a| a.elems.is_some()) {
+            let elems = args.remove(0).elems.unwrap_or_default();
+            args.splice(0..0, elems);
+        }
         let arg_ops: Vec<Operand> = args.iter().map(|v| Operand { ty: v.ty, lit: v.lit.clone() }).collect();
         let kw_ops: Vec<Keyword> = keywords.iter().map(|(n, v)| Keyword { name: n.clone(), value: Operand { ty: v.ty, lit: v.lit.clone() } }).collect();
         let recv_op = receiver.as_ref().map(|v| Operand { ty: v.ty, lit: v.lit.clone() });

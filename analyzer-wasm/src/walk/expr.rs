@@ -43,6 +43,12 @@ impl Walker<'_> {
                 let elems = t.elts.iter().map(|e| self.expr(e)).collect();
                 Val::tuple(elems)
             }
+            // a list display is a sequence like a tuple (its only uses here: the tensors of
+            // `torch.cat`, a shape); no list method is lowered, so it is never mutated
+            Expr::List(l) if !l.elts.iter().any(|e| matches!(e, Expr::Starred(_))) => {
+                let elems = l.elts.iter().map(|e| self.expr(e)).collect();
+                Val::tuple(elems)
+            }
             Expr::Subscript(s) => self.subscript(s),
             Expr::IfExp(e) => self.if_else(e),
             Expr::Attribute(a) => {

@@ -105,6 +105,8 @@ pub enum Signature {
     TensorNumber,
     /// `f(&t, Option<Scalar>, Option<Scalar>)`: `clamp(t, min, max)`.
     Clamp,
+    /// `f(&[&a, &b, …], dim)`: a list of tensors joined along a static dim.
+    TensorList,
     /// `f(&t, a, dim, n)`: a tensor split into parts that a statement unpacks into `n` names
     /// (`a, b = t.chunk(2, dim)`); `a` is the op's int argument (unused by `unbind`).
     Parts,
@@ -525,6 +527,20 @@ op_table! {
         Unbind {
             name: "unbind", lane: Views, signature: Parts,
             functions: ["torch.unbind"], methods: ["unbind"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Tensors of one shape but along `dim` joined along it (a copy).
+        Cat {
+            name: "cat", lane: Views, signature: TensorList,
+            functions: ["torch.cat", "torch.concat", "torch.concatenate"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Tensors of one shape stacked along a new dim (a copy).
+        Stack {
+            name: "stack", lane: Views, signature: TensorList,
+            functions: ["torch.stack"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

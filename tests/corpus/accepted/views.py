@@ -72,3 +72,9 @@ def qkv_split(x: TensorF32Cpu3D, w: TensorF32Cpu2D, n_embd: int) -> TensorF32Cpu
 def qkv_unbind(qkv: TensorF32Cpu4D) -> TensorF32Cpu3D:
     q, k, v = qkv.unbind(0)
     return q * k + v[0]
+
+
+def joined(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    both = (x, y)
+    wide = torch.cat([x, y], dim=-1)
+    return torch.stack(both, dim=1) + torch.cat((x, x), 1)[:, : x.size(1)].unsqueeze(1) + wide[:, None, :1]

@@ -5,7 +5,8 @@ import torch.nn.functional as F
 
 
 def max_method(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.clamp(min=0.0)
+    # clamp is claimed now (tests/corpus/accepted/pointwise.py); cummax is not
+    return x.cummax(dim=0)[0]
 
 
 def custom_op(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
