@@ -327,7 +327,7 @@ impl Pass<'_> {
             Stmt::Assign { name, ty, value } => Stmt::Assign { name, ty, value: self.expr(value) },
             Stmt::Return(value) => Stmt::Return(self.expr(value)),
             Stmt::Assert { cond, message } => Stmt::Assert { cond: self.expr(cond), message },
-            Stmt::Unpack { names, value } => Stmt::Unpack { names, value: self.expr(value) },
+            Stmt::Unpack { names, value, tuple } => Stmt::Unpack { names, value: self.expr(value), tuple },
             Stmt::If { cond, then, orelse } => Stmt::If { cond: self.expr(cond), then: self.block(then), orelse: self.block(orelse) },
             Stmt::For { var, start, stop, step, body } => {
                 Stmt::For { var, start: self.expr(start), stop: self.expr(stop), step: self.expr(step), body: self.block(body) }

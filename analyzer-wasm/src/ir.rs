@@ -259,8 +259,8 @@ pub enum Stmt {
     /// `assert cond[, "message"]`: `AssertionError` when `cond` is false
     Assert { cond: Expr, message: Option<String> },
     /// `a, b = t.chunk(2, dim)` & co.: `value` is the parts op (`Options::Parts`), each name
-    /// gets one part
-    Unpack { names: Vec<(String, Ty)>, value: Expr },
+    /// gets one part; or `a, b = f(…)` of a module function returning a tuple (`tuple`)
+    Unpack { names: Vec<(String, Ty)>, value: Expr, tuple: bool },
     FusedLoop(Box<FusedLoop>),
 }
 

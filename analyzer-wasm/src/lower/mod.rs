@@ -154,13 +154,14 @@ impl FnEmitter<'_> {
                 self.owned(value);
                 self.out.push_str(";\n");
             }
-            Stmt::Unpack { names, value } => {
+            Stmt::Unpack { names, value, tuple } => {
                 self.out.push_str("{ let parts = ");
                 self.expr(value);
                 self.out.push_str(";");
                 for (i, (name, ty)) in names.iter().enumerate() {
                     if let Some(kind) = RustKind::of(*ty) {
-                        let _ = write!(self.out, " {} = parts[{i}].shallow_clone();", local_ident(name, kind));
+                        let part = if *tuple { format!("parts.{i}") } else { format!("parts[{i}].shallow_clone()") };
+                        let _ = write!(self.out, " {} = {part};", local_ident(name, kind));
                     }
                 }
                 self.out.push_str(" }\n");

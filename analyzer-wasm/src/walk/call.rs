@@ -97,7 +97,7 @@ impl Walker<'_> {
         }
         let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
         let parts = matches!(&decision, Decision::Claimed(claim) if claim.op.info().signature == torchlower_ops::Signature::Parts);
-        let unpacked_here = self.unpacking.filter(|(range, _)| *range == c.range).map(|(_, count)| count);
+        let unpacked_here = self.unpacking.filter(|(range, count)| *range == c.range && *count != usize::MAX).map(|(_, count)| count);
         let decision = match (parts, unpacked_here, decision) {
             (true, Some(count), Decision::Claimed(mut claim)) => {
                 if let ir::Options::Dim(dim) = claim.options {
@@ -242,9 +242,15 @@ impl Walker<'_> {
                 },
             }
         }
+        // a tuple result is lowered only where a statement takes it apart or returns it
+        let statement_value = self.unpacking.is_some_and(|(range, _)| range == c.range);
+        if problem.is_none() && !callee.returns_tuple.is_empty() && !statement_value {
+            problem = Some(format!("`{name}` returns a tuple, which is lowered only as `a, b = {name}(…)` or `return {name}(…)`"));
+        }
         match problem {
             None => {
                 self.calls.insert(callee.index);
+                self.returned_tuple = callee.returns_tuple.clone();
                 Val::lowered(callee.returns, Lit::NotLiteral, ir::Expr::Call { function: callee.index, args: irs })
             }
             Some(why) => {

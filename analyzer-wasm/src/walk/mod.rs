@@ -33,6 +33,8 @@ pub struct Callee {
     pub index: usize,
     pub params: Vec<(String, Ty)>,
     pub returns: Ty,
+    /// the element types when it returns a tuple (`returns` is then `Ty::Tuple(n)`)
+    pub returns_tuple: Vec<Ty>,
 }
 
 /// The functions of the module that calls may target, by name.
@@ -111,6 +113,9 @@ struct Walker<'a> {
     /// the call an assignment unpacks into this many names (`a, b = t.chunk(2)`): the one
     /// place a parts op (chunk/split/unbind) is lowered
     unpacking: Option<(TextRange, usize)>,
+    /// the element types of the tuple a module function call just returned (read by the
+    /// statement that unpacks or returns it)
+    returned_tuple: Vec<Ty>,
 }
 
 /// Analyze a (sync) top-level function definition.
@@ -130,6 +135,7 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         callees,
         calls: BTreeSet::new(),
         unpacking: None,
+        returned_tuple: Vec::new(),
     };
     let (params, param_tys) = w.signature(def);
     locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);
@@ -159,7 +165,7 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
 }
 
 /// The call signature of a top-level function, when every parameter is positional, has no
-/// default and is annotated with a type of the vocabulary, and the return is not a tuple.
+/// default and is annotated with a type of the vocabulary (the return too, or a tuple of it).
 pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> Option<Callee> {
     use crate::resolve::annotations::resolve_annotation;
     let args = &def.args;
@@ -175,8 +181,12 @@ pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> 
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
-    let returns = resolve_annotation(scope, def.returns.as_deref()?)?;
-    Some(Callee { index, params, returns })
+    let annotation = def.returns.as_deref()?;
+    match (resolve_annotation(scope, annotation), crate::resolve::annotations::resolve_tuple_annotation(scope, annotation)) {
+        (Some(returns), _) => Some(Callee { index, params, returns, returns_tuple: Vec::new() }),
+        (None, Some(items)) => Some(Callee { index, params, returns: Ty::Tuple(items.len() as u8), returns_tuple: items }),
+        (None, None) => None,
+    }
 }
 
 impl<'a> Walker<'a> {

@@ -64,6 +64,10 @@ impl Walker<'_> {
                         return true;
                     }
                 }
+                if let (Some(ir::Expr::Call { .. }), Ty::Tuple(_), [Expr::Tuple(t)]) = (&v.ir, v.ty, s.targets.as_slice()) {
+                    self.unpack_call(&t.elts, v, s.range, out);
+                    return true;
+                }
                 match s.targets.as_slice() {
                     [Expr::Name(n)] => self.assign(n.id.as_str(), v, s.value.range(), out),
                     [Expr::Tuple(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range, out),
@@ -200,7 +204,23 @@ impl Walker<'_> {
         for name in &names {
             self.env.bind(name, v.ty);
         }
-        out.push(ir::Stmt::Unpack { names: names.into_iter().map(|n| (n, v.ty)).collect(), value });
+        out.push(ir::Stmt::Unpack { names: names.into_iter().map(|n| (n, v.ty)).collect(), value, tuple: false });
+    }
+
+    /// `a, b = f(…)` of a module function returning a tuple (the call's element types were
+    /// left in `returned_tuple` by the call).
+    fn unpack_call(&mut self, targets: &[Expr], v: Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        let types = std::mem::take(&mut self.returned_tuple);
+        let names: Option<Vec<String>> = targets.iter().map(|t| if let Expr::Name(n) = t { Some(n.id.to_string()) } else { None }).collect();
+        let (Some(names), Some(value)) = (names.filter(|n| n.len() == types.len()), v.ir) else {
+            self.diag(&rules::UNSUPPORTED_TARGET, format!("unpacking a tuple of {} into these targets is not lowered", types.len()), range);
+            targets.iter().for_each(|t| self.bind_unknown(t));
+            return;
+        };
+        for (name, ty) in names.iter().zip(&types) {
+            self.env.bind(name, *ty);
+        }
+        out.push(ir::Stmt::Unpack { names: names.into_iter().zip(types).collect(), value, tuple: true });
     }
 
     /// The value of a synthetic local (a tuple temp, read like a local).
@@ -231,9 +251,23 @@ impl Walker<'_> {
             self.diag(&rules::RETURN_NONE, "`return` without a value returns None".into(), s.range);
             return;
         };
+        if matches!(&**value, Expr::Call(_)) {
+            self.unpacking = Some((value.range(), usize::MAX));
+        }
         let v = self.expr(value);
+        self.unpacking = None;
         if let Some(elems) = v.elems.clone() {
             self.ret_tuple(elems, value.range(), out);
+            return;
+        }
+        if let (Some(e @ ir::Expr::Call { .. }), Ty::Tuple(_)) = (&v.ir, v.ty) {
+            let types = std::mem::take(&mut self.returned_tuple);
+            if types != self.returns_tuple {
+                let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
+                self.diag(&rules::RETURN_MISMATCH, format!("returns tuple[{}] but the annotation says tuple[{}]", describe(&types), describe(&self.returns_tuple)), value.range());
+                return;
+            }
+            out.push(ir::Stmt::Return(e.clone()));
             return;
         }
         let ty = v.ty;

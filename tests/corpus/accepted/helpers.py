@@ -30,3 +30,16 @@ def size_of(x: TensorF32Cpu3D, d: int) -> int:
 
 def heads(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return x.view(x.size(0), x.size(1), size_of(x, 1))
+
+
+def box_sides(b: TensorF32Cpu2D) -> tuple[TensorF32Cpu1D, TensorF32Cpu1D]:
+    return b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+
+
+def box_area(b: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    w, h = box_sides(b)
+    return w * h
+
+
+def sides_again(b: TensorF32Cpu2D) -> tuple[TensorF32Cpu1D, TensorF32Cpu1D]:
+    return box_sides(b)
