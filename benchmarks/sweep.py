@@ -184,6 +184,14 @@ def index(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x[:, 0]
 
 
+def expand(x: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return x.expand(2, -1, -1)
+
+
+def expand_as(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x[:1].expand_as(y)
+
+
 def cat(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.cat([x, y], dim=-1)
 
@@ -259,13 +267,14 @@ OPS = {
     "index": "index", "chunk": "chunk", "split": "split", "unbind": "unbind", "pow_number": "pow",
     "clamp": "clamp", "clamp_min": "clamp_min", "clamp_max": "clamp_max", "maximum": "maximum",
     "minimum": "minimum", "bmm": "bmm", "cat": "cat", "stack": "stack",
+    "expand": "expand", "expand_as": "expand_as",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
                "add", "sub", "mul", "div", "add_row", "sum_rows", "sum_cols", "mean_rows", "mean_cols",
                "softmax", "argmax", "chain"]
 #: Python-number operands and views, on a smaller grid (their cost is the call, not the data).
-SMALL_GRID = ["mul_scalar", "rsub_scalar", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "cat", "stack", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
+SMALL_GRID = ["mul_scalar", "rsub_scalar", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "cat", "stack", "expand", "expand_as", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
 #: Two-part splits: the rows must be 2.
 PARTS = ["chunk", "split", "unbind"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
@@ -315,7 +324,7 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
     x = randn(rows, cols)
     if function in ("log", "sqrt"):
         return (x.abs() + 0.5,)
-    if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum", "cat", "stack"):
+    if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum", "cat", "stack", "expand_as"):
         y = randn(rows, cols)
         return (x, y.abs() + 0.5 if function == "div" else y)
     if function == "add_row":

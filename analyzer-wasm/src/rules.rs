@@ -185,6 +185,8 @@ rule!(UNARY_NEG, "torchlower/unary-neg-f32-rank1-2", Neg, false,
     "torch.neg(t) / t.neg()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.neg(h)  /  h.neg()");
 rule!(UNARY_NEGATIVE, "torchlower/unary-negative-f32-rank1-2", Neg, false,
     "torch.negative(t) / t.negative()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (lowers to `ops::neg`).", "torch.negative(h)");
+rule!(NEG_OPERATOR, "torchlower/tensor-neg-operator", Neg, true,
+    "EXTENSION: -t on a float32 tensor", "Python's unary minus on a tensor is eager's `torch.neg` (signed zeros and NaN as eager); the result has the tensor's type.", "-x");
 rule!(UNARY_SQUARE, "torchlower/unary-square-f32-rank1-2", Square, false,
     "torch.square(t) / t.square()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.square(h)");
 rule!(UNARY_EXP, "torchlower/unary-exp-f32-rank1-2", Exp, false,
@@ -268,6 +270,12 @@ rule!(RESHAPE, "torchlower/reshape", Reshape, true,
     "EXTENSION: t.reshape(*shape) / torch.reshape(t, shape)",
     "As `view`, but a copy where no view is possible (as eager).",
     "x.reshape(-1, d)  /  torch.reshape(x, (b, -1))");
+rule!(EXPAND, "torchlower/expand", Expand, true,
+    "EXTENSION: t.expand(*sizes)",
+    "Python ints (or one tuple), at least the tensor's rank of them (`-1` keeps a size); a broadcast view (stride 0 along expanded dims), eager's errors for sizes that do not broadcast.",
+    "mask.expand(B, H, T, T)");
+rule!(EXPAND_AS, "torchlower/expand-as", ExpandAs, true,
+    "EXTENSION: t.expand_as(other)", "A broadcast view to `other`'s shape (other's rank ≥ t's).", "bias.expand_as(x)");
 rule!(PERMUTE, "torchlower/permute", Permute, true,
     "EXTENSION: t.permute(*dims) / torch.permute(t, dims)",
     "One Python int per dim (a tuple is spread); a view with the dims reordered. Invalid permutations raise eager's error.",
@@ -342,7 +350,7 @@ rule!(CONTIGUOUS, "torchlower/contiguous", Contiguous, true,
 pub static ALL_RULES: &[&Rule] = &[
     &LINEAR_BIAS, &LINEAR_NONE, &LINEAR_BIAS_KEYWORD,
     &TENSOR_RELU, &TENSOR_SIGMOID, &TENSOR_TANH, &FUNCTION_RELU, &FUNCTION_SIGMOID, &FUNCTION_TANH, &FUNCTIONAL_RELU,
-    &UNARY_ABS, &UNARY_NEG, &UNARY_NEGATIVE, &UNARY_SQUARE, &UNARY_EXP, &UNARY_LOG, &UNARY_SQRT,
+    &UNARY_ABS, &UNARY_NEG, &UNARY_NEGATIVE, &NEG_OPERATOR, &UNARY_SQUARE, &UNARY_EXP, &UNARY_LOG, &UNARY_SQRT,
     &GELU_NONE,
     &MATMUL_OP_2D, &MATMUL_OP_MIXED, &MATMUL_CALL_2D, &MATMUL_CALL_MIXED,
     &ADD_SAME, &ADD_BCAST, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
@@ -351,7 +359,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &BMM,
-    &VIEW, &RESHAPE, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
+    &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -202,8 +202,9 @@ fn one_tensor_call(row: &torchlower_ops::OpInfo, x: &str) -> String {
 }
 
 fn two_tensor_call(row: &torchlower_ops::OpInfo, x: &str, y: &str) -> String {
-    match row.operators.first() {
-        Some(symbol) => format!("{x} {symbol} {y}"),
-        None => format!("{}({x}, {y})", row.functions[0]),
+    match (row.operators.first(), row.functions.first()) {
+        (Some(symbol), _) => format!("{x} {symbol} {y}"),
+        (None, Some(path)) => format!("{path}({x}, {y})"),
+        (None, None) => format!("{x}.{}({y})", row.methods[0]),
     }
 }

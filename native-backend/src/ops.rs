@@ -162,6 +162,18 @@ pub fn reshape(t: &Tensor, shape: &[i64]) -> Result<Tensor> {
     Ok(t.f_reshape(shape)?)
 }
 
+/// `t.expand(*sizes)`.
+#[inline]
+pub fn expand(t: &Tensor, sizes: &[i64]) -> Result<Tensor> {
+    Ok(t.f_expand(sizes, false)?)
+}
+
+/// `t.expand_as(other)`.
+#[inline]
+pub fn expand_as(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.f_expand_as(other)?)
+}
+
 /// `t.permute(*dims)` / `torch.permute(t, dims)`.
 #[inline]
 pub fn permute(t: &Tensor, dims: &[i64]) -> Result<Tensor> {

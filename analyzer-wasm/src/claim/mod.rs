@@ -142,9 +142,19 @@ pub fn decide(q: &Query) -> Decision {
     cuda_gate(q, decision)
 }
 
+/// `-t`, the unary minus operator on a tensor (eager's `torch.neg`).
+pub fn negation(operand: &Operand) -> Decision {
+    let decision = match f32_tensor(operand, "operand of unary `-`") {
+        Ok(t) => Decision::Claimed(Claim { rule: &rules::NEG_OPERATOR, result: t, op: Op::Neg, options: Options::None, operands: vec![OperandRef::Receiver] }),
+        Err(d) => d,
+    };
+    let q = Query { target: Target::Method("neg"), receiver: Some(operand), args: &[], keywords: &[], starred: false };
+    cuda_gate(&q, decision)
+}
+
 /// What the CUDA kernels do not take yet is rejected on `cuda:0` with its own code: a
 /// rank-3/4 tensor (operand or result), a Python number operand.
-fn cuda_gate(q: &Query, decision: Decision) -> Decision {
+pub(crate) fn cuda_gate(q: &Query, decision: Decision) -> Decision {
     let Decision::Claimed(claim) = &decision else { return decision };
     if claim.result.device != Device::Cuda0 {
         return decision;

@@ -7,7 +7,7 @@
 //! not fit raise eager's errors at run time.
 
 use super::reductions::normalize_dim;
-use super::{keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query};
+use super::{keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query, Target};
 use crate::ir::{Op, Options};
 use crate::rules::{self, Rule};
 use crate::ty::{TensorTy, Ty};
@@ -17,6 +17,8 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::View => &rules::VIEW,
         Op::Reshape => &rules::RESHAPE,
         Op::Permute => &rules::PERMUTE,
+        Op::Expand => &rules::EXPAND,
+        Op::ExpandAs => &rules::EXPAND_AS,
         Op::Transpose => &rules::TRANSPOSE,
         Op::T => &rules::MATRIX_T,
         Op::Unsqueeze => &rules::UNSQUEEZE,
@@ -92,6 +94,24 @@ fn join(q: &Query, op: Op, path: &str) -> Decision {
     }
 }
 
+/// `t.mT` (the last two dims swapped, rank ≥ 2) and `t.T` (rank ≤ 2: `t.t()`), views; `None`
+/// for other attributes.
+pub fn attribute(receiver: &Operand, name: &str) -> Option<Decision> {
+    let Ty::Tensor(t) = receiver.ty else { return None };
+    let decision = match (name, t.rank) {
+        ("mT", r) if r >= 2 => {
+            let r = i64::from(r);
+            Decision::Claimed(Claim { rule: &rules::TRANSPOSE, result: t, op: Op::Transpose, options: Options::DimPair(r - 2, r - 1), operands: vec![OperandRef::Receiver] })
+        }
+        ("T", r) if r <= 2 => Decision::Claimed(Claim { rule: &rules::MATRIX_T, result: t, op: Op::T, options: Options::None, operands: vec![OperandRef::Receiver] }),
+        ("mT", _) => Decision::reject(&rules::BAD_RANKS, "`.mT` of a rank-1 tensor (eager raises)"),
+        ("T", _) => Decision::reject(&rules::VIEW_OP, "`.T` of a tensor of rank > 2 reverses every dim (deprecated in eager); use permute"),
+        _ => return None,
+    };
+    let q = Query { target: Target::Method(name), receiver: Some(receiver), args: &[], keywords: &[], starred: false };
+    Some(super::cuda_gate(&q, decision))
+}
+
 /// `rest` are the arguments after the tensor; `first` is the index of `rest[0]` in `q.args`.
 fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: OperandRef, first: usize) -> Decision {
     let Some(rule) = rule(op) else { return super::not_in_lane(op) };
@@ -112,7 +132,18 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
         return d;
     }
     let outcome = match op {
-        Op::View | Op::Reshape | Op::Permute => int_list(t, rest, op, form),
+        Op::View | Op::Reshape | Op::Permute | Op::Expand => int_list(t, rest, op, form),
+        Op::ExpandAs => match rest {
+            [other] => match other.ty {
+                Ty::Tensor(o) if o.device == t.device && o.rank >= t.rank => {
+                    TensorTy::new(t.dtype, t.device, o.rank).map(|r| (r, Options::None)).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")))
+                }
+                Ty::Tensor(_) => Err(Decision::reject(&rules::BAD_RANKS, format!("{form}: the other tensor has fewer dims or another device"))),
+                Ty::Unknown => Err(Decision::NotCovered(format!("the other tensor of {form} has an unresolved type"))),
+                other => Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {}", other.describe()))),
+            },
+            _ => Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes one tensor"))),
+        },
         Op::Transpose => dim_pair(t, rest, form).map(|(a, b)| (t, Options::DimPair(a, b))),
         Op::Flatten => flatten(q, t, rest, form),
         Op::Unsqueeze => match (rest, keyword(q, "dim")) {
@@ -128,7 +159,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
     match outcome {
         Ok((result, options)) => {
             let mut operands = vec![at];
-            if matches!(op, Op::View | Op::Reshape | Op::Permute) {
+            if matches!(op, Op::View | Op::Reshape | Op::Permute | Op::Expand | Op::ExpandAs) {
                 operands.extend((0..rest.len()).map(|i| OperandRef::Arg(first + i)));
             }
             if matches!(op, Op::Chunk | Op::Split) {
@@ -149,6 +180,9 @@ fn int_list(t: TensorTy, ints: &[Operand], op: Op, form: &str) -> Result<(Tensor
         });
     }
     let rank = u8::try_from(ints.len()).unwrap_or(u8::MAX);
+    if op == Op::Expand && rank < t.rank {
+        return Err(Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor to {rank} sizes (eager raises)", t.rank)));
+    }
     if op == Op::Permute && rank != t.rank {
         return Err(Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor needs {} dims, got {rank}", t.rank, t.rank)));
     }

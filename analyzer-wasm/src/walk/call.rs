@@ -63,7 +63,7 @@ impl Walker<'_> {
         }
         let (mut args, keywords, starred) = self.args(c);
         // a shape or permutation given as one tuple is the same as its ints one by one
-        let takes_sizes = matches!(method_name.as_deref(), Some("view" | "reshape" | "permute"))
+        let takes_sizes = matches!(method_name.as_deref(), Some("view" | "reshape" | "permute" | "expand"))
             || matches!(path.as_deref(), Some("torch.reshape" | "torch.permute"));
         if takes_sizes && args.last().is_some_and(|a| a.elems.is_some()) {
             let elems = args.pop().and_then(|a| a.elems).unwrap_or_default();

@@ -74,6 +74,10 @@ impl Walker<'_> {
                         _ => {}
                     }
                 }
+                let operand = Operand { ty: recv.ty, lit: Lit::NotLiteral };
+                if let Some(decision) = claim::views::attribute(&operand, a.attr.as_str()) {
+                    return self.site((SiteKind::Method, format!("Tensor.{}", a.attr)), decision, a.range, Some(recv), &[], &[]);
+                }
                 if matches!(recv.ty, Ty::Tensor(_)) && VIEW_ATTRIBUTES.contains(&a.attr.as_str()) {
                     self.diag(&rules::VIEW_OP, format!("`.{}` is a view of the tensor", a.attr), a.range);
                 } else if !recv.explained {
@@ -448,6 +452,11 @@ impl Walker<'_> {
                 (_, None) => Val::explained(Ty::Float),
             },
             (ast::UnaryOp::UAdd, Ty::Float) => v,
+            (ast::UnaryOp::USub, Ty::Tensor(_)) => {
+                let operand = Operand { ty: v.ty, lit: Lit::NotLiteral };
+                let decision = claim::negation(&operand);
+                self.site((SiteKind::Binop, "unary -".to_string()), decision, u.range, Some(v), &[], &[])
+            }
             (ast::UnaryOp::USub, Ty::Int | Ty::Bool) => {
                 // fold literals so that `dim=-1` stays a literal
                 if let Lit::Int(n) = v.lit {

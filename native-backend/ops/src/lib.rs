@@ -467,6 +467,20 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// A broadcast view to a larger shape (`-1` keeps a size).
+        Expand {
+            name: "expand", lane: Views, signature: IntList,
+            functions: [], methods: ["expand"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A broadcast view to another tensor's shape.
+        ExpandAs {
+            name: "expand_as", lane: Views, signature: Product,
+            functions: [], methods: ["expand_as"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// A view with the dims reordered.
         Permute {
             name: "permute", lane: Views, signature: IntList,
@@ -619,7 +633,7 @@ pub mod unclaimed {
         &["cuda", "cpu", "to", "double", "float", "half", "bfloat16", "long", "int", "type", "type_as"];
     /// Views and reshapes: results alias their base (TL206).
     pub const VIEW_METHODS: &[&str] = &[
-        "view_as", "reshape_as", "squeeze", "expand", "expand_as", "narrow", "select", "unfold", "movedim", "swapaxes",
+        "view_as", "reshape_as", "squeeze", "narrow", "select", "unfold", "movedim", "swapaxes",
         "swapdims", "mT", "T", "H", "mH", "detach", "unflatten", "as_strided",
     ];
     /// Tensor attributes that are views of the tensor (TL206).

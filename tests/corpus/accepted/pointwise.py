@@ -26,3 +26,7 @@ def relu6(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def scores(q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return torch.bmm(q, k.transpose(1, 2)).softmax(dim=-1) + q.bmm(k)
+
+
+def negated(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return -x + -(x * 2.0)

@@ -78,3 +78,11 @@ def joined(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu3D:
     both = (x, y)
     wide = torch.cat([x, y], dim=-1)
     return torch.stack(both, dim=1) + torch.cat((x, x), 1)[:, : x.size(1)].unsqueeze(1) + wide[:, None, :1]
+
+
+def broadcasts(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    return b.expand(x.size(0), -1) + b.expand_as(x) - x.unsqueeze(0).expand(2, -1, -1)
+
+
+def transposes(q: TensorF32Cpu3D, w: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return (q @ q.mT) @ w.T - -q

@@ -1,7 +1,7 @@
 # Seed row "Views / reshape": the seed rejected every view. view, reshape, permute, transpose,
 # t, unsqueeze, flatten and contiguous are claimed now (tests/corpus/accepted/views.py); these
 # stay rejected.
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
 
@@ -10,7 +10,7 @@ def squeeze(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x.squeeze(0)
 
 
-def t_attribute(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+def t_attribute(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return x.T
 
 
