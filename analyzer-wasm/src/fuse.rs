@@ -55,7 +55,9 @@ fn count_reads(body: &[Stmt]) -> ReadCounts {
 /// Calls `f` on every expression of `s` and of the statements nested in it.
 fn visit_stmt_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     match s {
-        Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } | Stmt::Unpack { value, .. } => value.visit(f),
+        Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } | Stmt::Unpack { value, .. } | Stmt::Effect(value) => {
+            value.visit(f)
+        }
         Stmt::If { cond, then, orelse } => {
             cond.visit(f);
             then.iter().chain(orelse).for_each(|s| visit_stmt_exprs(s, f));
@@ -327,6 +329,7 @@ impl Pass<'_> {
             Stmt::Assign { name, ty, value } => Stmt::Assign { name, ty, value: self.expr(value) },
             Stmt::Return(value) => Stmt::Return(self.expr(value)),
             Stmt::Assert { cond, message } => Stmt::Assert { cond: self.expr(cond), message },
+            Stmt::Effect(value) => Stmt::Effect(self.expr(value)),
             Stmt::Unpack { names, value, tuple } => Stmt::Unpack { names, value: self.expr(value), tuple },
             Stmt::If { cond, then, orelse } => Stmt::If { cond: self.expr(cond), then: self.block(then), orelse: self.block(orelse) },
             Stmt::For { var, start, stop, step, body } => {
@@ -356,6 +359,7 @@ impl Pass<'_> {
             Expr::Math { f, arg } => Expr::Math { f, arg: self.boxed(*arg) },
             Expr::Tuple(items) => Expr::Tuple(items.into_iter().map(|e| self.expr(e)).collect()),
             Expr::Call { function, args } => Expr::Call { function, args: args.into_iter().map(|e| self.expr(e)).collect() },
+            Expr::InPlace { site, op, options, args } => Expr::InPlace { site, op, options, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Index { site, tensor, items } => {
                 let items = items
                     .into_iter()

@@ -115,6 +115,9 @@ pub enum Expr {
     Size { tensor: Box<Expr>, dim: usize },
     /// `t.numel()`
     Numel(Box<Expr>),
+    /// `h += x`, `h.relu_()`, `F.relu(h, inplace=True)` on a local whose storage is not a
+    /// parameter's: `op` applied in place to `args[0]` (the local), the value being that local
+    InPlace { site: usize, op: Op, options: Options, args: Vec<Expr> },
     /// `t[items]`, basic indexing (site `site`, op `Op::Index`)
     Index { site: usize, tensor: Box<Expr>, items: Vec<IndexItem> },
     /// A call of another native function of the module (`function`: its index in the report),
@@ -256,6 +259,8 @@ pub enum Stmt {
     For { var: String, start: Expr, stop: Expr, step: Expr, body: Vec<Stmt> },
     While { cond: Expr, body: Vec<Stmt> },
     Return(Expr),
+    /// an expression statement made for its effect: an in-place op (`h.relu_()`)
+    Effect(Expr),
     /// `assert cond[, "message"]`: `AssertionError` when `cond` is false
     Assert { cond: Expr, message: Option<String> },
     /// `a, b = t.chunk(2, dim)` & co.: `value` is the parts op (`Options::Parts`), each name
@@ -286,7 +291,7 @@ impl Function {
 fn stmts_fused_sites(body: &[Stmt], out: &mut Vec<(usize, &'static str)>) {
     for s in body {
         match s {
-            Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } | Stmt::Unpack { value, .. } => {
+            Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Assert { cond: value, .. } | Stmt::Unpack { value, .. } | Stmt::Effect(value) => {
                 expr_fused_sites(value, out)
             }
             Stmt::If { cond, then, orelse } => {
@@ -347,7 +352,7 @@ impl Expr {
                 inner.visit(f)
             }
             Expr::Math { arg, .. } => arg.visit(f),
-            Expr::Tuple(items) | Expr::Call { args: items, .. } => items.iter().for_each(|e| e.visit(f)),
+            Expr::Tuple(items) | Expr::Call { args: items, .. } | Expr::InPlace { args: items, .. } => items.iter().for_each(|e| e.visit(f)),
             Expr::Index { tensor, items, .. } => {
                 tensor.visit(f);
                 items.iter().flat_map(IndexItem::exprs).for_each(|e| e.visit(f));

@@ -187,6 +187,10 @@ rule!(UNARY_NEGATIVE, "torchlower/unary-negative-f32-rank1-2", Neg, false,
     "torch.negative(t) / t.negative()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (lowers to `ops::neg`).", "torch.negative(h)");
 rule!(NEG_OPERATOR, "torchlower/tensor-neg-operator", Neg, true,
     "EXTENSION: -t on a float32 tensor", "Python's unary minus on a tensor is eager's `torch.neg` (signed zeros and NaN as eager); the result has the tensor's type.", "-x");
+rule!(RELU_IN_PLACE, "torchlower/relu-in-place-fresh", Relu, true,
+    "EXTENSION: h.relu_() / F.relu(h, inplace=True) on a fresh local",
+    "Claimed when `h` is a local whose storage is provably not a parameter's (the result of a claimed op that allocates, or a view of one): the change cannot be seen by the caller, and it is made in place, as eager makes it. On a parameter, or a view of one, it stays rejected (TL203).",
+    "h = F.linear(x, w, b)\nh.relu_()");
 rule!(UNARY_SQUARE, "torchlower/unary-square-f32-rank1-2", Square, false,
     "torch.square(t) / t.square()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank.", "torch.square(h)");
 rule!(UNARY_EXP, "torchlower/unary-exp-f32-rank1-2", Exp, false,
@@ -241,6 +245,13 @@ rule!(DIV_SCALAR, "torchlower/tensor-div-scalar-f32", Div, true,
     "EXTENSION: a / s / s / a / torch.div(a, s) with a Python number",
     "As for `+`; `s / t` is eager's `t.reciprocal() * s` (Tensor.__rtruediv__), not an elementwise `s / t`, and lowers the same way (`ops::scalar_div`).",
     "scores / math.sqrt(d)  /  1.0 / x");
+rule!(ADD_IN_PLACE, "torchlower/add-in-place-fresh", Add, true,
+    "EXTENSION: h += y / h.add_(y) on a fresh local",
+    "As for relu_: `h` provably aliases no parameter; `y` a tensor that broadcasts to `h`'s type or a Python number; made in place (eager's errors when the result would not fit `h`).",
+    "h = x @ w\nh += b");
+rule!(SUB_IN_PLACE, "torchlower/sub-in-place-fresh", Sub, true, "EXTENSION: h -= y / h.sub_(y) on a fresh local", "As for `+=`.", "h -= mean");
+rule!(MUL_IN_PLACE, "torchlower/mul-in-place-fresh", Mul, true, "EXTENSION: h *= y / h.mul_(y) on a fresh local", "As for `+=`.", "h.mul_(scale)");
+rule!(DIV_IN_PLACE, "torchlower/div-in-place-fresh", Div, true, "EXTENSION: h /= y / h.div_(y) on a fresh local", "As for `+=`.", "h /= norm");
 rule!(FUNCTION_ADD, "torchlower/function-add-f32-rank1-2", Add, false,
     "torch.add(a, b)", "Two positional tensors, no keywords (no `alpha`, no `out`); same rank matrix as `+`.", "torch.add(a, b)");
 rule!(FUNCTION_SUB, "torchlower/function-sub-f32-rank1-2", Sub, false,
@@ -356,6 +367,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &ADD_SAME, &ADD_BCAST, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
     &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV,
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
+    &RELU_IN_PLACE, &ADD_IN_PLACE, &SUB_IN_PLACE, &MUL_IN_PLACE, &DIV_IN_PLACE,
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &BMM,
@@ -469,8 +481,8 @@ code!(BAD_ARITY, "TL202", Site, Error,
     "h.relu(1)  /  torch.relu(*xs)", "Use the exact form shown in the rule.");
 code!(IN_PLACE, "TL203", Site, Error,
     "In-place operation",
-    "In-place methods (`relu_`, `add_`, ...), `inplace=True` and augmented assignment on tensors (`h += b`, which mutates `h` in place and may alias an input) are never lowered.",
-    "h.relu_()  /  h += b", "Use the out-of-place form: `h = h.relu()`, `h = h + b`.");
+    "An in-place op (`relu_`, `add_`, `inplace=True`, `h += b`) on a tensor that may be a parameter's (a parameter, a view of one, a local that a loop may rebind to one) would change the caller's tensor, which native code never does; and in-place ops other than relu_/add_/sub_/mul_/div_ and `+= -= *= /=` are not lowered. On a fresh local they are claimed (torchlower/…-in-place-fresh).",
+    "x.relu_()  /  x += b  (x a parameter)", "Use the out-of-place form (`h = h.relu()`, `h = h + b`), or update a fresh local.");
 code!(MIXED_DEVICE, "TL204", Site, Error,
     "Mixed CPU and CUDA operands",
     "Operands of one op must live on the same device; eager PyTorch raises for most mixes and transfers are not lowered.",

@@ -210,6 +210,62 @@ pub fn contiguous(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_contiguous()?)
 }
 
+// --- in place, on tensors the analyzer proved are not a caller's (see `Expr::InPlace`) ---------
+
+/// `t.relu_()` / `F.relu(t, inplace=True)`: `t` itself, changed.
+#[inline]
+pub fn relu_(t: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_relu_()?)
+}
+
+/// `t += other` / `t.add_(other)`.
+#[inline]
+pub fn add_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_add_(other)?)
+}
+
+/// `t -= other` / `t.sub_(other)`.
+#[inline]
+pub fn sub_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_sub_(other)?)
+}
+
+/// `t *= other` / `t.mul_(other)`.
+#[inline]
+pub fn mul_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_mul_(other)?)
+}
+
+/// `t /= other` / `t.div_(other)`.
+#[inline]
+pub fn div_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_div_(other)?)
+}
+
+/// `t += s` with a Python number.
+#[inline]
+pub fn add_scalar_<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_add_scalar_(s)?)
+}
+
+/// `t -= s`.
+#[inline]
+pub fn sub_scalar_<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_sub_scalar_(s)?)
+}
+
+/// `t *= s`.
+#[inline]
+pub fn mul_scalar_<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_mul_scalar_(s)?)
+}
+
+/// `t /= s`.
+#[inline]
+pub fn div_scalar_<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_div_scalar_(s)?)
+}
+
 /// `torch.cat([a, b, …], dim)`.
 #[inline]
 pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {

@@ -166,6 +166,11 @@ impl FnEmitter<'_> {
                 }
                 self.out.push_str(" }\n");
             }
+            Stmt::Effect(value) => {
+                self.out.push_str("let _ = ");
+                self.expr(value);
+                self.out.push_str(";\n");
+            }
             Stmt::Assert { cond, message } => {
                 self.out.push_str("if !(");
                 self.expr(cond);
@@ -284,6 +289,24 @@ impl FnEmitter<'_> {
                     }
                 }
                 self.out.push_str("])?");
+                if let Some(slot) = self.site_ranges.get_mut(*site) {
+                    *slot = Some([start, self.out.len()]);
+                }
+            }
+            Expr::InPlace { site, op, options, args } => {
+                let start = self.out.len();
+                let suffix = if matches!(options, Options::ScalarRight) { "_scalar_" } else { "_" };
+                let _ = write!(self.out, "tl::ops::{}{suffix}(", op.name());
+                self.borrow(args.first());
+                if let Some(other) = args.get(1) {
+                    self.out.push_str(", ");
+                    if matches!(options, Options::ScalarRight) {
+                        self.expr(other);
+                    } else {
+                        self.borrow(Some(other));
+                    }
+                }
+                self.out.push_str(")?");
                 if let Some(slot) = self.site_ranges.get_mut(*site) {
                     *slot = Some([start, self.out.len()]);
                 }
@@ -672,7 +695,7 @@ fn collect_locals(body: &[Stmt], out: &mut BTreeSet<(String, RustKind)>) {
                     }
                 }
             }
-            Stmt::Return(_) | Stmt::Assert { .. } => {}
+            Stmt::Return(_) | Stmt::Assert { .. } | Stmt::Effect(_) => {}
         }
     }
 }

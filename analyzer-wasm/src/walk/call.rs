@@ -55,6 +55,21 @@ impl Walker<'_> {
                 let tensor = receiver.take().expect("a receiver");
                 return self.shape_method(c, name, tensor, t.rank);
             }
+            let fresh = receiver.as_ref().is_some_and(|r| r.fresh);
+            let in_place_op = match name {
+                "relu_" => Some(ir::Op::Relu),
+                "add_" => Some(ir::Op::Add),
+                "sub_" => Some(ir::Op::Sub),
+                "mul_" => Some(ir::Op::Mul),
+                "div_" => Some(ir::Op::Div),
+                _ => None,
+            };
+            let plain_args = c.keywords.is_empty() && c.args.len() == usize::from(name != "relu_") && !c.args.iter().any(|a| matches!(a, Expr::Starred(_)));
+            if let (Some(op), true, true) = (in_place_op, fresh, plain_args) {
+                let other = c.args.first().map(|a| self.expr(a));
+                let local = receiver.take().expect("a receiver");
+                return self.in_place((SiteKind::Method, format!("Tensor.{name}")), op, local, other, c.range);
+            }
             if matches!(name, "float" | "long" | "bool" | "to" | "type_as") {
                 if let Some(same) = self.same_dtype_conversion(c, name, t) {
                     return if same { receiver.take().expect("a receiver") } else { Val::explained(Ty::Unknown) };
@@ -62,6 +77,12 @@ impl Walker<'_> {
             }
         }
         let (mut args, keywords, starred) = self.args(c);
+        // `F.relu(h, inplace=True)` on a local that aliases no parameter
+        let inplace_true = keywords.iter().any(|(k, v)| k.as_deref() == Some("inplace") && v.lit == Lit::Bool(true));
+        if path.as_deref() == Some("torch.nn.functional.relu") && inplace_true && keywords.len() == 1 && !starred && args.len() == 1 && args[0].fresh {
+            let local = args.remove(0);
+            return self.in_place((SiteKind::Call, "torch.nn.functional.relu".to_string()), ir::Op::Relu, local, None, c.range);
+        }
         // a shape or permutation given as one tuple is the same as its ints one by one
         let takes_sizes = matches!(method_name.as_deref(), Some("view" | "reshape" | "permute" | "expand"))
             || matches!(path.as_deref(), Some("torch.reshape" | "torch.permute"));
@@ -131,6 +152,53 @@ impl Walker<'_> {
         match f {
             Some(f) => Val::lowered(Ty::Float, Lit::NotLiteral, ir::Expr::Math { f, arg: Box::new(value) }),
             None => Val::lowered(Ty::Float, Lit::NotLiteral, value),
+        }
+    }
+
+    /// An in-place op (`op`: relu, add, sub, mul or div) on `local`, a tensor whose storage is
+    /// not a parameter's: typed as its out-of-place form, which must keep `local`'s type, then
+    /// lowered in place (`Expr::InPlace`). `target` is the site's kind and name.
+    pub(super) fn in_place(&mut self, target: (SiteKind, String), op: ir::Op, local: Val, other: Option<Val>, range: TextRange) -> Val {
+        let local_op = Operand { ty: local.ty, lit: Lit::NotLiteral };
+        let other_ops: Vec<Operand> = other.iter().map(|v| Operand { ty: v.ty, lit: v.lit.clone() }).collect();
+        let out_of_place = match (op, other_ops.first()) {
+            (ir::Op::Relu, None) => claim::decide(&Query { target: Target::Method("relu"), receiver: Some(&local_op), args: &[], keywords: &[], starred: false }),
+            (_, Some(rhs)) => {
+                let symbol = match op {
+                    ir::Op::Add => ast::Operator::Add,
+                    ir::Op::Sub => ast::Operator::Sub,
+                    ir::Op::Mul => ast::Operator::Mult,
+                    _ => ast::Operator::Div,
+                };
+                let args = [local_op.clone(), rhs.clone()];
+                claim::decide(&Query { target: Target::BinOp { op: symbol, augmented: false }, receiver: None, args: &args, keywords: &[], starred: false })
+            }
+            _ => Decision::reject(&rules::BAD_ARITY, "in-place op with these arguments"),
+        };
+        let rule = match op {
+            ir::Op::Relu => &rules::RELU_IN_PLACE,
+            ir::Op::Add => &rules::ADD_IN_PLACE,
+            ir::Op::Sub => &rules::SUB_IN_PLACE,
+            ir::Op::Mul => &rules::MUL_IN_PLACE,
+            _ => &rules::DIV_IN_PLACE,
+        };
+        let decision = match out_of_place {
+            Decision::Claimed(c) if Ty::Tensor(c.result) == local.ty && matches!(c.options, ir::Options::None | ir::Options::ScalarRight) => {
+                let operands = if other.is_some() { vec![OperandRef::Receiver, OperandRef::Arg(0)] } else { vec![OperandRef::Receiver] };
+                Decision::Claimed(claim::Claim { rule, result: c.result, op: c.op, options: c.options, operands })
+            }
+            Decision::Claimed(c) => Decision::reject(&rules::IN_PLACE, format!("the result ({}) would not fit the updated tensor ({})", Ty::Tensor(c.result).describe(), local.ty.describe())),
+            other => other,
+        };
+        let others: Vec<Val> = other.into_iter().collect();
+        let v = self.site(target, decision, range, Some(local), &others, &[]);
+        match v.ir {
+            Some(ir::Expr::Tensor { site, op, options, args, .. }) => {
+                let mut updated = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::InPlace { site, op, options, args });
+                updated.fresh = true;
+                updated
+            }
+            _ => v,
         }
     }
 
@@ -341,12 +409,23 @@ impl Walker<'_> {
                         OperandRef::Keyword(i) => kws.get(*i).and_then(|v| v.ir.clone()),
                     })
                     .collect();
+                // a view shares its input's storage; every other claimed op allocates
+                let first_fresh = c.operands.first().is_some_and(|r| match r {
+                    OperandRef::Receiver => receiver.as_ref().is_some_and(|v| v.fresh),
+                    OperandRef::Arg(i) => args.get(*i).is_some_and(|v| v.fresh),
+                    OperandRef::Keyword(i) => kws.get(*i).is_some_and(|v| v.fresh),
+                });
+                let view = c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack);
                 match operand_irs {
-                    Some(ops) => Val::lowered(
-                        Ty::Tensor(c.result),
-                        Lit::NotLiteral,
-                        ir::Expr::Tensor { site: id, op: c.op, options: c.options, device: c.result.device, args: ops },
-                    ),
+                    Some(ops) => {
+                        let mut v = Val::lowered(
+                            Ty::Tensor(c.result),
+                            Lit::NotLiteral,
+                            ir::Expr::Tensor { site: id, op: c.op, options: c.options, device: c.result.device, args: ops },
+                        );
+                        v.fresh = !view || first_fresh;
+                        v
+                    }
                     None => Val::explained(Ty::Tensor(c.result)),
                 }
             }

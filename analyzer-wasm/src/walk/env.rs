@@ -16,6 +16,9 @@ pub struct Binding {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Env {
     names: BTreeMap<String, Binding>,
+    /// tensor locals whose storage is provably not a parameter's (fresh results of claimed ops,
+    /// or views of such): in-place ops on them cannot be observed by the caller
+    fresh: std::collections::BTreeSet<String>,
 }
 
 impl Env {
@@ -25,6 +28,25 @@ impl Env {
 
     pub fn bind(&mut self, name: &str, ty: Ty) {
         self.names.insert(name.to_string(), Binding { ty, definite: true, conflicting: false });
+        self.fresh.remove(name);
+    }
+
+    /// [`Env::bind`] to a value whose storage is not a parameter's.
+    pub fn bind_fresh(&mut self, name: &str, ty: Ty) {
+        self.bind(name, ty);
+        self.fresh.insert(name.to_string());
+    }
+
+    /// Forget that `names` are fresh (a loop body may rebind them before the next iteration
+    /// reaches an in-place op on them).
+    pub fn forget_fresh<'n>(&mut self, names: impl IntoIterator<Item = &'n String>) {
+        for name in names {
+            self.fresh.remove(name);
+        }
+    }
+
+    pub fn is_fresh(&self, name: &str) -> bool {
+        self.fresh.contains(name)
     }
 
     /// Merge of two control-flow paths: a name keeps its type only when both agree, and is
@@ -45,7 +67,8 @@ impl Env {
         for (name, b) in &other.names {
             names.entry(name.clone()).or_insert(Binding { ty: b.ty, definite: false, conflicting: b.conflicting });
         }
-        Env { names }
+        let fresh = self.fresh.intersection(&other.fresh).cloned().collect();
+        Env { names, fresh }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Binding)> {

@@ -136,7 +136,11 @@ impl Walker<'_> {
                 Val::explained(b.ty)
             }
             Some(b) => match b.ty {
-                Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float => Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: name.to_string(), ty: b.ty }),
+                Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float => {
+                    let mut v = Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: name.to_string(), ty: b.ty });
+                    v.fresh = self.env.is_fresh(name);
+                    v
+                }
                 Ty::Tuple(n) => Val::tuple((0..n).map(|i| self.element(name, i)).collect()),
                 // an unknown local was already reported where it was bound
                 other => Val::explained(other),
@@ -258,7 +262,9 @@ impl Walker<'_> {
         match v.ir {
             Some(ir::Expr::Tensor { site, args, .. }) => {
                 let tensor = args.into_iter().next().expect("the indexed tensor");
-                Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::Index { site, tensor: Box::new(tensor), items })
+                let mut indexed = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::Index { site, tensor: Box::new(tensor), items });
+                indexed.fresh = v.fresh;
+                indexed
             }
             _ => v,
         }
@@ -293,7 +299,9 @@ impl Walker<'_> {
         let local = element_name(name, i);
         match self.env.get(&local) {
             Some(b) if matches!(b.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float) => {
-                Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: local, ty: b.ty })
+                let mut v = Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: local.clone(), ty: b.ty });
+                v.fresh = self.env.is_fresh(&local);
+                v
             }
             Some(b) => Val::explained(b.ty),
             None => Val::explained(Ty::Unknown),

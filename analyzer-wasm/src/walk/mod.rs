@@ -74,23 +74,25 @@ struct Val {
     elems: Option<Vec<Val>>,
     /// when `ir` is None: a diagnostic or non-claimed site already explains why
     explained: bool,
+    /// a tensor whose storage is provably not a parameter's (see `Env::bind_fresh`)
+    fresh: bool,
 }
 
 impl Val {
     fn lowered(ty: Ty, lit: Lit, ir: ir::Expr) -> Val {
-        Val { ty, lit, ir: Some(ir), elems: None, explained: false }
+        Val { ty, lit, ir: Some(ir), elems: None, explained: false, fresh: false }
     }
     fn opaque(ty: Ty, lit: Lit) -> Val {
-        Val { ty, lit, ir: None, elems: None, explained: false }
+        Val { ty, lit, ir: None, elems: None, explained: false, fresh: false }
     }
     /// A tuple of `elems` (explained when any element is).
     fn tuple(elems: Vec<Val>) -> Val {
         let explained = elems.iter().any(|e| e.explained);
         let n = u8::try_from(elems.len()).unwrap_or(u8::MAX);
-        Val { ty: Ty::Tuple(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained }
+        Val { ty: Ty::Tuple(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained, fresh: false }
     }
     fn explained(ty: Ty) -> Val {
-        Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true }
+        Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true, fresh: false }
     }
 }
 

@@ -113,8 +113,13 @@ impl Walker<'_> {
                 true
             }
             Stmt::Expr(s) => {
-                let _ = self.expr(&s.value);
-                self.diag(&rules::UNSUPPORTED_STATEMENT, "expression statements are not lowered (the value would be discarded)".into(), s.range);
+                let v = self.expr(&s.value);
+                match v.ir {
+                    // `h.relu_()`: made for its effect
+                    Some(e @ ir::Expr::InPlace { .. }) => out.push(ir::Stmt::Effect(e)),
+                    _ if v.explained => {}
+                    _ => self.diag(&rules::UNSUPPORTED_STATEMENT, "expression statements are not lowered (the value would be discarded)".into(), s.range),
+                }
                 true
             }
             Stmt::FunctionDef(_) | Stmt::AsyncFunctionDef(_) | Stmt::ClassDef(_) | Stmt::Global(_) | Stmt::Nonlocal(_) => {
@@ -156,9 +161,14 @@ impl Walker<'_> {
             return;
         }
         let ty = v.ty;
+        let fresh = v.fresh && matches!(ty, Ty::Tensor(_));
         let lowerable = matches!(ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float);
         let ir = if lowerable || !v.explained { self.need(v, range, "assignment") } else { None };
-        self.env.bind(name, ty);
+        if fresh {
+            self.env.bind_fresh(name, ty);
+        } else {
+            self.env.bind(name, ty);
+        }
         if let Some(value) = ir {
             out.push(ir::Stmt::Assign { name: name.to_string(), ty, value });
         }
@@ -242,7 +252,21 @@ impl Walker<'_> {
         };
         let current = self.name(n.id.as_str(), s.target.range());
         let rhs = self.expr(&s.value);
-        let v = self.binop(s.op, true, current, rhs, s.range);
+        let in_place_op = match s.op {
+            ast::Operator::Add => Some(ir::Op::Add),
+            ast::Operator::Sub => Some(ir::Op::Sub),
+            ast::Operator::Mult => Some(ir::Op::Mul),
+            ast::Operator::Div => Some(ir::Op::Div),
+            _ => None,
+        };
+        let v = match in_place_op {
+            // `h += x` on a tensor local that aliases no parameter: in place, as eager
+            Some(op) if current.fresh && matches!(current.ty, Ty::Tensor(_)) => {
+                let symbol = crate::claim::operator_symbol(s.op);
+                self.in_place((crate::report::SiteKind::Binop, format!("{symbol}=")), op, current, Some(rhs), s.range)
+            }
+            _ => self.binop(s.op, true, current, rhs, s.range),
+        };
         self.assign(n.id.as_str(), v, s.range, out);
     }
 
@@ -365,6 +389,7 @@ impl Walker<'_> {
         if let Some(var) = &var {
             self.env.bind(var, Ty::Int);
         }
+        self.env.forget_fresh(&rebound_in(&s.body));
         let head = self.env.clone();
         let (body, _) = self.block(&s.body);
         self.check_loop_types(&head, s.range);
@@ -382,6 +407,7 @@ impl Walker<'_> {
         }
         let cond = self.condition(&s.test);
         let before = self.env.clone();
+        self.env.forget_fresh(&rebound_in(&s.body));
         let (body, _) = self.block(&s.body);
         self.check_loop_types(&before, s.range);
         let after_body = std::mem::take(&mut self.env);
@@ -474,6 +500,38 @@ impl Walker<'_> {
         }
     }
 
+}
+
+/// The names a loop body binds by assignment (not by `+=`, which keeps a tensor's storage):
+/// one of them may be a parameter's tensor when the next iteration starts.
+fn rebound_in(body: &[Stmt]) -> Vec<String> {
+    fn targets(e: &Expr, out: &mut Vec<String>) {
+        match e {
+            Expr::Name(n) => out.push(n.id.to_string()),
+            Expr::Tuple(t) => t.elts.iter().for_each(|e| targets(e, out)),
+            Expr::List(t) => t.elts.iter().for_each(|e| targets(e, out)),
+            Expr::Starred(s) => targets(&s.value, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for s in body {
+        match s {
+            Stmt::Assign(a) => a.targets.iter().for_each(|t| targets(t, &mut out)),
+            Stmt::AnnAssign(a) => targets(&a.target, &mut out),
+            Stmt::For(f) => {
+                targets(&f.target, &mut out);
+                out.extend(rebound_in(&f.body));
+            }
+            Stmt::While(w) => out.extend(rebound_in(&w.body)),
+            Stmt::If(i) => {
+                out.extend(rebound_in(&i.body));
+                out.extend(rebound_in(&i.orelse));
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn stmt_kind(s: &Stmt) -> &'static str {

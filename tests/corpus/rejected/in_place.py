@@ -26,9 +26,10 @@ def add_assign(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
 
 
 def mul_assign(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    h = x.relu()
-    h *= y
-    return h
+    # `h = x.relu(); h *= y` is claimed now (tests/corpus/accepted/in_place.py): h is fresh;
+    # x is the caller's
+    x *= y
+    return x
 
 
 def functional_inplace(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
@@ -37,3 +38,23 @@ def functional_inplace(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def functional_inplace_positional(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.relu(x, False)
+
+
+def view_of_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    v = x.view(-1)
+    v.relu_()
+    return x
+
+
+def rebound_in_loop(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    h = x * 1.0
+    for _ in range(n):
+        h.relu_()
+        h = x
+    return h
+
+
+def growing_in_place(x: TensorF32Cpu1D, y: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    h = x * 1.0
+    h += y
+    return h

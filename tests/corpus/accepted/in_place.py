@@ -1,0 +1,32 @@
+# In-place ops that cannot be observed (issue: the language of real inference code): on a
+# local whose storage is provably not a parameter's — a fresh result of a claimed op, or a
+# view of one — they are made in place, as eager makes them.
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+
+
+def fresh_updates(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    h = F.linear(x, w)
+    h += b
+    h *= 0.5
+    h.relu_()
+    y = F.relu(h, inplace=True)
+    h.mul_(y)
+    h /= 2
+    h -= 1.0
+    return h.sub_(b)
+
+
+def loop_update(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, n: int) -> TensorF32Cpu2D:
+    h = x @ w
+    for _ in range(n):
+        h += b
+    return h
+
+
+def view_of_fresh(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    h = x * 2.0
+    v = h.view(-1)
+    v.relu_()
+    return h
