@@ -133,6 +133,26 @@ def clamp_max(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.clamp_max(6.0)
 
 
+def layer_norm(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.layer_norm(x, (x.size(-1),), b, b, 1e-5)
+
+
+def silu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.silu(x)
+
+
+def rsqrt(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.rsqrt(x)
+
+
+def erf(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.erf(x)
+
+
+def softplus(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.softplus(x)
+
+
 def maximum(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.maximum(x, y)
 
@@ -267,18 +287,19 @@ OPS = {
     "index": "index", "chunk": "chunk", "split": "split", "unbind": "unbind", "pow_number": "pow",
     "clamp": "clamp", "clamp_min": "clamp_min", "clamp_max": "clamp_max", "maximum": "maximum",
     "minimum": "minimum", "bmm": "bmm", "cat": "cat", "stack": "stack",
-    "expand": "expand", "expand_as": "expand_as",
+    "expand": "expand", "expand_as": "expand_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
+    "softplus": "softplus", "layer_norm": "layer_norm",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
                "add", "sub", "mul", "div", "add_row", "sum_rows", "sum_cols", "mean_rows", "mean_cols",
                "softmax", "argmax", "chain"]
 #: Python-number operands and views, on a smaller grid (their cost is the call, not the data).
-SMALL_GRID = ["mul_scalar", "rsub_scalar", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "cat", "stack", "expand", "expand_as", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
+SMALL_GRID = ["mul_scalar", "rsub_scalar", "silu", "rsqrt", "erf", "softplus", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "cat", "stack", "expand", "expand_as", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
 #: Two-part splits: the rows must be 2.
 PARTS = ["chunk", "split", "unbind"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
-PRODUCTS = ["linear", "matmul", "bmm", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
+PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
 ROWS = [1, 8, 64, 256, 1024]
 COLS = [16, 64, 256, 1024, 4096]
@@ -322,14 +343,14 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
         return randn(fan_out, fan_in) / fan_in**0.5, randn(fan_out)
 
     x = randn(rows, cols)
-    if function in ("log", "sqrt"):
+    if function in ("log", "sqrt", "rsqrt"):
         return (x.abs() + 0.5,)
     if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum", "cat", "stack", "expand_as"):
         y = randn(rows, cols)
         return (x, y.abs() + 0.5 if function == "div" else y)
     if function == "add_row":
         return (x, randn(cols))
-    if function in ("linear", "linear_tanh", "linear_gelu", "linear_relu_mean"):
+    if function in ("linear", "linear_tanh", "linear_gelu", "linear_relu_mean", "layer_norm"):
         return (x, *layer(cols, cols))
     if function in ("matmul", "matmul_bias_relu", "layer_loop", "bmm"):
         w = randn(cols, cols) / cols**0.5

@@ -23,6 +23,9 @@ pub enum Options {
     DimPair(i64, i64),
     /// `clamp(t, min, max)`: which bounds are given (their values are the op's operands)
     Bounds(bool, bool),
+    /// `layer_norm`: how many shape ints follow the input, and which of weight, bias and eps
+    /// are given (in that order after them)
+    LayerNorm { dims: u8, weight: bool, bias: bool, eps: bool },
     /// `chunk`/`split`/`unbind` over `dim`, unpacked into `count` names
     Parts { dim: i64, count: usize },
     /// An arithmetic op with a Python number on the right (`t * 0.5` → `mul_scalar(t, s)`).

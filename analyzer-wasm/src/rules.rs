@@ -329,6 +329,18 @@ rule!(MAXIMUM, "torchlower/maximum", Maximum, true,
 rule!(MINIMUM, "torchlower/minimum", Minimum, true,
     "EXTENSION: torch.minimum(a, b) / a.minimum(b)",
     "Two float32 tensors, broadcast as eager does; NaN propagates.", "torch.minimum(x, ceiling)");
+rule!(LAYER_NORM, "torchlower/layer-norm", LayerNorm, true,
+    "EXTENSION: F.layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5)",
+    "A float32 input of any rank; `normalized_shape` a Python int or a tuple/list of them (`(n,)`, `x.shape[-1:]`); weight and bias float32 tensors or None; eps a Python float. libtorch's kernel (eager's values and errors).",
+    "F.layer_norm(x, (n_embd,), ln_w, ln_b, 1e-5)");
+rule!(SILU, "torchlower/silu", Silu, true,
+    "EXTENSION: F.silu(t)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.silu(F.linear(x, w1)) * F.linear(x, w3)");
+rule!(RSQRT, "torchlower/rsqrt", Rsqrt, true,
+    "EXTENSION: torch.rsqrt(t) / t.rsqrt()", "A float32 tensor of any rank; libtorch's kernel.", "x * torch.rsqrt(variance + eps)");
+rule!(ERF, "torchlower/erf", Erf, true,
+    "EXTENSION: torch.erf(t) / t.erf()", "A float32 tensor of any rank; libtorch's kernel.", "0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))");
+rule!(SOFTPLUS, "torchlower/softplus", Softplus, true,
+    "EXTENSION: F.softplus(t)", "A float32 tensor of any rank, with eager's default beta=1 and threshold=20 (given or omitted); libtorch's kernel.", "F.softplus(x)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -370,7 +382,8 @@ pub static ALL_RULES: &[&Rule] = &[
     &RELU_IN_PLACE, &ADD_IN_PLACE, &SUB_IN_PLACE, &MUL_IN_PLACE, &DIV_IN_PLACE,
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
-    &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &BMM,
+    &LAYER_NORM,
+    &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

@@ -46,6 +46,7 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
         Signature::TensorList => (vec![m.clone(), m], vec![]),
         Signature::TensorNumber => (vec![m, int(2)], vec![]),
         Signature::Clamp => (vec![m, int(0), int(1)], vec![]),
+        Signature::LayerNorm => (vec![m, int(2)], vec![]),
     }
 }
 
@@ -154,7 +155,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::Linear => ("x: M, w: M, b: V", format!("{}(x, w, b)", row.functions[0]), "M"),
                 Signature::DimKeepdim | Signature::Dim if row.op == Op::Unsqueeze => ("x: V", format!("x.{}(dim=1)", row.methods[0]), "M"),
                 Signature::DimKeepdim | Signature::Dim => ("x: M", format!("{}(x, dim=1)", row.functions[0]), "R"),
-                Signature::Tensor => ("x: M", format!("x.{}()", row.methods[0]), "M"),
+                Signature::Tensor => ("x: M", one_tensor_call(row, "x"), "M"),
                 Signature::IntList => ("x: M", format!("x.{}(1, 0)", row.methods[0]), "M"),
                 Signature::DimPair if row.op == Op::Flatten => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "V"),
                 Signature::DimPair => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
@@ -163,6 +164,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::TensorList => ("x: M", format!("{}([x, x], 0)", row.functions[0]), "M"),
                 Signature::TensorNumber => ("x: M", format!("x.{}(2)", row.methods[0]), "M"),
                 Signature::Clamp => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
+                Signature::LayerNorm => ("x: M, w: V", format!("{}(x, (x.size(-1),), w, w, 1e-5)", row.functions[0]), "M"),
                 // parts are lowered only as the value of an unpacking assignment
                 Signature::Parts if row.op == Op::Unbind => ("x: M", format!("a\n    a, b = x.{}(0)", row.methods[0]), "V"),
                 Signature::Parts => ("x: M", format!("a\n    a, b = x.{}(1, 0)", row.methods[0]), "M"),

@@ -310,6 +310,36 @@ pub fn clamp_max<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
     Ok(t.f_clamp_max(s)?)
 }
 
+/// `F.layer_norm(x, normalized_shape, weight, bias, eps)` (libtorch's kernel, as eager).
+#[inline]
+pub fn layer_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+    Ok(x.f_layer_norm(normalized_shape, weight, bias, eps, true)?)
+}
+
+/// `F.silu(t)`.
+#[inline]
+pub fn silu(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_silu()?)
+}
+
+/// `torch.rsqrt(t)`.
+#[inline]
+pub fn rsqrt(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_rsqrt()?)
+}
+
+/// `torch.erf(t)`.
+#[inline]
+pub fn erf(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_erf()?)
+}
+
+/// `F.softplus(t)` with `beta=1`, `threshold=20`.
+#[inline]
+pub fn softplus(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_softplus()?)
+}
+
 /// `torch.maximum(a, b)`.
 #[inline]
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {

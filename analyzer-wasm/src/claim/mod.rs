@@ -7,6 +7,7 @@
 
 pub mod activations;
 pub mod binops;
+pub mod norms;
 pub mod pointwise;
 pub mod classification;
 pub mod gelu;
@@ -185,6 +186,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Classification => classification::function(q, op, path),
             Lane::Views => views::function(q, op, path),
             Lane::Pointwise => pointwise::function(q, op, path),
+            Lane::Norms => norms::function(q, op, path),
         };
     }
     match Op::from_rejected_function(path) {
@@ -229,7 +231,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Classification => classification::method(q, receiver, op),
             Lane::Views => views::method(q, receiver, op, name),
             Lane::Pointwise => pointwise::method(q, receiver, op, name),
-            Lane::Linear | Lane::Gelu => not_in_lane(op),
+            Lane::Linear | Lane::Gelu | Lane::Norms => not_in_lane(op),
         };
     }
     match Op::from_rejected_method(name) {

@@ -16,6 +16,10 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::ClampMin => &rules::CLAMP_MIN,
         Op::ClampMax => &rules::CLAMP_MAX,
         Op::Maximum => &rules::MAXIMUM,
+        Op::Silu => &rules::SILU,
+        Op::Rsqrt => &rules::RSQRT,
+        Op::Erf => &rules::ERF,
+        Op::Softplus => &rules::SOFTPLUS,
         Op::Minimum => &rules::MINIMUM,
         _ => return None,
     })
@@ -59,6 +63,28 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             with_number(input, number, op, form, [at, OperandRef::Arg(first)])
         }
         Op::Clamp => clamp(q, input, rest, form, at, first),
+        Op::Silu | Op::Rsqrt | Op::Erf | Op::Softplus => {
+            // eager's defaults only (`inplace=False`, `beta=1`, `threshold=20`)
+            let defaults: &[(&str, Lit)] = match op {
+                Op::Silu => &[("inplace", Lit::Bool(false))],
+                Op::Softplus => &[("beta", Lit::Int(1)), ("threshold", Lit::Int(20))],
+                _ => &[],
+            };
+            for kw in q.keywords {
+                let fine = kw.name.as_deref().is_some_and(|n| defaults.iter().any(|(d, v)| *d == n && kw.value.lit == *v));
+                if !fine {
+                    return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: only eager's default options are lowered"));
+                }
+            }
+            if !rest.is_empty() {
+                return Decision::reject(&rules::BAD_ARITY, format!("{form} takes the tensor only (options by keyword)"));
+            }
+            let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+            match f32_tensor(input, &format!("{form} input")) {
+                Ok(t) => Decision::Claimed(Claim { rule, result: t, op, options: Options::None, operands: vec![at] }),
+                Err(d) => d,
+            }
+        }
         Op::Maximum | Op::Minimum => {
             if let Err(d) = keywords_only(q, &[], form) {
                 return d;

@@ -567,13 +567,43 @@ impl FnEmitter<'_> {
                 Options::DimPair(a, b) => {
                     let _ = write!(self.out, ", {a}, {b}");
                 }
-                Options::Parts { .. } | Options::Bounds(..) => {}
+                Options::Parts { .. } | Options::Bounds(..) | Options::LayerNorm { .. } => {}
                 Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
             // printed by `Expr::Index` (never an `Expr::Tensor`)
             Signature::Tensor | Signature::Index => {}
             // printed before the match: `f(&[&a, &b], dim)`
             Signature::TensorList => {}
+            // `f(&x, &[shape], Option<&w>, Option<&b>, eps)`
+            Signature::LayerNorm => {
+                let Options::LayerNorm { dims, weight, bias, eps } = options else { return };
+                let mut rest = args.iter().skip(1);
+                self.out.push_str(", &[");
+                for i in 0..dims {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    if let Some(e) = rest.next() {
+                        self.expr(e);
+                    }
+                }
+                self.out.push(']');
+                for present in [weight, bias] {
+                    match if present { rest.next() } else { None } {
+                        Some(t) => {
+                            self.out.push_str(", Some(");
+                            self.borrow(Some(t));
+                            self.out.push(')');
+                        }
+                        None => self.out.push_str(", None"),
+                    }
+                }
+                self.out.push_str(", ");
+                match if eps { rest.next() } else { None } {
+                    Some(e) => self.expr(e),
+                    None => self.out.push_str("1e-5f64"),
+                }
+            }
             // `f(&t, s)`: a Python number by value
             Signature::TensorNumber => {
                 self.out.push_str(", ");

@@ -90,6 +90,12 @@ impl Walker<'_> {
             let elems = args.pop().and_then(|a| a.elems).unwrap_or_default();
             args.extend(elems);
         }
+        // the normalized shape of `F.layer_norm(x, (n,), …)` is ints after the input
+        let layer_norm = matches!(path.as_deref(), Some("torch.nn.functional.layer_norm" | "torch.layer_norm"));
+        if layer_norm && args.get(1).is_some_and(|a| a.elems.is_some()) {
+            let elems = args.remove(1).elems.unwrap_or_default();
+            args.splice(1..1, elems);
+        }
         // the tensors of `torch.cat([a, b], dim)` are its leading arguments
         let joins = matches!(path.as_deref(), Some("torch.cat" | "torch.concat" | "torch.concatenate" | "torch.stack"));
         if joins && args.first().is_some_and(|a| a.elems.is_some()) {

@@ -30,11 +30,12 @@ pub enum Lane {
     Classification,
     Views,
     Pointwise,
+    Norms,
 }
 
 impl Lane {
     /// Every lane, in documentation order.
-    pub const ALL: [Lane; 9] = [
+    pub const ALL: [Lane; 10] = [
         Lane::Linear,
         Lane::Activations,
         Lane::Unary,
@@ -44,6 +45,7 @@ impl Lane {
         Lane::Classification,
         Lane::Views,
         Lane::Pointwise,
+        Lane::Norms,
     ];
 
     /// Heading of the lane in the docs.
@@ -58,6 +60,7 @@ impl Lane {
             Lane::Classification => "classification",
             Lane::Views => "views and reshapes",
             Lane::Pointwise => "pointwise with Python numbers",
+            Lane::Norms => "normalization",
         }
     }
 
@@ -73,6 +76,7 @@ impl Lane {
             Lane::Classification => "classification",
             Lane::Views => "views",
             Lane::Pointwise => "pointwise",
+            Lane::Norms => "norms",
         }
     }
 }
@@ -107,6 +111,8 @@ pub enum Signature {
     Clamp,
     /// `f(&[&a, &b, …], dim)`: a list of tensors joined along a static dim.
     TensorList,
+    /// `f(&x, &[shape], Option<&w>, Option<&b>, eps)`: `layer_norm`.
+    LayerNorm,
     /// `f(&t, a, dim, n)`: a tensor split into parts that a statement unpacks into `n` names
     /// (`a, b = t.chunk(2, dim)`); `a` is the op's int argument (unused by `unbind`).
     Parts,
@@ -428,6 +434,41 @@ op_table! {
         ClampMax {
             name: "clamp_max", lane: Pointwise, signature: TensorNumber,
             functions: ["torch.clamp_max"], methods: ["clamp_max"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `x · sigmoid(x)` (SiLU / swish), libtorch's kernel.
+        Silu {
+            name: "silu", lane: Pointwise, signature: Tensor,
+            functions: ["torch.nn.functional.silu"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `1 / sqrt(x)`, libtorch's kernel.
+        Rsqrt {
+            name: "rsqrt", lane: Pointwise, signature: Tensor,
+            functions: ["torch.rsqrt"], methods: ["rsqrt"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The error function, libtorch's kernel.
+        Erf {
+            name: "erf", lane: Pointwise, signature: Tensor,
+            functions: ["torch.erf", "torch.special.erf"], methods: ["erf"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `log(1 + exp(x))` with eager's defaults (`beta=1`, `threshold=20`), libtorch's kernel.
+        Softplus {
+            name: "softplus", lane: Pointwise, signature: Tensor,
+            functions: ["torch.nn.functional.softplus"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Layer normalization over the trailing dims, with optional affine weight and bias.
+        LayerNorm {
+            name: "layer_norm", lane: Norms, signature: LayerNorm,
+            functions: ["torch.nn.functional.layer_norm", "torch.layer_norm"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

@@ -30,3 +30,15 @@ def scores(q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
 
 def negated(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return -x + -(x * 2.0)
+
+
+def swiglu(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w3: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.silu(F.linear(x, w1)) * F.linear(x, w3)
+
+
+def erf_gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return 0.5 * x * (1.0 + torch.erf(x / 1.4142135623730951)) + x.erf() - F.softplus(x, beta=1)
+
+
+def inverse_norm(x: TensorF32Cpu3D, eps: float) -> TensorF32Cpu3D:
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) + x.rsqrt()

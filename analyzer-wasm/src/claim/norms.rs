@@ -1,0 +1,66 @@
+//! Lane: normalization — `F.layer_norm(x, normalized_shape, weight=None, bias=None,
+//! eps=1e-5)`: libtorch's kernel, so the values are eager's. `normalized_shape` is one Python
+//! int or a tuple/list of them (the walk spreads it), `weight` and `bias` float32 tensors or
+//! `None`, `eps` a Python float.
+
+use super::{f32_tensor, keyword, keywords_only, Claim, Decision, Lit, OperandRef, Query};
+use crate::ir::{Op, Options};
+use crate::rules;
+use crate::ty::Ty;
+
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    if op != Op::LayerNorm {
+        return super::not_in_lane(op);
+    }
+    if q.starred {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path}: starred arguments are not supported"));
+    }
+    if let Err(d) = keywords_only(q, &["weight", "bias", "eps"], path) {
+        return d;
+    }
+    let Some((input, rest)) = q.args.split_first() else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
+    };
+    let x = match f32_tensor(input, &format!("{path} input")) {
+        Ok(t) => t,
+        Err(d) => return d,
+    };
+    // the shape: the leading ints after the input (a tuple was spread by the walk)
+    let dims = rest.iter().take_while(|o| o.ty == Ty::Int).count();
+    if dims == 0 || dims > usize::from(x.rank) {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path}: normalized_shape of {dims} dims for a rank-{} input", x.rank));
+    }
+    let mut operands: Vec<OperandRef> = (0..=dims).map(OperandRef::Arg).collect();
+    let mut present = [false; 3];
+    for (slot, name) in ["weight", "bias", "eps"].into_iter().enumerate() {
+        let value = match (q.args.get(1 + dims + slot), keyword(q, name)) {
+            (Some(_), Some(_)) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `{name}` given twice")),
+            (Some(v), None) => Some((v, OperandRef::Arg(1 + dims + slot))),
+            (None, Some((i, v))) => Some((v, OperandRef::Keyword(i))),
+            (None, None) => None,
+        };
+        let Some((v, at)) = value else { continue };
+        let fits = match (slot, v.ty) {
+            (_, Ty::NoneVal) if slot < 2 && v.lit == Lit::None => continue,
+            (0 | 1, Ty::Tensor(t)) => t.dtype == x.dtype && t.device == x.device,
+            (2, Ty::Float) => true,
+            (_, Ty::Unknown) => return Decision::NotCovered(format!("`{name}` of {path} has an unresolved type")),
+            _ => false,
+        };
+        if !fits {
+            return Decision::reject(&rules::NOT_F32_OPERAND, format!("{path}: `{name}` is {} (a float32 tensor on the input's device, or None; eps a Python float)", v.ty.describe()));
+        }
+        present[slot] = true;
+        operands.push(at);
+    }
+    if q.args.len() > 1 + dims + 3 {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path}: too many arguments"));
+    }
+    Decision::Claimed(Claim {
+        rule: &rules::LAYER_NORM,
+        result: x,
+        op,
+        options: Options::LayerNorm { dims: dims as u8, weight: present[0], bias: present[1], eps: present[2] },
+        operands,
+    })
+}
