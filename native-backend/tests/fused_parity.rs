@@ -346,9 +346,12 @@ fn reduce_matches_eager() {
     let _guard = tch::no_grad_guard();
     let mut rng = Rng(6);
     for special in [false, true] {
-        // Both sides of the size up to which our own sum loops run (4096 elements; libtorch's
-        // kernel on the buffer above it).
-        for shape in [vec![7i64], vec![1, 1], vec![5, 3], vec![64, 128], vec![3, 1000], vec![4096], vec![4097], vec![64, 64], vec![65, 64], vec![100, 90], vec![3, 5000]] {
+        // Both sides of where our own sum loops run (up to 4096 elements, at most 8 rows along
+        // the last dim, at least 2 down the columns; libtorch's kernel on the buffer otherwise).
+        for shape in [
+            vec![7i64], vec![1, 1], vec![5, 3], vec![64, 128], vec![3, 1000], vec![4096], vec![4097], vec![64, 64], vec![65, 64],
+            vec![100, 90], vec![3, 5000], vec![8, 512], vec![9, 100], vec![1, 4096], vec![2, 2048],
+        ] {
             let t = rng.tensor(&shape, special);
             for reduce in REDUCTIONS.iter().flatten() {
                 let dim = reduce.dim();

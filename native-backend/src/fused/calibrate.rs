@@ -59,10 +59,18 @@ fn in_libtorch(op: Unary, values: &mut [f32]) {
 /// libtorch costs more than the sum, above it libtorch's kernel (vectorised for this CPU, and
 /// parallel over torch's threads) is the faster one.
 const OURS_UP_TO: usize = 4096;
+/// At most this many rows summed one by one (over the last dim): more short rows are faster in
+/// libtorch's one reduction (measured: 256 rows of 16 at 0.35× eager).
+const OURS_ROWS: usize = 8;
 
-/// Whether [`sum_over`] of a `len`-element matrix runs our loops (no libtorch call).
-pub fn sums_here(len: usize) -> bool {
-    len <= OURS_UP_TO && lanes().is_some()
+/// Whether [`sum_over`] of a `rows × cols` matrix over `axis` runs our loops (no libtorch
+/// call): small matrices, a few rows along the last dim, or several rows down the columns.
+pub fn sums_here(rows: usize, cols: usize, axis: Axis) -> bool {
+    let shape_fits = match axis {
+        Axis::Cols => rows <= OURS_ROWS,
+        Axis::Rows => rows >= 2,
+    };
+    rows * cols <= OURS_UP_TO && shape_fits && lanes().is_some()
 }
 
 /// Sums of the row-major `rows × cols` matrix `values` over `axis` into `out` (`rows` values
@@ -71,7 +79,7 @@ pub fn sums_here(len: usize) -> bool {
 /// `values` itself (the order eager uses for a contiguous tensor of this shape).
 pub fn sum_over(values: &[f32], rows: usize, cols: usize, axis: Axis, out: &mut [f32]) {
     match lanes() {
-        Some(lanes) if rows * cols <= OURS_UP_TO => match axis {
+        Some(lanes) if sums_here(rows, cols, axis) => match axis {
             Axis::Cols => {
                 for (total, row) in out.iter_mut().zip(values.chunks_exact(cols.max(1))) {
                     *total = math::sum(row, lanes);

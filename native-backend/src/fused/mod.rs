@@ -214,17 +214,30 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     // The direct kernel works in chunks, so every op must be position-independent here.
     let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::native(*op)));
-    match elementwise_plan(operands, program).filter(|_| direct_ops) {
+    // It runs on one thread: above libtorch's grain size, with more than one torch thread,
+    // libtorch's parallel kernels op by op are faster (measured: ×0.78 at 2^18 elements on 2).
+    let parallel = crate::facts::num_threads() > 1;
+    let one_thread = |plan: &ElementwisePlan| !parallel || plan.rows * plan.cols <= PARALLEL_GRAIN;
+    match elementwise_plan(operands, program).filter(|plan| direct_ops && one_thread(plan)) {
         Some(plan) => plan.run(program),
         None => elementwise_with_ops(operands, program),
     }
 }
 
+/// libtorch's `GRAIN_SIZE`: below it its kernels run on one thread too.
+const PARALLEL_GRAIN: usize = 32768;
+
+/// Up to how many elements a lone unary op runs our loop: there the dispatcher and
+/// TensorIterator set-up dominate eager's cost and ours wins; above it (measured on an Intel
+/// Xeon: 0.8× at 2^18 elements) libtorch's kernel is as fast or faster.
+const LONE_UNARY_MAX: usize = 1 << 14;
+
 /// A lone `op(t)`: one pass of our loop where it is as fast as libtorch's kernel here (it
 /// skips the dispatcher and TensorIterator set-up that dominate small tensors), else
 /// libtorch's op itself.
 pub fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
-    if calibrate::native(op) {
+    let small = Dense::of(t).is_some_and(|v| v.len() <= LONE_UNARY_MAX);
+    if small && calibrate::native(op) {
         elementwise(&[t], &[Step::Load(0), Step::Unary(op)])
     } else {
         unary_with_ops(op, t)
@@ -315,7 +328,7 @@ fn finish_reduce(t: &Tensor, acts: &[Unary], r: Reduce) -> Result<Tensor> {
         return reduce_with_ops(&activated, r);
     };
     let (rows, cols) = (view.rows, view.cols);
-    if acts.is_empty() && !calibrate::sums_here(rows * cols) {
+    if acts.is_empty() && !calibrate::sums_here(rows, cols, axis) {
         // Nothing to fuse and libtorch's kernel is the faster sum: eager's own op, no copy.
         return reduce_with_ops(t, r);
     }
