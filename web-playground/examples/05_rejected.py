@@ -1,7 +1,7 @@
 # Rejected (seed: illustrative rejected forms): each function uses a recognized torch form
 # with the wrong static shape or a semantic-changing option, so the site is rejected with a
 # diagnostic and the function stays on the Python fallback. Never a false native claim.
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
 import torch
 import torch.nn.functional as F
 
@@ -33,9 +33,9 @@ def vector_dot(a_1d: TensorF32Cpu1D, b_1d: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return a_1d @ b_1d
 
 
-def argmax_rank2_keepdim(matrix: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    # would be int64 rank-2, a type that does not exist here
-    return matrix.argmax(dim=1, keepdim=True)
+def gather_rows(matrix: TensorF32Cpu2D, rows: TensorI64Cpu1D) -> TensorF32Cpu2D:
+    # indexing with a tensor is advanced indexing (a gathered copy), not a view
+    return matrix[rows]
 
 
 def truncating_division(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
