@@ -9,8 +9,8 @@
 //! wasm build through the host). With `--input` the module is read from FILE.py instead (e.g.
 //! one written by `scripts/bench_analyze.py`'s generators).
 //!
-//! Stages: the line index, the parse (nesting pre-scan, bytewise lexer, rustpython-parser;
-//! rustpython's own lexer and parser alone for comparison), the import/annotation scope, then
+//! Stages: the line index, the parse (nesting pre-scan, then Ruff's parser), the
+//! import/annotation scope, then
 //! the rest of `analyze` (walk, claim, fusion, lowering: the whole analysis minus the stages
 //! before it) and the report's JSON serialisation.
 
@@ -123,15 +123,11 @@ fn main() {
     });
     let parsed = median(runs, || {
         // dropped flat, as `analyze` does
-        if let Ok(body) = parse::parse_module(&src, "bench.py", &index) {
+        if let Ok(body) = parse::parse_module(&src, &index) {
             parse::drop_statements(body);
         }
     });
-    let rustpython = median(runs, || {
-        let parsed = rustpython_parser::parse(&src, rustpython_parser::Mode::Module, "bench.py");
-        assert!(parsed.is_ok());
-    });
-    let body = match parse::parse_module(&src, "bench.py", &index) {
+    let body = match parse::parse_module(&src, &index) {
         Ok(body) => body,
         Err(diag) => {
             eprintln!("the module does not parse: {}", diag.message);
@@ -160,7 +156,7 @@ fn main() {
     );
     println!("  analyze_json (all)             {:8.2} ms", ms(total));
     println!("  line index                     {:8.2} ms", ms(lines));
-    println!("  parse (pre-scan, lexer, parser){:8.2} ms   (of which pre-scan {:.2} ms; rustpython's own lexer and parser: {:.2} ms)", ms(parsed), ms(prescan), ms(rustpython));
+    println!("  parse (pre-scan, parser)       {:8.2} ms   (of which pre-scan {:.2} ms)", ms(parsed), ms(prescan));
     println!("  module scope (resolve)         {:8.2} ms", ms(scope));
     println!(
         "  walk, claim, fuse, lower       {:8.2} ms   (analyze minus the stages above)",

@@ -24,7 +24,8 @@ pub mod walk;
 pub mod web;
 
 use report::{Diagnostic, Function, Report, Route, Span, SCHEMA_VERSION};
-use rustpython_parser::ast::Stmt;
+use ruff_python_ast::{Expr, Stmt};
+use ruff_text_size::TextRange;
 
 /// Analyze one Python source file.
 pub fn analyze(source: &str, filename: &str) -> Report {
@@ -36,7 +37,7 @@ pub fn analyze(source: &str, filename: &str) -> Report {
         functions: Vec::new(),
         rust: None,
     };
-    let body = match parse::parse_module(source, filename, &index) {
+    let body = match parse::parse_module(source, &index) {
         Ok(body) => body,
         Err(diag) => {
             report.diagnostics.push(diag);
@@ -48,13 +49,13 @@ pub fn analyze(source: &str, filename: &str) -> Report {
     let mut analyzed = Vec::new();
     for stmt in &body {
         match stmt {
-            Stmt::FunctionDef(def) => {
+            Stmt::FunctionDef(def) if !def.is_async => {
                 let a = walk::analyze_function(def, &scope, &index, &callees);
-                report.functions.push(function_entry(def.name.as_str(), def.range, &index, &a));
+                report.functions.push(function_entry(def.name.as_str(), parse::def_range(source, def), &index, &a));
                 analyzed.push(a);
             }
-            Stmt::AsyncFunctionDef(def) => {
-                let span = index.span(def.range);
+            Stmt::FunctionDef(def) => {
+                let span = index.span(parse::def_range(source, def));
                 report.functions.push(Function {
                     name: def.name.to_string(),
                     span,
@@ -96,7 +97,6 @@ fn callees(body: &[Stmt], scope: &resolve::ModuleScope) -> walk::Callees {
     for stmt in body {
         match stmt {
             Stmt::FunctionDef(d) => count(d.name.as_str()),
-            Stmt::AsyncFunctionDef(d) => count(d.name.as_str()),
             Stmt::ClassDef(d) => count(d.name.as_str()),
             Stmt::Import(s) => s.names.iter().for_each(|a| count(a.asname.as_ref().unwrap_or(&a.name).as_str().split('.').next().unwrap_or(""))),
             Stmt::ImportFrom(s) => s.names.iter().for_each(|a| count(a.asname.as_ref().unwrap_or(&a.name).as_str())),
@@ -111,7 +111,7 @@ fn callees(body: &[Stmt], scope: &resolve::ModuleScope) -> walk::Callees {
     let mut position = 0;
     for stmt in body {
         match stmt {
-            Stmt::FunctionDef(def) => {
+            Stmt::FunctionDef(def) if !def.is_async => {
                 if bindings.get(def.name.as_str()) == Some(&1) && !scope_rebinds(scope, def.name.as_str()) {
                     if let Some(callee) = walk::callee(def, scope, position) {
                         out.insert(def.name.to_string(), callee);
@@ -119,15 +119,14 @@ fn callees(body: &[Stmt], scope: &resolve::ModuleScope) -> walk::Callees {
                 }
                 position += 1;
             }
-            Stmt::AsyncFunctionDef(_) => position += 1,
+            Stmt::FunctionDef(_) => position += 1,
             _ => {}
         }
     }
     out
 }
 
-fn names_bound(target: &rustpython_parser::ast::Expr, count: &mut impl FnMut(&str)) {
-    use rustpython_parser::ast::Expr;
+fn names_bound(target: &Expr, count: &mut impl FnMut(&str)) {
     match target {
         Expr::Name(n) => count(n.id.as_str()),
         Expr::Tuple(t) => t.elts.iter().for_each(|e| names_bound(e, count)),
@@ -199,7 +198,7 @@ fn reaches(analyzed: &[walk::Analyzed], from: usize, to: usize) -> bool {
     false
 }
 
-fn function_entry(name: &str, range: rustpython_parser::text_size::TextRange, index: &parse::LineIndex, a: &walk::Analyzed) -> Function {
+fn function_entry(name: &str, range: TextRange, index: &parse::LineIndex, a: &walk::Analyzed) -> Function {
     Function {
         name: name.to_string(),
         span: index.span(range),

@@ -1,14 +1,13 @@
-//! Parsing: a cheap pre-scan that refuses pathological nesting, then rustpython-parser fed by
-//! a bytewise lexer ([`lexer`]; rustpython's own lexer where that one gives up).
+//! Parsing: a cheap pre-scan that refuses pathological nesting, then Ruff's parser
+//! (`ruff_python_parser`: a hand-written lexer and recursive-descent parser, about ten times
+//! faster than the LALRPOP parser of rustpython-parser we used before).
 //! Positions are byte offsets everywhere inside the analyzer; [`LineIndex`] turns them into
 //! the report's 1-based line/column (columns count Unicode scalar values).
 
-mod lexer;
-
 use crate::report::{Diagnostic, Span};
 use crate::rules;
-use rustpython_parser::ast;
-use rustpython_parser::text_size::TextRange;
+use ruff_python_ast::{self as ast, ElifElseClause, Stmt, StmtFunctionDef, StmtIf};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
 /// CPython refuses more than 200 nested brackets ("too many nested parentheses").
 pub const MAX_BRACKET_DEPTH: usize = 200;
@@ -58,6 +57,11 @@ impl<'a> LineIndex<'a> {
         LineIndex { source, starts, ascii: source.is_ascii() }
     }
 
+    /// The source the index was built from.
+    pub fn source(&self) -> &'a str {
+        self.source
+    }
+
     /// 1-based (line, column) of a byte offset.
     pub fn position(&self, offset: usize) -> (u32, u32) {
         let offset = offset.min(self.source.len());
@@ -98,7 +102,7 @@ fn to_u32(n: usize) -> u32 {
 }
 
 /// Parse a module; a syntax error or a nesting limit becomes a module diagnostic.
-pub fn parse_module(source: &str, filename: &str, index: &LineIndex) -> Result<Vec<ast::Stmt>, Diagnostic> {
+pub fn parse_module(source: &str, index: &LineIndex) -> Result<ast::Suite, Diagnostic> {
     if let Some((offset, message)) = prescan_nesting(source) {
         return Err(Diagnostic {
             code: rules::TOO_DEEP.code.to_string(),
@@ -108,11 +112,10 @@ pub fn parse_module(source: &str, filename: &str, index: &LineIndex) -> Result<V
             span: index.span_of(offset, offset),
         });
     }
-    match parse_source(source, filename) {
-        Ok(ast::Mod::Module(module)) => Ok(module.body),
-        Ok(_) => Ok(Vec::new()),
+    match ruff_python_parser::parse_module(source) {
+        Ok(parsed) => Ok(parsed.into_syntax().body),
         Err(err) => {
-            let offset = usize::from(err.offset);
+            let offset = usize::from(err.location.start());
             Err(Diagnostic {
                 code: rules::SYNTAX_ERROR.code.to_string(),
                 severity: rules::SYNTAX_ERROR.severity,
@@ -124,19 +127,35 @@ pub fn parse_module(source: &str, filename: &str, index: &LineIndex) -> Result<V
     }
 }
 
-/// rustpython-parser's parse of a module, its tokens from the bytewise [`lexer`] unless that
-/// gives up; then from rustpython's lexer, so that errors and rare forms come out exactly as
-/// rustpython reports them (`rustpython_parser::parse` is that lexer and `parse_tokens`). The
-/// source is lexed in full before parsing, so giving up never leaves a half-built AST to drop.
-/// Both token streams go through one `dyn Iterator`, so the generated parser (a quarter of
-/// the wasm) is instantiated once.
-fn parse_source(source: &str, filename: &str) -> Result<ast::Mod, rustpython_parser::ParseError> {
-    use rustpython_parser::lexer::LexResult;
-    let tokens: Box<dyn Iterator<Item = LexResult> + '_> = match lexer::tokens(source) {
-        Some(tokens) => Box::new(tokens.into_iter().map(Ok)),
-        None => Box::new(rustpython_parser::lexer::lex(source, rustpython_parser::Mode::Module)),
+/// A `def`'s range from its `def` (or `async`) keyword, where Python's `ast` puts the
+/// function's line; Ruff's range starts at the first decorator.
+pub fn def_range(source: &str, def: &StmtFunctionDef) -> TextRange {
+    if def.decorator_list.is_empty() {
+        return def.range();
+    }
+    let bytes = source.as_bytes();
+    // only blanks and line continuations separate `async`, `def` and the name
+    let back_over_blanks = |mut i: usize| {
+        while i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'\x0c' | b'\\' | b'\n' | b'\r') {
+            i -= 1;
+        }
+        i
     };
-    rustpython_parser::parse_tokens(tokens, rustpython_parser::Mode::Module, filename)
+    let mut start = back_over_blanks(usize::from(def.name.range().start()));
+    if start >= 3 && &bytes[start - 3..start] == b"def" {
+        start -= 3;
+        let before = back_over_blanks(start);
+        if def.is_async && before >= 5 && &bytes[before - 5..before] == b"async" {
+            start = before - 5;
+        }
+    }
+    TextRange::new(TextSize::try_from(start).unwrap_or(def.range().start()), def.range().end())
+}
+
+/// The blocks of an `if` statement in source order: its body, then each `elif`'s and the
+/// `else`'s (Ruff keeps an `elif` chain flat, as clauses, rather than nested).
+pub fn if_blocks(s: &StmtIf) -> impl Iterator<Item = &[Stmt]> {
+    std::iter::once(&s.body[..]).chain(s.elif_else_clauses.iter().map(|c: &ElifElseClause| &c.body[..]))
 }
 
 /// Drop a module's statements without recursing through nested blocks.
@@ -144,53 +163,41 @@ fn parse_source(source: &str, filename: &str) -> Result<ast::Mod, rustpython_par
 /// Dropping an AST recurses once per nesting level, and `elif` chains nest without any
 /// indentation (5,000 `elif`s overflow a 1 MiB stack). Nested statement blocks are moved onto
 /// an explicit work list first; what remains (expressions) is bounded by the pre-scan limits.
-pub fn drop_statements(body: Vec<ast::Stmt>) {
-    let mut work: Vec<Vec<ast::Stmt>> = vec![body];
+pub fn drop_statements(body: ast::Suite) {
+    let mut work: Vec<ast::Suite> = vec![body];
+    let take = std::mem::take::<ast::Suite>;
     while let Some(block) = work.pop() {
         for stmt in block {
             match stmt {
-                ast::Stmt::If(mut s) => {
-                    work.push(std::mem::take(&mut s.body));
-                    work.push(std::mem::take(&mut s.orelse));
+                Stmt::If(mut s) => {
+                    work.push(take(&mut s.body));
+                    for clause in &mut s.elif_else_clauses {
+                        work.push(take(&mut clause.body));
+                    }
                 }
-                ast::Stmt::For(mut s) => {
-                    work.push(std::mem::take(&mut s.body));
-                    work.push(std::mem::take(&mut s.orelse));
+                Stmt::For(mut s) => {
+                    work.push(take(&mut s.body));
+                    work.push(take(&mut s.orelse));
                 }
-                ast::Stmt::AsyncFor(mut s) => {
-                    work.push(std::mem::take(&mut s.body));
-                    work.push(std::mem::take(&mut s.orelse));
+                Stmt::While(mut s) => {
+                    work.push(take(&mut s.body));
+                    work.push(take(&mut s.orelse));
                 }
-                ast::Stmt::While(mut s) => {
-                    work.push(std::mem::take(&mut s.body));
-                    work.push(std::mem::take(&mut s.orelse));
-                }
-                ast::Stmt::FunctionDef(mut s) => work.push(std::mem::take(&mut s.body)),
-                ast::Stmt::AsyncFunctionDef(mut s) => work.push(std::mem::take(&mut s.body)),
-                ast::Stmt::ClassDef(mut s) => work.push(std::mem::take(&mut s.body)),
-                ast::Stmt::With(mut s) => work.push(std::mem::take(&mut s.body)),
-                ast::Stmt::AsyncWith(mut s) => work.push(std::mem::take(&mut s.body)),
-                ast::Stmt::Match(mut s) => {
+                Stmt::FunctionDef(mut s) => work.push(take(&mut s.body)),
+                Stmt::ClassDef(mut s) => work.push(take(&mut s.body)),
+                Stmt::With(mut s) => work.push(take(&mut s.body)),
+                Stmt::Match(mut s) => {
                     for case in &mut s.cases {
-                        work.push(std::mem::take(&mut case.body));
+                        work.push(take(&mut case.body));
                     }
                 }
-                ast::Stmt::Try(mut s) => {
-                    work.push(std::mem::take(&mut s.body));
-                    work.push(std::mem::take(&mut s.orelse));
-                    work.push(std::mem::take(&mut s.finalbody));
+                Stmt::Try(mut s) => {
+                    work.push(take(&mut s.body));
+                    work.push(take(&mut s.orelse));
+                    work.push(take(&mut s.finalbody));
                     for h in &mut s.handlers {
                         let ast::ExceptHandler::ExceptHandler(h) = h;
-                        work.push(std::mem::take(&mut h.body));
-                    }
-                }
-                ast::Stmt::TryStar(mut s) => {
-                    work.push(std::mem::take(&mut s.body));
-                    work.push(std::mem::take(&mut s.orelse));
-                    work.push(std::mem::take(&mut s.finalbody));
-                    for h in &mut s.handlers {
-                        let ast::ExceptHandler::ExceptHandler(h) = h;
-                        work.push(std::mem::take(&mut h.body));
+                        work.push(take(&mut h.body));
                     }
                 }
                 other => drop(other),

@@ -1,11 +1,15 @@
 //! Hostile inputs: nothing may panic or overflow the stack, and the report is always valid
-//! JSON. Analyses run on a thread with a 1 MiB stack, the default wasm shadow stack.
+//! JSON. Analyses run on a thread with a 1 MiB stack, the default wasm shadow stack, in a
+//! release build (`scripts/test.sh` runs these tests with `--release`, as the wasm is built);
+//! a debug build's frames are several times larger, so it gets 4 MiB.
 
 use torchlower_analyzer::report::{Report, Route};
 
+const STACK: usize = if cfg!(debug_assertions) { 4 << 20 } else { 1 << 20 };
+
 fn analyze_small_stack(source: String) -> Report {
     std::thread::Builder::new()
-        .stack_size(1 << 20)
+        .stack_size(STACK)
         .spawn(move || {
             let json = torchlower_analyzer::analyze_json(&source, "hostile.py");
             serde_json::from_str::<Report>(&json).expect("valid report JSON")
@@ -80,6 +84,23 @@ fn chains_just_below_the_prescan_limit_do_not_overflow() {
         let over = if wrap { format!("x{}", sep.repeat(n + 10)) } else { vec!["x"; n + 10].join(sep) };
         let r = analyze_small_stack(format!("def f(x: int) -> int:\n    return {over}\n"));
         assert_eq!(module_codes(&r), ["TL002"], "{sep}");
+    }
+}
+
+#[test]
+fn calls_nested_in_arguments_up_to_the_bracket_limit() {
+    let depth = torchlower_analyzer::parse::MAX_BRACKET_DEPTH - 1;
+    for call in ["F.relu(", "torch.sigmoid(", "g(", "x.add("] {
+        let src = format!(
+            "import torch\nimport torch.nn.functional as F\nfrom torchlower.types import TensorF32Cpu2D\n\
+             def f(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n    return {}x{}\n",
+            call.repeat(depth),
+            ")".repeat(depth)
+        );
+        let r = analyze_small_stack(src);
+        assert!(r.diagnostics.is_empty(), "{call}: {:?}", r.diagnostics);
+        assert_eq!(r.functions[0].route, Route::Fallback, "{call}");
+        assert!(function_codes(&r).contains(&"TL002"), "{call}: {:?}", function_codes(&r));
     }
 }
 

@@ -50,8 +50,8 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
     }
 }
 
-fn python_operator(symbol: &str) -> rustpython_parser::ast::Operator {
-    use rustpython_parser::ast::Operator;
+fn python_operator(symbol: &str) -> ruff_python_ast::Operator {
+    use ruff_python_ast::Operator;
     match symbol {
         "+" => Operator::Add,
         "-" => Operator::Sub,

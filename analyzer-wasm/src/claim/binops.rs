@@ -9,7 +9,7 @@ use super::{f32_tensor, keywords_only, one_device, positional_exactly, Claim, De
 use crate::ir::{Op, Options};
 use crate::rules::{self, Rule};
 use crate::ty::{Device, Dtype, TensorTy, Ty};
-use rustpython_parser::ast::Operator;
+use ruff_python_ast::Operator;
 
 /// The rule of an arithmetic op with a Python number as one operand.
 fn scalar_rule(op: Op) -> Option<&'static Rule> {

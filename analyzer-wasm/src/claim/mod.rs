@@ -20,7 +20,7 @@ use crate::ir::{Op, Options};
 use crate::report::SiteKind;
 use crate::rules::{self, Code, Rule};
 use crate::ty::{Device, Dtype, TensorTy, Ty};
-use rustpython_parser::ast::Operator;
+use ruff_python_ast::Operator;
 use torchlower_ops::unclaimed::{TRANSFER_METHODS, VIEW_METHODS};
 use torchlower_ops::Lane;
 

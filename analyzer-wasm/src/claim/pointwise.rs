@@ -172,7 +172,7 @@ mod tests {
     use super::super::test_support::*;
     use super::super::{decide, Query, Target};
     use crate::ty::TensorTy as T;
-    use rustpython_parser::ast::Operator;
+    use ruff_python_ast::Operator;
 
     #[test]
     fn numbers_bounds_and_pairs() {

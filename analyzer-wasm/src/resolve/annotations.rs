@@ -3,7 +3,7 @@
 
 use super::ModuleScope;
 use crate::ty::{TensorTy, Ty};
-use rustpython_parser::ast::Expr;
+use ruff_python_ast::Expr;
 
 const TYPE_MODULES: &[&str] = &["torchlower.types", "rextio_torch.types"];
 
@@ -46,18 +46,16 @@ pub fn resolve_tuple_annotation(scope: &ModuleScope, annotation: &Expr) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rustpython_parser::ast;
+    use ruff_python_ast as ast;
 
     fn resolve_all(src: &str) -> Vec<Option<Ty>> {
-        let ast::Mod::Module(m) = rustpython_parser::parse(src, rustpython_parser::Mode::Module, "t").expect("parses") else {
-            panic!("module")
-        };
+        let m = ruff_python_parser::parse_module(src).expect("parses").into_syntax();
         let scope = ModuleScope::from_module(&m.body);
         let mut out = Vec::new();
         for stmt in &m.body {
             if let ast::Stmt::FunctionDef(f) = stmt {
-                for a in &f.args.args {
-                    out.push(a.def.annotation.as_deref().and_then(|e| resolve_annotation(&scope, e)));
+                for a in &f.parameters.args {
+                    out.push(a.parameter.annotation.as_deref().and_then(|e| resolve_annotation(&scope, e)));
                 }
             }
         }

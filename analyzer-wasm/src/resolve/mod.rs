@@ -6,7 +6,7 @@
 
 pub mod annotations;
 
-use rustpython_parser::ast::{self, Expr, Stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use std::collections::BTreeMap;
 
 /// What a module-level name refers to.
@@ -93,7 +93,7 @@ impl ModuleScope {
                 }
             }
             Stmt::ImportFrom(s) => {
-                let relative = s.level.as_ref().is_some_and(|l| l.to_u32() > 0);
+                let relative = s.level > 0;
                 let module = s.module.as_ref().map(|m| m.as_str()).unwrap_or("");
                 for alias in &s.names {
                     let local = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
@@ -109,7 +109,6 @@ impl ModuleScope {
                 }
             }
             Stmt::FunctionDef(s) => self.bind(s.name.as_str(), Binding::Opaque),
-            Stmt::AsyncFunctionDef(s) => self.bind(s.name.as_str(), Binding::Opaque),
             Stmt::ClassDef(s) => self.bind(s.name.as_str(), Binding::Opaque),
             Stmt::Assign(s) => {
                 let constant = unconditional && matches!(s.targets.as_slice(), [target] if self.bind_number(target, &s.value));
@@ -135,10 +134,7 @@ impl ModuleScope {
                 self.bind_block(&s.body);
                 self.bind_block(&s.orelse);
             }
-            Stmt::If(s) => {
-                self.bind_block(&s.body);
-                self.bind_block(&s.orelse);
-            }
+            Stmt::If(s) => crate::parse::if_blocks(s).for_each(|b| self.bind_block(b)),
             Stmt::With(s) => {
                 for item in &s.items {
                     if let Some(var) = &item.optional_vars {
@@ -231,10 +227,10 @@ impl ModuleScope {
 /// The value of an int or float literal, or of `-` one.
 fn number_literal(e: &Expr) -> Option<Number> {
     match e {
-        Expr::Constant(c) => match &c.value {
-            ast::Constant::Int(i) => i64::try_from(i).ok().map(Number::Int),
-            ast::Constant::Float(f) => Some(Number::Float(f.to_bits())),
-            _ => None,
+        Expr::NumberLiteral(n) => match &n.value {
+            ast::Number::Int(i) => i.as_i64().map(Number::Int),
+            ast::Number::Float(f) => Some(Number::Float(f.to_bits())),
+            ast::Number::Complex { .. } => None,
         },
         Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::USub) => match number_literal(&u.operand)? {
             Number::Int(v) => v.checked_neg().map(Number::Int),
@@ -254,12 +250,8 @@ fn global_names(body: &[Stmt], depth: usize, out: &mut Vec<String>) {
         match stmt {
             Stmt::Global(g) => out.extend(g.names.iter().map(|n| n.to_string())),
             Stmt::FunctionDef(s) => global_names(&s.body, depth + 1, out),
-            Stmt::AsyncFunctionDef(s) => global_names(&s.body, depth + 1, out),
             Stmt::ClassDef(s) => global_names(&s.body, depth + 1, out),
-            Stmt::If(s) => {
-                global_names(&s.body, depth + 1, out);
-                global_names(&s.orelse, depth + 1, out);
-            }
+            Stmt::If(s) => crate::parse::if_blocks(s).for_each(|b| global_names(b, depth + 1, out)),
             Stmt::For(s) => {
                 global_names(&s.body, depth + 1, out);
                 global_names(&s.orelse, depth + 1, out);
@@ -298,16 +290,13 @@ fn from_import_binding(module: &str, name: &str) -> Binding {
 mod tests {
     use super::*;
 
-    fn scope(src: &str) -> (ModuleScope, Vec<Stmt>) {
-        let ast::Mod::Module(m) = rustpython_parser::parse(src, rustpython_parser::Mode::Module, "t").expect("parses") else {
-            panic!("module")
-        };
+    fn scope(src: &str) -> (ModuleScope, ast::Suite) {
+        let m = ruff_python_parser::parse_module(src).expect("parses").into_syntax();
         (ModuleScope::from_module(&m.body), m.body)
     }
 
     fn path_of(scope: &ModuleScope, expr_src: &str) -> Option<String> {
-        let e = rustpython_parser::parse(expr_src, rustpython_parser::Mode::Expression, "e").expect("parses");
-        let ast::Mod::Expression(e) = e else { panic!("expr") };
+        let e = ruff_python_parser::parse_expression(expr_src).expect("parses").into_syntax();
         scope.dotted_path(&e.body, &|_| false)
     }
 

@@ -8,8 +8,8 @@ use crate::ir;
 use crate::report::{Outcome, Site, SiteKind};
 use crate::rules;
 use crate::ty::Ty;
-use rustpython_parser::ast::{self, Expr};
-use rustpython_parser::text_size::TextRange;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::{Ranged, TextRange};
 
 /// Positional values, keyword (name, value) pairs, and whether a `*args` was present.
 type EvaluatedArgs = (Vec<Val>, Vec<(Option<String>, Val)>, bool);
@@ -40,16 +40,24 @@ impl Walker<'_> {
             (Expr::Name(n), None) => {
                 // a builtin, a local or an unresolved module name: not a torch site
                 let _ = self.args(c);
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("call of `{}` is not lowered", n.id), c.range);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("call of `{}` is not lowered", n.id), c.range());
                 return Val::explained(Ty::Unknown);
             }
             (_, None) => {
                 let _ = self.expr(&c.func);
                 let _ = self.args(c);
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, "call of a computed callee is not lowered".into(), c.range);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, "call of a computed callee is not lowered".into(), c.range());
                 return Val::explained(Ty::Unknown);
             }
         }
+        self.torch_call(c, path, receiver, method_name)
+    }
+
+    /// The rest of [`Self::call`] once the callee is known to be a torch path or a method:
+    /// kept out of `call`'s own frame, which every call chain (`x.a().b()…`, `f(1)(2)…`)
+    /// stacks once per link.
+    #[inline(never)]
+    fn torch_call(&mut self, c: &ast::ExprCall, path: Option<String>, mut receiver: Option<Val>, method_name: Option<String>) -> Val {
         if let (Some(name), Some(Ty::Tensor(t))) = (method_name.as_deref(), receiver.as_ref().map(|r| r.ty)) {
             if matches!(name, "size" | "dim" | "ndimension" | "numel") {
                 let tensor = receiver.take().expect("a receiver");
@@ -64,11 +72,11 @@ impl Walker<'_> {
                 "div_" => Some(ir::Op::Div),
                 _ => None,
             };
-            let plain_args = c.keywords.is_empty() && c.args.len() == usize::from(name != "relu_") && !c.args.iter().any(|a| matches!(a, Expr::Starred(_)));
+            let plain_args = c.arguments.keywords.is_empty() && c.arguments.args.len() == usize::from(name != "relu_") && !c.arguments.args.iter().any(|a| matches!(a, Expr::Starred(_)));
             if let (Some(op), true, true) = (in_place_op, fresh, plain_args) {
-                let other = c.args.first().map(|a| self.expr(a));
+                let other = c.arguments.args.first().map(|a| self.expr(a));
                 let local = receiver.take().expect("a receiver");
-                return self.in_place((SiteKind::Method, format!("Tensor.{name}")), op, local, other, c.range);
+                return self.in_place((SiteKind::Method, format!("Tensor.{name}")), op, local, other, c.range());
             }
             if matches!(name, "float" | "long" | "bool" | "to" | "type_as") {
                 if let Some(same) = self.same_dtype_conversion(c, name, t) {
@@ -81,7 +89,7 @@ impl Walker<'_> {
         let inplace_true = keywords.iter().any(|(k, v)| k.as_deref() == Some("inplace") && v.lit == Lit::Bool(true));
         if path.as_deref() == Some("torch.nn.functional.relu") && inplace_true && keywords.len() == 1 && !starred && args.len() == 1 && args[0].fresh {
             let local = args.remove(0);
-            return self.in_place((SiteKind::Call, "torch.nn.functional.relu".to_string()), ir::Op::Relu, local, None, c.range);
+            return self.in_place((SiteKind::Call, "torch.nn.functional.relu".to_string()), ir::Op::Relu, local, None, c.range());
         }
         // a shape or permutation given as one tuple is the same as its ints one by one
         let takes_sizes = matches!(method_name.as_deref(), Some("view" | "reshape" | "permute" | "expand"))
@@ -118,13 +126,13 @@ impl Walker<'_> {
                 Target::BinOp { .. } => "operation".to_string(),
             };
             if !receiver.as_ref().is_some_and(|r| r.explained) {
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), c.range);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), c.range());
             }
             return Val::explained(Ty::Unknown);
         }
         let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
         let parts = matches!(&decision, Decision::Claimed(claim) if claim.op.info().signature == torchlower_ops::Signature::Parts);
-        let unpacked_here = self.unpacking.filter(|(range, count)| *range == c.range && *count != usize::MAX).map(|(_, count)| count);
+        let unpacked_here = self.unpacking.filter(|(range, count)| *range == c.range() && *count != usize::MAX).map(|(_, count)| count);
         let decision = match (parts, unpacked_here, decision) {
             (true, Some(count), Decision::Claimed(mut claim)) => {
                 if let ir::Options::Dim(dim) = claim.options {
@@ -138,19 +146,19 @@ impl Walker<'_> {
             ),
             (_, _, other) => other,
         };
-        self.site(claim::describe_target(target), decision, c.range, receiver, &args, &kw_vals)
+        self.site(claim::describe_target(target), decision, c.range(), receiver, &args, &kw_vals)
     }
 
     /// `math.sqrt(x)` (`f` given) or `float(x)` (`f` None) of one int or float: a float.
     fn number_call(&mut self, c: &ast::ExprCall, name: &str, f: Option<ir::MathFn>) -> Val {
         let (args, keywords, starred) = self.args(c);
         let [arg] = args.as_slice() else {
-            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` takes one positional argument here"), c.range);
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` takes one positional argument here"), c.range());
             return Val::explained(Ty::Unknown);
         };
         if starred || !keywords.is_empty() || !(arg.ty.is_scalar_int() || arg.ty == Ty::Float) {
             if !arg.explained {
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` of {} is not lowered", arg.ty.describe()), c.range);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` of {} is not lowered", arg.ty.describe()), c.range());
             }
             return Val::explained(Ty::Unknown);
         }
@@ -213,29 +221,29 @@ impl Walker<'_> {
     fn shape_method(&mut self, c: &ast::ExprCall, name: &str, tensor: Val, rank: u8) -> Val {
         let (args, keywords, starred) = self.args(c);
         if starred || !keywords.is_empty() || args.len() > usize::from(name == "size") {
-            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`.{name}()` with these arguments is not lowered"), c.range);
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`.{name}()` with these arguments is not lowered"), c.range());
             return Val::explained(Ty::Unknown);
         }
         match (name, args.first()) {
             ("dim" | "ndimension", _) => Val::lowered(Ty::Int, Lit::Int(i64::from(rank)), ir::Expr::Int(i64::from(rank))),
-            ("numel", _) => match self.local_tensor(tensor, c.range, "`.numel()`") {
+            ("numel", _) => match self.local_tensor(tensor, c.range(), "`.numel()`") {
                 Some(local) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Numel(Box::new(local))),
                 None => Val::explained(Ty::Unknown),
             },
-            (_, None) => self.shape_tuple(tensor, rank, c.range),
+            (_, None) => self.shape_tuple(tensor, rank, c.range()),
             (_, Some(dim)) => {
                 let rank = i64::from(rank);
                 match dim.lit {
-                    Lit::Int(d) if (-rank..rank).contains(&d) => match self.local_tensor(tensor, c.range, "`.size(dim)`") {
+                    Lit::Int(d) if (-rank..rank).contains(&d) => match self.local_tensor(tensor, c.range(), "`.size(dim)`") {
                         Some(local) => super::expr::size_val(&local, d.rem_euclid(rank) as usize),
                         None => Val::explained(Ty::Unknown),
                     },
                     Lit::Int(d) => {
-                        self.diag(&rules::DIM_OUT_OF_RANGE, format!("`.size({d})` of a rank-{rank} tensor raises IndexError"), c.range);
+                        self.diag(&rules::DIM_OUT_OF_RANGE, format!("`.size({d})` of a rank-{rank} tensor raises IndexError"), c.range());
                         Val::explained(Ty::Unknown)
                     }
                     _ => {
-                        self.diag(&rules::DIM_NOT_LITERAL, "`.size(dim)` with a dim that is not an int literal is not lowered".into(), c.range);
+                        self.diag(&rules::DIM_NOT_LITERAL, "`.size(dim)` with a dim that is not an int literal is not lowered".into(), c.range());
                         Val::explained(Ty::Unknown)
                     }
                 }
@@ -249,10 +257,10 @@ impl Walker<'_> {
     /// argument could not be evaluated (already explained).
     fn same_dtype_conversion(&mut self, c: &ast::ExprCall, name: &str, t: crate::ty::TensorTy) -> Option<bool> {
         let own = super::expr::dtype_name(t.dtype);
-        if !c.keywords.is_empty() || c.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+        if !c.arguments.keywords.is_empty() || c.arguments.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
             return None;
         }
-        let target = match (name, c.args.as_slice()) {
+        let target = match (name, &c.arguments.args[..]) {
             ("float", []) => "torch.float32",
             ("long", []) => "torch.int64",
             ("bool", []) => "torch.bool",
@@ -310,14 +318,14 @@ impl Walker<'_> {
                         problem = problem.or(Some(String::new()));
                     }
                 }
-                Some(v) => match self.need(v, c.range, "argument") {
+                Some(v) => match self.need(v, c.range(), "argument") {
                     Some(e) => irs.push(e),
                     None => problem = problem.or(Some(String::new())),
                 },
             }
         }
         // a tuple result is lowered only where a statement takes it apart or returns it
-        let statement_value = self.unpacking.is_some_and(|(range, _)| range == c.range);
+        let statement_value = self.unpacking.is_some_and(|(range, _)| range == c.range());
         if problem.is_none() && !callee.returns_tuple.is_empty() && !statement_value {
             problem = Some(format!("`{name}` returns a tuple, which is lowered only as `a, b = {name}(…)` or `return {name}(…)`"));
         }
@@ -329,7 +337,7 @@ impl Walker<'_> {
             }
             Some(why) => {
                 if !why.is_empty() {
-                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("call of `{name}`: {why}"), c.range);
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("call of `{name}`: {why}"), c.range());
                 }
                 Val::explained(Ty::Unknown)
             }
@@ -344,13 +352,13 @@ impl Walker<'_> {
                 let n = v.elems.as_ref().map_or(0, Vec::len) as i64;
                 Val::lowered(Ty::Int, Lit::Int(n), ir::Expr::Int(n))
             }
-            ([v], true) if matches!(v.ty, Ty::Tensor(_)) => match self.local_tensor(v.clone(), c.range, "`len()`") {
+            ([v], true) if matches!(v.ty, Ty::Tensor(_)) => match self.local_tensor(v.clone(), c.range(), "`len()`") {
                 Some(local) => super::expr::size_val(&local, 0),
                 None => Val::explained(Ty::Unknown),
             },
             _ => {
                 if !args.iter().any(|a| a.explained) {
-                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "`len()` of this value is not lowered".into(), c.range);
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "`len()` of this value is not lowered".into(), c.range());
                 }
                 Val::explained(Ty::Unknown)
             }
@@ -361,7 +369,7 @@ impl Walker<'_> {
     fn args(&mut self, c: &ast::ExprCall) -> EvaluatedArgs {
         let mut starred = false;
         let mut args = Vec::new();
-        for a in &c.args {
+        for a in &c.arguments.args {
             if let Expr::Starred(s) = a {
                 // `*t` of a tuple of known length is its elements, as Python passes them
                 match self.expr(&s.value).elems {
@@ -373,7 +381,7 @@ impl Walker<'_> {
             args.push(self.expr(a));
         }
         let mut kws = Vec::new();
-        for k in &c.keywords {
+        for k in &c.arguments.keywords {
             let v = self.expr(&k.value);
             kws.push((k.arg.as_ref().map(|a| a.to_string()), v));
         }

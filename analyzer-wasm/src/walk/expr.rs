@@ -9,8 +9,8 @@ use crate::resolve::{Binding, Number};
 use crate::report::SiteKind;
 use crate::rules;
 use crate::ty::Ty;
-use rustpython_parser::ast::{self, Constant, Expr, Operator, Ranged};
-use rustpython_parser::text_size::TextRange;
+use ruff_python_ast::{self as ast, Expr, Number as Literal, Operator};
+use ruff_text_size::{Ranged, TextRange};
 use torchlower_ops::unclaimed::VIEW_ATTRIBUTES;
 
 impl Walker<'_> {
@@ -28,12 +28,12 @@ impl Walker<'_> {
 
     fn expr_inner(&mut self, e: &Expr) -> Val {
         match e {
-            Expr::Constant(c) => self.constant(c),
-            Expr::Name(n) => self.name(n.id.as_str(), n.range),
+            Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) | Expr::StringLiteral(_) | Expr::BytesLiteral(_) | Expr::EllipsisLiteral(_) => self.literal(e),
+            Expr::Name(n) => self.name(n.id.as_str(), n.range()),
             Expr::BinOp(b) => {
                 let l = self.expr(&b.left);
                 let r = self.expr(&b.right);
-                self.binop(b.op, false, l, r, b.range)
+                self.binop(b.op, false, l, r, b.range())
             }
             Expr::UnaryOp(u) => self.unary(u),
             Expr::BoolOp(b) => self.bool_op(b),
@@ -50,7 +50,7 @@ impl Walker<'_> {
                 Val::tuple(elems)
             }
             Expr::Subscript(s) => self.subscript(s),
-            Expr::IfExp(e) => self.if_else(e),
+            Expr::If(e) => self.if_else(e),
             Expr::Attribute(a) => {
                 let locals = &self.locals;
                 if let Some(path) = self.scope.dotted_path(e, &|n| locals.contains(n)) {
@@ -66,7 +66,7 @@ impl Walker<'_> {
                 let recv = self.expr(&a.value);
                 if let Ty::Tensor(t) = recv.ty {
                     match a.attr.as_str() {
-                        "shape" => return self.shape_tuple(recv, t.rank, a.range),
+                        "shape" => return self.shape_tuple(recv, t.rank, a.range()),
                         // the rank is static (the boundary checked it)
                         "ndim" => return Val::lowered(Ty::Int, Lit::Int(i64::from(t.rank)), ir::Expr::Int(i64::from(t.rank))),
                         // static too: an option value for `.to(x.dtype)`
@@ -76,16 +76,16 @@ impl Walker<'_> {
                 }
                 let operand = Operand { ty: recv.ty, lit: Lit::NotLiteral };
                 if let Some(decision) = claim::views::attribute(&operand, a.attr.as_str()) {
-                    return self.site((SiteKind::Method, format!("Tensor.{}", a.attr)), decision, a.range, Some(recv), &[], &[]);
+                    return self.site((SiteKind::Method, format!("Tensor.{}", a.attr)), decision, a.range(), Some(recv), &[], &[]);
                 }
                 if matches!(recv.ty, Ty::Tensor(_)) && VIEW_ATTRIBUTES.contains(&a.attr.as_str()) {
-                    self.diag(&rules::VIEW_OP, format!("`.{}` is a view of the tensor", a.attr), a.range);
+                    self.diag(&rules::VIEW_OP, format!("`.{}` is a view of the tensor", a.attr), a.range());
                 } else if !recv.explained {
-                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("attribute `.{}` is not lowered", a.attr), a.range);
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("attribute `.{}` is not lowered", a.attr), a.range());
                 }
                 Val::explained(Ty::Unknown)
             }
-            Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::GeneratorExp(_) => {
+            Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
                 self.diag(&rules::NESTED_SCOPE, format!("{} inside a native function", expr_kind(e)), e.range());
                 Val::explained(Ty::Unknown)
             }
@@ -96,20 +96,22 @@ impl Walker<'_> {
         }
     }
 
-    fn constant(&mut self, c: &ast::ExprConstant) -> Val {
-        match &c.value {
-            Constant::Bool(b) => Val::lowered(Ty::Bool, Lit::Bool(*b), ir::Expr::Bool(*b)),
-            Constant::Int(i) => match i64::try_from(i) {
-                Ok(v) => Val::lowered(Ty::Int, Lit::Int(v), ir::Expr::Int(v)),
-                Err(_) => {
-                    self.diag(&rules::INT_OUT_OF_RANGE, "integer literal does not fit in 64 bits".into(), c.range);
-                    Val::explained(Ty::Int)
-                }
+    fn literal(&mut self, e: &Expr) -> Val {
+        match e {
+            Expr::BooleanLiteral(b) => Val::lowered(Ty::Bool, Lit::Bool(b.value), ir::Expr::Bool(b.value)),
+            Expr::NumberLiteral(n) => match &n.value {
+                Literal::Int(i) => match i.as_i64() {
+                    Some(v) => Val::lowered(Ty::Int, Lit::Int(v), ir::Expr::Int(v)),
+                    None => {
+                        self.diag(&rules::INT_OUT_OF_RANGE, "integer literal does not fit in 64 bits".into(), n.range());
+                        Val::explained(Ty::Int)
+                    }
+                },
+                Literal::Float(v) => Val::lowered(Ty::Float, Lit::Float(*v), ir::Expr::Float(*v)),
+                Literal::Complex { .. } => Val::opaque(Ty::Unknown, Lit::NotLiteral),
             },
-            Constant::None => Val::opaque(Ty::NoneVal, Lit::None),
-            Constant::Str(s) => Val::opaque(Ty::Str, Lit::Str(s.clone())),
-            Constant::Float(v) => Val::lowered(Ty::Float, Lit::Float(*v), ir::Expr::Float(*v)),
-            Constant::Complex { .. } => Val::opaque(Ty::Unknown, Lit::NotLiteral),
+            Expr::NoneLiteral(_) => Val::opaque(Ty::NoneVal, Lit::None),
+            Expr::StringLiteral(s) => Val::opaque(Ty::Str, Lit::Str(s.value.to_str().to_string())),
             _ => Val::opaque(Ty::Unknown, Lit::NotLiteral),
         }
     }
@@ -200,8 +202,8 @@ impl Walker<'_> {
         };
         for e in elts {
             match e {
-                Expr::Constant(c) if matches!(c.value, Constant::None) => items.push(ir::IndexItem::NewAxis),
-                Expr::Constant(c) if matches!(c.value, Constant::Ellipsis) => {
+                Expr::NoneLiteral(_) => items.push(ir::IndexItem::NewAxis),
+                Expr::EllipsisLiteral(_) => {
                     if items.contains(&ir::IndexItem::Ellipsis) {
                         advanced = Some("a second `...`".into());
                     }
@@ -228,7 +230,7 @@ impl Walker<'_> {
         let target = (SiteKind::Method, "Tensor.__getitem__".to_string());
         if let Some(what) = advanced {
             let decision = Decision::reject(&rules::ADVANCED_INDEX, format!("advanced indexing: {what}"));
-            return self.site(target, decision, s.range, Some(tensor), &[], &[]);
+            return self.site(target, decision, s.range(), Some(tensor), &[], &[]);
         }
         if unknown || tensor.ir.is_none() {
             return Val::explained(Ty::Unknown);
@@ -258,7 +260,7 @@ impl Walker<'_> {
                 None => Decision::reject(&rules::BAD_RANKS, format!("the result would be rank {result_rank} (ranks 1–4)")),
             }
         };
-        let v = self.site(target, decision, s.range, Some(tensor), &[], &[]);
+        let v = self.site(target, decision, s.range(), Some(tensor), &[], &[]);
         match v.ir {
             Some(ir::Expr::Tensor { site, args, .. }) => {
                 let tensor = args.into_iter().next().expect("the indexed tensor");
@@ -272,7 +274,7 @@ impl Walker<'_> {
 
     /// `a if cond else b`: both branches of one lowerable type; a static condition keeps
     /// only the branch Python evaluates.
-    fn if_else(&mut self, e: &ast::ExprIfExp) -> Val {
+    fn if_else(&mut self, e: &ast::ExprIf) -> Val {
         let Some(cond) = self.condition(&e.test) else {
             let _ = (self.expr(&e.body), self.expr(&e.orelse));
             return Val::explained(Ty::Unknown);
@@ -283,12 +285,12 @@ impl Walker<'_> {
         let (then, orelse) = (self.expr(&e.body), self.expr(&e.orelse));
         if then.ty != orelse.ty || then.elems.is_some() {
             if !(then.explained || orelse.explained) {
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("a conditional expression of {} and {} is not lowered", then.ty.describe(), orelse.ty.describe()), e.range);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("a conditional expression of {} and {} is not lowered", then.ty.describe(), orelse.ty.describe()), e.range());
             }
             return Val::explained(Ty::Unknown);
         }
         let ty = then.ty;
-        match (self.need(then, e.range, "conditional expression"), self.need(orelse, e.range, "conditional expression")) {
+        match (self.need(then, e.range(), "conditional expression"), self.need(orelse, e.range(), "conditional expression")) {
             (Some(a), Some(b)) => Val::lowered(ty, Lit::NotLiteral, ir::Expr::IfElse { cond: Box::new(cond), then: Box::new(a), orelse: Box::new(b) }),
             _ => Val::explained(ty),
         }
@@ -317,7 +319,7 @@ impl Walker<'_> {
         let Some(elems) = value.elems.clone() else {
             if !value.explained {
                 let what = if matches!(value.ty, Ty::Tensor(_)) { "tensor indexing" } else { "subscript" };
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), s.range);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), s.range());
             }
             return Val::explained(Ty::Unknown);
         };
@@ -336,13 +338,13 @@ impl Walker<'_> {
                 let (Some(lower), Some(upper), Some(step)) =
                     (literal(self, slice.lower.as_deref()), literal(self, slice.upper.as_deref()), literal(self, slice.step.as_deref()))
                 else {
-                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with non-literal bounds is not lowered".into(), s.range);
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with non-literal bounds is not lowered".into(), s.range());
                     return Val::explained(Ty::Unknown);
                 };
                 match python_slice(len, lower, upper, step) {
                     Some(indices) => Val::tuple(indices.into_iter().map(|i| elems[i].clone()).collect()),
                     None => {
-                        self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with step 0 raises ValueError".into(), s.range);
+                        self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with step 0 raises ValueError".into(), s.range());
                         Val::explained(Ty::Unknown)
                     }
                 }
@@ -350,11 +352,11 @@ impl Walker<'_> {
             index => match literal(self, Some(index)) {
                 Some(Some(i)) if (-len..len).contains(&i) => elems[i.rem_euclid(len.max(1)) as usize].clone(),
                 Some(Some(i)) => {
-                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("tuple index {i} is out of range for a tuple of {len} (IndexError)"), s.range);
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("tuple index {i} is out of range for a tuple of {len} (IndexError)"), s.range());
                     Val::explained(Ty::Unknown)
                 }
                 _ => {
-                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple index that is not an int literal is not lowered".into(), s.range);
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple index that is not an int literal is not lowered".into(), s.range());
                     Val::explained(Ty::Unknown)
                 }
             },
@@ -463,7 +465,7 @@ impl Walker<'_> {
             (ast::UnaryOp::USub, Ty::Tensor(_)) => {
                 let operand = Operand { ty: v.ty, lit: Lit::NotLiteral };
                 let decision = claim::negation(&operand);
-                self.site((SiteKind::Binop, "unary -".to_string()), decision, u.range, Some(v), &[], &[])
+                self.site((SiteKind::Binop, "unary -".to_string()), decision, u.range(), Some(v), &[], &[])
             }
             (ast::UnaryOp::USub, Ty::Int | Ty::Bool) => {
                 // fold literals so that `dim=-1` stays a literal
@@ -472,12 +474,12 @@ impl Walker<'_> {
                         return Val::lowered(Ty::Int, Lit::Int(neg), ir::Expr::Int(neg));
                     }
                 }
-                match self.int_operand(v, u.range, "operand of unary -") {
+                match self.int_operand(v, u.range(), "operand of unary -") {
                     Some(e) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Neg(Box::new(e))),
                     None => Val::explained(Ty::Int),
                 }
             }
-            (ast::UnaryOp::UAdd, Ty::Int | Ty::Bool) => match self.int_operand(v, u.range, "operand of unary +") {
+            (ast::UnaryOp::UAdd, Ty::Int | Ty::Bool) => match self.int_operand(v, u.range(), "operand of unary +") {
                 Some(e) => Val::lowered(Ty::Int, Lit::NotLiteral, e),
                 None => Val::explained(Ty::Int),
             },
@@ -498,7 +500,7 @@ impl Walker<'_> {
                     ast::UnaryOp::Invert => "~",
                 };
                 let hint = if matches!(ty, Ty::Tensor(_)) { " (use torch.neg)" } else { "" };
-                self.diag(&rules::SCALAR_OPERATOR, format!("unary `{sym}` on {} is not lowered{hint}", ty.describe()), u.range);
+                self.diag(&rules::SCALAR_OPERATOR, format!("unary `{sym}` on {} is not lowered{hint}", ty.describe()), u.range());
                 Val::explained(Ty::Unknown)
             }
         }
@@ -508,7 +510,7 @@ impl Walker<'_> {
         let vals: Vec<Val> = b.values.iter().map(|v| self.expr(v)).collect();
         if vals.iter().any(|v| v.ty != Ty::Bool) {
             if !vals.iter().any(|v| v.explained) {
-                self.diag(&rules::SCALAR_OPERATOR, "`and`/`or` are lowered on bool operands only".into(), b.range);
+                self.diag(&rules::SCALAR_OPERATOR, "`and`/`or` are lowered on bool operands only".into(), b.range());
             }
             return Val::explained(Ty::Unknown);
         }
@@ -524,7 +526,7 @@ impl Walker<'_> {
         let rest: Vec<Val> = c.comparators.iter().map(|e| self.expr(e)).collect();
         // `x is None` / `x is not None` of a typed value: static (an annotated parameter is
         // never None: the boundary refuses None)
-        if let ([op], [other]) = (c.ops.as_slice(), rest.as_slice()) {
+        if let ([op], [other]) = (&c.ops[..], rest.as_slice()) {
             if matches!(op, ast::CmpOp::Is | ast::CmpOp::IsNot) {
                 let known = |v: &Val| matches!(v.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float | Ty::Tuple(_)) && (v.ir.is_some() || v.elems.is_some());
                 let none = |v: &Val| v.ty == Ty::NoneVal;
@@ -537,14 +539,14 @@ impl Walker<'_> {
         let all: Vec<&Val> = std::iter::once(&first).chain(rest.iter()).collect();
         if all.iter().any(|v| matches!(v.ty, Ty::Tensor(_))) {
             // a tensor comparison is a torch site that is not covered
-            let sym = c.ops.first().map(cmp_symbol).unwrap_or("==");
+            let sym = c.ops.first().map(ast::CmpOp::as_str).unwrap_or("==");
             let decision = Decision::NotCovered("tensor comparisons are not part of the claimed surface".into());
-            return self.site((SiteKind::Binop, sym.to_string()), decision, c.range, None, &[], &[]);
+            return self.site((SiteKind::Binop, sym.to_string()), decision, c.range(), None, &[], &[]);
         }
         let floats = all.iter().any(|v| v.ty == Ty::Float) && all.iter().all(|v| v.ty == Ty::Float || v.ty.is_scalar_int());
         if all.iter().any(|v| !v.ty.is_scalar_int()) && !floats {
             if !all.iter().any(|v| v.explained) {
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, "comparisons are lowered on int, bool and float operands only".into(), c.range);
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, "comparisons are lowered on int, bool and float operands only".into(), c.range());
             }
             return Val::explained(Ty::Unknown);
         }
@@ -558,7 +560,7 @@ impl Walker<'_> {
                 ast::CmpOp::Gt => CmpOp::Gt,
                 ast::CmpOp::GtE => CmpOp::Ge,
                 other => {
-                    self.diag(&rules::SCALAR_OPERATOR, format!("`{}` comparisons are not lowered", cmp_symbol(other)), c.range);
+                    self.diag(&rules::SCALAR_OPERATOR, format!("`{}` comparisons are not lowered", other.as_str()), c.range());
                     return Val::explained(Ty::Bool);
                 }
             };
@@ -574,7 +576,7 @@ impl Walker<'_> {
         let convert = |w: &mut Self, v: Val| -> Option<ir::Expr> {
             match kind {
                 ScalarKind::Bool => v.ir,
-                ScalarKind::Int => w.int_operand(v, c.range, "comparison operand"),
+                ScalarKind::Int => w.int_operand(v, c.range(), "comparison operand"),
                 // CPython compares an int with a float exactly: an int is converted only where
                 // that is exact (|n| ≤ 2**53), else native code refuses (tl::scalar::exact_float)
                 ScalarKind::Float => match v.ty {
@@ -667,23 +669,24 @@ pub(super) fn float_operand(v: Val) -> Option<ir::Expr> {
 fn expr_kind(e: &Expr) -> &'static str {
     match e {
         Expr::BoolOp(_) => "boolean operation",
-        Expr::NamedExpr(_) => "assignment expression (:=)",
+        Expr::Named(_) => "assignment expression (:=)",
         Expr::BinOp(_) => "binary operation",
         Expr::UnaryOp(_) => "unary operation",
         Expr::Lambda(_) => "lambda",
-        Expr::IfExp(_) => "conditional expression",
+        Expr::If(_) => "conditional expression",
         Expr::Dict(_) => "dict display",
         Expr::Set(_) => "set display",
         Expr::ListComp(_) => "list comprehension",
         Expr::SetComp(_) => "set comprehension",
         Expr::DictComp(_) => "dict comprehension",
-        Expr::GeneratorExp(_) => "generator expression",
+        Expr::Generator(_) => "generator expression",
         Expr::Await(_) => "await",
         Expr::Yield(_) | Expr::YieldFrom(_) => "yield",
         Expr::Compare(_) => "comparison",
         Expr::Call(_) => "call",
-        Expr::FormattedValue(_) | Expr::JoinedStr(_) => "f-string",
-        Expr::Constant(_) => "constant",
+        Expr::FString(_) => "f-string",
+        Expr::TString(_) => "t-string",
+        Expr::StringLiteral(_) | Expr::BytesLiteral(_) | Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) | Expr::EllipsisLiteral(_) => "constant",
         Expr::Attribute(_) => "attribute",
         Expr::Subscript(_) => "subscript",
         Expr::Starred(_) => "starred expression",
@@ -691,6 +694,7 @@ fn expr_kind(e: &Expr) -> &'static str {
         Expr::List(_) => "list display",
         Expr::Tuple(_) => "tuple",
         Expr::Slice(_) => "slice",
+        Expr::IpyEscapeCommand(_) => "IPython escape command",
     }
 }
 
@@ -723,19 +727,3 @@ fn math_constant(path: &str) -> Option<f64> {
         _ => return None,
     })
 }
-
-fn cmp_symbol(op: &ast::CmpOp) -> &'static str {
-    match op {
-        ast::CmpOp::Eq => "==",
-        ast::CmpOp::NotEq => "!=",
-        ast::CmpOp::Lt => "<",
-        ast::CmpOp::LtE => "<=",
-        ast::CmpOp::Gt => ">",
-        ast::CmpOp::GtE => ">=",
-        ast::CmpOp::Is => "is",
-        ast::CmpOp::IsNot => "is not",
-        ast::CmpOp::In => "in",
-        ast::CmpOp::NotIn => "not in",
-    }
-}
-

@@ -1,7 +1,7 @@
 //! Python scoping: a name bound anywhere in a function body is local to the whole function
 //! (and so shadows module-level names such as `torch` everywhere in it).
 
-use rustpython_parser::ast::{self, Expr, Stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use std::collections::BTreeSet;
 
 /// Names bound in `body` (not descending into nested functions/classes, whose own names are
@@ -26,19 +26,11 @@ fn collect_at(body: &[Stmt], out: &mut BTreeSet<String>, depth: usize, max_depth
                 collect(&s.body, out);
                 collect(&s.orelse, out);
             }
-            Stmt::AsyncFor(s) => {
-                target(&s.target, out);
-                collect(&s.body, out);
-                collect(&s.orelse, out);
-            }
             Stmt::While(s) => {
                 collect(&s.body, out);
                 collect(&s.orelse, out);
             }
-            Stmt::If(s) => {
-                collect(&s.body, out);
-                collect(&s.orelse, out);
-            }
+            Stmt::If(s) => crate::parse::if_blocks(s).for_each(|b| collect(b, out)),
             Stmt::With(s) => {
                 for item in &s.items {
                     if let Some(v) = &item.optional_vars {
@@ -60,9 +52,6 @@ fn collect_at(body: &[Stmt], out: &mut BTreeSet<String>, depth: usize, max_depth
                 collect(&s.finalbody, out);
             }
             Stmt::FunctionDef(s) => {
-                out.insert(s.name.to_string());
-            }
-            Stmt::AsyncFunctionDef(s) => {
                 out.insert(s.name.to_string());
             }
             Stmt::ClassDef(s) => {

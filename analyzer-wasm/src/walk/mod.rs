@@ -21,8 +21,8 @@ use crate::resolve::ModuleScope;
 use crate::rules::{self, Code};
 use crate::ty::Ty;
 use env::Env;
-use rustpython_parser::ast;
-use rustpython_parser::text_size::TextRange;
+use ruff_python_ast as ast;
+use ruff_text_size::{Ranged, TextRange};
 use std::collections::BTreeSet;
 
 /// Another top-level function of the module, as a call of it is typed: its parameters and
@@ -148,7 +148,7 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
     let (body, reachable) = w.block(&def.body);
     let unsupported_statement = w.diags.iter().any(|d| d.code == rules::UNSUPPORTED_STATEMENT.code);
     if reachable && !unsupported_statement {
-        let end = usize::from(def.range.end());
+        let end = usize::from(def.range().end());
         w.diag_at(&rules::MISSING_RETURN, "the function can reach its end and return None".to_string(), end, end);
     }
     let native = w.diags.is_empty() && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
@@ -170,7 +170,7 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
 /// default and is annotated with a type of the vocabulary (the return too, or a tuple of it).
 pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> Option<Callee> {
     use crate::resolve::annotations::resolve_annotation;
-    let args = &def.args;
+    let args = &def.parameters;
     if args.vararg.is_some() || args.kwarg.is_some() || !args.kwonlyargs.is_empty() || !def.decorator_list.is_empty() {
         return None;
     }
@@ -178,8 +178,8 @@ pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> 
         .posonlyargs
         .iter()
         .chain(args.args.iter())
-        .map(|a| match (&a.default, a.def.annotation.as_deref()) {
-            (None, Some(ann)) => resolve_annotation(scope, ann).map(|ty| (a.def.arg.to_string(), ty)),
+        .map(|a| match (&a.default, a.parameter.annotation.as_deref()) {
+            (None, Some(ann)) => resolve_annotation(scope, ann).map(|ty| (a.parameter.name.to_string(), ty)),
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;

@@ -6,45 +6,48 @@ use crate::report::Param;
 use crate::resolve::annotations::{resolve_annotation, resolve_tuple_annotation};
 use crate::rules;
 use crate::ty::Ty;
-use rustpython_parser::ast::{self, Ranged};
+use ruff_python_ast as ast;
+use ruff_text_size::Ranged;
 
 impl Walker<'_> {
 
     pub(super) fn signature(&mut self, def: &ast::StmtFunctionDef) -> (Vec<Param>, Vec<(String, Ty)>) {
         for deco in &def.decorator_list {
-            let path = self.scope.dotted_path(deco, &|_| false);
+            let path = self.scope.dotted_path(&deco.expression, &|_| false);
             if path.as_deref() != Some("torchlower.native") {
-                self.diag(&rules::DECORATOR, "only @torchlower.native is understood as a decorator".into(), deco.range());
+                self.diag(&rules::DECORATOR, "only @torchlower.native is understood as a decorator".into(), deco.expression.range());
             }
         }
-        if !def.type_params.is_empty() {
-            self.diag(&rules::ASYNC_FN, "generic functions (type parameters) are not lowered".into(), def.range);
+        let def_range = crate::parse::def_range(self.index.source(), def);
+        if def.type_params.is_some() {
+            self.diag(&rules::ASYNC_FN, "generic functions (type parameters) are not lowered".into(), def_range);
         }
-        let args = &def.args;
+        let args = &def.parameters;
         if let Some(v) = &args.vararg {
-            self.diag(&rules::PARAM_VARIADIC, format!("*{} is not supported", v.arg), v.range);
-            self.bind_param_unknown(v.arg.as_str());
+            self.diag(&rules::PARAM_VARIADIC, format!("*{} is not supported", v.name), v.range());
+            self.bind_param_unknown(v.name.as_str());
         }
         if let Some(k) = &args.kwarg {
-            self.diag(&rules::PARAM_VARIADIC, format!("**{} is not supported", k.arg), k.range);
-            self.bind_param_unknown(k.arg.as_str());
+            self.diag(&rules::PARAM_VARIADIC, format!("**{} is not supported", k.name), k.range());
+            self.bind_param_unknown(k.name.as_str());
         }
         for k in &args.kwonlyargs {
-            self.diag(&rules::PARAM_VARIADIC, format!("keyword-only parameter `{}` is not supported", k.def.arg), k.def.range);
-            let ty = k.def.annotation.as_deref().and_then(|a| resolve_annotation(self.scope, a)).unwrap_or(Ty::Unknown);
-            self.locals.insert(k.def.arg.to_string());
-            self.env.bind(k.def.arg.as_str(), ty);
+            let p = &k.parameter;
+            self.diag(&rules::PARAM_VARIADIC, format!("keyword-only parameter `{}` is not supported", p.name), p.range());
+            let ty = p.annotation.as_deref().and_then(|a| resolve_annotation(self.scope, a)).unwrap_or(Ty::Unknown);
+            self.locals.insert(p.name.to_string());
+            self.env.bind(p.name.as_str(), ty);
         }
         let mut params = Vec::new();
         let mut tys = Vec::new();
         for a in args.posonlyargs.iter().chain(args.args.iter()) {
-            let name = a.def.arg.to_string();
+            let name = a.parameter.name.to_string();
             if let Some(default) = &a.default {
                 self.diag(&rules::PARAM_DEFAULT, format!("parameter `{name}` has a default value"), default.range());
             }
-            let ty = match &a.def.annotation {
+            let ty = match &a.parameter.annotation {
                 None => {
-                    self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}` has no annotation"), a.def.range);
+                    self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}` has no annotation"), a.parameter.range());
                     Ty::Unknown
                 }
                 Some(ann) => match resolve_annotation(self.scope, ann) {
@@ -59,7 +62,7 @@ impl Walker<'_> {
             tys.push((name, ty));
         }
         match &def.returns {
-            None => self.diag(&rules::RETURN_UNANNOTATED, "the function has no return annotation".into(), def.range),
+            None => self.diag(&rules::RETURN_UNANNOTATED, "the function has no return annotation".into(), def_range),
             Some(ann) => match (resolve_annotation(self.scope, ann), resolve_tuple_annotation(self.scope, ann)) {
                 (Some(t), _) => self.returns = Some(t),
                 (None, Some(items)) => {

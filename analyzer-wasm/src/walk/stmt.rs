@@ -6,8 +6,8 @@ use super::{Val, Walker, MAX_DEPTH};
 use crate::ir;
 use crate::rules;
 use crate::ty::Ty;
-use rustpython_parser::ast::{self, Constant, Expr, Ranged, Stmt};
-use rustpython_parser::text_size::TextRange;
+use ruff_python_ast::{self as ast, ElifElseClause, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
 
 impl Walker<'_> {
 
@@ -18,7 +18,7 @@ impl Walker<'_> {
             // a docstring at the top of the function body is allowed
             if i == 0 {
                 if let Stmt::Expr(e) = stmt {
-                    if matches!(&*e.value, Expr::Constant(c) if matches!(c.value, Constant::Str(_))) {
+                    if matches!(&*e.value, Expr::StringLiteral(_)) {
                         continue;
                     }
                 }
@@ -60,20 +60,20 @@ impl Walker<'_> {
                 self.unpacking = None;
                 if let Some(ir::Expr::Tensor { options: ir::Options::Parts { .. }, .. }) = &v.ir {
                     if let [Expr::Tuple(t)] = s.targets.as_slice() {
-                        self.unpack_parts(&t.elts, v, s.range, out);
+                        self.unpack_parts(&t.elts, v, s.range(), out);
                         return true;
                     }
                 }
                 if let (Some(ir::Expr::Call { .. }), Ty::Tuple(_), [Expr::Tuple(t)]) = (&v.ir, v.ty, s.targets.as_slice()) {
-                    self.unpack_call(&t.elts, v, s.range, out);
+                    self.unpack_call(&t.elts, v, s.range(), out);
                     return true;
                 }
                 match s.targets.as_slice() {
                     [Expr::Name(n)] => self.assign(n.id.as_str(), v, s.value.range(), out),
-                    [Expr::Tuple(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range, out),
-                    [Expr::List(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range, out),
+                    [Expr::Tuple(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range(), out),
+                    [Expr::List(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range(), out),
                     _ => {
-                        self.diag(&rules::UNSUPPORTED_TARGET, "only `name = value` assignments are lowered".into(), s.range);
+                        self.diag(&rules::UNSUPPORTED_TARGET, "only `name = value` assignments are lowered".into(), s.range());
                         for t in &s.targets {
                             self.bind_unknown(t);
                         }
@@ -87,7 +87,7 @@ impl Walker<'_> {
                         let v = self.expr(value);
                         self.assign(n.id.as_str(), v, value.range(), out);
                     }
-                    _ => self.diag(&rules::UNSUPPORTED_TARGET, "annotated assignment without a value or to a non-name".into(), s.range),
+                    _ => self.diag(&rules::UNSUPPORTED_TARGET, "annotated assignment without a value or to a non-name".into(), s.range()),
                 }
                 true
             }
@@ -99,12 +99,12 @@ impl Walker<'_> {
                 self.ret(s, out);
                 false
             }
-            Stmt::If(s) => self.if_stmt(s, out),
+            Stmt::If(s) => self.if_stmt(&s.test, &s.body, &s.elif_else_clauses, out),
             Stmt::Assert(s) => {
                 self.assert_stmt(s, out);
                 true
             }
-            Stmt::For(s) => {
+            Stmt::For(s) if !s.is_async => {
                 self.for_stmt(s, out);
                 true
             }
@@ -118,11 +118,11 @@ impl Walker<'_> {
                     // `h.relu_()`: made for its effect
                     Some(e @ ir::Expr::InPlace { .. }) => out.push(ir::Stmt::Effect(e)),
                     _ if v.explained => {}
-                    _ => self.diag(&rules::UNSUPPORTED_STATEMENT, "expression statements are not lowered (the value would be discarded)".into(), s.range),
+                    _ => self.diag(&rules::UNSUPPORTED_STATEMENT, "expression statements are not lowered (the value would be discarded)".into(), s.range()),
                 }
                 true
             }
-            Stmt::FunctionDef(_) | Stmt::AsyncFunctionDef(_) | Stmt::ClassDef(_) | Stmt::Global(_) | Stmt::Nonlocal(_) => {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) | Stmt::Global(_) | Stmt::Nonlocal(_) => {
                 self.diag(&rules::NESTED_SCOPE, format!("`{}` statement inside a native function", stmt_kind(stmt)), stmt.range());
                 true
             }
@@ -247,7 +247,7 @@ impl Walker<'_> {
     fn aug_assign(&mut self, s: &ast::StmtAugAssign, out: &mut Vec<ir::Stmt>) {
         let Expr::Name(n) = &*s.target else {
             let _ = self.expr(&s.value);
-            self.diag(&rules::UNSUPPORTED_TARGET, "augmented assignment to a non-name".into(), s.range);
+            self.diag(&rules::UNSUPPORTED_TARGET, "augmented assignment to a non-name".into(), s.range());
             return;
         };
         let current = self.name(n.id.as_str(), s.target.range());
@@ -263,16 +263,16 @@ impl Walker<'_> {
             // `h += x` on a tensor local that aliases no parameter: in place, as eager
             Some(op) if current.fresh && matches!(current.ty, Ty::Tensor(_)) => {
                 let symbol = crate::claim::operator_symbol(s.op);
-                self.in_place((crate::report::SiteKind::Binop, format!("{symbol}=")), op, current, Some(rhs), s.range)
+                self.in_place((crate::report::SiteKind::Binop, format!("{symbol}=")), op, current, Some(rhs), s.range())
             }
-            _ => self.binop(s.op, true, current, rhs, s.range),
+            _ => self.binop(s.op, true, current, rhs, s.range()),
         };
-        self.assign(n.id.as_str(), v, s.range, out);
+        self.assign(n.id.as_str(), v, s.range(), out);
     }
 
     fn ret(&mut self, s: &ast::StmtReturn, out: &mut Vec<ir::Stmt>) {
         let Some(value) = &s.value else {
-            self.diag(&rules::RETURN_NONE, "`return` without a value returns None".into(), s.range);
+            self.diag(&rules::RETURN_NONE, "`return` without a value returns None".into(), s.range());
             return;
         };
         if matches!(&**value, Expr::Call(_)) {
@@ -332,14 +332,11 @@ impl Walker<'_> {
         let cond = self.condition(&s.test);
         let message = match s.msg.as_deref() {
             None => Some(None),
-            Some(Expr::Constant(c)) => match &c.value {
-                Constant::Str(text) => Some(Some(text.clone())),
-                _ => None,
-            },
+            Some(Expr::StringLiteral(text)) => Some(Some(text.value.to_str().to_string())),
             Some(_) => None,
         };
         let Some(message) = message else {
-            self.diag(&rules::UNSUPPORTED_STATEMENT, "an `assert` message that is not a string literal is not lowered".into(), s.range);
+            self.diag(&rules::UNSUPPORTED_STATEMENT, "an `assert` message that is not a string literal is not lowered".into(), s.range());
             return;
         };
         if let Some(cond) = cond {
@@ -347,19 +344,21 @@ impl Walker<'_> {
         }
     }
 
-    fn if_stmt(&mut self, s: &ast::StmtIf, out: &mut Vec<ir::Stmt>) -> bool {
-        let cond = self.condition(&s.test);
+    /// `if test: body` followed by its `elif`/`else` clauses (`rest`); an `elif` is lowered
+    /// as an `if` nested in the `else` branch, as Python's own AST has it.
+    fn if_stmt(&mut self, test: &Expr, body: &[Stmt], rest: &[ElifElseClause], out: &mut Vec<ir::Stmt>) -> bool {
+        let cond = self.condition(test);
         // a static condition (`if mask is not None:` on an annotated tensor): only the branch
         // Python takes is walked and lowered; the other never runs
         if let Some(ir::Expr::Bool(taken)) = cond {
-            let (body, live) = self.block(if taken { &s.body } else { &s.orelse });
-            out.extend(body);
+            let (block, live) = if taken { self.block(body) } else { self.else_branch(rest) };
+            out.extend(block);
             return live;
         }
         let before = self.env.clone();
-        let (then, then_live) = self.block(&s.body);
+        let (then, then_live) = self.block(body);
         let after_then = std::mem::replace(&mut self.env, before);
-        let (orelse, else_live) = self.block(&s.orelse);
+        let (orelse, else_live) = self.else_branch(rest);
         let after_else = std::mem::take(&mut self.env);
         self.env = match (then_live, else_live) {
             (true, true) => after_then.join(&after_else),
@@ -373,9 +372,25 @@ impl Walker<'_> {
         then_live || else_live
     }
 
+    /// The `else` branch of an `if` whose remaining clauses are `rest`: nothing, the `else`
+    /// block, or the next `elif` as a nested statement (one level deeper, as a nested `if`).
+    fn else_branch(&mut self, rest: &[ElifElseClause]) -> (Vec<ir::Stmt>, bool) {
+        let Some((clause, tail)) = rest.split_first() else { return (Vec::new(), true) };
+        let Some(test) = &clause.test else { return self.block(&clause.body) };
+        let mut out = Vec::new();
+        if self.depth >= MAX_DEPTH {
+            self.too_deep(clause.range());
+            return (out, true);
+        }
+        self.depth += 1;
+        let live = self.if_stmt(test, &clause.body, tail, &mut out);
+        self.depth -= 1;
+        (out, live)
+    }
+
     fn for_stmt(&mut self, s: &ast::StmtFor, out: &mut Vec<ir::Stmt>) {
         if !s.orelse.is_empty() {
-            self.diag(&rules::UNSUPPORTED_LOOP, "`for ... else` is not lowered".into(), s.range);
+            self.diag(&rules::UNSUPPORTED_LOOP, "`for ... else` is not lowered".into(), s.range());
         }
         let bounds = self.range_call(&s.iter);
         let var = match &*s.target {
@@ -392,7 +407,7 @@ impl Walker<'_> {
         self.env.forget_fresh(&rebound_in(&s.body));
         let head = self.env.clone();
         let (body, _) = self.block(&s.body);
-        self.check_loop_types(&head, s.range);
+        self.check_loop_types(&head, s.range());
         let after_body = std::mem::take(&mut self.env);
         // zero iterations leave `before`; otherwise the end of some iteration
         self.env = before.join(&after_body);
@@ -403,13 +418,13 @@ impl Walker<'_> {
 
     fn while_stmt(&mut self, s: &ast::StmtWhile, out: &mut Vec<ir::Stmt>) {
         if !s.orelse.is_empty() {
-            self.diag(&rules::UNSUPPORTED_LOOP, "`while ... else` is not lowered".into(), s.range);
+            self.diag(&rules::UNSUPPORTED_LOOP, "`while ... else` is not lowered".into(), s.range());
         }
         let cond = self.condition(&s.test);
         let before = self.env.clone();
         self.env.forget_fresh(&rebound_in(&s.body));
         let (body, _) = self.block(&s.body);
-        self.check_loop_types(&before, s.range);
+        self.check_loop_types(&before, s.range());
         let after_body = std::mem::take(&mut self.env);
         self.env = before.join(&after_body);
         if let Some(cond) = cond {
@@ -443,12 +458,13 @@ impl Walker<'_> {
                 return None;
             }
         };
-        if !call.keywords.is_empty() || call.args.is_empty() || call.args.len() > 3 || call.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
-            self.diag(&rules::UNSUPPORTED_LOOP, "range() needs 1 to 3 positional int arguments".into(), call.range);
+        let (args, keywords) = (&call.arguments.args, &call.arguments.keywords);
+        if !keywords.is_empty() || args.is_empty() || args.len() > 3 || args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+            self.diag(&rules::UNSUPPORTED_LOOP, "range() needs 1 to 3 positional int arguments".into(), call.range());
             return None;
         }
         let mut vals = Vec::new();
-        for a in &call.args {
+        for a in args {
             let v = self.expr(a);
             vals.push(self.int_operand(v, a.range(), "range() argument"));
         }
@@ -524,10 +540,7 @@ fn rebound_in(body: &[Stmt]) -> Vec<String> {
                 out.extend(rebound_in(&f.body));
             }
             Stmt::While(w) => out.extend(rebound_in(&w.body)),
-            Stmt::If(i) => {
-                out.extend(rebound_in(&i.body));
-                out.extend(rebound_in(&i.orelse));
-            }
+            Stmt::If(i) => crate::parse::if_blocks(i).for_each(|b| out.extend(rebound_in(b))),
             _ => {}
         }
     }
@@ -536,8 +549,8 @@ fn rebound_in(body: &[Stmt]) -> Vec<String> {
 
 fn stmt_kind(s: &Stmt) -> &'static str {
     match s {
+        Stmt::FunctionDef(d) if d.is_async => "async def",
         Stmt::FunctionDef(_) => "def",
-        Stmt::AsyncFunctionDef(_) => "async def",
         Stmt::ClassDef(_) => "class",
         Stmt::Return(_) => "return",
         Stmt::Delete(_) => "del",
@@ -545,16 +558,16 @@ fn stmt_kind(s: &Stmt) -> &'static str {
         Stmt::TypeAlias(_) => "type",
         Stmt::AugAssign(_) => "augmented assignment",
         Stmt::AnnAssign(_) => "annotated assignment",
+        Stmt::For(f) if f.is_async => "async for",
         Stmt::For(_) => "for",
-        Stmt::AsyncFor(_) => "async for",
         Stmt::While(_) => "while",
         Stmt::If(_) => "if",
+        Stmt::With(w) if w.is_async => "async with",
         Stmt::With(_) => "with",
-        Stmt::AsyncWith(_) => "async with",
         Stmt::Match(_) => "match",
         Stmt::Raise(_) => "raise",
+        Stmt::Try(t) if t.is_star => "try/except*",
         Stmt::Try(_) => "try",
-        Stmt::TryStar(_) => "try/except*",
         Stmt::Assert(_) => "assert",
         Stmt::Import(_) => "import",
         Stmt::ImportFrom(_) => "from ... import",
@@ -564,6 +577,6 @@ fn stmt_kind(s: &Stmt) -> &'static str {
         Stmt::Pass(_) => "pass",
         Stmt::Break(_) => "break",
         Stmt::Continue(_) => "continue",
+        Stmt::IpyEscapeCommand(_) => "IPython escape command",
     }
 }
-
