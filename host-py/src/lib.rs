@@ -83,33 +83,33 @@ impl Analyzer {
     }
 
     /// Runs the analyzer on `source` (UTF-8 bytes) and returns the report as JSON text.
-    /// `memory_limit` (bytes) and `fuel` override the defaults, for tests.
-    #[pyo3(signature = (source, filename, *, memory_limit=None, fuel=None))]
+    /// `memory_limit` (bytes) and `time_limit` (seconds) override the defaults.
+    #[pyo3(signature = (source, filename, *, memory_limit=None, time_limit=None))]
     fn analyze(
         &self,
         py: Python<'_>,
         source: &[u8],
         filename: &str,
         memory_limit: Option<usize>,
-        fuel: Option<u64>,
+        time_limit: Option<f64>,
     ) -> PyResult<String> {
-        let limits = Limits { memory_bytes: memory_limit, fuel };
+        let limits = Limits { memory_bytes: memory_limit, time_limit: seconds(time_limit)? };
         py.allow_threads(|| sandbox::analyze(&self.module, source, filename, limits))
             .map_err(to_py_err)
     }
 
     /// Runs the analyzer like `analyze` and returns the report as Python objects (the dict
     /// `json.loads` would give, built without the intermediate text; see `pyjson.rs`).
-    #[pyo3(signature = (source, filename, *, memory_limit=None, fuel=None))]
+    #[pyo3(signature = (source, filename, *, memory_limit=None, time_limit=None))]
     fn analyze_report<'py>(
         &self,
         py: Python<'py>,
         source: &[u8],
         filename: &str,
         memory_limit: Option<usize>,
-        fuel: Option<u64>,
+        time_limit: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let limits = Limits { memory_bytes: memory_limit, fuel };
+        let limits = Limits { memory_bytes: memory_limit, time_limit: seconds(time_limit)? };
         let json = py
             .allow_threads(|| sandbox::analyze(&self.module, source, filename, limits))
             .map_err(to_py_err)?;
@@ -119,6 +119,15 @@ impl Analyzer {
     /// The analyzer's registry of rules and diagnostic codes, as JSON text.
     fn rules(&self, py: Python<'_>) -> PyResult<String> {
         py.allow_threads(|| sandbox::rules(&self.module)).map_err(to_py_err)
+    }
+}
+
+/// A time limit in seconds as a `Duration`; it must be a positive finite number.
+fn seconds(limit: Option<f64>) -> PyResult<Option<std::time::Duration>> {
+    match limit {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Some(std::time::Duration::from_secs_f64(s))),
+        Some(s) => Err(pyo3::exceptions::PyValueError::new_err(format!("time_limit must be a positive number of seconds, got {s}"))),
     }
 }
 

@@ -4,8 +4,8 @@
 //! what it returns and how much it consumes. Every call gets a new store and instance
 //! (nothing leaks from one analysis into the next: the instance's memory starts from the
 //! module's initial image, whether freshly mapped or a pool slot reset by wasmtime, and a
-//! trapped instance is simply dropped) with three limits: linear memory, fuel (instructions)
-//! and native stack. Each one that is hit comes back as its own [`SandboxError`] variant,
+//! trapped instance is simply dropped) with three limits: linear memory, time (an epoch
+//! deadline) and native stack. Each one that is hit comes back as its own [`SandboxError`] variant,
 //! which Python turns into `torchlower.AnalyzerError`.
 //!
 //! The ABI (analyzer-wasm/ABI.md): `tl_alloc(len) -> ptr`, `tl_analyze(src, src_len, name,
@@ -14,29 +14,30 @@
 //! memory included, is dropped right after the result is copied out.
 
 use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 use wasmtime::{Engine, Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
 
-use crate::engine::{HOST_STACK_HEADROOM, MAX_MEMORY, MAX_WASM_STACK};
+use crate::engine::{EPOCH_TICK, HOST_STACK_HEADROOM, MAX_MEMORY, MAX_WASM_STACK};
 
 /// Sources larger than this are refused before any wasm runs.
 pub const MAX_INPUT_BYTES: usize = 16 << 20;
 /// Linear memory one analysis may grow to (also the most it may be given: see
 /// [`MAX_MEMORY`]).
 pub const DEFAULT_MEMORY_LIMIT: usize = MAX_MEMORY;
-/// Fuel every analysis gets whatever its size (instantiation, small inputs): about a second.
-pub const FUEL_BASE: u64 = 1_000_000_000;
-/// Extra fuel per source byte. The analyzer needs about 2,900 per byte on ordinary code
-/// (measured on scripts/bench_analyze.py's generated modules from 2,000 to 16,000 lines);
-/// ten times that lets any ordinary file through while a pathological input that makes the
-/// analysis superlinear is stopped within about ten times its expected time.
-pub const FUEL_PER_BYTE: u64 = 30_000;
+/// Time every analysis gets whatever its size (instantiation, small inputs).
+pub const TIME_BASE: Duration = Duration::from_secs(5);
+/// Extra time per source byte. The analysis takes about 0.2 µs per byte on ordinary code
+/// (scripts/bench_analyze.py's 2,000-line modules, on a 2-core Xeon); a hundred times that
+/// lets any ordinary file through on a loaded machine, while a pathological input that makes
+/// the analysis superlinear is stopped.
+pub const TIME_PER_BYTE: Duration = Duration::from_micros(20);
 
 /// The limits of one call; `None` fields take the defaults above.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Limits {
     pub memory_bytes: Option<usize>,
-    pub fuel: Option<u64>,
+    pub time_limit: Option<Duration>,
 }
 
 impl Limits {
@@ -45,10 +46,10 @@ impl Limits {
         self.memory_bytes.unwrap_or(DEFAULT_MEMORY_LIMIT).min(MAX_MEMORY)
     }
 
-    /// Fuel proportional to the input, so a large but ordinary file is never cut short.
-    fn fuel_for(&self, input_len: usize) -> u64 {
-        self.fuel.unwrap_or_else(|| {
-            FUEL_BASE.saturating_add(FUEL_PER_BYTE.saturating_mul(input_len as u64))
+    /// Time proportional to the input, so a large but ordinary file is never cut short.
+    fn time_for(&self, input_len: usize) -> Duration {
+        self.time_limit.unwrap_or_else(|| {
+            TIME_BASE.saturating_add(TIME_PER_BYTE.saturating_mul(u32::try_from(input_len).unwrap_or(u32::MAX)))
         })
     }
 }
@@ -62,8 +63,8 @@ pub enum SandboxError {
     InvalidUtf8 { what: &'static str, offset: usize },
     #[error("memory limit: the analyzer needed more than {} MiB of linear memory", limit >> 20)]
     MemoryLimit { limit: usize },
-    #[error("fuel exhausted: the analysis took more than {fuel} units of fuel")]
-    FuelExhausted { fuel: u64 },
+    #[error("time limit: the analysis took more than {:.3} s", limit.as_secs_f64())]
+    TimeLimit { limit: Duration },
     #[error(
         "stack overflow: the analyzer recursed too deeply (input nested too deeply?; \
          wasm stack limit {} MiB)", MAX_WASM_STACK >> 20
@@ -84,7 +85,7 @@ impl SandboxError {
             SandboxError::InputTooLarge { .. } => "input_too_large",
             SandboxError::InvalidUtf8 { .. } => "invalid_utf8",
             SandboxError::MemoryLimit { .. } => "memory_limit",
-            SandboxError::FuelExhausted { .. } => "fuel_exhausted",
+            SandboxError::TimeLimit { .. } => "time_limit",
             SandboxError::StackOverflow => "stack_overflow",
             SandboxError::Trapped(_) => "trap",
             SandboxError::Protocol(_) => "protocol",
@@ -138,8 +139,8 @@ pub fn analyze(
     if let Err(err) = std::str::from_utf8(source) {
         return Err(SandboxError::InvalidUtf8 { what: "source", offset: err.valid_up_to() });
     }
-    let fuel = limits.fuel_for(source.len());
-    run_isolated(module, limits.memory_bytes(), fuel, |store, instance, memory| {
+    let time_limit = limits.time_for(source.len());
+    run_isolated(module, limits.memory_bytes(), time_limit, |store, instance, memory| {
         let alloc: TypedFunc<u32, u32> = instance.get_typed_func(&mut *store, "tl_alloc")?;
         let analyze: TypedFunc<(u32, u32, u32, u32), u32> =
             instance.get_typed_func(&mut *store, "tl_analyze")?;
@@ -156,7 +157,7 @@ pub fn analyze(
 /// The analyzer's registry of rules and diagnostic codes (JSON), from the export
 /// `tl_rules() -> ptr` (same result block as `tl_analyze`).
 pub fn rules(module: &Module) -> Result<String, SandboxError> {
-    run_isolated(module, DEFAULT_MEMORY_LIMIT, FUEL_BASE, |store, instance, _| {
+    run_isolated(module, DEFAULT_MEMORY_LIMIT, TIME_BASE, |store, instance, _| {
         let rules: TypedFunc<(), u32> = instance
             .get_typed_func(&mut *store, "tl_rules")
             .map_err(|_| protocol("this analyzer wasm has no `tl_rules` export"))?;
@@ -203,11 +204,11 @@ impl Drop for Slot {
     }
 }
 
-/// Instantiates `module` in a fresh store limited to `memory_limit` bytes and `fuel`, lets
+/// Instantiates `module` in a fresh store limited to `memory_limit` bytes and `time_limit`, lets
 /// `call` produce a result block inside it and returns the block's text. Runs on a thread of
 /// its own with a known stack size (see [`MAX_WASM_STACK`]), so the stack limit holds
 /// whatever thread Python calls us from.
-fn run_isolated<F>(module: &Module, memory_limit: usize, fuel: u64, call: F) -> Result<String, SandboxError>
+fn run_isolated<F>(module: &Module, memory_limit: usize, time_limit: Duration, call: F) -> Result<String, SandboxError>
 where
     F: FnOnce(&mut Store<MemoryCap>, Instance, Memory) -> Result<u32, CallError> + Send,
 {
@@ -219,12 +220,14 @@ where
             .spawn_scoped(scope, || {
                 let mut store = Store::new(module.engine(), MemoryCap { limit: memory_limit, hit: false });
                 store.limiter(|cap| cap);
-                store
-                    .set_fuel(fuel)
-                    .map_err(|err| SandboxError::Host(err.to_string()))?;
+                // the deadline is in ticks of the engine's clock; the trap comes at the first
+                // tick past it, so a limit below one tick still allows up to one tick
+                let ticks = time_limit.as_nanos().div_ceil(EPOCH_TICK.as_nanos()).max(1);
+                store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
+                store.epoch_deadline_trap();
                 let result = instantiate_and_call(&mut store, module, call);
                 let memory_cap_hit = store.data().hit;
-                result.map_err(|err| classify(err, memory_cap_hit, memory_limit, fuel))
+                result.map_err(|err| classify(err, memory_cap_hit, memory_limit, time_limit))
             })
             .map_err(|err| SandboxError::Host(format!("could not start a thread: {err}")))?;
         worker
@@ -301,14 +304,14 @@ fn read(data: &[u8], start: usize, len: usize) -> Option<&[u8]> {
 }
 
 /// Names the limit behind a failed call, if any.
-fn classify(err: CallError, memory_cap_hit: bool, memory_limit: usize, fuel: u64) -> SandboxError {
+fn classify(err: CallError, memory_cap_hit: bool, memory_limit: usize, time_limit: Duration) -> SandboxError {
     let limit_hit = SandboxError::MemoryLimit { limit: memory_limit };
     match err {
         CallError::Sandbox(err) => err,
         CallError::OutOfMemory(_) if memory_cap_hit => limit_hit,
         CallError::OutOfMemory(what) => SandboxError::Protocol(what),
         CallError::Wasm(err) => match err.downcast_ref::<Trap>() {
-            Some(Trap::OutOfFuel) => SandboxError::FuelExhausted { fuel },
+            Some(Trap::Interrupt) => SandboxError::TimeLimit { limit: time_limit },
             Some(Trap::StackOverflow) => SandboxError::StackOverflow,
             // A refused memory.grow makes the analyzer's allocator abort (an `unreachable`).
             _ if memory_cap_hit => limit_hit,

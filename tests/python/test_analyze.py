@@ -152,7 +152,7 @@ def test_stack_limit_is_not_a_crash_in_a_child_process():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     *outcomes, functions = done.stdout.split()
-    assert set(outcomes) <= {"report", "stack_overflow", "memory_limit", "fuel_exhausted"}
+    assert set(outcomes) <= {"report", "stack_overflow", "memory_limit", "time_limit"}
     assert functions == "1"
 
 
@@ -182,16 +182,24 @@ def test_lone_surrogate_in_str_is_invalid_utf8():
     assert "at byte 5" in str(info.value)
 
 
-def test_fuel_exhaustion():
-    """A budget far below what the analysis needs: the instance is stopped mid-run."""
+def test_time_limit():
+    """A limit far below what the analysis needs (a millisecond, so the first tick of the
+    engine's 10 ms clock, for an analysis of some 50 ms): the instance is stopped mid-run."""
+    source = generated_module(8000)
     with pytest.raises(AnalyzerError) as info:
-        _analyze.analyze_json(SMALL_MODULE * 20, "fuel.py", fuel=200_000)
-    assert info.value.kind == "fuel_exhausted"
-    assert "fuel exhausted" in str(info.value)
+        _analyze.analyze_json(source, "slow.py", time_limit=0.001)
+    assert info.value.kind == "time_limit"
+    assert "time limit: the analysis took more than 0.001 s" in str(info.value)
     assert_still_works()
 
 
-def test_default_fuel_is_generous_for_a_large_module():
+@pytest.mark.parametrize("limit", [0, -1.0, float("nan"), float("inf")])
+def test_time_limit_must_be_a_positive_number(limit: float):
+    with pytest.raises(ValueError, match="time_limit must be a positive number of seconds"):
+        _analyze.analyze_json("x = 1\n", "x.py", time_limit=limit)
+
+
+def test_default_time_limit_is_generous_for_a_large_module():
     source = generated_module(2000)
     report = torchlower.analyze(source, "big_ok.py")
     assert len(report["functions"]) > 100

@@ -47,14 +47,14 @@ def test_more_concurrent_analyses_than_slots_all_succeed():
 
 
 def test_a_reused_slot_starts_clean_after_a_large_analysis_and_after_traps():
-    """The same report before and after analyses that filled memory, ran out of fuel or hit
+    """The same report before and after analyses that filled memory, ran out of time or hit
     the memory limit in (very likely) the same slot: a slot is reset, never inherited."""
     first = _analyze.analyze_json(SOURCE, "pool.py")
     big = "\n".join(SOURCE.replace("def f(", f"def f{i}(") for i in range(400))
     assert len(json.loads(_analyze.analyze_json(big, "big.py"))["functions"]) == 400
-    with pytest.raises(AnalyzerError) as fuel:
-        _analyze.analyze_json(big, "big.py", fuel=100_000)
-    assert fuel.value.kind == "fuel_exhausted"
+    with pytest.raises(AnalyzerError) as slow:
+        _analyze.analyze_json(big * 4, "big.py", time_limit=0.001)
+    assert slow.value.kind == "time_limit"
     with pytest.raises(AnalyzerError) as memory:
         _analyze.analyze_json(big, "big.py", memory_limit=2 << 20)
     assert memory.value.kind == "memory_limit"

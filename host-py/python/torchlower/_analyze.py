@@ -3,7 +3,7 @@
 The wasm module ships in the package (``torchlower/analyzer.wasm``). It is compiled once per
 machine and cached under ``$TORCHLOWER_CACHE_DIR/wasm`` (default ``~/.cache/torchlower/wasm``,
 or ``$XDG_CACHE_HOME/torchlower/wasm``); each call then runs in a fresh wasmtime store limited
-in memory, fuel and stack, with the GIL released.
+in memory, time and stack, with the GIL released.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class AnalyzerError(Exception):
     """The analyzer produced no report for a source.
 
     ``kind`` names the reason: ``"input_too_large"``, ``"invalid_utf8"``, ``"memory_limit"``,
-    ``"fuel_exhausted"``, ``"stack_overflow"``, ``"trap"`` (the analyzer crashed),
+    ``"time_limit"``, ``"stack_overflow"``, ``"trap"`` (the analyzer crashed),
     ``"protocol"`` (the wasm broke its ABI) or ``"host"`` (the wasm could not be loaded).
     Unsupported or even syntactically invalid Python is *not* an error: it is reported in the
     returned report's diagnostics.
@@ -73,17 +73,18 @@ def analyze_json(
     filename: str = "<string>",
     *,
     memory_limit: int | None = None,
-    fuel: int | None = None,
+    time_limit: float | None = None,
 ) -> str:
     """The analyzer's report as the exact JSON text the wasm produced.
 
     ``source`` may be ``bytes`` (it must then be UTF-8; the error says where it is not).
-    ``memory_limit`` (bytes of linear memory) and ``fuel`` override the sandbox defaults.
+    ``memory_limit`` (bytes of linear memory) and ``time_limit`` (seconds; default 5 s plus
+    20 µs per source byte) override the sandbox defaults.
     """
-    return _run("analyze", source, filename, memory_limit=memory_limit, fuel=fuel)
+    return _run("analyze", source, filename, memory_limit=memory_limit, time_limit=time_limit)
 
 
-def _run(method: str, source: str | bytes, filename: str, **limits: int | None) -> Any:
+def _run(method: str, source: str | bytes, filename: str, **limits: float | None) -> Any:
     """``Analyzer.<method>(source, filename, **limits)``, with sandbox errors as AnalyzerError."""
     if isinstance(source, str):
         # surrogatepass keeps lone surrogates as (invalid) bytes so that the sandbox reports
