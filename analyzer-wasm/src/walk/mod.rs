@@ -9,7 +9,9 @@
 mod call;
 pub mod env;
 mod expr;
+mod index;
 pub mod locals;
+mod loops;
 mod signature;
 mod stmt;
 

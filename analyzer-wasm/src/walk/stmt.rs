@@ -1,7 +1,6 @@
 //! Statements: assignments, returns, if/for/while with the environment joined at every
 //! merge point, and the int/bool conditions and `range()` bounds they need.
 
-use super::env::Env;
 use super::{Val, Walker, MAX_DEPTH};
 use crate::ir;
 use crate::rules;
@@ -388,95 +387,6 @@ impl Walker<'_> {
         (out, live)
     }
 
-    fn for_stmt(&mut self, s: &ast::StmtFor, out: &mut Vec<ir::Stmt>) {
-        if !s.orelse.is_empty() {
-            self.diag(&rules::UNSUPPORTED_LOOP, "`for ... else` is not lowered".into(), s.range());
-        }
-        let bounds = self.range_call(&s.iter);
-        let var = match &*s.target {
-            Expr::Name(n) => Some(n.id.to_string()),
-            other => {
-                self.diag(&rules::UNSUPPORTED_LOOP, "the loop target must be a plain name".into(), other.range());
-                None
-            }
-        };
-        let before = self.env.clone();
-        if let Some(var) = &var {
-            self.env.bind(var, Ty::Int);
-        }
-        self.env.forget_fresh(&rebound_in(&s.body));
-        let head = self.env.clone();
-        let (body, _) = self.block(&s.body);
-        self.check_loop_types(&head, s.range());
-        let after_body = std::mem::take(&mut self.env);
-        // zero iterations leave `before`; otherwise the end of some iteration
-        self.env = before.join(&after_body);
-        if let (Some(var), Some((start, stop, step))) = (var, bounds) {
-            out.push(ir::Stmt::For { var, start, stop, step, body });
-        }
-    }
-
-    fn while_stmt(&mut self, s: &ast::StmtWhile, out: &mut Vec<ir::Stmt>) {
-        if !s.orelse.is_empty() {
-            self.diag(&rules::UNSUPPORTED_LOOP, "`while ... else` is not lowered".into(), s.range());
-        }
-        let cond = self.condition(&s.test);
-        let before = self.env.clone();
-        self.env.forget_fresh(&rebound_in(&s.body));
-        let (body, _) = self.block(&s.body);
-        self.check_loop_types(&before, s.range());
-        let after_body = std::mem::take(&mut self.env);
-        self.env = before.join(&after_body);
-        if let Some(cond) = cond {
-            out.push(ir::Stmt::While { cond, body });
-        }
-    }
-
-    /// A name bound at the loop head must keep its type through the body (single pass: no
-    /// fixpoint iteration, so a change is reported instead of widened).
-    fn check_loop_types(&mut self, head: &Env, range: TextRange) {
-        let mut changed = Vec::new();
-        for (name, b) in head.iter() {
-            if let Some(after) = self.env.get(name) {
-                if after.ty != b.ty {
-                    changed.push(name.clone());
-                }
-            }
-        }
-        for name in changed {
-            self.diag(&rules::LOOP_TYPE_CHANGE, format!("`{name}` changes type inside the loop"), range);
-        }
-    }
-
-    /// `range(stop)`, `range(start, stop)` or `range(start, stop, step)` over ints.
-    fn range_call(&mut self, iter: &Expr) -> Option<(ir::Expr, ir::Expr, ir::Expr)> {
-        let call = match iter {
-            Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "range" && !self.locals.contains("range") && self.scope.is_builtin("range")) => c,
-            other => {
-                let _ = self.expr(other);
-                self.diag(&rules::UNSUPPORTED_LOOP, "only `for name in range(...)` loops are lowered".into(), other.range());
-                return None;
-            }
-        };
-        let (args, keywords) = (&call.arguments.args, &call.arguments.keywords);
-        if !keywords.is_empty() || args.is_empty() || args.len() > 3 || args.iter().any(|a| matches!(a, Expr::Starred(_))) {
-            self.diag(&rules::UNSUPPORTED_LOOP, "range() needs 1 to 3 positional int arguments".into(), call.range());
-            return None;
-        }
-        let mut vals = Vec::new();
-        for a in args {
-            let v = self.expr(a);
-            vals.push(self.int_operand(v, a.range(), "range() argument"));
-        }
-        let mut it = vals.into_iter();
-        match (it.next(), it.next(), it.next()) {
-            (Some(Some(stop)), None, None) => Some((ir::Expr::Int(0), stop, ir::Expr::Int(1))),
-            (Some(Some(start)), Some(Some(stop)), None) => Some((start, stop, ir::Expr::Int(1))),
-            (Some(Some(start)), Some(Some(stop)), Some(Some(step))) => Some((start, stop, step)),
-            _ => None,
-        }
-    }
-
     /// An int-valued IR operand (bool converts), or a diagnostic.
     pub(super) fn int_operand(&mut self, v: Val, range: TextRange, context: &str) -> Option<ir::Expr> {
         match v.ty {
@@ -516,35 +426,6 @@ impl Walker<'_> {
         }
     }
 
-}
-
-/// The names a loop body binds by assignment (not by `+=`, which keeps a tensor's storage):
-/// one of them may be a parameter's tensor when the next iteration starts.
-fn rebound_in(body: &[Stmt]) -> Vec<String> {
-    fn targets(e: &Expr, out: &mut Vec<String>) {
-        match e {
-            Expr::Name(n) => out.push(n.id.to_string()),
-            Expr::Tuple(t) => t.elts.iter().for_each(|e| targets(e, out)),
-            Expr::List(t) => t.elts.iter().for_each(|e| targets(e, out)),
-            Expr::Starred(s) => targets(&s.value, out),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    for s in body {
-        match s {
-            Stmt::Assign(a) => a.targets.iter().for_each(|t| targets(t, &mut out)),
-            Stmt::AnnAssign(a) => targets(&a.target, &mut out),
-            Stmt::For(f) => {
-                targets(&f.target, &mut out);
-                out.extend(rebound_in(&f.body));
-            }
-            Stmt::While(w) => out.extend(rebound_in(&w.body)),
-            Stmt::If(i) => crate::parse::if_blocks(i).for_each(|b| out.extend(rebound_in(b))),
-            _ => {}
-        }
-    }
-    out
 }
 
 fn stmt_kind(s: &Stmt) -> &'static str {

@@ -1,0 +1,201 @@
+//! Subscripts: tensor indexing (basic indexing is a claimed site of the views lane, anything
+//! else advanced indexing, TL211) and indexing or slicing of tuples of known length.
+
+use super::{Val, Walker};
+use crate::claim::{self, Decision, Lit};
+use crate::ir;
+use crate::report::SiteKind;
+use crate::rules;
+use crate::ty::Ty;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+impl Walker<'_> {
+    /// `t[items]`: basic indexing (ints, slices of ints, `None`, one `...`) is a claimed site
+    /// of the views lane; anything else is advanced indexing (TL211).
+    pub(super) fn tensor_index(&mut self, s: &ast::ExprSubscript, tensor: Val, t: crate::ty::TensorTy) -> Val {
+        let elts: Vec<&Expr> = match &*s.slice {
+            Expr::Tuple(items) => items.elts.iter().collect(),
+            single => vec![single],
+        };
+        let mut items = Vec::new();
+        let mut advanced: Option<String> = None;
+        let mut unknown = false;
+        let int_of = |w: &mut Self, e: &Expr, unknown: &mut bool, advanced: &mut Option<String>| -> Option<ir::Expr> {
+            let v = w.expr(e);
+            match v.ty {
+                Ty::Int => v.ir.or_else(|| {
+                    *unknown = true;
+                    None
+                }),
+                Ty::Tensor(_) | Ty::Bool => {
+                    *advanced = Some(format!("an index of {}", v.ty.describe()));
+                    None
+                }
+                _ => {
+                    *unknown = true;
+                    if !v.explained {
+                        *advanced = Some(format!("an index of {}", v.ty.describe()));
+                    }
+                    None
+                }
+            }
+        };
+        for e in elts {
+            match e {
+                Expr::NoneLiteral(_) => items.push(ir::IndexItem::NewAxis),
+                Expr::EllipsisLiteral(_) => {
+                    if items.contains(&ir::IndexItem::Ellipsis) {
+                        advanced = Some("a second `...`".into());
+                    }
+                    items.push(ir::IndexItem::Ellipsis);
+                }
+                Expr::Slice(sl) => {
+                    let mut bound = |w: &mut Self, b: &Option<Box<Expr>>| b.as_deref().map(|b| int_of(w, b, &mut unknown, &mut advanced));
+                    let (a, b, c) = (bound(self, &sl.lower), bound(self, &sl.upper), bound(self, &sl.step));
+                    if [&a, &b, &c].iter().all(|x| !matches!(x, Some(None))) {
+                        items.push(ir::IndexItem::Slice(a.flatten(), b.flatten(), c.flatten()));
+                    }
+                }
+                Expr::List(_) | Expr::ListComp(_) => {
+                    let _ = self.expr(e);
+                    advanced = Some("a list index".into());
+                }
+                other => {
+                    if let Some(i) = int_of(self, other, &mut unknown, &mut advanced) {
+                        items.push(ir::IndexItem::Int(i));
+                    }
+                }
+            }
+        }
+        let target = (SiteKind::Method, "Tensor.__getitem__".to_string());
+        if let Some(what) = advanced {
+            let decision = Decision::reject(&rules::ADVANCED_INDEX, format!("advanced indexing: {what}"));
+            return self.site(target, decision, s.range(), Some(tensor), &[], &[]);
+        }
+        if unknown || tensor.ir.is_none() {
+            return Val::explained(Ty::Unknown);
+        }
+        let count = |f: fn(&ir::IndexItem) -> bool| items.iter().filter(|i| f(i)).count() as i64;
+        let (ints, slices, new_axes) = (
+            count(|i| matches!(i, ir::IndexItem::Int(_))),
+            count(|i| matches!(i, ir::IndexItem::Slice(..))),
+            count(|i| matches!(i, ir::IndexItem::NewAxis)),
+        );
+        let rank = i64::from(t.rank);
+        let decision = if ints + slices > rank {
+            Decision::reject(&rules::BAD_RANKS, format!("{} indices for a rank-{rank} tensor (IndexError)", ints + slices))
+        } else if t.device == crate::ty::Device::Cuda0 {
+            Decision::reject(&rules::CUDA_UNSUPPORTED, "indexing is CPU-only so far")
+        } else {
+            let result_rank = rank - ints + new_axes;
+            match crate::ty::TensorTy::new(t.dtype, t.device, u8::try_from(result_rank).unwrap_or(0)) {
+                Some(result) => Decision::Claimed(claim::Claim {
+                    rule: &rules::INDEX,
+                    result,
+                    op: ir::Op::Index,
+                    options: ir::Options::None,
+                    operands: vec![claim::OperandRef::Receiver],
+                }),
+                None if result_rank == 0 => Decision::reject(&rules::RANK0_RESULT, "indexing every dim gives a rank-0 tensor"),
+                None => Decision::reject(&rules::BAD_RANKS, format!("the result would be rank {result_rank} (ranks 1–4)")),
+            }
+        };
+        let v = self.site(target, decision, s.range(), Some(tensor), &[], &[]);
+        match v.ir {
+            Some(ir::Expr::Tensor { site, args, .. }) => {
+                let tensor = args.into_iter().next().expect("the indexed tensor");
+                let mut indexed = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::Index { site, tensor: Box::new(tensor), items });
+                indexed.fresh = v.fresh;
+                indexed
+            }
+            _ => v,
+        }
+    }
+
+    /// `value[index]`: an element or a slice of a tuple, with literal indices.
+    pub(super) fn subscript(&mut self, s: &ast::ExprSubscript) -> Val {
+        let value = self.expr(&s.value);
+        if let Ty::Tensor(t) = value.ty {
+            return self.tensor_index(s, value, t);
+        }
+        let Some(elems) = value.elems.clone() else {
+            if !value.explained {
+                let what = if matches!(value.ty, Ty::Tensor(_)) { "tensor indexing" } else { "subscript" };
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), s.range());
+            }
+            return Val::explained(Ty::Unknown);
+        };
+        let len = elems.len() as i64;
+        let literal = |w: &mut Self, e: Option<&Expr>| -> Option<Option<i64>> {
+            match e {
+                None => Some(None),
+                Some(e) => match w.expr(e).lit {
+                    Lit::Int(v) => Some(Some(v)),
+                    _ => None,
+                },
+            }
+        };
+        match &*s.slice {
+            Expr::Slice(slice) => {
+                let (Some(lower), Some(upper), Some(step)) =
+                    (literal(self, slice.lower.as_deref()), literal(self, slice.upper.as_deref()), literal(self, slice.step.as_deref()))
+                else {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with non-literal bounds is not lowered".into(), s.range());
+                    return Val::explained(Ty::Unknown);
+                };
+                match python_slice(len, lower, upper, step) {
+                    Some(indices) => Val::tuple(indices.into_iter().map(|i| elems[i].clone()).collect()),
+                    None => {
+                        self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with step 0 raises ValueError".into(), s.range());
+                        Val::explained(Ty::Unknown)
+                    }
+                }
+            }
+            index => match literal(self, Some(index)) {
+                Some(Some(i)) if (-len..len).contains(&i) => elems[i.rem_euclid(len.max(1)) as usize].clone(),
+                Some(Some(i)) => {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("tuple index {i} is out of range for a tuple of {len} (IndexError)"), s.range());
+                    Val::explained(Ty::Unknown)
+                }
+                _ => {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple index that is not an int literal is not lowered".into(), s.range());
+                    Val::explained(Ty::Unknown)
+                }
+            },
+        }
+    }
+
+}
+
+/// The indices `range(len)[lower:upper:step]` selects (Python's slice rules), or `None` for
+/// step 0.
+fn python_slice(len: i64, lower: Option<i64>, upper: Option<i64>, step: Option<i64>) -> Option<Vec<usize>> {
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return None;
+    }
+    let clamp = |v: i64, low: i64, high: i64| v.max(low).min(high);
+    let bound = |v: Option<i64>, default: i64, low: i64, high: i64| match v {
+        None => default,
+        Some(v) if v < 0 => clamp(v + len, low, high),
+        Some(v) => clamp(v, low, high),
+    };
+    let mut out = Vec::new();
+    if step > 0 {
+        let (start, stop) = (bound(lower, 0, 0, len), bound(upper, len, 0, len));
+        let mut i = start;
+        while i < stop {
+            out.push(i as usize);
+            i += step;
+        }
+    } else {
+        let (start, stop) = (bound(lower, len - 1, -1, len - 1), bound(upper, -1, -1, len - 1));
+        let mut i = start;
+        while i > stop {
+            out.push(i as usize);
+            i += step;
+        }
+    }
+    Some(out)
+}
