@@ -1,5 +1,8 @@
 """``torchlower bench``: native vs eager PyTorch, TorchScript and torch.compile on the seed's cells.
 
+(Over 500 lines: measuring, statistics and the three output formats of one command, kept
+together because the sweep, ``_cli_bench_sweep.py``, reuses all of them.)
+
 For each cell (``benchmarks/cells.py``) and each lane, the boundary-inclusive time of one
 Python call, in one process, with ``torch.set_num_threads(1)`` unless ``--threads``. Lanes
 run interleaved (the order rotates every sample) so drift and other load hit all alike; each

@@ -5,6 +5,9 @@
 //! they are compiled a second time with AVX2 and FMA enabled and chosen at run time. Rust never
 //! contracts `a * b + c`, and `mul_add` is exactly rounded everywhere (an instruction with FMA,
 //! a library call without), so both versions give the same bits.
+//!
+//! Long on purpose: each element function sits next to its scalar reference, its slice loop
+//! and its in-place form, so that the three cannot drift apart.
 
 /// The element ops come from the op table (`torchlower-ops`): `Unary::ALL` indexes by
 /// `op as usize`, `Div` is true division.

@@ -1,0 +1,170 @@
+//! Printing a claimed tensor op: `tl::ops::name(…)` (or `tl::cuda::ops::`), its arguments
+//! laid out as the op table's signature for the op says.
+
+use super::FnEmitter;
+use crate::ir::{Expr, Op, Options};
+use crate::ty::Device;
+use std::fmt::Write as _;
+use torchlower_ops::Signature;
+
+impl FnEmitter<'_> {
+    /// `tl::ops::name(...)` (or `tl::cuda::ops::`), its arguments as the op table's
+    /// signature for the op says.
+    pub(super) fn tensor_op(&mut self, op: Op, options: Options, device: Device, args: &[Expr]) {
+        let module = match device {
+            Device::Cpu => "tl::ops",
+            Device::Cuda0 => "tl::cuda::ops",
+        };
+        let info = op.info();
+        // a Python number on one side: `{name}_scalar(&t, s)` / `scalar_{name}(s, &t)`
+        match (options, args) {
+            (Options::ScalarRight, [tensor, number]) => {
+                let _ = write!(self.out, "{module}::{}_scalar(", info.name);
+                self.borrow(Some(tensor));
+                self.out.push_str(", ");
+                self.expr(number);
+                self.out.push_str(")?");
+                return;
+            }
+            (Options::ScalarLeft, [number, tensor]) => {
+                let _ = write!(self.out, "{module}::scalar_{}(", info.name);
+                self.expr(number);
+                self.out.push_str(", ");
+                self.borrow(Some(tensor));
+                self.out.push_str(")?");
+                return;
+            }
+            _ => {}
+        }
+        if info.signature == Signature::TensorList {
+            let _ = write!(self.out, "{module}::{}(&[", info.name);
+            for (i, tensor) in args.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.borrow(Some(tensor));
+            }
+            let dim = if let Options::Dim(dim) = options { dim } else { 0 };
+            let _ = write!(self.out, "], {dim})?");
+            return;
+        }
+        let _ = write!(self.out, "{module}::{}(", info.name);
+        self.borrow(args.first());
+        match info.signature {
+            Signature::Unary => {}
+            Signature::Binary | Signature::Product => {
+                self.out.push_str(", ");
+                self.borrow(args.get(1));
+            }
+            Signature::Linear => {
+                self.out.push_str(", ");
+                self.borrow(args.get(1));
+                self.out.push_str(", ");
+                self.optional_borrow(args.get(2));
+            }
+            Signature::DimKeepdim | Signature::Dim | Signature::DimPair => match options {
+                Options::DimKeepdim(dim, keepdim) => {
+                    let _ = write!(self.out, ", {dim}, {keepdim}");
+                }
+                Options::Dim(dim) => {
+                    let _ = write!(self.out, ", {dim}");
+                }
+                Options::DimPair(a, b) => {
+                    let _ = write!(self.out, ", {a}, {b}");
+                }
+                Options::Parts { .. } | Options::Bounds(..) | Options::LayerNorm { .. } => {}
+                Options::None | Options::ScalarRight | Options::ScalarLeft => {}
+            },
+            // printed by `Expr::Index` (never an `Expr::Tensor`)
+            Signature::Tensor | Signature::Index => {}
+            // printed before the match: `f(&[&a, &b], dim)`
+            Signature::TensorList => {}
+            // `f(&x, &[shape], Option<&w>, Option<&b>, eps)`
+            Signature::LayerNorm => {
+                let Options::LayerNorm { dims, weight, bias, eps } = options else { return };
+                let mut rest = args.iter().skip(1);
+                self.out.push_str(", &[");
+                for i in 0..dims {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    if let Some(e) = rest.next() {
+                        self.expr(e);
+                    }
+                }
+                self.out.push(']');
+                for present in [weight, bias] {
+                    match if present { rest.next() } else { None } {
+                        Some(t) => {
+                            self.out.push_str(", Some(");
+                            self.borrow(Some(t));
+                            self.out.push(')');
+                        }
+                        None => self.out.push_str(", None"),
+                    }
+                }
+                self.out.push_str(", ");
+                match if eps { rest.next() } else { None } {
+                    Some(e) => self.expr(e),
+                    None => self.out.push_str("1e-5f64"),
+                }
+            }
+            // `f(&t, s)`: a Python number by value
+            Signature::TensorNumber => {
+                self.out.push_str(", ");
+                if let Some(number) = args.get(1) {
+                    self.expr(number);
+                }
+            }
+            // `f(&t, Option<Scalar>, Option<Scalar>)`
+            Signature::Clamp => {
+                let (has_min, has_max) = match options {
+                    Options::Bounds(lo, hi) => (lo, hi),
+                    _ => (false, false),
+                };
+                let mut bounds = args.iter().skip(1);
+                for present in [has_min, has_max] {
+                    self.out.push_str(", ");
+                    match if present { bounds.next() } else { None } {
+                        Some(bound) => {
+                            self.out.push_str("Some(tl::tch::Scalar::from(");
+                            self.expr(bound);
+                            self.out.push_str("))");
+                        }
+                        None => self.out.push_str("None"),
+                    }
+                }
+            }
+            // `f(&t, a, dim, count)`: `a` the op's int operand (0 for unbind)
+            Signature::Parts => {
+                self.out.push_str(", ");
+                match args.get(1) {
+                    Some(a) => self.expr(a),
+                    None => self.out.push_str("0i64"),
+                }
+                if let Options::Parts { dim, count } = options {
+                    let _ = write!(self.out, ", {dim}, {count}");
+                }
+            }
+            // a shape or permutation from Python ints (literals or int expressions)
+            Signature::IntList => {
+                self.out.push_str(", &[");
+                for (i, item) in args.iter().skip(1).enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.expr(item);
+                }
+                self.out.push(']');
+            }
+        }
+        self.out.push_str(")?");
+    }
+
+    pub(super) fn borrow(&mut self, e: Option<&Expr>) {
+        self.out.push('&');
+        if let Some(e) = e {
+            self.expr(e);
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! The direct kernel of `fused::elementwise`: a broadcast plan (rank ≤ 2, every operand a
+//! dense float32 view with row/column strides) and a stack machine that runs the program over
+//! segments of the output.
+
+use tch::Tensor;
+
+use super::dense::{self, Dense};
+use super::{math, Step};
+use crate::error::Result;
+
+/// An elementwise program the direct kernel runs: broadcast output shape and, per operand,
+/// its view with row/column strides (0 along broadcast dims).
+pub(super) struct ElementwisePlan {
+    shape: Vec<i64>,
+    pub(super) rows: usize,
+    pub(super) cols: usize,
+    operands: Vec<(Dense, usize, usize)>,
+}
+
+/// How many output elements one pass of the stack machine handles: 16 KB per stack slot, so
+/// the slots stay in cache while the per-pass cost (one call per step) is spread thin.
+const CHUNK: usize = 4096;
+
+pub(super) fn elementwise_plan(operands: &[&Tensor], program: &[Step]) -> Option<ElementwisePlan> {
+    let views: Vec<Dense> = operands.iter().map(|t| Dense::of(t)).collect::<Option<_>>()?;
+    // Every op of the program must apply (torch broadcasts each pair; for rank ≤ 2 the
+    // pairwise results agree with broadcasting all operands at once when all are used).
+    let mut depth = 0usize;
+    for step in program {
+        match *step {
+            Step::Load(i) if i < views.len() => depth += 1,
+            Step::Unary(_) if depth >= 1 => {}
+            Step::Binary(_) if depth >= 2 => depth -= 1,
+            _ => return None,
+        }
+    }
+    if depth != 1 || !program.iter().all(|s| !matches!(s, Step::Load(i) if *i >= views.len())) {
+        return None;
+    }
+    let used: Vec<bool> = (0..views.len()).map(|i| program.contains(&Step::Load(i))).collect();
+    let rank = views.iter().zip(&used).filter(|(_, u)| **u).map(|(v, _)| v.rank).max()?;
+    let dims = |v: &Dense| -> [usize; 2] {
+        match v.rank {
+            0 => [1, 1],
+            1 => [1, v.cols],
+            _ => [v.rows, v.cols],
+        }
+    };
+    let mut out = [1usize, 1usize];
+    for (v, _) in views.iter().zip(&used).filter(|(_, u)| **u) {
+        for (o, d) in out.iter_mut().zip(dims(v)) {
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                return None;
+            }
+        }
+    }
+    if out[0] == 0 || out[1] == 0 {
+        return None;
+    }
+    let operands = views
+        .iter()
+        .map(|v| {
+            let [r, c] = dims(v);
+            let row_stride = if r == 1 { 0 } else { c };
+            let col_stride = usize::from(c != 1);
+            (*v, row_stride, col_stride)
+        })
+        .collect();
+    let shape = match rank {
+        0 => vec![],
+        1 => vec![out[1] as i64],
+        _ => vec![out[0] as i64, out[1] as i64],
+    };
+    Some(ElementwisePlan { shape, rows: out[0], cols: out[1], operands })
+}
+
+impl ElementwisePlan {
+    /// Evaluates `program` pass by pass over segments of at most [`CHUNK`] output elements
+    /// (whole rows when rows are shorter, else part of one row). The bottom stack slot is the
+    /// output segment itself, so the result is written where it ends up; the other slots are
+    /// scratch.
+    pub(super) fn run(&self, program: &[Step]) -> Result<Tensor> {
+        let (tensor, out) = dense::empty(&self.shape)?;
+        // SAFETY: `out` is fresh; operands are alive for this call and only read.
+        let out = unsafe { out.values_mut() };
+        let (rows, cols) = (self.rows, self.cols);
+        let rows_per_pass = (CHUNK / cols).clamp(1, rows);
+        let part = cols.min(CHUNK);
+        let segment = rows_per_pass * part;
+        let mut scratch = vec![0.0f32; segment * max_depth(program).saturating_sub(1)];
+        for first_row in (0..rows).step_by(rows_per_pass) {
+            let nrows = rows_per_pass.min(rows - first_row);
+            for start in (0..cols).step_by(part) {
+                let width = part.min(cols - start);
+                let len = nrows * width;
+                let offset = first_row * cols + start;
+                let output = &mut out[offset..offset + len];
+                let mut top = 0usize;
+                let mut steps = program.iter().enumerate();
+                while let Some((at, step)) = steps.next() {
+                    // A load that the next op consumes at once, from operands contiguous
+                    // here: that op reads them in place (one pass instead of a copy and one).
+                    let fused_load = match (step, program.get(at + 1), program.get(at + 2)) {
+                        (&Step::Load(i), Some(&Step::Unary(op)), _) => {
+                            self.source(i, first_row, nrows, start, width).map(|src| (src, None, Ok(op)))
+                        }
+                        (&Step::Load(i), Some(&Step::Load(j)), Some(&Step::Binary(op))) => self
+                            .source(i, first_row, nrows, start, width)
+                            .zip(self.source(j, first_row, nrows, start, width))
+                            .map(|(a, b)| (a, Some(b), Err(op))),
+                        _ => None,
+                    };
+                    if let Some((a, b, op)) = fused_load {
+                        let slot = match top {
+                            0 => &mut *output,
+                            k => &mut scratch[(k - 1) * segment..][..len],
+                        };
+                        match (op, b) {
+                            (Ok(unary), _) => math::unary_into(unary, a, slot),
+                            (Err(binary), Some(b)) => math::binary_into(binary, a, b, slot),
+                            (Err(_), None) => unreachable!("a binary load pairs two sources"),
+                        }
+                        let consumed = if b.is_some() { 2 } else { 1 };
+                        steps.nth(consumed - 1);
+                        top += 1;
+                        continue;
+                    }
+                    match *step {
+                        Step::Load(i) => {
+                            let slot = match top {
+                                0 => &mut *output,
+                                k => &mut scratch[(k - 1) * segment..][..len],
+                            };
+                            self.load(i, slot, first_row, nrows, start, width);
+                            top += 1;
+                        }
+                        // Every op agrees with eager (checked by `elementwise`).
+                        Step::Unary(op) => {
+                            let slot = match top - 1 {
+                                0 => &mut *output,
+                                k => &mut scratch[(k - 1) * segment..][..len],
+                            };
+                            math::unary_in_place(op, slot);
+                        }
+                        Step::Binary(op) => {
+                            let (lower, upper) = scratch.split_at_mut((top - 2) * segment);
+                            let a = match top - 2 {
+                                0 => &mut *output,
+                                k => &mut lower[(k - 1) * segment..][..len],
+                            };
+                            math::binary_in_place(op, a, &upper[..len]);
+                            top -= 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(tensor)
+    }
+
+    /// Operand `i`'s values for the segment when they lie contiguously in its storage.
+    fn source(&self, i: usize, first_row: usize, nrows: usize, start: usize, width: usize) -> Option<&[f32]> {
+        let (view, row_stride, col_stride) = self.operands[i];
+        if !(col_stride == 1 && (nrows == 1 || row_stride == width)) {
+            return None;
+        }
+        // SAFETY: the operand is alive for this call and only read.
+        let values = unsafe { view.values() };
+        let base = first_row * row_stride + start;
+        Some(&values[base..base + nrows * width])
+    }
+
+    /// Copies operand `i`'s values for rows `first_row..first_row + nrows`, columns
+    /// `start..start + width` of the output into `slot` (broadcast dims repeat its values).
+    fn load(&self, i: usize, slot: &mut [f32], first_row: usize, nrows: usize, start: usize, width: usize) {
+        if let Some(values) = self.source(i, first_row, nrows, start, width) {
+            slot.copy_from_slice(values);
+            return;
+        }
+        let (view, row_stride, col_stride) = self.operands[i];
+        // SAFETY: the operand is alive; indices stay inside its view (strides are 0 along its
+        // broadcast dims).
+        let values = unsafe { view.values() };
+        for (r, segment) in slot.chunks_exact_mut(width).enumerate() {
+            let base = (first_row + r) * row_stride;
+            if col_stride == 1 {
+                segment.copy_from_slice(&values[base + start..base + start + width]);
+            } else {
+                segment.fill(values[base]);
+            }
+        }
+    }
+}
+
+/// The deepest the stack of `program` gets.
+fn max_depth(program: &[Step]) -> usize {
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    for step in program {
+        match step {
+            Step::Load(_) => depth += 1,
+            Step::Unary(_) => {}
+            Step::Binary(_) => depth = depth.saturating_sub(1),
+        }
+        deepest = deepest.max(depth);
+    }
+    deepest
+}
