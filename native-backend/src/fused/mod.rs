@@ -69,6 +69,9 @@ pub fn linear_epilogue(
         return finish(ops::linear(x, w, b)?, acts, reduce);
     };
     let (m, k, n) = (xd.rows, xd.cols, wd.rows);
+    if epilogue_in_parallel(m, n, acts, reduce) {
+        return finish_in_parallel(ops::linear(x, w, b)?, acts, reduce);
+    }
     gemm_then_epilogue(m, n, acts, reduce, |out| {
         // SAFETY (all arms): `out` holds m·n f32s; x and w are dense m×k and n×k tensors
         // alive for this call; every dimension is in 1..=i32::MAX (checked above).
@@ -96,6 +99,14 @@ pub fn matmul_epilogue(
     reduce: Option<Reduce>,
 ) -> Result<Tensor> {
     match matmul_plan(x, w, b) {
+        Some((xd, wd, _)) if epilogue_in_parallel(xd.rows, wd.cols, acts, reduce) => {
+            let product = ops::matmul(x, w)?;
+            let biased = match b {
+                Some(b) => ops::add(&product, b)?,
+                None => product,
+            };
+            finish_in_parallel(biased, acts, reduce)
+        }
         Some((xd, wd, bias)) if reduce.is_none_or(|r| r.axis(2).is_some()) => {
             let (m, k, n) = (xd.rows, xd.cols, wd.cols);
             gemm_then_epilogue(m, n, acts, reduce, |out| {
@@ -302,6 +313,27 @@ fn gemm_then_epilogue<'b>(
             });
             Ok(tensor)
         }
+    }
+}
+
+/// Whether the epilogue of an `m×n` product goes to libtorch's kernels rather than our
+/// one-threaded pass: with more than one torch thread, above libtorch's grain size, its
+/// parallel ops win (measured with 2 threads: the fused pass after a parallel GEMM ran at
+/// ×0.86–0.96 of eager there).
+fn epilogue_in_parallel(m: usize, n: usize, acts: &[Unary], reduce: Option<Reduce>) -> bool {
+    (!acts.is_empty() || reduce.is_some()) && m * n > PARALLEL_GRAIN && crate::facts::num_threads() > 1
+}
+
+/// `reduce(acts(t))` by libtorch's (parallel) kernels, `acts` in place on `t`, a fresh
+/// intermediate nothing else holds (the same kernels as eager's out-of-place ops, without
+/// their allocations).
+fn finish_in_parallel(mut t: Tensor, acts: &[Unary], reduce: Option<Reduce>) -> Result<Tensor> {
+    for &op in acts {
+        t = unary_in_place_with_ops(op, &mut t)?;
+    }
+    match reduce {
+        Some(r) => reduce_with_ops(&t, r),
+        None => Ok(t),
     }
 }
 
