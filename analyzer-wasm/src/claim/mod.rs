@@ -32,6 +32,10 @@ pub enum Lit {
     Int(i64),
     Float(f64),
     Str(String),
+    /// A torch dtype (`torch.float32`, `x.dtype`), by its canonical name.
+    Dtype(&'static str),
+    /// A device (`x.device`): `"cpu"` or `"cuda:0"`, the only devices of the vocabulary.
+    Device(&'static str),
     NotLiteral,
 }
 

@@ -256,28 +256,55 @@ impl Walker<'_> {
     /// when it is a real conversion (the transfer lane rejects it); `Some(false)` when an
     /// argument could not be evaluated (already explained).
     fn same_dtype_conversion(&mut self, c: &ast::ExprCall, name: &str, t: crate::ty::TensorTy) -> Option<bool> {
-        let own = super::expr::dtype_name(t.dtype);
-        if !c.arguments.keywords.is_empty() || c.arguments.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+        let (own, device) = (super::expr::dtype_name(t.dtype), super::expr::device_name(t.device));
+        if c.arguments.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
             return None;
         }
-        let target = match (name, &c.arguments.args[..]) {
-            ("float", []) => "torch.float32",
-            ("long", []) => "torch.int64",
-            ("bool", []) => "torch.bool",
-            ("to" | "type_as", [arg]) => {
+        let no_keywords = c.arguments.keywords.is_empty();
+        match (name, &c.arguments.args[..]) {
+            ("float", []) if no_keywords => return (own == "torch.float32").then_some(true),
+            ("long", []) if no_keywords => return (own == "torch.int64").then_some(true),
+            ("bool", []) if no_keywords => return (own == "torch.bool").then_some(true),
+            ("type_as", [arg]) if no_keywords => {
                 let v = self.expr(arg);
-                if v.explained {
-                    return Some(false);
-                }
-                match (name, v.ty, &v.lit) {
-                    ("to", Ty::Str, Lit::Str(dtype)) if dtype == own => own,
-                    ("type_as", Ty::Tensor(other), _) if other.dtype == t.dtype => own,
-                    _ => return None,
-                }
+                return match v.ty {
+                    _ if v.explained => Some(false),
+                    Ty::Tensor(other) if other.dtype == t.dtype => Some(true),
+                    _ => None,
+                };
             }
+            ("to", args) if args.len() <= 2 => {}
             _ => return None,
+        }
+        // `.to(dtype)`, `.to(device)`, `.to(device, dtype)`, `.to(dtype=…, device=…)`: the
+        // tensor itself when every value given is its own dtype or device
+        let mut values: Vec<Lit> = Vec::new();
+        for arg in c.arguments.args.iter() {
+            let v = self.expr(arg);
+            if v.explained {
+                return Some(false);
+            }
+            values.push(v.lit);
+        }
+        for k in c.arguments.keywords.iter() {
+            let v = self.expr(&k.value);
+            if v.explained {
+                return Some(false);
+            }
+            match (k.arg.as_ref().map(|a| a.as_str()), v.lit) {
+                (Some("dtype"), lit @ Lit::Dtype(_)) | (Some("device"), lit @ (Lit::Device(_) | Lit::Str(_))) => values.push(lit),
+                (Some("copy" | "non_blocking"), Lit::Bool(false)) => {}
+                _ => return None,
+            }
+        }
+        let own_value = |lit: &Lit| match lit {
+            Lit::Dtype(d) => *d == own,
+            Lit::Device(d) => *d == device,
+            // a device string naming the device exactly ("cpu", "cuda:0")
+            Lit::Str(s) => s == device,
+            _ => false,
         };
-        (target == own).then_some(true)
+        (!values.is_empty() && values.iter().all(own_value)).then_some(true)
     }
 
     /// A call of another top-level function of the module: arguments bound to its parameters

@@ -1,5 +1,6 @@
 //! The typing environment: for each local name, its type and whether it is definitely bound.
 
+use crate::claim::Lit;
 use crate::ty::Ty;
 use std::collections::BTreeMap;
 
@@ -13,12 +14,15 @@ pub struct Binding {
     pub conflicting: bool,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Env {
     names: BTreeMap<String, Binding>,
     /// tensor locals whose storage is provably not a parameter's (fresh results of claimed ops,
     /// or views of such): in-place ops on them cannot be observed by the caller
     fresh: std::collections::BTreeSet<String>,
+    /// locals bound to a value known statically and with no native form: a string literal,
+    /// a dtype, a device (`device = x.device`), read back as that value
+    statics: BTreeMap<String, Lit>,
 }
 
 impl Env {
@@ -29,6 +33,18 @@ impl Env {
     pub fn bind(&mut self, name: &str, ty: Ty) {
         self.names.insert(name.to_string(), Binding { ty, definite: true, conflicting: false });
         self.fresh.remove(name);
+        self.statics.remove(name);
+    }
+
+    /// [`Env::bind`] to a static value (see `statics`).
+    pub fn bind_static(&mut self, name: &str, ty: Ty, value: Lit) {
+        self.bind(name, ty);
+        self.statics.insert(name.to_string(), value);
+    }
+
+    /// The static value `name` is bound to, if any.
+    pub fn static_value(&self, name: &str) -> Option<&Lit> {
+        self.statics.get(name)
     }
 
     /// [`Env::bind`] to a value whose storage is not a parameter's.
@@ -68,7 +84,9 @@ impl Env {
             names.entry(name.clone()).or_insert(Binding { ty: b.ty, definite: false, conflicting: b.conflicting });
         }
         let fresh = self.fresh.intersection(&other.fresh).cloned().collect();
-        Env { names, fresh }
+        // a static value survives a merge only when both paths bound the same one
+        let statics = self.statics.iter().filter(|(n, v)| other.statics.get(*n) == Some(*v)).map(|(n, v)| (n.clone(), v.clone())).collect();
+        Env { names, fresh, statics }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Binding)> {

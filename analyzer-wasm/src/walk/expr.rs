@@ -58,7 +58,7 @@ impl Walker<'_> {
                         return Val::lowered(Ty::Float, Lit::Float(v), ir::Expr::Float(v));
                     }
                     if let Some(dtype) = torch_dtype(&path) {
-                        return Val::opaque(Ty::Str, Lit::Str(dtype.to_string()));
+                        return Val::opaque(Ty::Str, Lit::Dtype(dtype));
                     }
                     // e.g. `torch.float64` as an option value: the consumer decides
                     return Val::opaque(Ty::Unknown, Lit::NotLiteral);
@@ -69,10 +69,20 @@ impl Walker<'_> {
                         "shape" => return self.shape_tuple(recv, t.rank, a.range()),
                         // the rank is static (the boundary checked it)
                         "ndim" => return Val::lowered(Ty::Int, Lit::Int(i64::from(t.rank)), ir::Expr::Int(i64::from(t.rank))),
-                        // static too: an option value for `.to(x.dtype)`
-                        "dtype" => return Val::opaque(Ty::Str, Lit::Str(dtype_name(t.dtype).to_string())),
+                        // static too: option values for `.to(x.dtype)`, `device=x.device`
+                        "dtype" => return Val::opaque(Ty::Str, Lit::Dtype(dtype_name(t.dtype))),
+                        "device" => return Val::opaque(Ty::Str, Lit::Device(device_name(t.device))),
+                        "is_cuda" => {
+                            let cuda = t.device == crate::ty::Device::Cuda0;
+                            return Val::lowered(Ty::Bool, Lit::Bool(cuda), ir::Expr::Bool(cuda));
+                        }
                         _ => {}
                     }
+                }
+                // `x.device.type`: "cpu" or "cuda"
+                if let (Lit::Device(device), "type") = (&recv.lit, a.attr.as_str()) {
+                    let kind = device.split(':').next().unwrap_or(device);
+                    return Val::opaque(Ty::Str, Lit::Str(kind.to_string()));
                 }
                 let operand = Operand { ty: recv.ty, lit: Lit::NotLiteral };
                 if let Some(decision) = claim::views::attribute(&operand, a.attr.as_str()) {
@@ -144,6 +154,10 @@ impl Walker<'_> {
                     v
                 }
                 Ty::Tuple(n) => Val::tuple((0..n).map(|i| self.element(name, i)).collect()),
+                Ty::Str => match self.env.static_value(name) {
+                    Some(value) => Val::opaque(Ty::Str, value.clone()),
+                    None => Val::explained(Ty::Str),
+                },
                 // an unknown local was already reported where it was bound
                 other => Val::explained(other),
             },
@@ -381,6 +395,13 @@ impl Walker<'_> {
                 }
             }
         }
+        // `x.device.type != "mps"`, `x.dtype == torch.float32`: static
+        if let ([op @ (ast::CmpOp::Eq | ast::CmpOp::NotEq)], [other]) = (&c.ops[..], rest.as_slice()) {
+            if let Some(equal) = static_equal(&first.lit, &other.lit) {
+                let value = equal == matches!(op, ast::CmpOp::Eq);
+                return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
+            }
+        }
         let all: Vec<&Val> = std::iter::once(&first).chain(rest.iter()).collect();
         if all.iter().any(|v| matches!(v.ty, Ty::Tensor(_))) {
             // a tensor comparison is a torch site that is not covered
@@ -527,6 +548,25 @@ pub(super) fn dtype_name(dtype: crate::ty::Dtype) -> &'static str {
         crate::ty::Dtype::F32 => "torch.float32",
         crate::ty::Dtype::I64 => "torch.int64",
         crate::ty::Dtype::Bool => "torch.bool",
+    }
+}
+
+/// Whether two static values of the same kind are equal (strings, dtypes, devices); `None`
+/// for anything else, including a string against a device (Python compares those by type).
+fn static_equal(a: &Lit, b: &Lit) -> Option<bool> {
+    match (a, b) {
+        (Lit::Str(x), Lit::Str(y)) => Some(x == y),
+        (Lit::Dtype(x), Lit::Dtype(y)) => Some(x == y),
+        (Lit::Device(x), Lit::Device(y)) => Some(x == y),
+        _ => None,
+    }
+}
+
+/// The device of a tensor type, as `str(x.device)` gives it.
+pub(super) fn device_name(device: crate::ty::Device) -> &'static str {
+    match device {
+        crate::ty::Device::Cpu => "cpu",
+        crate::ty::Device::Cuda0 => "cuda:0",
     }
 }
 

@@ -2,6 +2,7 @@
 //! merge point, and the int/bool conditions and `range()` bounds they need.
 
 use super::{Val, Walker, MAX_DEPTH};
+use crate::claim::Lit;
 use crate::ir;
 use crate::rules;
 use crate::ty::Ty;
@@ -157,6 +158,11 @@ impl Walker<'_> {
                 self.assign(&super::expr::element_name(name, i as u8), elem, range, out);
             }
             self.env.bind(name, Ty::Tuple(n));
+            return;
+        }
+        if let (Ty::Str, Lit::Str(_) | Lit::Dtype(_) | Lit::Device(_)) = (v.ty, &v.lit) {
+            // a static value (`dtype = x.dtype`): no native form, read back where used
+            self.env.bind_static(name, v.ty, v.lit);
             return;
         }
         let ty = v.ty;

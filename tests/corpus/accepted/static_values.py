@@ -1,0 +1,34 @@
+# Static values of real code (issue: the language of real inference code): a tensor's dtype
+# and device are known from its annotation, so `dtype = x.dtype`, `x.to(dtype)` back to its
+# own dtype, `device=x.device`, `x.device.type != "mps"` and string locals are decided while
+# analysing and leave no code behind.
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu2D
+
+
+def rms_norm(hidden: TensorF32Cpu2D, weight: TensorF32Cpu2D, eps: float) -> TensorF32Cpu2D:
+    input_dtype = hidden.dtype
+    hidden = hidden.to(torch.float32)
+    variance = hidden.pow(2).mean(-1, keepdim=True)
+    hidden = hidden * torch.rsqrt(variance + eps)
+    return weight * hidden.to(input_dtype)
+
+
+def same_device_and_dtype(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    y = y.to(dtype=x.dtype, device=x.device)
+    device = x.device
+    return x + y.to(device)
+
+
+def device_branch(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    if x.device.type != "mps":
+        return F.gelu(x)
+    return F.gelu(x.float()).to(dtype=x.dtype)
+
+
+def string_locals(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    approximate = "none"
+    if x.is_cuda:
+        approximate = "tanh"
+    return F.gelu(x, approximate=approximate)
