@@ -71,7 +71,7 @@ fn visit_stmt_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
             body.iter().for_each(|s| visit_stmt_exprs(s, f));
         }
         // the pass runs once, on an unfused body
-        Stmt::FusedLoop(_) => {}
+        Stmt::FusedLoop(_) | Stmt::Break | Stmt::Continue => {}
     }
 }
 
@@ -336,7 +336,7 @@ impl Pass<'_> {
                 Stmt::For { var, start: self.expr(start), stop: self.expr(stop), step: self.expr(step), body: self.block(body) }
             }
             Stmt::While { cond, body } => Stmt::While { cond: self.expr(cond), body: self.block(body) },
-            fused @ Stmt::FusedLoop(_) => fused,
+            other @ (Stmt::FusedLoop(_) | Stmt::Break | Stmt::Continue) => other,
         }
     }
 

@@ -261,6 +261,9 @@ pub enum Stmt {
     If { cond: Expr, then: Vec<Stmt>, orelse: Vec<Stmt> },
     For { var: String, start: Expr, stop: Expr, step: Expr, body: Vec<Stmt> },
     While { cond: Expr, body: Vec<Stmt> },
+    /// `break` / `continue` of the innermost `For`/`While`
+    Break,
+    Continue,
     Return(Expr),
     /// an expression statement made for its effect: an in-place op (`h.relu_()`)
     Effect(Expr),
@@ -310,6 +313,7 @@ fn stmts_fused_sites(body: &[Stmt], out: &mut Vec<(usize, &'static str)>) {
                 expr_fused_sites(cond, out);
                 stmts_fused_sites(body, out);
             }
+            Stmt::Break | Stmt::Continue => {}
             Stmt::FusedLoop(l) => out.extend(l.sites.iter().map(|&s| (s, l.kernel_name()))),
         }
     }

@@ -607,7 +607,7 @@ code!(UNSUPPORTED_CONDITION, "TL305", Statement, Warning,
     "if flag_of_unknown_type: ...", "Annotate the value as int or bool.");
 code!(UNSUPPORTED_LOOP, "TL306", Statement, Warning,
     "Loop form not lowerable",
-    "`for` must iterate `range()` with 1-3 int arguments into a plain name; loop `else` clauses, break and continue are not lowered.",
+    "`for` must iterate `range()` with 1-3 int arguments into a plain name; loop `else` clauses are not lowered, nor `break`/`continue` outside a loop (CPython's SyntaxError). `break` and `continue` inside a loop are lowered.",
     "for row in x: ...", "Loop over `range(n)`.");
 code!(UNBOUND_NAME, "TL307", Statement, Warning,
     "Name possibly unbound or not local",

@@ -151,6 +151,8 @@ impl FnEmitter<'_> {
         self.indent(level);
         match s {
             Stmt::FusedLoop(fused) => self.fused_loop(fused, level),
+            Stmt::Break => self.out.push_str("break;\n"),
+            Stmt::Continue => self.out.push_str("continue;\n"),
             Stmt::Assign { name, ty, value } => {
                 let Some(kind) = RustKind::of(*ty) else { return };
                 let _ = write!(self.out, "{} = ", local_ident(name, kind));
@@ -568,7 +570,7 @@ fn collect_locals(body: &[Stmt], out: &mut BTreeSet<(String, RustKind)>) {
                     }
                 }
             }
-            Stmt::Return(_) | Stmt::Assert { .. } | Stmt::Effect(_) => {}
+            Stmt::Return(_) | Stmt::Assert { .. } | Stmt::Effect(_) | Stmt::Break | Stmt::Continue => {}
         }
     }
 }

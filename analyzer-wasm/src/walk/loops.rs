@@ -29,11 +29,10 @@ impl Walker<'_> {
         }
         self.env.forget_fresh(&rebound_in(&s.body));
         let head = self.env.clone();
-        let (body, _) = self.block(&s.body);
-        self.check_loop_types(&head, s.range());
-        let after_body = std::mem::take(&mut self.env);
-        // zero iterations leave `before`; otherwise the end of some iteration
-        self.env = before.join(&after_body);
+        let (body, next, breaks) = self.loop_body(&s.body);
+        self.check_loop_types(&head, &next, s.range());
+        // zero iterations leave `before`; otherwise the end of some iteration, or a `break`
+        self.env = next.iter().chain(&breaks).fold(before, |env, exit| env.join(exit));
         if let (Some(var), Some((start, stop, step))) = (var, bounds) {
             out.push(ir::Stmt::For { var, start, stop, step, body });
         }
@@ -46,24 +45,40 @@ impl Walker<'_> {
         let cond = self.condition(&s.test);
         let before = self.env.clone();
         self.env.forget_fresh(&rebound_in(&s.body));
-        let (body, _) = self.block(&s.body);
-        self.check_loop_types(&before, s.range());
-        let after_body = std::mem::take(&mut self.env);
-        self.env = before.join(&after_body);
+        let head = self.env.clone();
+        let (body, next, breaks) = self.loop_body(&s.body);
+        self.check_loop_types(&head, &next, s.range());
+        self.env = next.iter().chain(&breaks).fold(before, |env, exit| env.join(exit));
         if let Some(cond) = cond {
             out.push(ir::Stmt::While { cond, body });
         }
     }
 
-    /// A name bound at the loop head must keep its type through the body (single pass: no
-    /// fixpoint iteration, so a change is reported instead of widened).
-    fn check_loop_types(&mut self, head: &Env, range: TextRange) {
-        let mut changed = Vec::new();
+    /// Walks a loop body collecting its `break`s and `continue`s: returns its IR, the
+    /// environments that reach the next iteration (the body's end, each `continue`) and those
+    /// that leave by `break`.
+    fn loop_body(&mut self, body: &[Stmt]) -> (Vec<ir::Stmt>, Vec<Env>, Vec<Env>) {
+        self.loop_exits.push(super::LoopExits::default());
+        let (ir, live) = self.block(body);
+        let exits = self.loop_exits.pop().unwrap_or_default();
+        let end = std::mem::take(&mut self.env);
+        let mut next = exits.continues;
+        // a body that always leaves early does not reach its end; one that always returns
+        // keeps its (unreached) end, as before break/continue existed
+        if live || (next.is_empty() && exits.breaks.is_empty()) {
+            next.push(end);
+        }
+        (ir, next, exits.breaks)
+    }
+
+    /// A name bound at the loop head must keep its type through the body, to wherever the
+    /// next iteration starts from (single pass: no fixpoint iteration, so a change is
+    /// reported instead of widened).
+    fn check_loop_types(&mut self, head: &Env, next: &[Env], range: TextRange) {
+        let mut changed = std::collections::BTreeSet::new();
         for (name, b) in head.iter() {
-            if let Some(after) = self.env.get(name) {
-                if after.ty != b.ty {
-                    changed.push(name.clone());
-                }
+            if next.iter().any(|env| env.get(name).is_some_and(|after| after.ty != b.ty)) {
+                changed.insert(name.clone());
             }
         }
         for name in changed {

@@ -120,6 +120,15 @@ struct Walker<'a> {
     /// the element types of the tuple a module function call just returned (read by the
     /// statement that unpacks or returns it)
     returned_tuple: Vec<Ty>,
+    /// per enclosing loop, innermost last: the environments at its `break`s and `continue`s
+    loop_exits: Vec<LoopExits>,
+}
+
+/// Where control leaves a loop body early, and with which environment.
+#[derive(Default)]
+struct LoopExits {
+    breaks: Vec<Env>,
+    continues: Vec<Env>,
 }
 
 /// Analyze a (sync) top-level function definition.
@@ -140,6 +149,7 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         calls: BTreeSet::new(),
         unpacking: None,
         returned_tuple: Vec::new(),
+        loop_exits: Vec::new(),
     };
     let (params, param_tys) = w.signature(def);
     locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);

@@ -127,8 +127,21 @@ impl Walker<'_> {
                 true
             }
             Stmt::Break(_) | Stmt::Continue(_) => {
-                self.diag(&rules::UNSUPPORTED_LOOP, format!("`{}` is not lowered", stmt_kind(stmt)), stmt.range());
-                true
+                let is_break = matches!(stmt, Stmt::Break(_));
+                let env = self.env.clone();
+                let Some(exits) = self.loop_exits.last_mut() else {
+                    // CPython refuses to compile it: "'break' outside loop"
+                    self.diag(&rules::UNSUPPORTED_LOOP, format!("`{}` outside a loop (SyntaxError)", stmt_kind(stmt)), stmt.range());
+                    return false;
+                };
+                if is_break {
+                    exits.breaks.push(env);
+                    out.push(ir::Stmt::Break);
+                } else {
+                    exits.continues.push(env);
+                    out.push(ir::Stmt::Continue);
+                }
+                false
             }
             Stmt::Raise(_) => {
                 self.diag(&rules::UNSUPPORTED_STATEMENT, "`raise` statement is not lowered".into(), stmt.range());

@@ -27,12 +27,6 @@ def loop_over_tensor(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x
 
 
-def loop_break(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
-    for i in range(n):
-        break
-    return x
-
-
 def nested_def(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     def inner(y):
         return y
