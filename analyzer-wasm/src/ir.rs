@@ -28,6 +28,10 @@ pub enum Options {
     LayerNorm { dims: u8, weight: bool, bias: bool, eps: bool },
     /// `chunk`/`split`/`unbind` over `dim`, unpacked into `count` names
     Parts { dim: i64, count: usize },
+    /// An op called through its Python signature (`Signature::Params`): which parameters
+    /// were given (bit `i` for parameter `i`; their values are the op's operands, in order),
+    /// and the index of the string given to its `Choice` parameter.
+    Params { present: u32, choice: u8 },
     /// An arithmetic op with a Python number on the right (`t * 0.5` → `mul_scalar(t, s)`).
     ScalarRight,
     /// An arithmetic op with a Python number on the left (`1.0 - t` → `scalar_sub(s, t)`).

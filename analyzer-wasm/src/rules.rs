@@ -341,6 +341,84 @@ rule!(ERF, "torchlower/erf", Erf, true,
     "EXTENSION: torch.erf(t) / t.erf()", "A float32 tensor of any rank; libtorch's kernel.", "0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))");
 rule!(SOFTPLUS, "torchlower/softplus", Softplus, true,
     "EXTENSION: F.softplus(t)", "A float32 tensor of any rank, with eager's default beta=1 and threshold=20 (given or omitted); libtorch's kernel.", "F.softplus(x)");
+rule!(LOG1P, "torchlower/log1p", Log1p, true,
+    "EXTENSION: torch.log1p(t) / t.log1p()", "A float32 tensor of any rank; libtorch's kernel.", "torch.log1p(-x)");
+rule!(EXPM1, "torchlower/expm1", Expm1, true,
+    "EXTENSION: torch.expm1(t) / t.expm1()", "A float32 tensor of any rank; libtorch's kernel.", "torch.expm1(x)");
+rule!(SIN, "torchlower/sin", Sin, true,
+    "EXTENSION: torch.sin(t) / t.sin()", "A float32 tensor of any rank; libtorch's kernel.", "torch.sin(emb)");
+rule!(COS, "torchlower/cos", Cos, true,
+    "EXTENSION: torch.cos(t) / t.cos()", "A float32 tensor of any rank; libtorch's kernel.", "torch.cos(emb)");
+rule!(RELU6, "torchlower/relu6", Relu6, true,
+    "EXTENSION: F.relu6(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.relu6(x + 3.0) / 6.0");
+rule!(HARDSWISH, "torchlower/hardswish", Hardswish, true,
+    "EXTENSION: F.hardswish(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.hardswish(x)");
+rule!(HARDSIGMOID, "torchlower/hardsigmoid", Hardsigmoid, true,
+    "EXTENSION: F.hardsigmoid(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.hardsigmoid(x)");
+rule!(MISH, "torchlower/mish", Mish, true,
+    "EXTENSION: F.mish(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.mish(x)");
+rule!(SELU, "torchlower/selu", Selu, true,
+    "EXTENSION: F.selu(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.selu(x)");
+rule!(ELU, "torchlower/elu", Elu, true,
+    "EXTENSION: F.elu(t, alpha=1.0, inplace=False)", "A float32 tensor of any rank with eager's default alpha (given or omitted); libtorch's kernel.", "F.elu(x)");
+rule!(LEAKY_RELU, "torchlower/leaky-relu", LeakyRelu, true,
+    "EXTENSION: F.leaky_relu(t, negative_slope=0.01, inplace=False)",
+    "A float32 tensor of any rank and a Python-number slope; `x` above 0, else `x * slope` in float32 as eager's kernel (NaN and -0.0 kept).",
+    "F.leaky_relu(x, 0.2)");
+rule!(HARDTANH, "torchlower/hardtanh", Hardtanh, true,
+    "EXTENSION: F.hardtanh(t, min_val=-1.0, max_val=1.0, inplace=False)",
+    "A float32 tensor of any rank and Python-number bounds; eager's hardtanh is its clamp, and so is ours (NaN propagates).",
+    "F.hardtanh(x, 0.0, 6.0)");
+rule!(CONV1D, "torchlower/conv1d", Conv1d, true,
+    "EXTENSION: F.conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)",
+    "A float32 input of rank 2 (unbatched) or 3, float32 weight and optional bias on its device; stride, padding and dilation Python ints or tuples of them, groups an int (a padding string stays Python). libtorch's kernel: eager's values and errors.",
+    "F.conv1d(mel, conv1_w, conv1_b, padding=1)");
+rule!(CONV2D, "torchlower/conv2d", Conv2d, true,
+    "EXTENSION: F.conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)",
+    "A float32 input of rank 3 (unbatched) or 4, float32 weight and optional bias on its device; stride, padding and dilation Python ints or tuples of them, groups an int (depthwise too; a padding string stays Python). libtorch's kernel: eager's values and errors.",
+    "F.conv2d(x, w, b, stride=2, padding=1)");
+rule!(MAX_POOL1D, "torchlower/max-pool1d", MaxPool1d, true,
+    "EXTENSION: F.max_pool1d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False)",
+    "A float32 input of rank 2 or 3; sizes Python ints or tuples; `return_indices` omitted or False. libtorch's kernel.",
+    "F.max_pool1d(x, 2)");
+rule!(MAX_POOL2D, "torchlower/max-pool2d", MaxPool2d, true,
+    "EXTENSION: F.max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False)",
+    "A float32 input of rank 3 or 4; sizes Python ints or tuples; `return_indices` omitted or False. libtorch's kernel.",
+    "F.max_pool2d(x, kernel_size=3, stride=2, padding=1)");
+rule!(AVG_POOL1D, "torchlower/avg-pool1d", AvgPool1d, true,
+    "EXTENSION: F.avg_pool1d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True)",
+    "A float32 input of rank 2 or 3; sizes Python ints or tuples. libtorch's kernel.",
+    "F.avg_pool1d(x, 2)");
+rule!(AVG_POOL2D, "torchlower/avg-pool2d", AvgPool2d, true,
+    "EXTENSION: F.avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True)",
+    "A float32 input of rank 3 or 4; sizes Python ints or tuples; `divisor_override` omitted or None. libtorch's kernel.",
+    "F.avg_pool2d(x, 2)");
+rule!(ADAPTIVE_AVG_POOL1D, "torchlower/adaptive-avg-pool1d", AdaptiveAvgPool1d, true,
+    "EXTENSION: F.adaptive_avg_pool1d(x, output_size)", "A float32 input of rank 2 or 3; an int output size. libtorch's kernel.", "F.adaptive_avg_pool1d(x, 1)");
+rule!(ADAPTIVE_AVG_POOL2D, "torchlower/adaptive-avg-pool2d", AdaptiveAvgPool2d, true,
+    "EXTENSION: F.adaptive_avg_pool2d(x, output_size)",
+    "A float32 input of rank 3 or 4; the output size a Python int or a tuple of two (a `None` entry stays Python). libtorch's kernel.",
+    "F.adaptive_avg_pool2d(x, (1, 1))");
+rule!(ADAPTIVE_MAX_POOL2D, "torchlower/adaptive-max-pool2d", AdaptiveMaxPool2d, true,
+    "EXTENSION: F.adaptive_max_pool2d(x, output_size)",
+    "A float32 input of rank 3 or 4; the output size a Python int or a tuple of two; `return_indices` omitted or False (the values only). libtorch's kernel.",
+    "F.adaptive_max_pool2d(x, 1)");
+rule!(PAD, "torchlower/pad", Pad, true,
+    "EXTENSION: F.pad(x, pad, mode=\"constant\", value=None)",
+    "A float32 input of any rank; `pad` a tuple of Python ints (two per padded trailing dim), `mode` one of constant, reflect, replicate, circular as a string literal, `value` a Python number or None. libtorch's `pad`: eager's values and errors.",
+    "F.pad(x, (0, 1, 0, 1), mode=\"constant\", value=0)");
+rule!(BATCH_NORM, "torchlower/batch-norm-eval", BatchNorm, true,
+    "EXTENSION: F.batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5)",
+    "Inference batch normalization: a float32 input of rank 2–4, running statistics and optional affine parameters as float32 tensors on its device, `training` omitted or False (the statistics are only read), momentum and eps Python numbers. libtorch's kernel.",
+    "F.batch_norm(x, bn_mean, bn_var, bn_w, bn_b, False, 0.1, 1e-5)");
+rule!(GROUP_NORM, "torchlower/group-norm", GroupNorm, true,
+    "EXTENSION: F.group_norm(x, num_groups, weight=None, bias=None, eps=1e-5)",
+    "A float32 input of rank 2–4, an int group count, optional float32 affine parameters, eps a Python number. libtorch's kernel: eager's values and errors.",
+    "F.group_norm(h, 32, norm_w, norm_b, 1e-6)");
+rule!(EMBEDDING, "torchlower/embedding", Embedding, true,
+    "EXTENSION: F.embedding(indices, weight)",
+    "int64 indices of rank 1–3 and a rank-2 float32 weight: the rows of `weight` (result rank one more than the indices). `padding_idx`, `max_norm`, `scale_grad_by_freq` and `sparse` omitted or at eager's defaults (`max_norm` renormalises the weight in place). An out-of-range index raises eager's IndexError.",
+    "F.embedding(idx, wte)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -383,7 +461,10 @@ pub static ALL_RULES: &[&Rule] = &[
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
     &LAYER_NORM,
-    &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS, &BMM,
+    &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
+    &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
+    &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

@@ -47,6 +47,43 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
         Signature::TensorNumber => (vec![m, int(2)], vec![]),
         Signature::Clamp => (vec![m, int(0), int(1)], vec![]),
         Signature::LayerNorm => (vec![m, int(2)], vec![]),
+        Signature::Params(params) => (params_operands(params), vec![]),
+    }
+}
+
+/// The required arguments of a `Params` op, positionally: rank-3 float32 tensors (every such
+/// op takes one as its input; embedding's weight is a matrix), rank-2 int64 indices, 1 for
+/// ints and sizes.
+fn params_operands(params: &[torchlower_ops::Param]) -> Vec<Operand> {
+    use torchlower_ops::Kind;
+    params
+        .iter()
+        .filter(|p| p.default.is_none() && !matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor))
+        .map(|p| match p.kind {
+            Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => tensor(TensorTy::F32_CPU_2D),
+            Kind::Tensor => tensor(TensorTy::F32_CPU_3D),
+            Kind::Indices => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type")),
+            _ => int(1),
+        })
+        .collect()
+}
+
+/// The same arguments as Python source: `x` the rank-3 input, `w` a matrix, `i` indices.
+fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -> String {
+    use torchlower_ops::Kind;
+    let args: Vec<&str> = params
+        .iter()
+        .filter(|p| p.default.is_none() && !matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor))
+        .map(|p| match p.kind {
+            Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => "w",
+            Kind::Tensor => "x",
+            Kind::Indices => "i",
+            _ => "1",
+        })
+        .collect();
+    match row.functions.first() {
+        Some(path) => format!("{path}({})", args.join(", ")),
+        None => format!("{}.{}({})", args[0], row.methods[0], args[1..].join(", ")),
     }
 }
 
@@ -165,6 +202,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::TensorNumber => ("x: M", format!("x.{}(2)", row.methods[0]), "M"),
                 Signature::Clamp => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
                 Signature::LayerNorm => ("x: M, w: V", format!("{}(x, (x.size(-1),), w, w, 1e-5)", row.functions[0]), "M"),
+                Signature::Params(params) => ("x: B, w: M, i: TensorI64Cpu2D", params_call(row, params), "B"),
                 // parts are lowered only as the value of an unpacking assignment
                 Signature::Parts if row.op == Op::Unbind => ("x: M", format!("a\n    a, b = x.{}(0)", row.methods[0]), "V"),
                 Signature::Parts => ("x: M", format!("a\n    a, b = x.{}(1, 0)", row.methods[0]), "M"),
@@ -183,7 +221,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
             // `call` may carry statements to run first, after a newline: `a\n    a, b = …`
             let (value, before) = call.split_once('\n').map_or((call.as_str(), ""), |(v, b)| (v, b));
             let source = format!(
-                "from torchlower.types import {marker}, {vector}, {batched}, TensorI64Cpu1D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
+                "from torchlower.types import {marker}, {vector}, {batched}, TensorI64Cpu1D, TensorI64Cpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
                 params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")).replace(": B", &format!(": {batched}")),
             );
             let report = torchlower_analyzer::analyze(&source, "op.py");

@@ -340,6 +340,170 @@ pub fn softplus(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_softplus()?)
 }
 
+/// `torch.log1p(t)`.
+#[inline]
+pub fn log1p(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_log1p()?)
+}
+
+/// `torch.expm1(t)`.
+#[inline]
+pub fn expm1(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_expm1()?)
+}
+
+/// `torch.sin(t)`.
+#[inline]
+pub fn sin(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_sin()?)
+}
+
+/// `torch.cos(t)`.
+#[inline]
+pub fn cos(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_cos()?)
+}
+
+/// `F.relu6(t)`.
+#[inline]
+pub fn relu6(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_relu6()?)
+}
+
+/// `F.hardswish(t)`.
+#[inline]
+pub fn hardswish(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_hardswish()?)
+}
+
+/// `F.hardsigmoid(t)`.
+#[inline]
+pub fn hardsigmoid(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_hardsigmoid()?)
+}
+
+/// `F.mish(t)`.
+#[inline]
+pub fn mish(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_mish()?)
+}
+
+/// `F.selu(t)`.
+#[inline]
+pub fn selu(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_selu()?)
+}
+
+/// `F.elu(t)` with `alpha=1.0`.
+#[inline]
+pub fn elu(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_elu()?)
+}
+
+/// `F.leaky_relu(t, slope)`: `x > 0 ? x : x * slope` in float32, as eager's kernel computes it
+/// (tch binds only the default slope).
+pub fn leaky_relu(t: &Tensor, negative_slope: f64) -> Result<Tensor> {
+    let scaled = t.f_mul_scalar(negative_slope)?;
+    Ok(t.f_where_self(&t.f_gt(0.0)?, &scaled)?)
+}
+
+/// `F.hardtanh(t, min_val, max_val)`: eager checks the bounds in Python, then clamps.
+pub fn hardtanh(t: &Tensor, min_val: f64, max_val: f64) -> Result<Tensor> {
+    if min_val > max_val {
+        return Err(crate::Error::Value("min_val cannot be greater than max_val".into()));
+    }
+    Ok(t.f_clamp(min_val, max_val)?)
+}
+
+/// `F.conv1d(x, w, b, stride, padding, dilation, groups)`.
+#[inline]
+pub fn conv1d(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
+    Ok(x.f_conv1d(w, b, stride, padding, dilation, groups)?)
+}
+
+/// `F.conv2d(x, w, b, stride, padding, dilation, groups)`.
+#[inline]
+pub fn conv2d(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
+    Ok(x.f_conv2d(w, b, stride, padding, dilation, groups)?)
+}
+
+/// `F.max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode)` (`stride` empty: the
+/// kernel size, as eager's `None`).
+#[inline]
+pub fn max_pool1d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+    Ok(x.f_max_pool1d(kernel_size, stride, padding, dilation, ceil_mode)?)
+}
+
+/// `F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)`.
+#[inline]
+pub fn max_pool2d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+    Ok(x.f_max_pool2d(kernel_size, stride, padding, dilation, ceil_mode)?)
+}
+
+/// `F.avg_pool1d(x, kernel_size, stride, padding, ceil_mode, count_include_pad)`.
+#[inline]
+pub fn avg_pool1d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+    Ok(x.f_avg_pool1d(kernel_size, stride, padding, ceil_mode, count_include_pad)?)
+}
+
+/// `F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad)`.
+#[inline]
+pub fn avg_pool2d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+    Ok(x.f_avg_pool2d(kernel_size, stride, padding, ceil_mode, count_include_pad, None::<i64>)?)
+}
+
+/// `F.adaptive_avg_pool1d(x, output_size)`.
+#[inline]
+pub fn adaptive_avg_pool1d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+    Ok(x.f_adaptive_avg_pool1d(output_size)?)
+}
+
+/// `F.adaptive_avg_pool2d(x, output_size)`.
+#[inline]
+pub fn adaptive_avg_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+    Ok(x.f_adaptive_avg_pool2d(output_size)?)
+}
+
+/// `F.adaptive_max_pool2d(x, output_size)`: the values (eager drops the indices).
+#[inline]
+pub fn adaptive_max_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+    Ok(x.f_adaptive_max_pool2d(output_size)?.0)
+}
+
+/// `F.pad(x, pad, mode, value)`.
+#[inline]
+pub fn pad(x: &Tensor, pad: &[i64], mode: &str, value: Option<f64>) -> Result<Tensor> {
+    Ok(x.f_pad(pad, mode, value)?)
+}
+
+/// `F.batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum, eps)`:
+/// the statistics are only read.
+#[inline]
+pub fn batch_norm(x: &Tensor, mean: &Tensor, var: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, momentum: f64, eps: f64) -> Result<Tensor> {
+    Ok(x.f_batch_norm(weight, bias, Some(mean), Some(var), false, momentum, eps, true)?)
+}
+
+/// `F.group_norm(x, num_groups, weight, bias, eps)`, with the checks eager's Python wrapper
+/// makes first (its `//` by `num_groups`, and at least two values per group).
+pub fn group_norm(x: &Tensor, num_groups: i64, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+    let size = x.size();
+    let per_group = crate::scalar::floordiv(crate::scalar::mul(size[0], size[1])?, num_groups)?;
+    let mut checked = vec![per_group, num_groups];
+    checked.extend_from_slice(&size[2..]);
+    let values = checked[2..].iter().try_fold(per_group, |n, d| crate::scalar::mul(n, *d))?;
+    if values == 1 {
+        let shown: Vec<String> = checked.iter().map(i64::to_string).collect();
+        return Err(crate::Error::Value(format!("Expected more than 1 value per channel when training, got input size [{}]", shown.join(", "))));
+    }
+    Ok(x.f_group_norm(num_groups, weight, bias, eps, true)?)
+}
+
+/// `F.embedding(indices, weight)`: rows of `weight`.
+#[inline]
+pub fn embedding(indices: &Tensor, weight: &Tensor, _norm_type: f64) -> Result<Tensor> {
+    Ok(Tensor::f_embedding(weight, indices, -1, false, false)?)
+}
+
 /// `torch.maximum(a, b)`.
 #[inline]
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {

@@ -396,3 +396,28 @@ mod tests {
         assert_eq!(tail.next(), None);
     }
 }
+
+/// A Python number passed where an op takes a float (`F.leaky_relu(x, 0)`, `eps=1e-5`).
+pub trait PyNumber {
+    /// The value as CPython's `float(n)` gives it (an int correctly rounded).
+    fn py_float(self) -> f64;
+}
+
+impl PyNumber for f64 {
+    fn py_float(self) -> f64 {
+        self
+    }
+}
+
+impl PyNumber for i64 {
+    fn py_float(self) -> f64 {
+        // `as` rounds to nearest, ties to even: CPython's int.__float__
+        self as f64
+    }
+}
+
+/// `n` as a float parameter of an op (see [`PyNumber`]).
+#[inline]
+pub fn py_float(n: impl PyNumber) -> f64 {
+    n.py_float()
+}

@@ -8,6 +8,9 @@
 pub mod activations;
 pub mod binops;
 pub mod norms;
+pub mod params;
+pub mod embedding;
+pub mod vision;
 pub mod pointwise;
 pub mod classification;
 pub mod gelu;
@@ -36,6 +39,8 @@ pub enum Lit {
     Dtype(&'static str),
     /// A device (`x.device`): `"cpu"` or `"cuda:0"`, the only devices of the vocabulary.
     Device(&'static str),
+    /// A tuple or list of Python ints (`(2, 2)`, `(h, w)`): each value where it is a literal.
+    Ints(Vec<Option<i64>>),
     NotLiteral,
 }
 
@@ -191,6 +196,8 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Views => views::function(q, op, path),
             Lane::Pointwise => pointwise::function(q, op, path),
             Lane::Norms => norms::function(q, op, path),
+            Lane::Vision => vision::function(q, op, path),
+            Lane::Embedding => embedding::function(q, op, path),
         };
     }
     match Op::from_rejected_function(path) {
@@ -235,7 +242,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Classification => classification::method(q, receiver, op),
             Lane::Views => views::method(q, receiver, op, name),
             Lane::Pointwise => pointwise::method(q, receiver, op, name),
-            Lane::Linear | Lane::Gelu | Lane::Norms => not_in_lane(op),
+            Lane::Linear | Lane::Gelu | Lane::Norms | Lane::Vision | Lane::Embedding => not_in_lane(op),
         };
     }
     match Op::from_rejected_method(name) {

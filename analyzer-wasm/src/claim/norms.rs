@@ -1,7 +1,8 @@
 //! Lane: normalization — `F.layer_norm(x, normalized_shape, weight=None, bias=None,
-//! eps=1e-5)`: libtorch's kernel, so the values are eager's. `normalized_shape` is one Python
-//! int or a tuple/list of them (the walk spreads it), `weight` and `bias` float32 tensors or
-//! `None`, `eps` a Python float.
+//! eps=1e-5)`, `F.batch_norm` with running statistics (`training=False`) and `F.group_norm`:
+//! libtorch's kernels, so the values are eager's. For layer_norm, `normalized_shape` is one
+//! Python int or a tuple/list of them (the walk spreads it), `weight` and `bias` float32
+//! tensors or `None`, `eps` a Python float; the other two are bound by their Python signature.
 
 use super::{f32_tensor, keyword, keywords_only, Claim, Decision, Lit, OperandRef, Query};
 use crate::ir::{Op, Options};
@@ -9,9 +10,29 @@ use crate::rules;
 use crate::ty::Ty;
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
-    if op != Op::LayerNorm {
-        return super::not_in_lane(op);
+    match op {
+        Op::LayerNorm => layer_norm(q, op, path),
+        Op::BatchNorm | Op::GroupNorm => with_statistics(q, op, path),
+        other => super::not_in_lane(other),
     }
+}
+
+/// `F.batch_norm(x, mean, var, …, training=False)` and `F.group_norm(x, groups, …)`: an
+/// input of rank 2–4 (eager's own checks on the sizes run in libtorch).
+fn with_statistics(q: &Query, op: Op, path: &str) -> Decision {
+    let rule = if op == Op::BatchNorm { &rules::BATCH_NORM } else { &rules::GROUP_NORM };
+    let bound = match super::params::bind(q, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    match bound.tensor("input") {
+        Some(x) if x.rank >= 2 => bound.claim(rule, op, x),
+        Some(x) => Decision::reject(&rules::BAD_RANKS, format!("{path} of a rank-{} input (eager raises below rank 2)", x.rank)),
+        None => Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor")),
+    }
+}
+
+fn layer_norm(q: &Query, op: Op, path: &str) -> Decision {
     if q.starred {
         return Decision::reject(&rules::BAD_ARITY, format!("{path}: starred arguments are not supported"));
     }

@@ -20,6 +20,18 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Rsqrt => &rules::RSQRT,
         Op::Erf => &rules::ERF,
         Op::Softplus => &rules::SOFTPLUS,
+        Op::Log1p => &rules::LOG1P,
+        Op::Expm1 => &rules::EXPM1,
+        Op::Sin => &rules::SIN,
+        Op::Cos => &rules::COS,
+        Op::Relu6 => &rules::RELU6,
+        Op::Hardswish => &rules::HARDSWISH,
+        Op::Hardsigmoid => &rules::HARDSIGMOID,
+        Op::Mish => &rules::MISH,
+        Op::Selu => &rules::SELU,
+        Op::Elu => &rules::ELU,
+        Op::LeakyRelu => &rules::LEAKY_RELU,
+        Op::Hardtanh => &rules::HARDTANH,
         Op::Minimum => &rules::MINIMUM,
         _ => return None,
     })
@@ -38,6 +50,9 @@ pub fn power_operator(left: &Operand, right: &Operand) -> Decision {
 }
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    if let Some(decision) = through_signature(q, op, path) {
+        return decision;
+    }
     let Some((input, rest)) = q.args.split_first() else {
         return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
     };
@@ -45,7 +60,22 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
 }
 
 pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
+    if let Some(decision) = through_signature(q, op, &format!(".{name}()")) {
+        return decision;
+    }
     claim(q, receiver, q.args, op, &format!(".{name}()"), OperandRef::Receiver, 0)
+}
+
+/// The elementwise libtorch ops declared with their Python signature (`F.leaky_relu(x,
+/// negative_slope=0.2)`): bound by it, the result of the input's type.
+fn through_signature(q: &Query, op: Op, form: &str) -> Option<Decision> {
+    if super::params::of(op).is_empty() {
+        return None;
+    }
+    Some(match rule(op) {
+        Some(rule) => super::params::elementwise(q, op, rule, form),
+        None => super::not_in_lane(op),
+    })
 }
 
 fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: OperandRef, first: usize) -> Decision {
@@ -63,28 +93,6 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             with_number(input, number, op, form, [at, OperandRef::Arg(first)])
         }
         Op::Clamp => clamp(q, input, rest, form, at, first),
-        Op::Silu | Op::Rsqrt | Op::Erf | Op::Softplus => {
-            // eager's defaults only (`inplace=False`, `beta=1`, `threshold=20`)
-            let defaults: &[(&str, Lit)] = match op {
-                Op::Silu => &[("inplace", Lit::Bool(false))],
-                Op::Softplus => &[("beta", Lit::Int(1)), ("threshold", Lit::Int(20))],
-                _ => &[],
-            };
-            for kw in q.keywords {
-                let fine = kw.name.as_deref().is_some_and(|n| defaults.iter().any(|(d, v)| *d == n && kw.value.lit == *v));
-                if !fine {
-                    return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: only eager's default options are lowered"));
-                }
-            }
-            if !rest.is_empty() {
-                return Decision::reject(&rules::BAD_ARITY, format!("{form} takes the tensor only (options by keyword)"));
-            }
-            let Some(rule) = rule(op) else { return super::not_in_lane(op) };
-            match f32_tensor(input, &format!("{form} input")) {
-                Ok(t) => Decision::Claimed(Claim { rule, result: t, op, options: Options::None, operands: vec![at] }),
-                Err(d) => d,
-            }
-        }
         Op::Maximum | Op::Minimum => {
             if let Err(d) = keywords_only(q, &[], form) {
                 return d;

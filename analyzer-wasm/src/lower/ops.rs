@@ -5,7 +5,7 @@ use super::FnEmitter;
 use crate::ir::{Expr, Op, Options};
 use crate::ty::Device;
 use std::fmt::Write as _;
-use torchlower_ops::Signature;
+use torchlower_ops::{Kind, Param, Signature};
 
 impl FnEmitter<'_> {
     /// `tl::ops::name(...)` (or `tl::cuda::ops::`), its arguments as the op table's
@@ -48,6 +48,12 @@ impl FnEmitter<'_> {
             let _ = write!(self.out, "], {dim})?");
             return;
         }
+        if let (Signature::Params(params), Options::Params { present, choice }) = (info.signature, options) {
+            let _ = write!(self.out, "{module}::{}(", info.name);
+            self.params(params, present, choice, args);
+            self.out.push_str(")?");
+            return;
+        }
         let _ = write!(self.out, "{module}::{}(", info.name);
         self.borrow(args.first());
         match info.signature {
@@ -72,7 +78,7 @@ impl FnEmitter<'_> {
                 Options::DimPair(a, b) => {
                     let _ = write!(self.out, ", {a}, {b}");
                 }
-                Options::Parts { .. } | Options::Bounds(..) | Options::LayerNorm { .. } => {}
+                Options::Parts { .. } | Options::Bounds(..) | Options::LayerNorm { .. } | Options::Params { .. } => {}
                 Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
             // printed by `Expr::Index` (never an `Expr::Tensor`)
@@ -135,6 +141,8 @@ impl FnEmitter<'_> {
                     }
                 }
             }
+            // printed before the match
+            Signature::Params(_) => {}
             // `f(&t, a, dim, count)`: `a` the op's int operand (0 for unbind)
             Signature::Parts => {
                 self.out.push_str(", ");
@@ -159,6 +167,69 @@ impl FnEmitter<'_> {
             }
         }
         self.out.push_str(")?");
+    }
+
+    /// The arguments of an op called through its Python signature: each parameter in order,
+    /// the given ones from `args` (bit `i` of `present` for parameter `i`), the others as their
+    /// Rust default; `choice` picks the string of a `Choice` parameter.
+    fn params(&mut self, params: &[Param], present: u32, choice: u8, args: &[Expr]) {
+        let mut given = args.iter();
+        let mut first = true;
+        for (slot, param) in params.iter().enumerate() {
+            if matches!(param.kind, Kind::Fixed(_)) {
+                continue;
+            }
+            if !first {
+                self.out.push_str(", ");
+            }
+            first = false;
+            if let Kind::Choice(choices) = param.kind {
+                let _ = write!(self.out, "{:?}", choices.get(usize::from(choice)).copied().unwrap_or_default());
+                continue;
+            }
+            let value = if present & (1 << slot) != 0 { given.next() } else { None };
+            let Some(value) = value else {
+                self.out.push_str(param.default.unwrap_or(if param.kind == Kind::OptTensor { "None" } else { "()" }));
+                continue;
+            };
+            match param.kind {
+                Kind::Tensor | Kind::Indices => self.borrow(Some(value)),
+                Kind::OptTensor => {
+                    self.out.push_str("Some(");
+                    self.borrow(Some(value));
+                    self.out.push(')');
+                }
+                Kind::Float => {
+                    self.out.push_str("tl::scalar::py_float(");
+                    self.expr(value);
+                    self.out.push(')');
+                }
+                Kind::OptFloat => {
+                    self.out.push_str("Some(tl::scalar::py_float(");
+                    self.expr(value);
+                    self.out.push_str("))");
+                }
+                Kind::Ints(n) | Kind::OptInts(n) => match value {
+                    Expr::Tuple(items) => {
+                        self.out.push_str("&[");
+                        for (i, item) in items.iter().enumerate() {
+                            if i > 0 {
+                                self.out.push_str(", ");
+                            }
+                            self.expr(item);
+                        }
+                        self.out.push(']');
+                    }
+                    single => {
+                        self.out.push_str("&[");
+                        self.expr(single);
+                        let _ = write!(self.out, "; {}]", n.max(1));
+                    }
+                },
+                Kind::Int | Kind::Bool => self.expr(value),
+                Kind::Choice(_) | Kind::Fixed(_) => {}
+            }
+        }
     }
 
     pub(super) fn borrow(&mut self, e: Option<&Expr>) {

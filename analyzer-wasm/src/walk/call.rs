@@ -110,9 +110,9 @@ impl Walker<'_> {
             let elems = args.remove(0).elems.unwrap_or_default();
             args.splice(0..0, elems);
         }
-        let arg_ops: Vec<Operand> = args.iter().map(|v| Operand { ty: v.ty, lit: v.lit.clone() }).collect();
-        let kw_ops: Vec<Keyword> = keywords.iter().map(|(n, v)| Keyword { name: n.clone(), value: Operand { ty: v.ty, lit: v.lit.clone() } }).collect();
-        let recv_op = receiver.as_ref().map(|v| Operand { ty: v.ty, lit: v.lit.clone() });
+        let arg_ops: Vec<Operand> = args.iter().map(Val::operand).collect();
+        let kw_ops: Vec<Keyword> = keywords.iter().map(|(n, v)| Keyword { name: n.clone(), value: v.operand() }).collect();
+        let recv_op = receiver.as_ref().map(Val::operand);
         let target = match (&path, &method_name) {
             (Some(p), _) => Target::Function(p.as_str()),
             (None, Some(m)) => Target::Method(m.as_str()),
@@ -445,9 +445,9 @@ impl Walker<'_> {
                     .operands
                     .iter()
                     .map(|r| match r {
-                        OperandRef::Receiver => receiver.as_ref().and_then(|v| v.ir.clone()),
-                        OperandRef::Arg(i) => args.get(*i).and_then(|v| v.ir.clone()),
-                        OperandRef::Keyword(i) => kws.get(*i).and_then(|v| v.ir.clone()),
+                        OperandRef::Receiver => receiver.as_ref().and_then(Val::ir),
+                        OperandRef::Arg(i) => args.get(*i).and_then(Val::ir),
+                        OperandRef::Keyword(i) => kws.get(*i).and_then(Val::ir),
                     })
                     .collect();
                 // a view shares its input's storage; every other claimed op allocates

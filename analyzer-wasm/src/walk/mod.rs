@@ -96,6 +96,25 @@ impl Val {
     fn explained(ty: Ty) -> Val {
         Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true, fresh: false }
     }
+    /// The value as a claim sees it: its type and literal; a tuple of Python ints as
+    /// `Lit::Ints`.
+    fn operand(&self) -> crate::claim::Operand {
+        let lit = match &self.elems {
+            Some(elems) if elems.iter().all(|e| e.ty == Ty::Int) => {
+                Lit::Ints(elems.iter().map(|e| if let Lit::Int(v) = e.lit { Some(v) } else { None }).collect())
+            }
+            _ => self.lit.clone(),
+        };
+        crate::claim::Operand { ty: self.ty, lit }
+    }
+    /// The IR of the value; a tuple's is its elements' (`Expr::Tuple`).
+    fn ir(&self) -> Option<ir::Expr> {
+        match (&self.ir, &self.elems) {
+            (Some(e), _) => Some(e.clone()),
+            (None, Some(elems)) => elems.iter().map(Val::ir).collect::<Option<Vec<_>>>().map(ir::Expr::Tuple),
+            (None, None) => None,
+        }
+    }
 }
 
 struct Walker<'a> {

@@ -31,11 +31,13 @@ pub enum Lane {
     Views,
     Pointwise,
     Norms,
+    Vision,
+    Embedding,
 }
 
 impl Lane {
     /// Every lane, in documentation order.
-    pub const ALL: [Lane; 10] = [
+    pub const ALL: [Lane; 12] = [
         Lane::Linear,
         Lane::Activations,
         Lane::Unary,
@@ -46,6 +48,8 @@ impl Lane {
         Lane::Views,
         Lane::Pointwise,
         Lane::Norms,
+        Lane::Vision,
+        Lane::Embedding,
     ];
 
     /// Heading of the lane in the docs.
@@ -61,6 +65,8 @@ impl Lane {
             Lane::Views => "views and reshapes",
             Lane::Pointwise => "pointwise with Python numbers",
             Lane::Norms => "normalization",
+            Lane::Vision => "convolution, pooling and padding",
+            Lane::Embedding => "embedding",
         }
     }
 
@@ -77,6 +83,8 @@ impl Lane {
             Lane::Views => "views",
             Lane::Pointwise => "pointwise",
             Lane::Norms => "norms",
+            Lane::Vision => "vision",
+            Lane::Embedding => "embedding",
         }
     }
 }
@@ -116,7 +124,149 @@ pub enum Signature {
     /// `f(&t, a, dim, n)`: a tensor split into parts that a statement unpacks into `n` names
     /// (`a, b = t.chunk(2, dim)`); `a` is the op's int argument (unused by `unbind`).
     Parts,
+    /// `f(…)`: the parameters of the op's Python signature, in order ([`Param`]); the
+    /// analyzer binds positional and keyword arguments to them as Python does.
+    Params(&'static [Param]),
 }
+
+/// One parameter of an op claimed through its Python signature ([`Signature::Params`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Param {
+    /// The Python name (keyword arguments bind by it).
+    pub name: &'static str,
+    pub kind: Kind,
+    /// The Rust argument printed when the parameter is omitted (or given `None` where that is
+    /// its default); `None`: the parameter is required, unless its kind has its own default
+    /// (`OptTensor`: `None`; `Choice`: the first string; `Fixed`: its literal).
+    pub default: Option<&'static str>,
+}
+
+/// What a [`Param`] accepts and how the backend function takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A float32 tensor (`&Tensor`); every tensor of a call lives on one device.
+    Tensor,
+    /// A float32 tensor or `None` (`Option<&Tensor>`).
+    OptTensor,
+    /// An int64 tensor of indices (`&Tensor`).
+    Indices,
+    /// A Python int (`i64`).
+    Int,
+    /// A Python float or int (`f64`, as CPython converts an int).
+    Float,
+    /// A Python float or int, or `None` (`Option<f64>`).
+    OptFloat,
+    /// A Python bool (`bool`).
+    Bool,
+    /// A Python int or a tuple/list of ints (`&[i64]`); a lone int stands for `n` copies of
+    /// itself when `n > 0` (eager's `_pair`), for itself when `n == 0`.
+    Ints(u8),
+    /// As [`Kind::Ints`], or `None` for the default.
+    OptInts(u8),
+    /// A string literal from this list (`&str`); omitted, the first.
+    Choice(&'static [&'static str]),
+    /// Accepted only as this Python literal (eager's default: `False`, `None`, `1.0`) and not
+    /// passed: the options that change what the op is (training mode, `inplace`, indices).
+    Fixed(&'static str),
+}
+
+/// A [`Param`] (for the tables below).
+const fn p(name: &'static str, kind: Kind, default: Option<&'static str>) -> Param {
+    Param { name, kind, default }
+}
+
+const INPLACE: Param = p("inplace", Kind::Fixed("False"), None);
+
+/// `(input, inplace=False)`: an activation with no options.
+const ACTIVATION: &[Param] = &[p("input", Kind::Tensor, None), INPLACE];
+const LEAKY_RELU: &[Param] = &[p("input", Kind::Tensor, None), p("negative_slope", Kind::Float, Some("0.01f64")), INPLACE];
+const ELU: &[Param] = &[p("input", Kind::Tensor, None), p("alpha", Kind::Fixed("1.0"), None), INPLACE];
+const HARDTANH: &[Param] =
+    &[p("input", Kind::Tensor, None), p("min_val", Kind::Float, Some("-1.0f64")), p("max_val", Kind::Float, Some("1.0f64")), INPLACE];
+const SOFTPLUS: &[Param] = &[p("input", Kind::Tensor, None), p("beta", Kind::Fixed("1"), None), p("threshold", Kind::Fixed("20"), None)];
+/// `(input)`, for the `torch.` and method spellings of plain math.
+const INPUT: &[Param] = &[p("input", Kind::Tensor, None)];
+
+const fn conv(spatial: u8) -> [Param; 7] {
+    [
+        p("input", Kind::Tensor, None),
+        p("weight", Kind::Tensor, None),
+        p("bias", Kind::OptTensor, None),
+        p("stride", Kind::Ints(spatial), Some("&[1]")),
+        p("padding", Kind::Ints(spatial), Some("&[0]")),
+        p("dilation", Kind::Ints(spatial), Some("&[1]")),
+        p("groups", Kind::Int, Some("1i64")),
+    ]
+}
+const CONV1D: &[Param] = &conv(1);
+const CONV2D: &[Param] = &conv(2);
+
+const fn max_pool(spatial: u8) -> [Param; 7] {
+    [
+        p("input", Kind::Tensor, None),
+        p("kernel_size", Kind::Ints(spatial), None),
+        p("stride", Kind::OptInts(spatial), Some("&[]")),
+        p("padding", Kind::Ints(spatial), Some("&[0]")),
+        p("dilation", Kind::Ints(spatial), Some("&[1]")),
+        p("ceil_mode", Kind::Bool, Some("false")),
+        p("return_indices", Kind::Fixed("False"), None),
+    ]
+}
+const MAX_POOL1D: &[Param] = &max_pool(1);
+const MAX_POOL2D: &[Param] = &max_pool(2);
+const AVG_POOL1D: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("kernel_size", Kind::Ints(1), None),
+    p("stride", Kind::OptInts(1), Some("&[]")),
+    p("padding", Kind::Ints(1), Some("&[0]")),
+    p("ceil_mode", Kind::Bool, Some("false")),
+    p("count_include_pad", Kind::Bool, Some("true")),
+];
+const AVG_POOL2D: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("kernel_size", Kind::Ints(2), None),
+    p("stride", Kind::OptInts(2), Some("&[]")),
+    p("padding", Kind::Ints(2), Some("&[0]")),
+    p("ceil_mode", Kind::Bool, Some("false")),
+    p("count_include_pad", Kind::Bool, Some("true")),
+    p("divisor_override", Kind::Fixed("None"), None),
+];
+const ADAPTIVE_POOL1D: &[Param] = &[p("input", Kind::Tensor, None), p("output_size", Kind::Ints(1), None)];
+const ADAPTIVE_POOL2D: &[Param] = &[p("input", Kind::Tensor, None), p("output_size", Kind::Ints(2), None)];
+const ADAPTIVE_MAX_POOL2D: &[Param] =
+    &[p("input", Kind::Tensor, None), p("output_size", Kind::Ints(2), None), p("return_indices", Kind::Fixed("False"), None)];
+const PAD: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("pad", Kind::Ints(0), None),
+    p("mode", Kind::Choice(&["constant", "reflect", "replicate", "circular"]), None),
+    p("value", Kind::OptFloat, Some("None")),
+];
+const BATCH_NORM: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("running_mean", Kind::Tensor, None),
+    p("running_var", Kind::Tensor, None),
+    p("weight", Kind::OptTensor, None),
+    p("bias", Kind::OptTensor, None),
+    p("training", Kind::Fixed("False"), None),
+    p("momentum", Kind::Float, Some("0.1f64")),
+    p("eps", Kind::Float, Some("1e-5f64")),
+];
+const GROUP_NORM: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("num_groups", Kind::Int, None),
+    p("weight", Kind::OptTensor, None),
+    p("bias", Kind::OptTensor, None),
+    p("eps", Kind::Float, Some("1e-5f64")),
+];
+const EMBEDDING: &[Param] = &[
+    p("input", Kind::Indices, None),
+    p("weight", Kind::Tensor, None),
+    p("padding_idx", Kind::Fixed("None"), None),
+    p("max_norm", Kind::Fixed("None"), None),
+    p("norm_type", Kind::Float, Some("2.0f64")),
+    p("scale_grad_by_freq", Kind::Fixed("False"), None),
+    p("sparse", Kind::Fixed("False"), None),
+];
 
 /// One row of the table.
 #[derive(Debug, PartialEq, Eq)]
@@ -167,7 +317,7 @@ macro_rules! op_table {
         other: [$(
             $(#[doc = $odoc:literal])+
             $o:ident {
-                name: $oname:literal, lane: $olane:ident, signature: $osig:ident,
+                name: $oname:literal, lane: $olane:ident, signature: $osig:ident $(($oparams:expr))?,
                 functions: [$($ofn:literal),*], methods: [$($om:literal),*], operators: [$($oop:literal),*],
                 rejected_functions: [$($orf:literal),*], rejected_methods: [$($orm:literal),*],
                 cuda: $ocuda:literal $(,)?
@@ -210,7 +360,7 @@ macro_rules! op_table {
                 cuda_kernel: $bcuda, doc: concat!($($bdoc),+),
             },)*
             $(OpInfo {
-                op: Op::$o, name: $oname, lane: Lane::$olane, signature: Signature::$osig,
+                op: Op::$o, name: $oname, lane: Lane::$olane, signature: Signature::$osig $(($oparams))?,
                 functions: &[$($ofn),*], methods: &[$($om),*], operators: &[$($oop),*],
                 rejected_functions: &[$($orf),*], rejected_methods: &[$($orm),*],
                 cuda_kernel: $ocuda, doc: concat!($($odoc),+),
@@ -439,29 +589,113 @@ op_table! {
         },
         /// `x · sigmoid(x)` (SiLU / swish), libtorch's kernel.
         Silu {
-            name: "silu", lane: Pointwise, signature: Tensor,
+            name: "silu", lane: Pointwise, signature: Params(ACTIVATION),
             functions: ["torch.nn.functional.silu"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
         /// `1 / sqrt(x)`, libtorch's kernel.
         Rsqrt {
-            name: "rsqrt", lane: Pointwise, signature: Tensor,
+            name: "rsqrt", lane: Pointwise, signature: Params(INPUT),
             functions: ["torch.rsqrt"], methods: ["rsqrt"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
         /// The error function, libtorch's kernel.
         Erf {
-            name: "erf", lane: Pointwise, signature: Tensor,
+            name: "erf", lane: Pointwise, signature: Params(INPUT),
             functions: ["torch.erf", "torch.special.erf"], methods: ["erf"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// `log(1 + exp(x))` with eager's defaults (`beta=1`, `threshold=20`), libtorch's kernel.
+        /// `log(1 + exp(beta·x)) / beta`, linear above `threshold`, libtorch's kernel.
         Softplus {
-            name: "softplus", lane: Pointwise, signature: Tensor,
+            name: "softplus", lane: Pointwise, signature: Params(SOFTPLUS),
             functions: ["torch.nn.functional.softplus"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `log(1 + x)`, accurate near 0, libtorch's kernel.
+        Log1p {
+            name: "log1p", lane: Pointwise, signature: Params(INPUT),
+            functions: ["torch.log1p", "torch.special.log1p"], methods: ["log1p"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `exp(x) - 1`, accurate near 0, libtorch's kernel.
+        Expm1 {
+            name: "expm1", lane: Pointwise, signature: Params(INPUT),
+            functions: ["torch.expm1", "torch.special.expm1"], methods: ["expm1"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Sine, libtorch's kernel.
+        Sin {
+            name: "sin", lane: Pointwise, signature: Params(INPUT),
+            functions: ["torch.sin"], methods: ["sin"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Cosine, libtorch's kernel.
+        Cos {
+            name: "cos", lane: Pointwise, signature: Params(INPUT),
+            functions: ["torch.cos"], methods: ["cos"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `min(max(x, 0), 6)`, libtorch's kernel.
+        Relu6 {
+            name: "relu6", lane: Pointwise, signature: Params(ACTIVATION),
+            functions: ["torch.nn.functional.relu6"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `x · relu6(x + 3) / 6`, libtorch's kernel.
+        Hardswish {
+            name: "hardswish", lane: Pointwise, signature: Params(ACTIVATION),
+            functions: ["torch.nn.functional.hardswish"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `relu6(x + 3) / 6`, libtorch's kernel.
+        Hardsigmoid {
+            name: "hardsigmoid", lane: Pointwise, signature: Params(ACTIVATION),
+            functions: ["torch.nn.functional.hardsigmoid"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `x · tanh(softplus(x))`, libtorch's kernel.
+        Mish {
+            name: "mish", lane: Pointwise, signature: Params(ACTIVATION),
+            functions: ["torch.nn.functional.mish"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Scaled ELU with eager's fixed constants, libtorch's kernel.
+        Selu {
+            name: "selu", lane: Pointwise, signature: Params(ACTIVATION),
+            functions: ["torch.nn.functional.selu"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `x` above 0, `exp(x) - 1` below (`alpha=1.0`), libtorch's kernel.
+        Elu {
+            name: "elu", lane: Pointwise, signature: Params(ELU),
+            functions: ["torch.nn.functional.elu"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `x` above 0, `x · negative_slope` elsewhere (NaN and `-0.0` kept).
+        LeakyRelu {
+            name: "leaky_relu", lane: Pointwise, signature: Params(LEAKY_RELU),
+            functions: ["torch.nn.functional.leaky_relu"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `x` clamped to `[min_val, max_val]` (eager's `hardtanh` is its clamp).
+        Hardtanh {
+            name: "hardtanh", lane: Pointwise, signature: Params(HARDTANH),
+            functions: ["torch.nn.functional.hardtanh"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
@@ -603,6 +837,97 @@ op_table! {
         Contiguous {
             name: "contiguous", lane: Views, signature: Tensor,
             functions: [], methods: ["contiguous"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 1-D convolution (stride, padding, dilation, groups), libtorch's kernel.
+        Conv1d {
+            name: "conv1d", lane: Vision, signature: Params(CONV1D),
+            functions: ["torch.nn.functional.conv1d", "torch.conv1d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 2-D convolution (stride, padding, dilation, groups), libtorch's kernel.
+        Conv2d {
+            name: "conv2d", lane: Vision, signature: Params(CONV2D),
+            functions: ["torch.nn.functional.conv2d", "torch.conv2d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 1-D max pooling, libtorch's kernel.
+        MaxPool1d {
+            name: "max_pool1d", lane: Vision, signature: Params(MAX_POOL1D),
+            functions: ["torch.nn.functional.max_pool1d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 2-D max pooling, libtorch's kernel.
+        MaxPool2d {
+            name: "max_pool2d", lane: Vision, signature: Params(MAX_POOL2D),
+            functions: ["torch.nn.functional.max_pool2d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 1-D average pooling, libtorch's kernel.
+        AvgPool1d {
+            name: "avg_pool1d", lane: Vision, signature: Params(AVG_POOL1D),
+            functions: ["torch.nn.functional.avg_pool1d", "torch.avg_pool1d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 2-D average pooling, libtorch's kernel.
+        AvgPool2d {
+            name: "avg_pool2d", lane: Vision, signature: Params(AVG_POOL2D),
+            functions: ["torch.nn.functional.avg_pool2d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 1-D adaptive average pooling to an output size, libtorch's kernel.
+        AdaptiveAvgPool1d {
+            name: "adaptive_avg_pool1d", lane: Vision, signature: Params(ADAPTIVE_POOL1D),
+            functions: ["torch.nn.functional.adaptive_avg_pool1d", "torch.adaptive_avg_pool1d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 2-D adaptive average pooling to an output size, libtorch's kernel.
+        AdaptiveAvgPool2d {
+            name: "adaptive_avg_pool2d", lane: Vision, signature: Params(ADAPTIVE_POOL2D),
+            functions: ["torch.nn.functional.adaptive_avg_pool2d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 2-D adaptive max pooling to an output size (values only), libtorch's kernel.
+        AdaptiveMaxPool2d {
+            name: "adaptive_max_pool2d", lane: Vision, signature: Params(ADAPTIVE_MAX_POOL2D),
+            functions: ["torch.nn.functional.adaptive_max_pool2d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Padding of the trailing dims (constant, reflect, replicate, circular), libtorch's kernel.
+        Pad {
+            name: "pad", lane: Vision, signature: Params(PAD),
+            functions: ["torch.nn.functional.pad"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Batch normalization with running statistics (`training=False`), libtorch's kernel.
+        BatchNorm {
+            name: "batch_norm", lane: Norms, signature: Params(BATCH_NORM),
+            functions: ["torch.nn.functional.batch_norm"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Group normalization, libtorch's kernel.
+        GroupNorm {
+            name: "group_norm", lane: Norms, signature: Params(GROUP_NORM),
+            functions: ["torch.nn.functional.group_norm", "torch.group_norm"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Rows of a weight matrix picked by int64 indices, libtorch's kernel.
+        Embedding {
+            name: "embedding", lane: Embedding, signature: Params(EMBEDDING),
+            functions: ["torch.nn.functional.embedding"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

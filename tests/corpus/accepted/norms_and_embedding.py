@@ -1,0 +1,22 @@
+# Inference batch norm (running statistics), group norm, and embedding lookups.
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D
+
+EPS = 1e-5
+
+
+def conv_bn(x: TensorF32Cpu4D, w: TensorF32Cpu4D, mean: TensorF32Cpu1D, var: TensorF32Cpu1D, g: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu4D:
+    return F.relu(F.batch_norm(F.conv2d(x, w, padding=2), mean, var, g, b, False, 0.1, EPS))
+
+
+def bn_features(x: TensorF32Cpu2D, mean: TensorF32Cpu1D, var: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.batch_norm(x, mean, var, training=False, eps=1e-3)
+
+
+def gn(x: TensorF32Cpu3D, w: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    return F.silu(F.group_norm(x, 1, w, b, eps=1e-6))
+
+
+def token_and_position(idx: TensorI64Cpu2D, wte: TensorF32Cpu2D, pos: TensorI64Cpu1D, wpe: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return F.embedding(idx, wte) + F.embedding(pos, wpe)

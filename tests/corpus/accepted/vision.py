@@ -1,0 +1,40 @@
+# Convolution, pooling and padding (the vision ops): bound by their Python signatures, sizes as
+# ints or tuples, options positional or by keyword; libtorch's kernels.
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D
+
+STRIDE = 2
+
+
+def conv_block(x: TensorF32Cpu4D, w: TensorF32Cpu4D, b: TensorF32Cpu1D) -> TensorF32Cpu4D:
+    return F.relu(F.conv2d(x, w, b, stride=STRIDE, padding=(1, 1)))
+
+
+def conv_positional(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.conv2d(x, w, None, 1, 2, 1, 1)
+
+
+def depthwise(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return torch.conv2d(x, w, padding=2, groups=x.shape[1] // w.shape[1])
+
+
+def conv_1d(x: TensorF32Cpu3D, w: TensorF32Cpu3D, b: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    return F.gelu(F.conv1d(x, w, b, padding=1))
+
+
+def pools(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    y = F.max_pool2d(x, kernel_size=3, stride=2, padding=1)
+    return F.avg_pool2d(y, 2, ceil_mode=True) + F.adaptive_avg_pool2d(y, (1, 1)) + F.adaptive_max_pool2d(y, 1)
+
+
+def pools_1d(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return F.max_pool1d(x, 2) + F.avg_pool1d(x, 2, stride=2) + F.adaptive_avg_pool1d(x, 1)
+
+
+def global_pool_head(x: TensorF32Cpu4D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.linear(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1), w, b)
+
+
+def padding(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return F.pad(x, (1, 2), mode="reflect") + F.pad(x, (2, 1), "replicate") + F.pad(x, (0, 3), value=0.5)
