@@ -260,6 +260,14 @@ rule!(FUNCTION_MUL, "torchlower/function-mul-f32-rank1-2", Mul, false,
     "torch.mul(a, b)", "Two positional tensors, no keywords; same rank matrix as `*`.", "torch.mul(a, b)");
 rule!(FUNCTION_DIV, "torchlower/function-div-f32-rank1-2", Div, false,
     "torch.div(a, b)", "Two positional tensors, no keywords (no `rounding_mode`); true division.", "torch.div(a, b)");
+rule!(METHOD_ADD, "torchlower/method-add", Add, true,
+    "EXTENSION: a.add(b)", "One tensor or Python number, no keywords (an `alpha` is TL240); the rank matrix of `+`.", "x.add(residual)");
+rule!(METHOD_SUB, "torchlower/method-sub", Sub, true,
+    "EXTENSION: a.sub(b) / a.subtract(b)", "One tensor or Python number, no keywords (an `alpha` is TL240); the rank matrix of `-`.", "x.sub(mean)");
+rule!(METHOD_MUL, "torchlower/method-mul", Mul, true,
+    "EXTENSION: a.mul(b) / a.multiply(b)", "One tensor or Python number, no keywords; the rank matrix of `*`.", "x.mul(torch.tanh(F.softplus(x)))");
+rule!(METHOD_DIV, "torchlower/method-div", Div, true,
+    "EXTENSION: a.div(b) / a.divide(b) / a.true_divide(b)", "One tensor or Python number, no keywords (a `rounding_mode` is TL240); true division.", "x.div(6.0)");
 
 rule!(MEAN_DIM, "torchlower/mean-static-dim-f32-rank1-2", MeanDim, false,
     "mean over one static dim", "Method `t.mean(...)` or `torch.mean(t, ...)`: `dim` an int literal given once (positionally or as keyword; negative literals are normalised), `keepdim` omitted (False) or a keyword bool literal. Rank-2: dim 0/1; rank-1: dim 0 with keepdim=True. The result must be rank 1 or 2.", "h.mean(dim=1)  /  torch.mean(h, 0, keepdim=True)");
@@ -324,10 +332,10 @@ rule!(CLAMP_MIN, "torchlower/clamp-min-number", ClampMin, true,
 rule!(CLAMP_MAX, "torchlower/clamp-max-number", ClampMax, true,
     "EXTENSION: torch.clamp_max(t, hi) / t.clamp_max(hi)", "A Python-number bound.", "x.clamp_max(6)");
 rule!(MAXIMUM, "torchlower/maximum", Maximum, true,
-    "EXTENSION: torch.maximum(a, b) / a.maximum(b)",
+    "EXTENSION: torch.maximum(a, b) / a.maximum(b) / torch.max(a, b)",
     "Two float32 tensors, broadcast as eager does; NaN propagates.", "torch.maximum(x, floor)");
 rule!(MINIMUM, "torchlower/minimum", Minimum, true,
-    "EXTENSION: torch.minimum(a, b) / a.minimum(b)",
+    "EXTENSION: torch.minimum(a, b) / a.minimum(b) / torch.min(a, b)",
     "Two float32 tensors, broadcast as eager does; NaN propagates.", "torch.minimum(x, ceiling)");
 rule!(LAYER_NORM, "torchlower/layer-norm", LayerNorm, true,
     "EXTENSION: F.layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5)",
@@ -455,7 +463,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &GELU_NONE,
     &MATMUL_OP_2D, &MATMUL_OP_MIXED, &MATMUL_CALL_2D, &MATMUL_CALL_MIXED,
     &ADD_SAME, &ADD_BCAST, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
-    &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV,
+    &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV, &METHOD_ADD, &METHOD_SUB, &METHOD_MUL, &METHOD_DIV,
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &RELU_IN_PLACE, &ADD_IN_PLACE, &SUB_IN_PLACE, &MUL_IN_PLACE, &DIV_IN_PLACE,
     &MEAN_DIM, &SUM_DIM,
@@ -622,9 +630,9 @@ code!(GELU_METHOD, "TL231", Gelu, Error,
     "Only the functional `torch.nn.functional.gelu(t)` is claimed.",
     "h.gelu()", "Call `F.gelu(h)`.");
 code!(ARITH_METHOD, "TL240", Binops, Error,
-    "Arithmetic method form",
-    "`.add/.sub/.mul/.div` accept options (`alpha`, scalars, `rounding_mode`) and are kept on Python, as in the seed.",
-    "a.add(b)", "Use the operator `a + b` or `torch.add(a, b)`.");
+    "Arithmetic method with options",
+    "`.add/.sub/.mul/.div` with one tensor or number are claimed (torchlower/method-…); with options (`alpha`, `rounding_mode`, `out`) or other arguments they stay on Python.",
+    "a.add(b, alpha=2)  /  a.div(b, rounding_mode=\"floor\")", "Use the operator form, or compute the option with separate ops.");
 code!(INT64_ARITH, "TL241", Binops, Error,
     "Arithmetic on int64 tensors",
     "Classification results (TensorI64Cpu1D) are only returned; elementwise arithmetic and matmul stay float32-only.",

@@ -75,10 +75,32 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     arith_function(q, op, path)
 }
 
-/// `.add()`, `.sub()`, …: recognised and rejected (they take `alpha`, scalars and
-/// `rounding_mode`, so the operator or `torch.add` is the claimed form).
-pub fn arith_method(name: &str) -> Decision {
-    Decision::reject(&rules::ARITH_METHOD, format!("arithmetic method `.{name}()` is not claimed"))
+/// `a.add(b)`, `a.mul(0.5)`, …: one tensor or Python number, no keywords, as the operator;
+/// options (`alpha`, `rounding_mode`) are TL240.
+pub fn arith_method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
+    let form = format!(".{name}()");
+    let rule = match op {
+        Op::Add => &rules::METHOD_ADD,
+        Op::Sub => &rules::METHOD_SUB,
+        Op::Mul => &rules::METHOD_MUL,
+        Op::Div => &rules::METHOD_DIV,
+        other => return super::not_in_lane(other),
+    };
+    let ([other], false, []) = (q.args, q.starred, q.keywords) else {
+        return Decision::reject(&rules::ARITH_METHOD, format!("arithmetic method `{form}` with options or other arguments is not claimed"));
+    };
+    let decision = with_number(receiver, other, op, &form, false).unwrap_or_else(|| elementwise(receiver, other, op, rule, rule, &form));
+    // the operands are the receiver and the argument; the number form keeps its own rule
+    match decision {
+        Decision::Claimed(mut claim) => {
+            claim.operands = vec![OperandRef::Receiver, OperandRef::Arg(0)];
+            if claim.options == Options::None {
+                claim.rule = rule;
+            }
+            Decision::Claimed(claim)
+        }
+        other => other,
+    }
 }
 
 /// `torch.add(a, b)` & co.: two positional tensors, no keywords (no alpha/out/rounding_mode).
@@ -276,7 +298,10 @@ mod tests {
         assert_eq!(outcome(&call("torch.add", &[x.clone(), x.clone()], &[kw("alpha", int(2))])).0, "TL201");
         assert_eq!(outcome(&call("torch.div", &[x.clone(), x.clone()], &[kw("rounding_mode", string("trunc"))])).0, "TL201");
         assert_eq!(outcome(&call("torch.mul", &[int(2), x.clone()], &[])).0, "TL242");
-        assert_eq!(outcome(&method(&x, "add", &[x.clone()], &[])).0, "TL240");
+        assert_eq!(outcome(&method(&x, "add", &[x.clone()], &[])).0, "torchlower/method-add");
+        assert_eq!(outcome(&method(&x, "mul", &[int(2)], &[])).0, "torchlower/tensor-mul-scalar-f32");
+        assert_eq!(outcome(&method(&x, "add", &[x.clone()], &[kw("alpha", int(2))])).0, "TL240");
+        assert_eq!(outcome(&method(&x, "true_divide", &[t(T::F32_CPU_1D)], &[])), ("torchlower/method-div".into(), "TensorF32Cpu2D".into()));
         assert_eq!(outcome(&call("torch.subtract", &[x.clone(), x.clone()], &[])).0, "not_covered");
         let args = [x.clone(), x.clone()];
         let aug = decide(&Query { target: Target::BinOp { op: Operator::Add, augmented: true }, receiver: None, args: &args, keywords: &[], starred: false });

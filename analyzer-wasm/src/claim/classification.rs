@@ -38,7 +38,9 @@ fn softmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, funct
     let check = || -> Result<Claim, Decision> {
         let t = f32_tensor(input, &format!("{form} input"))?;
         if let Some((_, dtype)) = keyword(q, "dtype") {
-            if !(functional && dtype.lit == Lit::None) {
+            // `dtype=torch.float32` on a float32 input converts nothing (eager's `to` is a no-op)
+            let own = t.dtype == crate::ty::Dtype::F32 && dtype.lit == Lit::Dtype("torch.float32");
+            if !(own || functional && dtype.lit == Lit::None) {
                 return Err(Decision::reject(&rules::SOFTMAX_DTYPE, format!("{form}: `dtype` override is not supported")));
             }
         }
@@ -98,6 +100,8 @@ mod tests {
         assert_eq!(outcome(&call("torch.nn.functional.softmax", &[t(two)], &[kw("dim", int(1)), kw("dtype", none())])).0, f);
         // rejections
         assert_eq!(outcome(&call("torch.softmax", &[t(two), int(1)], &[kw("dtype", none())])).0, "TL260");
+        let f32 = super::Operand { ty: crate::ty::Ty::Unknown, lit: super::Lit::Dtype("torch.float32") };
+        assert_eq!(outcome(&call("torch.softmax", &[t(two), int(1)], &[kw("dtype", f32)])).0, "torchlower/softmax-static-dim-f32-rank1-2");
         assert_eq!(outcome(&call("torch.nn.functional.softmax", &[t(two)], &[kw("dim", int(1)), kw("dtype", unknown())])).0, "TL260");
         assert_eq!(outcome(&method(&t(two), "softmax", &[], &[])).0, "TL250");
         assert_eq!(outcome(&method(&t(two), "softmax", &[], &[kw("dim", int(1)), kw("keepdim", boolean(true))])).0, "TL201");

@@ -237,6 +237,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Activations => activations::method(q, receiver, op),
             Lane::Unary => unary::method(q, receiver, op, name),
             Lane::Binops if op == Op::Bmm => binops::bmm_method(q, receiver),
+            Lane::Binops if op.binary().is_some() => binops::arith_method(q, receiver, op, name),
             Lane::Binops => binops::matmul_method(q, receiver),
             Lane::Reductions => reductions::method(q, receiver, op, name),
             Lane::Classification => classification::method(q, receiver, op),
@@ -247,7 +248,6 @@ fn decide_method(q: &Query, name: &str) -> Decision {
     }
     match Op::from_rejected_method(name) {
         Some(Op::Gelu) => gelu::method(),
-        Some(op) if op.info().lane == Lane::Binops => binops::arith_method(name),
         Some(op) => not_in_lane(op),
         None => Decision::NotCovered(format!("`Tensor.{name}` is not part of the claimed surface")),
     }

@@ -98,8 +98,11 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
                 return d;
             }
             let [other] = rest else {
-                return Decision::reject(&rules::BAD_ARITY, format!("{form} takes two tensors"));
+                return Decision::reject(&rules::BAD_ARITY, format!("{form}: only the two-tensor form is claimed (the reductions are not)"));
             };
+            if !matches!(other.ty, Ty::Tensor(_) | Ty::Unknown) {
+                return Decision::reject(&rules::BAD_ARITY, format!("{form}: only the two-tensor form is claimed (the reduction over a dim is not)"));
+            }
             let Some(rule) = rule(op) else { return super::not_in_lane(op) };
             let a = match f32_tensor(input, &format!("{form} input")) {
                 Ok(t) => t,

@@ -28,6 +28,9 @@ impl Walker<'_> {
             (Expr::Name(n), None) if n.id.as_str() == "len" && !locals.contains("len") && self.scope.is_builtin("len") => {
                 return self.len_call(c);
             }
+            (Expr::Name(n), None) if n.id.as_str() == "isinstance" && !locals.contains("isinstance") && self.scope.is_builtin("isinstance") => {
+                return self.isinstance_call(c);
+            }
             (Expr::Name(n), None) if !locals.contains(n.id.as_str()) && self.callees.contains_key(n.id.as_str()) => {
                 let callee = self.callees[n.id.as_str()].clone();
                 return self.helper_call(c, n.id.as_str(), &callee);
@@ -78,7 +81,7 @@ impl Walker<'_> {
                 let local = receiver.take().expect("a receiver");
                 return self.in_place((SiteKind::Method, format!("Tensor.{name}")), op, local, other, c.range());
             }
-            if matches!(name, "float" | "long" | "bool" | "to" | "type_as") {
+            if matches!(name, "float" | "long" | "bool" | "to" | "type_as" | "type") {
                 if let Some(same) = self.same_dtype_conversion(c, name, t) {
                     return if same { receiver.take().expect("a receiver") } else { Val::explained(Ty::Unknown) };
                 }
@@ -130,6 +133,7 @@ impl Walker<'_> {
             }
             return Val::explained(Ty::Unknown);
         }
+        let decision = keywords_in_evaluation_order(decision, &args, &keywords);
         let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
         let parts = matches!(&decision, Decision::Claimed(claim) if claim.op.info().signature == torchlower_ops::Signature::Parts);
         let unpacked_here = self.unpacking.filter(|(range, count)| *range == c.range() && *count != usize::MAX).map(|(_, count)| count);
@@ -149,6 +153,41 @@ impl Walker<'_> {
         self.site(claim::describe_target(target), decision, c.range(), receiver, &args, &kw_vals)
     }
 
+    /// `isinstance(v, torch.Tensor)` (or `int`, `float`, `bool`) of a typed value: static, as
+    /// the boundary checked the type.
+    fn isinstance_call(&mut self, c: &ast::ExprCall) -> Val {
+        let static_answer = match (&c.arguments.args[..], c.arguments.keywords.is_empty()) {
+            ([value, class], true) => {
+                let v = self.expr(value);
+                let locals = &self.locals;
+                let class_path = self.scope.dotted_path(class, &|n| locals.contains(n));
+                let builtin = |name: &str| matches!(class, Expr::Name(n) if n.id.as_str() == name && !locals.contains(name) && self.scope.is_builtin(name));
+                match v.ty {
+                    _ if v.explained => return Val::explained(Ty::Unknown),
+                    Ty::Tensor(_) if class_path.as_deref() == Some("torch.Tensor") => Some(true),
+                    Ty::Tensor(_) if builtin("int") || builtin("float") || builtin("bool") => Some(false),
+                    Ty::Int | Ty::Float | Ty::Bool if class_path.as_deref() == Some("torch.Tensor") => Some(false),
+                    Ty::Int if builtin("int") => Some(true),
+                    // an int parameter may hold a bool at run time
+                    Ty::Int if builtin("bool") => None,
+                    Ty::Float if builtin("float") => Some(true),
+                    // bool is a subclass of int
+                    Ty::Bool if builtin("bool") || builtin("int") => Some(true),
+                    Ty::Int | Ty::Float | Ty::Bool if builtin("int") || builtin("float") || builtin("bool") => Some(false),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match static_answer {
+            Some(value) => Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value)),
+            None => {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, "`isinstance` is lowered on a typed value and torch.Tensor, int, float or bool only".into(), c.range());
+                Val::explained(Ty::Unknown)
+            }
+        }
+    }
+
     /// `math.sqrt(x)` (`f` given) or `float(x)` (`f` None) of one int or float: a float.
     fn number_call(&mut self, c: &ast::ExprCall, name: &str, f: Option<ir::MathFn>) -> Val {
         let (args, keywords, starred) = self.args(c);
@@ -156,6 +195,15 @@ impl Walker<'_> {
             self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` takes one positional argument here"), c.range());
             return Val::explained(Ty::Unknown);
         };
+        // `float("-inf")`, `float("nan")`, `float("1e-4")`: a float literal, as CPython parses it
+        if let (None, Lit::Str(text), true) = (f, &arg.lit, keywords.is_empty()) {
+            let parsed = text.trim().parse::<f64>().ok().filter(|_| !text.contains('_'));
+            if let Some(v) = parsed {
+                return Val::lowered(Ty::Float, Lit::Float(v), ir::Expr::Float(v));
+            }
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`float({text:?})` is not a float literal CPython accepts here"), c.range());
+            return Val::explained(Ty::Unknown);
+        }
         if starred || !keywords.is_empty() || !(arg.ty.is_scalar_int() || arg.ty == Ty::Float) {
             if !arg.explained {
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` of {} is not lowered", arg.ty.describe()), c.range());
@@ -274,6 +322,7 @@ impl Walker<'_> {
                 };
             }
             ("to", args) if args.len() <= 2 => {}
+            ("type", [_]) if no_keywords => {}
             _ => return None,
         }
         // `.to(dtype)`, `.to(device)`, `.to(device, dtype)`, `.to(dtype=…, device=…)`: the
@@ -490,4 +539,30 @@ impl Walker<'_> {
         self.sites.push(site);
         val
     }
+}
+
+/// A call claimed through its Python signature passes its arguments in parameter order, while
+/// Python evaluates them in source order: keywords out of parameter order are fine only when no
+/// argument computes anything (so no error can come first in one order and second in the other).
+fn keywords_in_evaluation_order(decision: Decision, args: &[Val], keywords: &[(Option<String>, Val)]) -> Decision {
+    let Decision::Claimed(claim) = &decision else { return decision };
+    let params = claim::params::of(claim.op);
+    if params.is_empty() {
+        return decision;
+    }
+    let order: Vec<usize> = keywords.iter().filter_map(|(k, _)| k.as_deref().and_then(|k| params.iter().position(|p| p.name == k))).collect();
+    fn simple(v: &Val) -> bool {
+        match (&v.ir, &v.elems) {
+            (Some(e), _) => matches!(e, ir::Expr::Local { .. } | ir::Expr::Int(_) | ir::Expr::Float(_) | ir::Expr::Bool(_)),
+            (None, Some(elems)) => elems.iter().all(simple),
+            (None, None) => true,
+        }
+    }
+    if order.windows(2).any(|w| w[0] > w[1]) && !(args.iter().all(simple) && keywords.iter().all(|(_, v)| simple(v))) {
+        return Decision::reject(
+            &rules::BAD_KEYWORD,
+            "keywords out of parameter order around arguments that compute something (Python evaluates them in source order)",
+        );
+    }
+    decision
 }

@@ -402,6 +402,16 @@ impl Walker<'_> {
                 return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
             }
         }
+        // `w.dtype in [torch.float16, torch.bfloat16]`: static when every element is
+        if let ([op @ (ast::CmpOp::In | ast::CmpOp::NotIn)], [other]) = (&c.ops[..], rest.as_slice()) {
+            let found = other.elems.as_ref().and_then(|elems| {
+                elems.iter().map(|e| static_equal(&first.lit, &e.lit)).collect::<Option<Vec<bool>>>()
+            });
+            if let Some(found) = found {
+                let value = found.contains(&true) == matches!(op, ast::CmpOp::In);
+                return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
+            }
+        }
         let all: Vec<&Val> = std::iter::once(&first).chain(rest.iter()).collect();
         if all.iter().any(|v| matches!(v.ty, Ty::Tensor(_))) {
             // a tensor comparison is a torch site that is not covered
@@ -532,12 +542,21 @@ fn expr_kind(e: &Expr) -> &'static str {
     }
 }
 
-/// The canonical name of a torch dtype path (`torch.float` is `torch.float32`).
+/// The canonical name of a torch dtype path (`torch.float` is `torch.float32`). Dtypes without
+/// a tensor type here are static values all the same: `w.dtype in [torch.float16, …]` and
+/// `x.dtype != torch.int8` are decided while analysing.
 fn torch_dtype(path: &str) -> Option<&'static str> {
     Some(match path {
         "torch.float32" | "torch.float" => "torch.float32",
         "torch.int64" | "torch.long" => "torch.int64",
         "torch.bool" => "torch.bool",
+        "torch.float16" | "torch.half" => "torch.float16",
+        "torch.bfloat16" => "torch.bfloat16",
+        "torch.float64" | "torch.double" => "torch.float64",
+        "torch.int32" | "torch.int" => "torch.int32",
+        "torch.int16" | "torch.short" => "torch.int16",
+        "torch.int8" => "torch.int8",
+        "torch.uint8" => "torch.uint8",
         _ => return None,
     })
 }

@@ -489,29 +489,29 @@ op_table! {
         /// `a + b` with broadcasting.
         Add {
             name: "add", lane: Binops,
-            functions: ["torch.add"], methods: [], operators: ["+"],
-            rejected_functions: [], rejected_methods: ["add"],
+            functions: ["torch.add"], methods: ["add"], operators: ["+"],
+            rejected_functions: [], rejected_methods: [],
             cuda: "tl_add",
         },
         /// `a - b` with broadcasting.
         Sub {
             name: "sub", lane: Binops,
-            functions: ["torch.sub"], methods: [], operators: ["-"],
-            rejected_functions: [], rejected_methods: ["sub", "subtract"],
+            functions: ["torch.sub"], methods: ["sub", "subtract"], operators: ["-"],
+            rejected_functions: [], rejected_methods: [],
             cuda: "tl_sub",
         },
         /// `a * b` with broadcasting.
         Mul {
             name: "mul", lane: Binops,
-            functions: ["torch.mul"], methods: [], operators: ["*"],
-            rejected_functions: [], rejected_methods: ["mul", "multiply"],
+            functions: ["torch.mul"], methods: ["mul", "multiply"], operators: ["*"],
+            rejected_functions: [], rejected_methods: [],
             cuda: "tl_mul",
         },
         /// `a / b`, true division with broadcasting.
         Div {
             name: "div", lane: Binops,
-            functions: ["torch.div"], methods: [], operators: ["/"],
-            rejected_functions: [], rejected_methods: ["div", "divide", "true_divide"],
+            functions: ["torch.div"], methods: ["div", "divide", "true_divide"], operators: ["/"],
+            rejected_functions: [], rejected_methods: [],
             cuda: "tl_div",
         },
     ],
@@ -709,14 +709,14 @@ op_table! {
         /// Elementwise maximum of two tensors (NaN propagates), with broadcasting.
         Maximum {
             name: "maximum", lane: Pointwise, signature: Product,
-            functions: ["torch.maximum"], methods: ["maximum"], operators: [],
+            functions: ["torch.maximum", "torch.max"], methods: ["maximum"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
         /// Elementwise minimum of two tensors (NaN propagates), with broadcasting.
         Minimum {
             name: "minimum", lane: Pointwise, signature: Product,
-            functions: ["torch.minimum"], methods: ["minimum"], operators: [],
+            functions: ["torch.minimum", "torch.min"], methods: ["minimum"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
@@ -1065,7 +1065,8 @@ mod tests {
         assert_eq!(Op::from_function("torch.nn.functional.relu"), Some(Op::Relu));
         assert_eq!(Op::from_method("negative"), Some(Op::Neg));
         assert_eq!(Op::from_operator("@"), Some(Op::Matmul));
-        assert_eq!(Op::from_rejected_method("true_divide"), Some(Op::Div));
+        assert_eq!(Op::from_method("true_divide"), Some(Op::Div));
+        assert_eq!(Op::from_rejected_method("gelu"), Some(Op::Gelu));
         assert_eq!(Op::from_function("torch.subtract"), None);
         assert_eq!(Op::Linear.unary(), None);
         assert_eq!(Unary::Gelu.name(), "gelu");

@@ -130,3 +130,7 @@ def div_op_1d_2d(v: TensorF32Cpu1D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def div_fn_1d_2d(v: TensorF32Cpu1D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.div(v, x)
+
+
+def arithmetic_methods(x: TensorF32Cpu2D, y: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x.add(y).sub(b).mul(torch.tanh(x)).div(6.0) + x.subtract(1).multiply(y).true_divide(y.divide(2))

@@ -32,3 +32,15 @@ def string_locals(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     if x.is_cuda:
         approximate = "tanh"
     return F.gelu(x, approximate=approximate)
+
+
+def dtype_membership_and_isinstance(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    if w.dtype in [torch.float16, torch.bfloat16]:
+        x = x.to(w.dtype)
+    if isinstance(w, torch.Tensor) and x.dtype != w.dtype and w.dtype not in (torch.int8,):
+        x = x.to(w.dtype)
+    return x.type(torch.float32) @ w.type(x.dtype)
+
+
+def float_of_strings(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.clamp(float("-inf"), float(" 1e3 ")) * float("1.5")

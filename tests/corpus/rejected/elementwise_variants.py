@@ -15,11 +15,11 @@ def int_operand_first(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
 
 
 def method_add(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.add(y)
+    return x.add(y, alpha=2)
 
 
 def method_div(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.div(y)
+    return x.div(y, rounding_mode="floor")
 
 
 def alias_subtract(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
