@@ -427,6 +427,23 @@ rule!(EMBEDDING, "torchlower/embedding", Embedding, true,
     "EXTENSION: F.embedding(indices, weight)",
     "int64 indices of rank 1–3 and a rank-2 float32 weight: the rows of `weight` (result rank one more than the indices). `padding_idx`, `max_norm`, `scale_grad_by_freq` and `sparse` omitted or at eager's defaults (`max_norm` renormalises the weight in place). An out-of-range index raises eager's IndexError.",
     "F.embedding(idx, wte)");
+rule!(EQ, "torchlower/eq", Eq, true,
+    "EXTENSION: a == b / torch.eq(a, b) / a.eq(b)",
+    "Two tensors of any dtypes on the CPU (eager's type promotion and broadcasting), or a tensor and a Python int or float; a bool tensor of the larger rank.",
+    "idx == 0");
+rule!(NE, "torchlower/ne", Ne, true, "EXTENSION: a != b / torch.ne(a, b) / a.ne(b)", "As `==`; a bool tensor.", "mask != 0");
+rule!(LT, "torchlower/lt", Lt, true, "EXTENSION: a < b / torch.lt(a, b) / a.lt(b)", "As `==`; a bool tensor (`0 < x` is `x > 0`, as Python reflects it).", "x < threshold");
+rule!(LE, "torchlower/le", Le, true, "EXTENSION: a <= b / torch.le(a, b) / a.le(b)", "As `==`; a bool tensor.", "x <= 0.5");
+rule!(GT, "torchlower/gt", Gt, true, "EXTENSION: a > b / torch.gt(a, b) / a.gt(b)", "As `==`; a bool tensor.", "relative_position > 0");
+rule!(GE, "torchlower/ge", Ge, true, "EXTENSION: a >= b / torch.ge(a, b) / a.ge(b)", "As `==`; a bool tensor.", "ws >= min_size");
+rule!(MASKED_FILL, "torchlower/masked-fill", MaskedFill, true,
+    "EXTENSION: x.masked_fill(mask, value) / torch.masked_fill(x, mask, value)",
+    "A float32 tensor, a bool mask that broadcasts to it (eager's error otherwise) and a Python number (`float(\"-inf\")` too); the input's type.",
+    "att.masked_fill(bias[:, :, :T, :T] == 0, float(\"-inf\"))");
+rule!(WHERE, "torchlower/where", Where, true,
+    "EXTENSION: torch.where(cond, a, b)",
+    "A bool condition and two float32 tensors, or one float32 tensor and a Python number; broadcast as eager does, a float32 result of the largest rank. The one-argument form (indices of the set elements, a data-dependent shape) stays Python.",
+    "torch.where(mask, x, 0.0)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -472,7 +489,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

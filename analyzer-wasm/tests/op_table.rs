@@ -63,6 +63,8 @@ fn params_operands(params: &[torchlower_ops::Param]) -> Vec<Operand> {
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => tensor(TensorTy::F32_CPU_2D),
             Kind::Tensor => tensor(TensorTy::F32_CPU_3D),
             Kind::Indices => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type")),
+            Kind::Mask => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 3).expect("a type")),
+            Kind::TensorOrNumber => tensor(TensorTy::F32_CPU_3D),
             _ => int(1),
         })
         .collect()
@@ -78,6 +80,8 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => "w",
             Kind::Tensor => "x",
             Kind::Indices => "i",
+            Kind::Mask => "x > 0",
+            Kind::TensorOrNumber => "x",
             _ => "1",
         })
         .collect();
@@ -127,7 +131,8 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             claims.push((row.op, rule, row.name));
         }
         for symbol in row.operators.iter().filter(|s| **s != "[]") {
-            let target = Target::BinOp { op: python_operator(symbol), augmented: false };
+            let comparison = ["==", "!=", "<", "<=", ">", ">="].contains(symbol);
+            let target = if comparison { Target::Compare(symbol) } else { Target::BinOp { op: python_operator(symbol), augmented: false } };
             let q = Query { target, receiver: None, args: &operands, keywords: &[], starred: false };
             queries.push((symbol.to_string(), decide(&q)));
         }
@@ -215,13 +220,14 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmax, _) if marker.contains("Cuda") => continue, // no int64 CUDA type
                 (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
+                (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (_, "B") => marker.replace("2D", "3D"),
                 _ => marker.to_string(),
             };
             // `call` may carry statements to run first, after a newline: `a\n    a, b = …`
             let (value, before) = call.split_once('\n').map_or((call.as_str(), ""), |(v, b)| (v, b));
             let source = format!(
-                "from torchlower.types import {marker}, {vector}, {batched}, TensorI64Cpu1D, TensorI64Cpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
+                "from torchlower.types import {marker}, {vector}, {batched}, TensorI64Cpu1D, TensorI64Cpu2D, TensorBoolCpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
                 params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")).replace(": B", &format!(": {batched}")),
             );
             let report = torchlower_analyzer::analyze(&source, "op.py");

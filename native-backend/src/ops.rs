@@ -630,3 +630,77 @@ mod tests {
         );
     }
 }
+
+/// A float32 tensor or a Python number, where an op takes either (`torch.where(c, x, 0.0)`);
+/// the emitted code passes `Value::from(&v)` whatever `v` is.
+pub enum Value<'a> {
+    Tensor(&'a Tensor),
+    Number(tch::Scalar),
+}
+
+impl<'a> From<&'a Tensor> for Value<'a> {
+    fn from(t: &'a Tensor) -> Self {
+        Value::Tensor(t)
+    }
+}
+
+impl From<&i64> for Value<'_> {
+    fn from(n: &i64) -> Self {
+        Value::Number(tch::Scalar::int(*n))
+    }
+}
+
+impl From<&f64> for Value<'_> {
+    fn from(n: &f64) -> Self {
+        Value::Number(tch::Scalar::float(*n))
+    }
+}
+
+/// `torch.where(condition, a, b)`: eager's overloads for a tensor or a number on either side.
+pub fn where_(condition: &Tensor, a: Value, b: Value) -> Result<Tensor> {
+    Ok(match (a, b) {
+        (Value::Tensor(a), Value::Tensor(b)) => a.f_where_self(condition, b)?,
+        (Value::Tensor(a), Value::Number(b)) => a.f_where_scalarother(condition, b)?,
+        (Value::Number(a), Value::Tensor(b)) => Tensor::f_where_scalarself(condition, a, b)?,
+        (Value::Number(a), Value::Number(b)) => Tensor::f_where_scalar(condition, a, b)?,
+    })
+}
+
+/// `x.masked_fill(mask, value)`.
+#[inline]
+pub fn masked_fill(x: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
+    Ok(x.f_masked_fill(mask, value)?)
+}
+
+/// The comparisons: `name(a, b)` of two tensors, `name_scalar(t, s)` with a Python number on
+/// the right, `scalar_name(s, t)` on the left (Python reflects `s < t` to `t > s`).
+macro_rules! comparisons {
+    ($($name:ident / $tensor:ident, $scalar:ident / $with_scalar:ident, $number_left:ident / $reflected:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "(a, b)`: a bool tensor.")]
+        #[inline]
+        pub fn $name(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+            Ok(a.$tensor(b)?)
+        }
+
+        #[doc = concat!("`", stringify!($name), "(t, s)` with a Python number.")]
+        #[inline]
+        pub fn $scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+            Ok(t.$with_scalar(s)?)
+        }
+
+        #[doc = concat!("`s ", stringify!($name), " t` with a Python number on the left.")]
+        #[inline]
+        pub fn $number_left<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+            Ok(t.$reflected(s)?)
+        }
+    )*};
+}
+
+comparisons! {
+    eq / f_eq_tensor, eq_scalar / f_eq, scalar_eq / f_eq;
+    ne / f_ne_tensor, ne_scalar / f_ne, scalar_ne / f_ne;
+    lt / f_lt_tensor, lt_scalar / f_lt, scalar_lt / f_gt;
+    le / f_le_tensor, le_scalar / f_le, scalar_le / f_ge;
+    gt / f_gt_tensor, gt_scalar / f_gt, scalar_gt / f_lt;
+    ge / f_ge_tensor, ge_scalar / f_ge, scalar_ge / f_le;
+}

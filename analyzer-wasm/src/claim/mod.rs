@@ -11,6 +11,7 @@ pub mod norms;
 pub mod params;
 pub mod embedding;
 pub mod vision;
+pub mod masking;
 pub mod pointwise;
 pub mod classification;
 pub mod gelu;
@@ -67,6 +68,8 @@ pub enum Target<'a> {
     Method(&'a str),
     /// a binary operator; `augmented` for `h += x`
     BinOp { op: Operator, augmented: bool },
+    /// a comparison operator (`"=="`, `"<"`, …) between two operands
+    Compare(&'a str),
 }
 
 /// Everything the lanes may look at.
@@ -121,6 +124,7 @@ pub fn describe_target(target: Target) -> (SiteKind, String) {
             let sym = operator_symbol(op);
             (SiteKind::Binop, if augmented { format!("{sym}=") } else { sym.to_string() })
         }
+        Target::Compare(sym) => (SiteKind::Binop, sym.to_string()),
     }
 }
 
@@ -148,6 +152,7 @@ pub fn decide(q: &Query) -> Decision {
         Target::Function(path) => decide_function(q, path),
         Target::Method(name) => decide_method(q, name),
         Target::BinOp { op, augmented } => binops::binop(q, op, augmented),
+        Target::Compare(sym) => masking::operator(q, sym),
     };
     cuda_gate(q, decision)
 }
@@ -198,6 +203,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Norms => norms::function(q, op, path),
             Lane::Vision => vision::function(q, op, path),
             Lane::Embedding => embedding::function(q, op, path),
+            Lane::Masking => masking::function(q, op, path),
         };
     }
     match Op::from_rejected_function(path) {
@@ -243,6 +249,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Classification => classification::method(q, receiver, op),
             Lane::Views => views::method(q, receiver, op, name),
             Lane::Pointwise => pointwise::method(q, receiver, op, name),
+            Lane::Masking => masking::method(q, receiver, op, name),
             Lane::Linear | Lane::Gelu | Lane::Norms | Lane::Vision | Lane::Embedding => not_in_lane(op),
         };
     }

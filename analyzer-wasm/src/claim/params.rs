@@ -90,17 +90,20 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
         }
         let what = format!("{form}: `{}`", param.name);
         let passed = match param.kind {
-            Kind::Tensor | Kind::OptTensor | Kind::Indices => {
+            Kind::TensorOrNumber if matches!(value.ty, Ty::Int | Ty::Float) => true,
+            Kind::Tensor | Kind::OptTensor | Kind::Indices | Kind::Mask | Kind::TensorOrNumber => {
                 if param.kind == Kind::OptTensor && value.lit == Lit::None {
                     continue;
                 }
-                let dtype = if param.kind == Kind::Indices { Dtype::I64 } else { Dtype::F32 };
+                let (dtype, wanted) = match param.kind {
+                    Kind::Indices => (Dtype::I64, "an int64 tensor"),
+                    Kind::Mask => (Dtype::Bool, "a bool tensor"),
+                    Kind::TensorOrNumber => (Dtype::F32, "a float32 tensor or a Python number"),
+                    _ => (Dtype::F32, "a float32 tensor"),
+                };
                 let t = match value.ty {
                     Ty::Tensor(t) if t.dtype == dtype => t,
-                    other => {
-                        let wanted = if dtype == Dtype::I64 { "an int64 tensor" } else { "a float32 tensor" };
-                        return Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not {wanted}", other.describe())));
-                    }
+                    other => return Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not {wanted}", other.describe()))),
                 };
                 if device.is_some_and(|d| d != t.device) {
                     return Err(Decision::reject(&rules::MIXED_DEVICE, format!("{what}: operands live on different devices (cpu and cuda:0)")));

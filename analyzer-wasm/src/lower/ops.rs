@@ -193,7 +193,12 @@ impl FnEmitter<'_> {
                 continue;
             };
             match param.kind {
-                Kind::Tensor | Kind::Indices => self.borrow(Some(value)),
+                Kind::Tensor | Kind::Indices | Kind::Mask => self.borrow(Some(value)),
+                Kind::TensorOrNumber => {
+                    self.out.push_str("tl::ops::Value::from(");
+                    self.borrow(Some(value));
+                    self.out.push(')');
+                }
                 Kind::OptTensor => {
                     self.out.push_str("Some(");
                     self.borrow(Some(value));

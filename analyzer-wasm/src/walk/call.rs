@@ -126,7 +126,7 @@ impl Walker<'_> {
             let what = match target {
                 Target::Function(p) => format!("call of `{p}`"),
                 Target::Method(m) => format!("method `.{m}()` on {}", recv_op.as_ref().map(|o| o.ty.describe()).unwrap_or_default()),
-                Target::BinOp { .. } => "operation".to_string(),
+                Target::BinOp { .. } | Target::Compare(_) => "operation".to_string(),
             };
             if !receiver.as_ref().is_some_and(|r| r.explained) {
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), c.range());

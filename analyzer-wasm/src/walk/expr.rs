@@ -414,10 +414,20 @@ impl Walker<'_> {
         }
         let all: Vec<&Val> = std::iter::once(&first).chain(rest.iter()).collect();
         if all.iter().any(|v| matches!(v.ty, Ty::Tensor(_))) {
-            // a tensor comparison is a torch site that is not covered
+            // a tensor comparison: one operator is a torch site (a bool tensor); a chain would
+            // take the truth value of a tensor
             let sym = c.ops.first().map(ast::CmpOp::as_str).unwrap_or("==");
-            let decision = Decision::NotCovered("tensor comparisons are not part of the claimed surface".into());
-            return self.site((SiteKind::Binop, sym.to_string()), decision, c.range(), None, &[], &[]);
+            let rest_vals = rest.clone();
+            let decision = match rest_vals.as_slice() {
+                [right] => {
+                    let operands = [first.operand(), right.operand()];
+                    claim::decide(&Query { target: Target::Compare(sym), receiver: None, args: &operands, keywords: &[], starred: false })
+                }
+                _ => Decision::reject(&rules::UNSUPPORTED_TARGET, "a chained comparison of tensors takes a tensor's truth value (eager raises for more than one element)"),
+            };
+            let mut operands = vec![first];
+            operands.extend(rest_vals);
+            return self.site((SiteKind::Binop, sym.to_string()), decision, c.range(), None, &operands, &[]);
         }
         let floats = all.iter().any(|v| v.ty == Ty::Float) && all.iter().all(|v| v.ty == Ty::Float || v.ty.is_scalar_int());
         if all.iter().any(|v| !v.ty.is_scalar_int()) && !floats {

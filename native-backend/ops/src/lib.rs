@@ -33,11 +33,12 @@ pub enum Lane {
     Norms,
     Vision,
     Embedding,
+    Masking,
 }
 
 impl Lane {
     /// Every lane, in documentation order.
-    pub const ALL: [Lane; 12] = [
+    pub const ALL: [Lane; 13] = [
         Lane::Linear,
         Lane::Activations,
         Lane::Unary,
@@ -50,6 +51,7 @@ impl Lane {
         Lane::Norms,
         Lane::Vision,
         Lane::Embedding,
+        Lane::Masking,
     ];
 
     /// Heading of the lane in the docs.
@@ -67,6 +69,7 @@ impl Lane {
             Lane::Norms => "normalization",
             Lane::Vision => "convolution, pooling and padding",
             Lane::Embedding => "embedding",
+            Lane::Masking => "comparisons and masking",
         }
     }
 
@@ -85,6 +88,7 @@ impl Lane {
             Lane::Norms => "norms",
             Lane::Vision => "vision",
             Lane::Embedding => "embedding",
+            Lane::Masking => "masking",
         }
     }
 }
@@ -150,6 +154,10 @@ pub enum Kind {
     OptTensor,
     /// An int64 tensor of indices (`&Tensor`).
     Indices,
+    /// A bool tensor (`&Tensor`): a mask or a condition.
+    Mask,
+    /// A float32 tensor or a Python number (`tl::ops::Value`).
+    TensorOrNumber,
     /// A Python int (`i64`).
     Int,
     /// A Python float or int (`f64`, as CPython converts an int).
@@ -241,6 +249,8 @@ const PAD: &[Param] = &[
     p("mode", Kind::Choice(&["constant", "reflect", "replicate", "circular"]), None),
     p("value", Kind::OptFloat, Some("None")),
 ];
+const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
+const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
 const BATCH_NORM: &[Param] = &[
     p("input", Kind::Tensor, None),
     p("running_mean", Kind::Tensor, None),
@@ -837,6 +847,62 @@ op_table! {
         Contiguous {
             name: "contiguous", lane: Views, signature: Tensor,
             functions: [], methods: ["contiguous"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `a == b` elementwise (a bool tensor), with broadcasting and eager's type promotion.
+        Eq {
+            name: "eq", lane: Masking, signature: Product,
+            functions: ["torch.eq"], methods: ["eq"], operators: ["=="],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `a != b` elementwise (a bool tensor).
+        Ne {
+            name: "ne", lane: Masking, signature: Product,
+            functions: ["torch.ne"], methods: ["ne"], operators: ["!="],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `a < b` elementwise (a bool tensor).
+        Lt {
+            name: "lt", lane: Masking, signature: Product,
+            functions: ["torch.lt"], methods: ["lt"], operators: ["<"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `a <= b` elementwise (a bool tensor).
+        Le {
+            name: "le", lane: Masking, signature: Product,
+            functions: ["torch.le"], methods: ["le"], operators: ["<="],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `a > b` elementwise (a bool tensor).
+        Gt {
+            name: "gt", lane: Masking, signature: Product,
+            functions: ["torch.gt"], methods: ["gt"], operators: [">"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `a >= b` elementwise (a bool tensor).
+        Ge {
+            name: "ge", lane: Masking, signature: Product,
+            functions: ["torch.ge"], methods: ["ge"], operators: [">="],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `value` where a bool mask is set, the input elsewhere.
+        MaskedFill {
+            name: "masked_fill", lane: Masking, signature: Params(MASKED_FILL),
+            functions: ["torch.masked_fill"], methods: ["masked_fill"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `input` where a bool condition is set, `other` elsewhere (tensors or Python numbers).
+        Where {
+            name: "where_", lane: Masking, signature: Params(WHERE),
+            functions: ["torch.where"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

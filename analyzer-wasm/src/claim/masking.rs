@@ -1,0 +1,138 @@
+//! Lane: comparisons and masking — `a == b`, `!=`, `<`, `<=`, `>`, `>=` (and `torch.eq` & co.,
+//! `.eq()` & co.) between tensors of any dtype or a tensor and a Python number, giving a bool
+//! tensor; `x.masked_fill(mask, value)`; `torch.where(cond, a, b)` with tensors or numbers.
+//! libtorch's kernels: eager's type promotion, broadcasting and errors. Bool tensors exist on
+//! the CPU only, so these are CPU-only.
+
+use super::{params, Claim, Decision, Operand, OperandRef, Query};
+use crate::ir::{Op, Options};
+use crate::rules::{self, Rule};
+use crate::ty::{Dtype, TensorTy, Ty};
+
+fn rule(op: Op) -> Option<&'static Rule> {
+    Some(match op {
+        Op::Eq => &rules::EQ,
+        Op::Ne => &rules::NE,
+        Op::Lt => &rules::LT,
+        Op::Le => &rules::LE,
+        Op::Gt => &rules::GT,
+        Op::Ge => &rules::GE,
+        Op::MaskedFill => &rules::MASKED_FILL,
+        Op::Where => &rules::WHERE,
+        _ => return None,
+    })
+}
+
+/// `a <sym> b` for a comparison operator.
+pub fn operator(q: &Query, sym: &str) -> Decision {
+    let Some(op) = Op::from_operator(sym) else {
+        return Decision::NotCovered(format!("tensor comparison `{sym}` is not part of the claimed surface"));
+    };
+    let [left, right] = q.args else { return Decision::reject(&rules::BAD_ARITY, format!("`{sym}` compares two operands")) };
+    compare(left, right, op, &format!("`{sym}`"), true, [OperandRef::Arg(0), OperandRef::Arg(1)])
+}
+
+pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    if !params::of(op).is_empty() {
+        return through_signature(q, op, path);
+    }
+    if let Err(d) = super::keywords_only(q, &[], path).and_then(|_| super::positional_exactly(q, 2, path)) {
+        return d;
+    }
+    compare(&q.args[0], &q.args[1], op, path, false, [OperandRef::Arg(0), OperandRef::Arg(1)])
+}
+
+pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
+    let form = format!(".{name}()");
+    if !params::of(op).is_empty() {
+        return through_signature(q, op, &form);
+    }
+    if let Err(d) = super::keywords_only(q, &[], &form).and_then(|_| super::positional_exactly(q, 1, &form)) {
+        return d;
+    }
+    compare(receiver, &q.args[0], op, &form, false, [OperandRef::Receiver, OperandRef::Arg(0)])
+}
+
+/// Two tensors (any dtypes, one device), or a tensor and a Python int or float (on the left
+/// only for the operators, as Python reflects `0 < x` to `x > 0`): a bool tensor of the larger
+/// rank.
+fn compare(left: &Operand, right: &Operand, op: Op, form: &str, number_left: bool, operands: [OperandRef; 2]) -> Decision {
+    let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+    let number = |o: &Operand| matches!(o.ty, Ty::Int | Ty::Float);
+    for o in [left, right] {
+        if o.ty == Ty::Unknown {
+            return Decision::NotCovered(format!("an operand of {form} has an unresolved type"));
+        }
+    }
+    let (tensors, options) = match (left.ty, right.ty) {
+        (Ty::Tensor(a), Ty::Tensor(b)) => (vec![a, b], Options::None),
+        (Ty::Tensor(a), _) if number(right) => (vec![a], Options::ScalarRight),
+        (_, Ty::Tensor(b)) if number(left) && number_left => (vec![b], Options::ScalarLeft),
+        _ => {
+            let other = if matches!(left.ty, Ty::Tensor(_)) { right } else { left };
+            return Decision::reject(&rules::SCALAR_OPERAND, format!("{form} with {} (a tensor or a Python int or float is claimed)", other.ty.describe()));
+        }
+    };
+    let device = match super::one_device(&tensors) {
+        Ok(d) => d,
+        Err(d) => return d,
+    };
+    let rank = tensors.iter().map(|t| t.rank).max().unwrap_or(1);
+    match TensorTy::new(Dtype::Bool, device, rank) {
+        Some(result) => Decision::Claimed(Claim { rule, result, op, options, operands: operands.to_vec() }),
+        None => Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{form}: bool tensors have no type on cuda:0 yet")),
+    }
+}
+
+/// `masked_fill(x, mask, value)` (the input's type) and `torch.where(cond, a, b)` (float32 of
+/// the largest rank, at least one of `a`, `b` a tensor).
+fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
+    let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+    let bound = match params::bind(q, op, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let result = match op {
+        Op::MaskedFill => bound.tensor("input"),
+        _ => {
+            let values = [bound.tensor("input"), bound.tensor("other")];
+            let rank = bound.tensors.iter().map(|(_, t)| t.rank).max().unwrap_or(1);
+            if values.iter().all(Option::is_none) {
+                return Decision::reject(&rules::SCALAR_OPERAND, format!("{form} of two Python numbers (a float32 tensor on either side is claimed)"));
+            }
+            TensorTy::f32(bound.device, rank)
+        }
+    };
+    match result {
+        Some(result) => bound.claim(rule, op, result),
+        None => Decision::reject(&rules::BAD_ARITY, format!("{form} needs its tensors")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::{decide, Query, Target};
+    use crate::ty::{Device, Dtype, TensorTy as T};
+
+    #[test]
+    fn comparisons_masks_and_where() {
+        let x = t(T::F32_CPU_2D);
+        let idx = t(T::I64_CPU_1D);
+        let mask = t(T::new(Dtype::Bool, Device::Cpu, 2).expect("a type"));
+        let args = [x.clone(), int(0)];
+        let gt = decide(&Query { target: Target::Compare(">"), receiver: None, args: &args, keywords: &[], starred: false });
+        assert_eq!(outcome(&gt), ("torchlower/gt".into(), "TensorBoolCpu2D".into()));
+        let args = [int(0), idx.clone()];
+        let lt = decide(&Query { target: Target::Compare("<"), receiver: None, args: &args, keywords: &[], starred: false });
+        assert_eq!(outcome(&lt), ("torchlower/lt".into(), "TensorBoolCpu1D".into()));
+        assert_eq!(outcome(&call("torch.eq", &[x.clone(), idx.clone()], &[])), ("torchlower/eq".into(), "TensorBoolCpu2D".into()));
+        assert_eq!(outcome(&call("torch.eq", &[int(0), x.clone()], &[])).0, "TL242");
+        assert_eq!(outcome(&method(&x, "masked_fill", &[mask.clone(), int(0)], &[])), ("torchlower/masked-fill".into(), "TensorF32Cpu2D".into()));
+        assert_eq!(outcome(&method(&x, "masked_fill", &[x.clone(), int(0)], &[])).0, "TL200");
+        assert_eq!(outcome(&call("torch.where", &[mask.clone(), x.clone(), int(0)], &[])).0, "torchlower/where");
+        assert_eq!(outcome(&call("torch.where", &[mask.clone(), int(1), int(0)], &[])).0, "TL242");
+        assert_eq!(outcome(&call("torch.where", &[mask], &[])).0, "TL202");
+        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "gt", &[int(0)], &[])).0, "TL209");
+    }
+}

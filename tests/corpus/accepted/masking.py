@@ -1,0 +1,23 @@
+# Comparisons give bool tensors; masks fill and select (causal attention, box filtering).
+import math
+
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorBoolCpu2D, TensorF32Cpu2D, TensorF32Cpu4D, TensorI64Cpu1D
+
+
+def causal_scores(q: TensorF32Cpu4D, k: TensorF32Cpu4D, bias: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    T = q.size(-2)
+    att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+    att = att.masked_fill(bias[:, :, :T, :T] == 0, float("-inf"))
+    return F.softmax(att, dim=-1)
+
+
+def comparisons(x: TensorF32Cpu2D, y: TensorF32Cpu2D, labels: TensorI64Cpu1D) -> TensorBoolCpu2D:
+    a = (x < y) == (x.le(0.5))
+    b = torch.ge(x, y) != (0 < x)
+    return torch.eq(a, b) == (labels > 1)
+
+
+def select(x: TensorF32Cpu2D, y: TensorF32Cpu2D, mask: TensorBoolCpu2D) -> TensorF32Cpu2D:
+    return torch.where(mask, x, y) + torch.where(x > 0, x, 0.0) + torch.where(mask, 1, y) + torch.masked_fill(x, mask, 2)
