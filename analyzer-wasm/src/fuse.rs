@@ -328,7 +328,18 @@ impl Pass<'_> {
         match s {
             Stmt::Assign { name, ty, value } => Stmt::Assign { name, ty, value: self.expr(value) },
             Stmt::Return(value) => Stmt::Return(self.expr(value)),
-            Stmt::Assert { cond, message } => Stmt::Assert { cond: self.expr(cond), message },
+            Stmt::Assert { cond, message } => Stmt::Assert {
+                cond: self.expr(cond),
+                message: message.map(|parts| {
+                    parts
+                        .into_iter()
+                        .map(|part| match part {
+                            ir::MessagePart::Int(e) => ir::MessagePart::Int(self.expr(e)),
+                            text => text,
+                        })
+                        .collect()
+                }),
+            },
             Stmt::Effect(value) => Stmt::Effect(self.expr(value)),
             Stmt::Unpack { names, value, tuple } => Stmt::Unpack { names, value: self.expr(value), tuple },
             Stmt::If { cond, then, orelse } => Stmt::If { cond: self.expr(cond), then: self.block(then), orelse: self.block(orelse) },

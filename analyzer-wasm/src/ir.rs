@@ -271,12 +271,20 @@ pub enum Stmt {
     Return(Expr),
     /// an expression statement made for its effect: an in-place op (`h.relu_()`)
     Effect(Expr),
-    /// `assert cond[, "message"]`: `AssertionError` when `cond` is false
-    Assert { cond: Expr, message: Option<String> },
+    /// `assert cond[, message]`: `AssertionError` when `cond` is false; the message (a string
+    /// literal or an f-string of ints) is formatted only then, as Python evaluates it
+    Assert { cond: Expr, message: Option<Vec<MessagePart>> },
     /// `a, b = t.chunk(2, dim)` & co.: `value` is the parts op (`Options::Parts`), each name
     /// gets one part; or `a, b = f(…)` of a module function returning a tuple (`tuple`)
     Unpack { names: Vec<(String, Ty)>, value: Expr, tuple: bool },
     FusedLoop(Box<FusedLoop>),
+}
+
+/// A piece of an `assert` message: literal text, or a Python int formatted as `str(n)`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MessagePart {
+    Text(String),
+    Int(Expr),
 }
 
 /// A native function ready for lowering.

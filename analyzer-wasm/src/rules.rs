@@ -444,6 +444,10 @@ rule!(WHERE, "torchlower/where", Where, true,
     "EXTENSION: torch.where(cond, a, b)",
     "A bool condition and two float32 tensors, or one float32 tensor and a Python number; broadcast as eager does, a float32 result of the largest rank. The one-argument form (indices of the set elements, a data-dependent shape) stays Python.",
     "torch.where(mask, x, 0.0)");
+rule!(ARANGE, "torchlower/arange", Arange, true,
+    "EXTENSION: torch.arange(end) / torch.arange(start, end, step=1)",
+    "Python-int bounds, positionally; `dtype` omitted, torch.long/int64 or torch.float32; `device` omitted, \"cpu\" or a CPU tensor's `.device`. An int64 (or float32) rank-1 CPU tensor from libtorch's kernel: eager's values and errors.",
+    "torch.arange(0, t, dtype=torch.long, device=idx.device)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -489,7 +493,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

@@ -220,6 +220,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmax, _) if marker.contains("Cuda") => continue, // no int64 CUDA type
                 (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
+                (Op::Arange, _) => "TensorI64Cpu1D".to_string(),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (_, "B") => marker.replace("2D", "3D"),
                 _ => marker.to_string(),

@@ -704,3 +704,9 @@ comparisons! {
     gt / f_gt_tensor, gt_scalar / f_gt, scalar_gt / f_lt;
     ge / f_ge_tensor, ge_scalar / f_ge, scalar_ge / f_le;
 }
+
+/// `torch.arange(start, end, step, dtype=…)` on the CPU (`dtype` as the analyzer names it).
+pub fn arange(start: i64, end: i64, step: i64, dtype: &str) -> Result<Tensor> {
+    let kind = if dtype == "torch.float32" { tch::Kind::Float } else { tch::Kind::Int64 };
+    Ok(Tensor::f_arange_start_step(start, end, step, (kind, tch::Device::Cpu))?)
+}

@@ -12,6 +12,7 @@ pub mod params;
 pub mod embedding;
 pub mod vision;
 pub mod masking;
+pub mod creation;
 pub mod pointwise;
 pub mod classification;
 pub mod gelu;
@@ -204,6 +205,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Vision => vision::function(q, op, path),
             Lane::Embedding => embedding::function(q, op, path),
             Lane::Masking => masking::function(q, op, path),
+            Lane::Creation => creation::function(q, op, path),
         };
     }
     match Op::from_rejected_function(path) {
@@ -250,7 +252,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Views => views::method(q, receiver, op, name),
             Lane::Pointwise => pointwise::method(q, receiver, op, name),
             Lane::Masking => masking::method(q, receiver, op, name),
-            Lane::Linear | Lane::Gelu | Lane::Norms | Lane::Vision | Lane::Embedding => not_in_lane(op),
+            Lane::Linear | Lane::Gelu | Lane::Norms | Lane::Vision | Lane::Embedding | Lane::Creation => not_in_lane(op),
         };
     }
     match Op::from_rejected_method(name) {

@@ -179,8 +179,28 @@ impl FnEmitter<'_> {
             Stmt::Assert { cond, message } => {
                 self.out.push_str("if !(");
                 self.expr(cond);
-                let text = message.as_deref().map(rust_str_literal).unwrap_or_else(|| "\"\"".to_string());
-                let _ = writeln!(self.out, ") {{ return Err(tl::Error::Assertion({text}.to_string())); }}");
+                self.out.push_str(") { return Err(tl::Error::Assertion(");
+                match message.as_deref().unwrap_or_default() {
+                    [] => self.out.push_str("String::new()"),
+                    [ir::MessagePart::Text(text)] => {
+                        let _ = write!(self.out, "{}.to_string()", rust_str_literal(text));
+                    }
+                    parts => {
+                        // `format!("{}{}…", …)`: every part an argument, so no text needs escaping
+                        self.out.push_str("format!(\"");
+                        self.out.push_str(&"{}".repeat(parts.len()));
+                        self.out.push('"');
+                        for part in parts {
+                            self.out.push_str(", ");
+                            match part {
+                                ir::MessagePart::Text(text) => self.out.push_str(&rust_str_literal(text)),
+                                ir::MessagePart::Int(e) => self.expr(e),
+                            }
+                        }
+                        self.out.push(')');
+                    }
+                }
+                self.out.push_str(")); }\n");
             }
             Stmt::Return(value) => {
                 self.out.push_str("return Ok(");

@@ -62,6 +62,11 @@ impl Walker<'_> {
     #[inline(never)]
     fn torch_call(&mut self, c: &ast::ExprCall, path: Option<String>, mut receiver: Option<Val>, method_name: Option<String>) -> Val {
         if let (Some(name), Some(Ty::Tensor(t))) = (method_name.as_deref(), receiver.as_ref().map(|r| r.ty)) {
+            // `t.is_floating_point()`: static, from the annotated dtype
+            if matches!(name, "is_floating_point" | "is_complex") && c.arguments.args.is_empty() && c.arguments.keywords.is_empty() {
+                let value = name == "is_floating_point" && t.dtype == crate::ty::Dtype::F32;
+                return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
+            }
             if matches!(name, "size" | "dim" | "ndimension" | "numel") {
                 let tensor = receiver.take().expect("a receiver");
                 return self.shape_method(c, name, tensor, t.rank);

@@ -344,22 +344,57 @@ impl Walker<'_> {
         }
     }
 
-    /// `assert cond` / `assert cond, "message"`: `AssertionError` (with the literal message)
-    /// when the int/bool condition is false.
+    /// `assert cond` / `assert cond, message`: `AssertionError` when the int/bool condition is
+    /// false, with the message a string literal or an f-string whose fields are Python ints
+    /// (or static strings) without conversions or format specs.
     fn assert_stmt(&mut self, s: &ast::StmtAssert, out: &mut Vec<ir::Stmt>) {
         let cond = self.condition(&s.test);
         let message = match s.msg.as_deref() {
             None => Some(None),
-            Some(Expr::StringLiteral(text)) => Some(Some(text.value.to_str().to_string())),
+            Some(Expr::StringLiteral(text)) => Some(Some(vec![ir::MessagePart::Text(text.value.to_str().to_string())])),
+            Some(Expr::FString(f)) => self.f_string_message(f).map(Some),
             Some(_) => None,
         };
         let Some(message) = message else {
-            self.diag(&rules::UNSUPPORTED_STATEMENT, "an `assert` message that is not a string literal is not lowered".into(), s.range());
+            self.diag(
+                &rules::UNSUPPORTED_STATEMENT,
+                "an `assert` message that is not a string literal or an f-string of ints is not lowered".into(),
+                s.range(),
+            );
             return;
         };
         if let Some(cond) = cond {
             out.push(ir::Stmt::Assert { cond, message });
         }
+    }
+
+    /// The parts of an f-string message, when every field is a plain int or static string.
+    fn f_string_message(&mut self, f: &ast::ExprFString) -> Option<Vec<ir::MessagePart>> {
+        let mut parts = Vec::new();
+        for part in f.value.iter() {
+            match part {
+                ast::FStringPart::Literal(text) => parts.push(ir::MessagePart::Text(text.value.to_string())),
+                ast::FStringPart::FString(fs) => {
+                    for element in fs.elements.iter() {
+                        match element {
+                            ast::InterpolatedStringElement::Literal(text) => parts.push(ir::MessagePart::Text(text.value.to_string())),
+                            ast::InterpolatedStringElement::Interpolation(field) => {
+                                if field.debug_text.is_some() || field.format_spec.is_some() || field.conversion != ast::ConversionFlag::None {
+                                    return None;
+                                }
+                                let v = self.expr(&field.expression);
+                                match (v.ty, &v.lit, v.ir) {
+                                    (_, Lit::Str(text), _) => parts.push(ir::MessagePart::Text(text.clone())),
+                                    (Ty::Int, _, Some(e)) => parts.push(ir::MessagePart::Int(e)),
+                                    _ => return None,
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(parts)
     }
 
     /// `if test: body` followed by its `elif`/`else` clauses (`rest`); an `elif` is lowered

@@ -34,11 +34,12 @@ pub enum Lane {
     Vision,
     Embedding,
     Masking,
+    Creation,
 }
 
 impl Lane {
     /// Every lane, in documentation order.
-    pub const ALL: [Lane; 13] = [
+    pub const ALL: [Lane; 14] = [
         Lane::Linear,
         Lane::Activations,
         Lane::Unary,
@@ -52,6 +53,7 @@ impl Lane {
         Lane::Vision,
         Lane::Embedding,
         Lane::Masking,
+        Lane::Creation,
     ];
 
     /// Heading of the lane in the docs.
@@ -70,6 +72,7 @@ impl Lane {
             Lane::Vision => "convolution, pooling and padding",
             Lane::Embedding => "embedding",
             Lane::Masking => "comparisons and masking",
+            Lane::Creation => "tensor creation",
         }
     }
 
@@ -89,6 +92,7 @@ impl Lane {
             Lane::Vision => "vision",
             Lane::Embedding => "embedding",
             Lane::Masking => "masking",
+            Lane::Creation => "creation",
         }
     }
 }
@@ -248,6 +252,13 @@ const PAD: &[Param] = &[
     p("pad", Kind::Ints(0), None),
     p("mode", Kind::Choice(&["constant", "reflect", "replicate", "circular"]), None),
     p("value", Kind::OptFloat, Some("None")),
+];
+/// `torch.arange(end)` / `(start, end, step=1)`: the lane binds the overloads itself.
+const ARANGE: &[Param] = &[
+    p("start", Kind::Int, Some("0i64")),
+    p("end", Kind::Int, None),
+    p("step", Kind::Int, Some("1i64")),
+    p("dtype", Kind::Choice(&["torch.int64", "torch.float32"]), None),
 ];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
@@ -903,6 +914,13 @@ op_table! {
         Where {
             name: "where_", lane: Masking, signature: Params(WHERE),
             functions: ["torch.where"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `start, start + step, …` below `end`, int64 (or float32) on the CPU.
+        Arange {
+            name: "arange", lane: Creation, signature: Params(ARANGE),
+            functions: ["torch.arange"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

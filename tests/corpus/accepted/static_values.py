@@ -44,3 +44,10 @@ def dtype_membership_and_isinstance(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> Ten
 
 def float_of_strings(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.clamp(float("-inf"), float(" 1e3 ")) * float("1.5")
+
+
+def upcast(t: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    if t.is_floating_point():
+        return t if t.dtype in (torch.float32, torch.float64) else t.float()
+    else:
+        return t if t.dtype in (torch.int32, torch.int64) else t.int()

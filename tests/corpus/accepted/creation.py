@@ -1,0 +1,22 @@
+# Tensors made inside the function: torch.arange positions (int64 or float32, on the CPU), and
+# asserts whose f-string messages format Python ints.
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorI64Cpu2D
+
+
+def positions(idx: TensorI64Cpu2D, wte: TensorF32Cpu2D, wpe: TensorF32Cpu2D, block_size: int) -> TensorF32Cpu3D:
+    device = idx.device
+    b, t = idx.size()
+    assert t <= block_size, f"Cannot forward sequence of length {t}, block size is only {block_size}"
+    pos = torch.arange(0, t, dtype=torch.long, device=device).unsqueeze(0)
+    return F.embedding(idx, wte) + F.embedding(pos, wpe)
+
+
+def ramps(n: int, x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    assert n > 0, "n must be positive"
+    return torch.arange(n, dtype=torch.float32) * x + torch.arange(1, 2 * n + 1, 2, dtype=torch.float32)
+
+
+def even(n: int) -> TensorI64Cpu1D:
+    return torch.arange(0, n, 2, device="cpu")
