@@ -448,6 +448,26 @@ rule!(ARANGE, "torchlower/arange", Arange, true,
     "EXTENSION: torch.arange(end) / torch.arange(start, end, step=1)",
     "Python-int bounds, positionally; `dtype` omitted, torch.long/int64 or torch.float32; `device` omitted, \"cpu\" or a CPU tensor's `.device`. An int64 (or float32) rank-1 CPU tensor from libtorch's kernel: eager's values and errors.",
     "torch.arange(0, t, dtype=torch.long, device=idx.device)");
+rule!(NARROW, "torchlower/narrow", Narrow, true,
+    "EXTENSION: t.narrow(dim, start, length) / torch.narrow(…)",
+    "A tensor of any dtype and Python ints (negative ones from the end, as eager); a view with eager's strides and offset, eager's errors out of range.",
+    "x.narrow(1, 0, k)");
+rule!(SELECT, "torchlower/select", Select, true,
+    "EXTENSION: t.select(dim, index) / torch.select(…)",
+    "A tensor of rank 2–4 and Python ints; a view one rank lower (eager's IndexError out of range).",
+    "h.select(1, -1)");
+rule!(UNFLATTEN, "torchlower/unflatten", Unflatten, true,
+    "EXTENSION: t.unflatten(dim, sizes) / torch.unflatten(…)",
+    "A Python-int dim and a tuple or list of Python ints (`-1` inferred); a view whose rank grows by `len(sizes) - 1` (up to 4), eager's errors when the sizes do not multiply out.",
+    "x.unflatten(-1, (n_head, head_dim))");
+rule!(SQUEEZE, "torchlower/squeeze-dim", Squeeze, true,
+    "EXTENSION: t.squeeze(dim) / torch.squeeze(t, dim)",
+    "A Python-int dim of a tensor of rank 2–4: a view without that dim. Eager keeps a dim whose size is not 1, which changes no rank but breaks the annotated one; native code refuses that call with a ValueError, so auto mode reruns it in Python. `squeeze()` without a dim stays Python (its rank depends on the sizes).",
+    "value.squeeze(-1)");
+rule!(DETACH, "torchlower/detach", Detach, true,
+    "EXTENSION: t.detach() / torch.detach(t)",
+    "An alias of the tensor (native results never require grad, and inputs keep theirs).",
+    "qk = qk.detach()");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -493,7 +513,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

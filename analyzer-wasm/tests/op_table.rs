@@ -61,7 +61,8 @@ fn params_operands(params: &[torchlower_ops::Param]) -> Vec<Operand> {
         .filter(|p| p.default.is_none() && !matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor))
         .map(|p| match p.kind {
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => tensor(TensorTy::F32_CPU_2D),
-            Kind::Tensor => tensor(TensorTy::F32_CPU_3D),
+            Kind::Tensor | Kind::AnyTensor => tensor(TensorTy::F32_CPU_3D),
+            Kind::Ints(_) if p.name == "sizes" => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(-1)]) },
             Kind::Indices => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type")),
             Kind::Mask => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 3).expect("a type")),
             Kind::TensorOrNumber => tensor(TensorTy::F32_CPU_3D),
@@ -78,7 +79,8 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
         .filter(|p| p.default.is_none() && !matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor))
         .map(|p| match p.kind {
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => "w",
-            Kind::Tensor => "x",
+            Kind::Tensor | Kind::AnyTensor => "x",
+            Kind::Ints(_) if p.name == "sizes" => "(1, -1)",
             Kind::Indices => "i",
             Kind::Mask => "x > 0",
             Kind::TensorOrNumber => "x",
@@ -221,6 +223,8 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
                 (Op::Arange, _) => "TensorI64Cpu1D".to_string(),
+                (Op::Select | Op::Squeeze, _) => marker.to_string(),
+                (Op::Unflatten, _) => marker.replace("2D", "4D"),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (_, "B") => marker.replace("2D", "3D"),
                 _ => marker.to_string(),
@@ -228,7 +232,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
             // `call` may carry statements to run first, after a newline: `a\n    a, b = …`
             let (value, before) = call.split_once('\n').map_or((call.as_str(), ""), |(v, b)| (v, b));
             let source = format!(
-                "from torchlower.types import {marker}, {vector}, {batched}, TensorI64Cpu1D, TensorI64Cpu2D, TensorBoolCpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
+                "from torchlower.types import {marker}, {vector}, {batched}, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorBoolCpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
                 params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")).replace(": B", &format!(": {batched}")),
             );
             let report = torchlower_analyzer::analyze(&source, "op.py");

@@ -98,7 +98,9 @@ fn cuda_message(error: &CudaError) -> String {
 /// dim 1) and an out-of-range dimension (`c10::maybe_wrap_dim`). Where our own code finds
 /// such a condition it says so with [`Error::Index`] instead.
 fn is_index_error(message: &str) -> bool {
-    message.contains("Expected reduction dim") || message.starts_with("Dimension out of range")
+    // libtorch's TORCH_CHECK_INDEX messages: a dim or an index out of range (`select`,
+    // `embedding`'s "index out of range in self"), a reduction dim
+    message.contains("Expected reduction dim") || message.contains("out of range")
 }
 
 #[cfg(test)]

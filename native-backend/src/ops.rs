@@ -710,3 +710,43 @@ pub fn arange(start: i64, end: i64, step: i64, dtype: &str) -> Result<Tensor> {
     let kind = if dtype == "torch.float32" { tch::Kind::Float } else { tch::Kind::Int64 };
     Ok(Tensor::f_arange_start_step(start, end, step, (kind, tch::Device::Cpu))?)
 }
+
+/// `t.narrow(dim, start, length)`, a view.
+#[inline]
+pub fn narrow(t: &Tensor, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+    Ok(t.f_narrow(dim, start, length)?)
+}
+
+/// `t.select(dim, index)`, a view.
+#[inline]
+pub fn select(t: &Tensor, dim: i64, index: i64) -> Result<Tensor> {
+    Ok(t.f_select(dim, index)?)
+}
+
+/// `t.unflatten(dim, sizes)`, a view.
+#[inline]
+pub fn unflatten(t: &Tensor, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+    Ok(t.f_unflatten(dim, sizes)?)
+}
+
+/// `t.squeeze(dim)`, a view one rank lower. Eager returns `t` itself (same rank) when that
+/// dim's size is not 1, a rank the annotated types cannot hold: native code refuses with a
+/// `ValueError`, and auto mode reruns the call in Python.
+pub fn squeeze(t: &Tensor, dim: i64) -> Result<Tensor> {
+    let rank = t.dim() as i64;
+    let d = if dim < 0 { dim + rank } else { dim };
+    if let Some(size) = usize::try_from(d).ok().and_then(|d| t.size().get(d).copied()) {
+        if size != 1 {
+            return Err(crate::Error::Value(format!(
+                "torchlower: squeeze({dim}) of a dim of size {size} keeps the rank, which the annotated types do not allow (native code refuses; auto mode reruns Python)"
+            )));
+        }
+    }
+    Ok(t.f_squeeze_dim(dim)?)
+}
+
+/// `t.detach()`: an alias of `t` without autograd history.
+#[inline]
+pub fn detach(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_detach()?)
+}

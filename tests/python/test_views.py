@@ -19,7 +19,8 @@ VIEWS = REPO / "tests" / "corpus" / "accepted" / "views.py"
 @pytest.fixture(scope="module")
 def views():
     module = import_path(VIEWS)
-    names = ["transpose", "view", "reshape", "split_heads", "merge_heads", "shape_tuple", "unsqueezed_mask", "matrix_t", "numbers_of_a_shape", "pair"]
+    names = ["transpose", "view", "reshape", "split_heads", "merge_heads", "shape_tuple", "unsqueezed_mask", "matrix_t", "numbers_of_a_shape", "pair",
+             "narrow_view", "select_view", "unflatten_view", "squeeze_view", "detach_view"]
     compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
     for name, fn in compiled.items():
         assert fn.route == "native", f"{name}: {fn.reason}"
@@ -40,6 +41,13 @@ def layout(t: torch.Tensor, base: torch.Tensor) -> tuple:
         ("split_heads", lambda: torch.randn(2, 3, 8), (2,)),
         ("shape_tuple", lambda: torch.randn(2, 3, 8), (4,)),
         ("unsqueezed_mask", lambda: torch.randint(0, 9, (3, 4)), ()),
+        ("narrow_view", lambda: torch.randn(4, 6), (3,)),
+        ("narrow_view", lambda: torch.randn(6, 4).t(), (2,)),
+        ("select_view", lambda: torch.randn(3, 4, 5), ()),
+        ("unflatten_view", lambda: torch.randn(3, 8), ()),
+        ("squeeze_view", lambda: torch.randn(3, 1, 5), ()),
+        ("squeeze_view", lambda: torch.randn(3, 5, 1).transpose(1, 2), ()),
+        ("detach_view", lambda: torch.randn(3, 5), ()),
     ],
 )
 def test_views_alias_their_input_as_eager(views, name, make, args):
@@ -181,3 +189,26 @@ def test_unpacking_parts_matches_eager_and_its_errors(views, native_mode):
     assert str(native.value) == str(eager.value)
     z = torch.randn(3, 2, 3, 5)
     assert torch.equal(unbind(z), module.qkv_unbind(z))
+
+
+def test_squeeze_of_a_dim_that_is_not_one_refuses_and_auto_mode_reruns_python(views, monkeypatch):
+    """Eager keeps a dim of size 2 (the rank stays 3); native code refuses with a ValueError
+    instead of returning a rank the annotation does not allow, and auto mode reruns Python."""
+    module, compiled = views
+    x = torch.randn(3, 2, 5)
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    with pytest.raises(ValueError, match="squeeze"):
+        compiled["squeeze_view"](x)
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    assert torch.equal(compiled["squeeze_view"](x), module.squeeze_view(x))
+
+
+def test_narrow_select_unflatten_errors_are_eagers(views, native_mode):
+    module, compiled = views
+    for name, x, args in [("narrow_view", torch.randn(4, 3), (5,)), ("select_view", torch.randn(3, 4, 5), ()), ("unflatten_view", torch.randn(3, 7), ())]:
+        x = x if name != "select_view" else torch.randn(0, 4, 5)
+        with pytest.raises(Exception) as eager:
+            getattr(module, name)(x, *args)
+        with pytest.raises(type(eager.value)) as native:
+            compiled[name](x, *args)
+        assert str(native.value) == str(eager.value)

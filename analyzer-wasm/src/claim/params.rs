@@ -22,12 +22,19 @@ pub struct Bound {
     pub tensors: Vec<(&'static str, TensorTy)>,
     /// The device of the tensors.
     pub device: Device,
+    /// The literal values given to the other parameters, with the parameter's name.
+    pub literals: Vec<(&'static str, Lit)>,
 }
 
 impl Bound {
     /// The tensor given to the parameter `name`.
     pub fn tensor(&self, name: &str) -> Option<TensorTy> {
         self.tensors.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    }
+
+    /// The literal given to the parameter `name` (`Lit::Ints` for a tuple of ints).
+    pub fn literal(&self, name: &str) -> Option<&Lit> {
+        self.literals.iter().find(|(n, _)| *n == name).map(|(_, l)| l)
     }
 
     /// The claim of `op` under `rule` with `result`.
@@ -76,7 +83,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
         }
         given[slot] = Some((&kw.value, OperandRef::Keyword(i)));
     }
-    let mut bound = Bound { operands: Vec::new(), present: 0, choice: 0, tensors: Vec::new(), device: Device::Cpu };
+    let mut bound = Bound { operands: Vec::new(), present: 0, choice: 0, tensors: Vec::new(), device: Device::Cpu, literals: Vec::new() };
     let mut device: Option<Device> = None;
     for (slot, (param, value)) in params.iter().zip(given).enumerate() {
         let Some((value, at)) = value else {
@@ -91,7 +98,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
         let what = format!("{form}: `{}`", param.name);
         let passed = match param.kind {
             Kind::TensorOrNumber if matches!(value.ty, Ty::Int | Ty::Float) => true,
-            Kind::Tensor | Kind::OptTensor | Kind::Indices | Kind::Mask | Kind::TensorOrNumber => {
+            Kind::Tensor | Kind::AnyTensor | Kind::OptTensor | Kind::Indices | Kind::Mask | Kind::TensorOrNumber => {
                 if param.kind == Kind::OptTensor && value.lit == Lit::None {
                     continue;
                 }
@@ -102,7 +109,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
                     _ => (Dtype::F32, "a float32 tensor"),
                 };
                 let t = match value.ty {
-                    Ty::Tensor(t) if t.dtype == dtype => t,
+                    Ty::Tensor(t) if t.dtype == dtype || param.kind == Kind::AnyTensor => t,
                     other => return Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not {wanted}", other.describe()))),
                 };
                 if device.is_some_and(|d| d != t.device) {
@@ -143,6 +150,9 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
         if passed {
             bound.present |= 1 << slot;
             bound.operands.push(at);
+            if !matches!(value.ty, Ty::Tensor(_)) {
+                bound.literals.push((param.name, value.lit.clone()));
+            }
         }
     }
     bound.device = device.unwrap_or(Device::Cpu);

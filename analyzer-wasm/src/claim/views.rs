@@ -29,12 +29,20 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Unbind => &rules::UNBIND,
         Op::Cat => &rules::CAT,
         Op::Stack => &rules::STACK,
+        Op::Narrow => &rules::NARROW,
+        Op::Select => &rules::SELECT,
+        Op::Unflatten => &rules::UNFLATTEN,
+        Op::Squeeze => &rules::SQUEEZE,
+        Op::Detach => &rules::DETACH,
         _ => return None,
     })
 }
 
 /// `t.view(…)` & co.
 pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
+    if !super::params::of(op).is_empty() {
+        return through_signature(q, op, &format!(".{name}()"));
+    }
     claim(q, receiver, q.args, op, &format!(".{name}()"), OperandRef::Receiver, 0)
 }
 
@@ -42,6 +50,9 @@ pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     if matches!(op, Op::Cat | Op::Stack) {
         return join(q, op, path);
+    }
+    if !super::params::of(op).is_empty() {
+        return through_signature(q, op, path);
     }
     let Some((input, rest)) = q.args.split_first() else {
         return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
@@ -91,6 +102,30 @@ fn join(q: &Query, op: Op, path: &str) -> Decision {
     match TensorTy::new(first.dtype, first.device, result_rank) {
         Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::Dim(dim), operands: (0..count).map(OperandRef::Arg).collect() }),
         None => Decision::reject(&rules::BAD_RANKS, format!("{path}: there is no rank-{result_rank} type")),
+    }
+}
+
+/// `narrow`, `select`, `unflatten`, `squeeze(dim)` and `detach`, bound by their Python
+/// signatures; dims and indices are Python ints (checked against the size by libtorch, with
+/// eager's errors), the result's rank follows from the op alone.
+fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
+    let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+    let bound = match super::params::bind(q, op, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
+    let rank = match op {
+        Op::Select | Op::Squeeze => i64::from(t.rank) - 1,
+        Op::Unflatten => match bound.literal("sizes") {
+            Some(Lit::Ints(sizes)) => i64::from(t.rank) + sizes.len() as i64 - 1,
+            _ => return Decision::reject(&rules::BAD_ARITY, format!("{form}: `sizes` as a tuple or list of Python ints")),
+        },
+        _ => i64::from(t.rank),
+    };
+    match u8::try_from(rank).ok().filter(|r| *r >= 1).and_then(|r| TensorTy::new(t.dtype, t.device, r)) {
+        Some(result) => bound.claim(rule, op, result),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: the result would be rank {rank} (ranks 1–4)")),
     }
 }
 

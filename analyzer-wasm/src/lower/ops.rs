@@ -193,7 +193,7 @@ impl FnEmitter<'_> {
                 continue;
             };
             match param.kind {
-                Kind::Tensor | Kind::Indices | Kind::Mask => self.borrow(Some(value)),
+                Kind::Tensor | Kind::AnyTensor | Kind::Indices | Kind::Mask => self.borrow(Some(value)),
                 Kind::TensorOrNumber => {
                     self.out.push_str("tl::ops::Value::from(");
                     self.borrow(Some(value));

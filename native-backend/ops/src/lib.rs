@@ -154,6 +154,8 @@ pub struct Param {
 pub enum Kind {
     /// A float32 tensor (`&Tensor`); every tensor of a call lives on one device.
     Tensor,
+    /// A tensor of any dtype (`&Tensor`): the views move no values.
+    AnyTensor,
     /// A float32 tensor or `None` (`Option<&Tensor>`).
     OptTensor,
     /// An int64 tensor of indices (`&Tensor`).
@@ -260,6 +262,11 @@ const ARANGE: &[Param] = &[
     p("step", Kind::Int, Some("1i64")),
     p("dtype", Kind::Choice(&["torch.int64", "torch.float32"]), None),
 ];
+const NARROW: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("start", Kind::Int, None), p("length", Kind::Int, None)];
+const SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Int, None)];
+const UNFLATTEN: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("sizes", Kind::Ints(0), None)];
+const SQUEEZE: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None)];
+const DETACH: &[Param] = &[p("input", Kind::AnyTensor, None)];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
 const BATCH_NORM: &[Param] = &[
@@ -840,6 +847,41 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// `length` elements of a dim from `start`, a view.
+        Narrow {
+            name: "narrow", lane: Views, signature: Params(NARROW),
+            functions: ["torch.narrow"], methods: ["narrow"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// One index of a dim, the dim removed, a view.
+        Select {
+            name: "select", lane: Views, signature: Params(SELECT),
+            functions: ["torch.select"], methods: ["select"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// One dim split into several sizes (`-1` inferred), a view.
+        Unflatten {
+            name: "unflatten", lane: Views, signature: Params(UNFLATTEN),
+            functions: ["torch.unflatten"], methods: ["unflatten"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A size-1 dim removed, a view (native code refuses a dim of another size, which keeps the rank).
+        Squeeze {
+            name: "squeeze", lane: Views, signature: Params(SQUEEZE),
+            functions: ["torch.squeeze"], methods: ["squeeze"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The same values, cut from autograd: an alias of the input (native results never require grad).
+        Detach {
+            name: "detach", lane: Views, signature: Params(DETACH),
+            functions: ["torch.detach"], methods: ["detach"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// Tensors of one shape but along `dim` joined along it (a copy).
         Cat {
             name: "cat", lane: Views, signature: TensorList,
@@ -1083,8 +1125,7 @@ pub mod unclaimed {
         &["cuda", "cpu", "to", "double", "float", "half", "bfloat16", "long", "int", "type", "type_as"];
     /// Views and reshapes: results alias their base (TL206).
     pub const VIEW_METHODS: &[&str] = &[
-        "view_as", "reshape_as", "squeeze", "narrow", "select", "unfold", "movedim", "swapaxes",
-        "swapdims", "mT", "T", "H", "mH", "detach", "unflatten", "as_strided",
+        "view_as", "reshape_as", "unfold", "movedim", "swapaxes", "swapdims", "mT", "T", "H", "mH", "as_strided",
     ];
     /// Tensor attributes that are views of the tensor (TL206).
     pub const VIEW_ATTRIBUTES: &[&str] = &["T", "mT", "H", "mH", "real", "imag", "data"];

@@ -86,3 +86,33 @@ def broadcasts(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu3D:
 
 def transposes(q: TensorF32Cpu3D, w: TensorF32Cpu2D) -> TensorF32Cpu3D:
     return (q @ q.mT) @ w.T - -q
+
+
+def narrow_select_unflatten(x: TensorF32Cpu3D, k: int) -> TensorF32Cpu3D:
+    first = x.narrow(1, 0, k)
+    heads = torch.unflatten(first, -1, (1, -1))
+    return heads.select(2, -1) + torch.narrow(x, -1, 1, 2).unflatten(1, [x.shape[1], 1]).select(2, 0)
+
+
+def value_head(h: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return F.linear(h, w).squeeze(-1) + torch.squeeze(h[:, :1], 1).detach()
+
+
+def narrow_view(x: TensorF32Cpu2D, k: int) -> TensorF32Cpu2D:
+    return x.narrow(1, 1, k)
+
+
+def select_view(x: TensorF32Cpu3D) -> TensorF32Cpu2D:
+    return x.select(0, -1)
+
+
+def unflatten_view(x: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return x.unflatten(1, (2, -1))
+
+
+def squeeze_view(x: TensorF32Cpu3D) -> TensorF32Cpu2D:
+    return x.squeeze(1)
+
+
+def detach_view(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.detach()

@@ -1,13 +1,13 @@
 # Seed row "Views / reshape": the seed rejected every view. view, reshape, permute, transpose,
-# t, unsqueeze, flatten and contiguous are claimed now (tests/corpus/accepted/views.py); these
+# t, unsqueeze, flatten, contiguous, narrow, select, unflatten, squeeze(dim) and detach are claimed now (tests/corpus/accepted/views.py); these
 # stay rejected.
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
 
 
-def squeeze(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
-    return x.squeeze(0)
+def squeeze_all(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.squeeze()
 
 
 def t_attribute(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
