@@ -452,6 +452,20 @@ impl Walker<'_> {
             };
             ops.push(o);
         }
+        // ints known while analysing (`len(x.shape) > 1`, `x.dim() == 4`): a static bool, so
+        // an `if` on it keeps only the branch Python takes
+        let literals: Option<Vec<i64>> = all.iter().map(|v| if let (Ty::Int, Lit::Int(n)) = (v.ty, &v.lit) { Some(*n) } else { None }).collect();
+        if let Some(values) = literals {
+            let holds = ops.iter().zip(values.windows(2)).all(|(op, pair)| match op {
+                CmpOp::Eq => pair[0] == pair[1],
+                CmpOp::Ne => pair[0] != pair[1],
+                CmpOp::Lt => pair[0] < pair[1],
+                CmpOp::Le => pair[0] <= pair[1],
+                CmpOp::Gt => pair[0] > pair[1],
+                CmpOp::Ge => pair[0] >= pair[1],
+            });
+            return Val::lowered(Ty::Bool, Lit::Bool(holds), ir::Expr::Bool(holds));
+        }
         let kind = if floats {
             ScalarKind::Float
         } else if all.iter().all(|v| v.ty == Ty::Bool) {

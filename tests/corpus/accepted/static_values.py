@@ -4,7 +4,7 @@
 # analysing and leave no code behind.
 import torch
 import torch.nn.functional as F
-from torchlower.types import TensorF32Cpu2D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
 
 
 def rms_norm(hidden: TensorF32Cpu2D, weight: TensorF32Cpu2D, eps: float) -> TensorF32Cpu2D:
@@ -51,3 +51,11 @@ def upcast(t: TensorF32Cpu2D) -> TensorF32Cpu2D:
         return t if t.dtype in (torch.float32, torch.float64) else t.float()
     else:
         return t if t.dtype in (torch.int32, torch.int64) else t.int()
+
+
+def sum_independent_dims(tensor: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    if len(tensor.shape) > 1:
+        tensor = tensor.sum(dim=1)
+    else:
+        tensor = tensor.sum()
+    return tensor
