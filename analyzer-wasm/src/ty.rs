@@ -24,12 +24,14 @@ pub struct TensorTy {
 }
 
 /// Every tensor type there is: (type, annotation marker, the backend's `TensorSpec` constant).
-/// float32 on the CPU and on CUDA device 0, int64 and bool on the CPU; ranks 1–4.
+/// float32 on the CPU (ranks 1–5: grouped-query attention's `(b, h, n_rep, t, d)`) and on
+/// CUDA device 0 (ranks 1–4), int64 and bool on the CPU (ranks 1–4).
 const MARKERS: &[(TensorTy, &str, &str)] = &[
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 1 }, "TensorF32Cpu1D", "F32_CPU_1D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 2 }, "TensorF32Cpu2D", "F32_CPU_2D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 3 }, "TensorF32Cpu3D", "F32_CPU_3D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 4 }, "TensorF32Cpu4D", "F32_CPU_4D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 5 }, "TensorF32Cpu5D", "F32_CPU_5D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 1 }, "TensorF32Cuda0_1D", "F32_CUDA0_1D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 2 }, "TensorF32Cuda0_2D", "F32_CUDA0_2D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 3 }, "TensorF32Cuda0_3D", "F32_CUDA0_3D"),

@@ -24,7 +24,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     }
     match TensorTy::f32(weight.device, indices.rank + 1) {
         Some(result) => bound.claim(&rules::EMBEDDING, op, result),
-        None => Decision::reject(&rules::BAD_RANKS, format!("{path}: rank-{} indices give a rank-{} result (ranks 1–4)", indices.rank, indices.rank + 1)),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{path}: rank-{} indices give a rank-{} result (no tensor type has that rank)", indices.rank, indices.rank + 1)),
     }
 }
 

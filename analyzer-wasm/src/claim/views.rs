@@ -125,7 +125,7 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
     };
     match u8::try_from(rank).ok().filter(|r| *r >= 1).and_then(|r| TensorTy::new(t.dtype, t.device, r)) {
         Some(result) => bound.claim(rule, op, result),
-        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: the result would be rank {rank} (ranks 1–4)")),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: the result would be rank {rank} (no tensor type has that rank)")),
     }
 }
 
@@ -226,7 +226,7 @@ fn int_list(t: TensorTy, ints: &[Operand], op: Op, form: &str) -> Result<(Tensor
     }
     TensorTy::new(t.dtype, t.device, rank)
         .map(|result| (result, Options::None))
-        .ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form} to rank {rank}: there is no rank-{rank} type (ranks 1–4)")))
+        .ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form} to rank {rank}: no tensor type has rank {rank}")))
 }
 
 /// The literal int of an operand.
@@ -322,7 +322,9 @@ mod tests {
         assert_eq!(outcome(&method(&x, "transpose", &[int(0), int(3)], &[])).0, "TL252");
         assert_eq!(outcome(&method(&x, "transpose", &[n.clone(), int(1)], &[])).0, "TL251");
         assert_eq!(outcome(&method(&x, "unsqueeze", &[int(-1)], &[])).1, "TensorF32Cpu4D");
-        assert_eq!(outcome(&method(&t(T::F32_CPU_4D), "unsqueeze", &[int(0)], &[])).0, "TL208");
+        assert_eq!(outcome(&method(&t(T::F32_CPU_4D), "unsqueeze", &[int(0)], &[])).1, "TensorF32Cpu5D");
+        let five = T::new(crate::ty::Dtype::F32, crate::ty::Device::Cpu, 5).expect("rank 5");
+        assert_eq!(outcome(&method(&t(five), "unsqueeze", &[int(0)], &[])).0, "TL208");
         assert_eq!(outcome(&method(&x, "flatten", &[int(1)], &[])).1, "TensorF32Cpu2D");
         assert_eq!(outcome(&call("torch.flatten", &[x.clone()], &[kw("start_dim", int(0)), kw("end_dim", int(1))])).1, "TensorF32Cpu2D");
         assert_eq!(outcome(&method(&x, "flatten", &[], &[])).1, "TensorF32Cpu1D");

@@ -98,7 +98,7 @@ impl Walker<'_> {
                     operands: vec![claim::OperandRef::Receiver],
                 }),
                 None if result_rank == 0 => Decision::reject(&rules::RANK0_RESULT, "indexing every dim gives a rank-0 tensor"),
-                None => Decision::reject(&rules::BAD_RANKS, format!("the result would be rank {result_rank} (ranks 1–4)")),
+                None => Decision::reject(&rules::BAD_RANKS, format!("the result would be rank {result_rank} (no tensor type has that rank)")),
             }
         };
         let v = self.site(target, decision, s.range(), Some(tensor), &[], &[]);

@@ -49,6 +49,10 @@ class TensorF32Cpu4D(_TensorMarker):
     dtype, device, rank = "float32", "cpu", 4
 
 
+class TensorF32Cpu5D(_TensorMarker):
+    dtype, device, rank = "float32", "cpu", 5
+
+
 class TensorI64Cpu2D(_TensorMarker):
     dtype, device, rank = "int64", "cpu", 2
 
@@ -90,6 +94,7 @@ __all__ = [
     "TensorF32Cpu2D",
     "TensorF32Cpu3D",
     "TensorF32Cpu4D",
+    "TensorF32Cpu5D",
     "TensorI64Cpu1D",
     "TensorI64Cpu2D",
     "TensorI64Cpu3D",

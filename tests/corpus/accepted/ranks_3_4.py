@@ -60,3 +60,11 @@ def broadcast_batches(a: TensorF32Cpu4D, b: TensorF32Cpu3D) -> TensorF32Cpu4D:
 
 def head_softmax(x: TensorF32Cpu3D, w: TensorF32Cpu2D) -> TensorF32Cpu3D:
     return F.softmax(F.linear(x, w), dim=1)
+
+
+def repeat_kv(hidden_states: TensorF32Cpu4D, n_rep: int) -> TensorF32Cpu4D:
+    batch, num_key_value_heads, slen, head_dim = hidden_states.shape
+    if n_rep == 1:
+        return hidden_states
+    hidden_states = hidden_states[:, :, None, :, :].expand(batch, num_key_value_heads, n_rep, slen, head_dim)
+    return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)

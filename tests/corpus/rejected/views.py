@@ -18,8 +18,8 @@ def cuda_view(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_1D:
     return x.view(-1)
 
 
-def view_to_rank5(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.view(1, 1, 1, 1, -1)
+def view_to_rank6(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.view(1, 1, 1, 1, 1, -1)
 
 
 def transpose_dynamic_dim(x: TensorF32Cpu2D, d: int) -> TensorF32Cpu2D:
