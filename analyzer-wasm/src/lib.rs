@@ -46,11 +46,14 @@ pub fn analyze(source: &str, filename: &str) -> Report {
     };
     let scope = resolve::ModuleScope::from_module(&body);
     let callees = callees(&body, &scope);
+    let defs: Vec<&ruff_python_ast::StmtFunctionDef> = body.iter().filter_map(|s| if let Stmt::FunctionDef(d) = s { Some(d) } else { None }).collect();
+    let callable = callees.values().filter_map(|c| defs.get(c.index).map(|d| (c.index, *d))).collect();
+    let spec = walk::variants::Specialiser::new(&scope, &index, &callees, callable, defs.len());
     let mut analyzed = Vec::new();
     for stmt in &body {
         match stmt {
             Stmt::FunctionDef(def) if !def.is_async => {
-                let a = walk::analyze_function(def, &scope, &index, &callees);
+                let a = walk::analyze_function(def, &spec);
                 report.functions.push(function_entry(def.name.as_str(), parse::def_range(source, def), &index, &a));
                 analyzed.push(a);
             }
@@ -78,8 +81,16 @@ pub fn analyze(source: &str, filename: &str) -> Report {
             _ => {}
         }
     }
+    // the specialised copies follow the module's functions (hidden: no report entry)
+    let mut names: Vec<String> = report.functions.iter().map(|f| f.name.clone()).collect();
+    for variant in spec.into_variants() {
+        let types: Vec<String> = variant.params.iter().map(|t| t.describe()).collect();
+        names.push(format!("{} ({})", names.get(variant.of).cloned().unwrap_or_default(), types.join(", ")));
+        analyzed.push(variant.into_analyzed());
+    }
+    drop(defs);
     parse::drop_statements(body);
-    require_native_callees(&mut report, &mut analyzed);
+    require_native_callees(&mut report, &mut analyzed, &names);
     lower_natives(&mut report, analyzed, filename);
     // sites in source order (nested sites after the site that contains them)
     for f in &mut report.functions {
@@ -144,7 +155,7 @@ fn scope_rebinds(scope: &resolve::ModuleScope, name: &str) -> bool {
 
 /// A function is native only if every function it calls is native and it is not recursive:
 /// the others fall back, with a diagnostic on the function (until nothing changes).
-fn require_native_callees(report: &mut Report, analyzed: &mut [walk::Analyzed]) {
+fn require_native_callees(report: &mut Report, analyzed: &mut [walk::Analyzed], names: &[String]) {
     loop {
         let mut changed = false;
         for i in 0..analyzed.len() {
@@ -152,7 +163,7 @@ fn require_native_callees(report: &mut Report, analyzed: &mut [walk::Analyzed]) 
                 continue;
             }
             let reason = analyzed[i].calls.iter().find_map(|&j| {
-                let name = report.functions.get(j).map(|f| f.name.clone()).unwrap_or_default();
+                let name = names.get(j).cloned().unwrap_or_default();
                 if reaches(analyzed, j, i) {
                     Some(format!("calls `{name}`, which calls back into this function (recursion is not lowered)"))
                 } else if analyzed.get(j).is_none_or(|a| a.ir.is_none()) {
@@ -228,8 +239,11 @@ fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &
             }
         }
     }
-    let natives: Vec<lower::NativeFn> =
-        fused.iter().map(|(index, ir, site_count)| lower::NativeFn { index: *index, ir, site_count: *site_count }).collect();
+    let exported = report.functions.len();
+    let natives: Vec<lower::NativeFn> = fused
+        .iter()
+        .map(|(index, ir, site_count)| lower::NativeFn { index: *index, ir, site_count: *site_count, exported: *index < exported })
+        .collect();
     if natives.is_empty() {
         return;
     }

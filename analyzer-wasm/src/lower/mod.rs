@@ -25,6 +25,8 @@ pub struct NativeFn<'a> {
     pub ir: &'a ir::Function,
     /// number of sites of the function (size of `site_ranges`)
     pub site_count: usize,
+    /// a function of the module (with a Python entry), not a specialised copy (body only)
+    pub exported: bool,
 }
 
 /// Byte range `[start, end)` inside the generated text.
@@ -66,7 +68,7 @@ pub fn lower_module(filename: &str, functions: &[NativeFn]) -> Emitted {
     }
     out.push_str("\n#[pyo3::pymodule]\n");
     out.push_str("fn __TORCHLOWER_MODULE__(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {\n");
-    for f in functions {
+    for f in functions.iter().filter(|f| f.exported) {
         let _ = writeln!(out, "    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!({}, m)?)?;", symbol(f.index));
     }
     out.push_str("    Ok(())\n}\n");
@@ -107,6 +109,9 @@ impl FnEmitter<'_> {
         }
         self.block(&ir.body, 1);
         self.out.push_str("}\n\n");
+        if !f.exported {
+            return;
+        }
 
         let params: Vec<String> = (0..ir.params.len()).map(|i| format!("p{i}")).collect();
         self.out.push_str("#[pyo3::pyfunction]\n");

@@ -2,7 +2,7 @@
 //! arguments evaluated, the claim asked, and the site recorded (the one place a [`Site`] is
 //! built from a decision).
 
-use super::{Val, Walker};
+use super::{variants, Val, Walker};
 use crate::claim::{self, Decision, Keyword, Lit, Operand, OperandRef, Query, Target};
 use crate::ir;
 use crate::report::{Outcome, Site, SiteKind};
@@ -388,8 +388,26 @@ impl Walker<'_> {
                 _ => problem = Some("a keyword that matches no free parameter".to_string()),
             }
         }
+        // arguments of other types than the annotations (Python ignores them): a specialised
+        // copy of the callee for these types
+        let given: Option<Vec<Ty>> = bound.iter().map(|v| v.as_ref().filter(|v| !v.explained).map(|v| v.ty)).collect();
+        let mut target = (callee.index, callee.returns, callee.returns_tuple.clone());
+        if let (None, Some(types)) = (&problem, given) {
+            let differs = types.iter().zip(&callee.params).any(|(t, (_, want))| t != want);
+            let concrete = types.iter().all(|t| matches!(t, Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool));
+            if differs && concrete {
+                match self.spec.variant(callee.index, &types) {
+                    Ok(copy) => target = copy,
+                    Err(why) => problem = Some(format!("called with ({}): {why}", types.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", "))),
+                }
+            }
+        }
+        let params: Vec<(String, Ty)> = match self.spec_params(&target, &callee.params, &bound) {
+            Some(p) => p,
+            None => callee.params.clone(),
+        };
         let mut irs = Vec::new();
-        for ((param, ty), v) in callee.params.iter().zip(bound) {
+        for ((param, ty), v) in params.iter().zip(bound) {
             match v {
                 None => problem = problem.or(Some(format!("no argument for `{param}`"))),
                 Some(v) if v.ty != *ty => {
@@ -407,14 +425,15 @@ impl Walker<'_> {
         }
         // a tuple result is lowered only where a statement takes it apart or returns it
         let statement_value = self.unpacking.is_some_and(|(range, _)| range == c.range());
-        if problem.is_none() && !callee.returns_tuple.is_empty() && !statement_value {
+        let (function, returns, returns_tuple) = target;
+        if problem.is_none() && !returns_tuple.is_empty() && !statement_value {
             problem = Some(format!("`{name}` returns a tuple, which is lowered only as `a, b = {name}(…)` or `return {name}(…)`"));
         }
         match problem {
             None => {
-                self.calls.insert(callee.index);
-                self.returned_tuple = callee.returns_tuple.clone();
-                Val::lowered(callee.returns, Lit::NotLiteral, ir::Expr::Call { function: callee.index, args: irs })
+                self.calls.insert(function);
+                self.returned_tuple = returns_tuple;
+                Val::lowered(returns, Lit::NotLiteral, ir::Expr::Call { function, args: irs })
             }
             Some(why) => {
                 if !why.is_empty() {
@@ -423,6 +442,15 @@ impl Walker<'_> {
                 Val::explained(Ty::Unknown)
             }
         }
+    }
+
+    /// The parameter types a call binds against: the annotations, or for a specialised copy
+    /// (`target` not the callee itself) the argument types it was made for.
+    fn spec_params(&self, target: &variants::Specialised, annotated: &[(String, Ty)], bound: &[Option<Val>]) -> Option<Vec<(String, Ty)>> {
+        if target.0 < self.spec.functions {
+            return None;
+        }
+        Some(annotated.iter().zip(bound).map(|((name, ty), v)| (name.clone(), v.as_ref().map_or(*ty, |v| v.ty))).collect())
     }
 
     /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).

@@ -14,6 +14,7 @@ pub mod locals;
 mod loops;
 mod signature;
 mod stmt;
+pub mod variants;
 
 use crate::claim::Lit;
 use crate::ir;
@@ -141,6 +142,10 @@ struct Walker<'a> {
     returned_tuple: Vec<Ty>,
     /// per enclosing loop, innermost last: the environments at its `break`s and `continue`s
     loop_exits: Vec<LoopExits>,
+    /// specialised copies of helpers called with other types than their annotations
+    spec: &'a variants::Specialiser<'a>,
+    /// a specialised copy: the return type is the first `return`'s, not the annotation's
+    infer_returns: bool,
 }
 
 /// Where control leaves a loop body early, and with which environment.
@@ -151,7 +156,20 @@ struct LoopExits {
 }
 
 /// Analyze a (sync) top-level function definition.
-pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: &LineIndex, callees: &Callees) -> Analyzed {
+pub fn analyze_function<'a>(def: &ast::StmtFunctionDef, spec: &'a variants::Specialiser<'a>) -> Analyzed {
+    analyze_with(def, spec.scope, spec.index, spec.callees, spec, None)
+}
+
+/// Analyze a function definition; with `params`, as a specialised copy whose parameters have
+/// these types (and whose return type is inferred).
+fn analyze_with<'a>(
+    def: &ast::StmtFunctionDef,
+    scope: &'a ModuleScope,
+    index: &'a LineIndex<'a>,
+    callees: &'a Callees,
+    spec: &'a variants::Specialiser<'a>,
+    params: Option<&[Ty]>,
+) -> Analyzed {
     let mut w = Walker {
         scope,
         index,
@@ -169,8 +187,20 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         unpacking: None,
         returned_tuple: Vec::new(),
         loop_exits: Vec::new(),
+        spec,
+        infer_returns: params.is_some(),
     };
-    let (params, param_tys) = w.signature(def);
+    let (report_params, mut param_tys) = w.signature(def);
+    if let Some(types) = params {
+        if types.len() != param_tys.len() {
+            return Analyzed::empty();
+        }
+        for ((_, ty), given) in param_tys.iter_mut().zip(types) {
+            *ty = *given;
+        }
+        w.returns = None;
+        w.returns_tuple.clear();
+    }
     locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);
     for (name, ty) in &param_tys {
         w.locals.insert(name.clone());
@@ -194,7 +224,7 @@ pub fn analyze_function(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: 
         }
         other => other.and_then(|t| t.marker()).map(str::to_string),
     };
-    Analyzed { params, returns, sites: w.sites, diagnostics: w.diags, ir, calls: w.calls }
+    Analyzed { params: report_params, returns, sites: w.sites, diagnostics: w.diags, ir, calls: w.calls }
 }
 
 /// The call signature of a top-level function, when every parameter is positional, has no

@@ -302,8 +302,12 @@ impl Walker<'_> {
             self.ret_tuple(elems, value.range(), out);
             return;
         }
-        if let (Some(e @ ir::Expr::Call { .. }), Ty::Tuple(_)) = (&v.ir, v.ty) {
+        if let (Some(e @ ir::Expr::Call { .. }), Ty::Tuple(n)) = (&v.ir, v.ty) {
             let types = std::mem::take(&mut self.returned_tuple);
+            if self.infer_returns && self.returns.is_none() {
+                self.returns = Some(Ty::Tuple(n));
+                self.returns_tuple = types.clone();
+            }
             if types != self.returns_tuple {
                 let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
                 self.diag(&rules::RETURN_MISMATCH, format!("returns tuple[{}] but the annotation says tuple[{}]", describe(&types), describe(&self.returns_tuple)), value.range());
@@ -313,6 +317,10 @@ impl Walker<'_> {
             return;
         }
         let ty = v.ty;
+        // a specialised copy returns what its first `return` returns
+        if self.infer_returns && self.returns.is_none() && !matches!(ty, Ty::Unknown | Ty::Tuple(_)) {
+            self.returns = Some(ty);
+        }
         if let Some(want) = self.returns {
             if ty != want && !(v.explained && ty == Ty::Unknown) {
                 self.diag(
@@ -332,6 +340,10 @@ impl Walker<'_> {
     fn ret_tuple(&mut self, elems: Vec<Val>, range: TextRange, out: &mut Vec<ir::Stmt>) {
         let got: Vec<Ty> = elems.iter().map(|e| e.ty).collect();
         let explained = elems.iter().any(|e| e.explained && e.ty == Ty::Unknown);
+        if self.infer_returns && self.returns.is_none() && !explained {
+            self.returns = Some(Ty::Tuple(got.len() as u8));
+            self.returns_tuple = got.clone();
+        }
         if got != self.returns_tuple && !explained {
             let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
             let want = if self.returns_tuple.is_empty() { self.returns.map(|t| t.describe()).unwrap_or_default() } else { format!("tuple[{}]", describe(&self.returns_tuple)) };

@@ -43,3 +43,25 @@ def box_area(b: TensorF32Cpu2D) -> TensorF32Cpu1D:
 
 def sides_again(b: TensorF32Cpu2D) -> tuple[TensorF32Cpu1D, TensorF32Cpu1D]:
     return box_sides(b)
+
+
+def ln_fp16_safe(x: TensorF32Cpu3D, weight: TensorF32Cpu1D, bias: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    orig_type = x.dtype
+    ret = F.layer_norm(x.type(torch.float32), (x.shape[-1],), weight, bias, 1e-5)
+    return ret.type(orig_type)
+
+
+def pooled_head(x: TensorF32Cpu3D, w: TensorF32Cpu1D, b: TensorF32Cpu1D, proj: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # Python ignores annotations: the helper written for rank 3 runs here on a matrix (a
+    # specialised copy of it), and on rank 3 as annotated
+    pooled = ln_fp16_safe(x[:, 0, :], w, b)
+    tokens = ln_fp16_safe(x, w, b)
+    return pooled @ proj + tokens.mean(dim=1) @ proj
+
+
+def scaled(x: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return x * s
+
+
+def scaled_by_int(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return scaled(x, 2) + scaled(x, 0.5)
