@@ -468,6 +468,18 @@ rule!(DETACH, "torchlower/detach", Detach, true,
     "EXTENSION: t.detach() / torch.detach(t)",
     "An alias of the tensor (native results never require grad, and inputs keep theirs).",
     "qk = qk.detach()");
+rule!(NORM, "torchlower/norm", Norm, true,
+    "EXTENSION: torch.norm(t, p=\"fro\", dim, keepdim=False) / t.norm(…)",
+    "A float32 tensor, `p` a Python number, None or \"fro\" (the 2-norm, over one or two dims), `dim` an int or a tuple of ints (required: without it the result is rank 0), `keepdim` a bool literal. Eager sends this form to `linalg.vector_norm`; so does native code.",
+    "image_features / image_features.norm(dim=1, keepdim=True)");
+rule!(VECTOR_NORM, "torchlower/vector-norm", VectorNorm, true,
+    "EXTENSION: torch.linalg.vector_norm(x, ord=2, dim, keepdim=False)",
+    "A float32 tensor, `ord` a Python number, `dim` an int or a tuple of ints (required), `keepdim` a bool literal.",
+    "torch.linalg.vector_norm(x, dim=-1, keepdim=True)");
+rule!(NORMALIZE, "torchlower/normalize", Normalize, true,
+    "EXTENSION: F.normalize(x, p=2.0, dim=1, eps=1e-12)",
+    "A float32 tensor and Python numbers; eager's own steps (`x / x.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(x)`), so the values are its.",
+    "F.normalize(q, dim=-1)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -513,7 +525,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

@@ -47,19 +47,27 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
         Signature::TensorNumber => (vec![m, int(2)], vec![]),
         Signature::Clamp => (vec![m, int(0), int(1)], vec![]),
         Signature::LayerNorm => (vec![m, int(2)], vec![]),
-        Signature::Params(params) => (params_operands(params), vec![]),
+        Signature::Params(params) => params_operands(params),
     }
 }
 
-/// The required arguments of a `Params` op, positionally: rank-3 float32 tensors (every such
-/// op takes one as its input; embedding's weight is a matrix), rank-2 int64 indices, 1 for
-/// ints and sizes.
-fn params_operands(params: &[torchlower_ops::Param]) -> Vec<Operand> {
+/// The required arguments of a `Params` op: rank-3 float32 tensors (every such op takes one as
+/// its input; embedding's weight is a matrix), rank-2 int64 indices, 1 for ints and sizes;
+/// positionally until an optional parameter is skipped, by keyword after it.
+fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keyword>) {
     use torchlower_ops::Kind;
-    params
-        .iter()
-        .filter(|p| p.default.is_none() && !matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor))
-        .map(|p| match p.kind {
+    if params.first().is_some_and(|p| p.name == "start") {
+        return (vec![int(1)], vec![]); // arange: its overloads are bound by its lane
+    }
+    let (mut positional, mut keywords) = (Vec::new(), Vec::new());
+    for p in params {
+        if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor) {
+            if !positional.is_empty() {
+                keywords.push(Keyword { name: None, value: int(0) });
+            }
+            continue;
+        }
+        let value = match p.kind {
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => tensor(TensorTy::F32_CPU_2D),
             Kind::Tensor | Kind::AnyTensor => tensor(TensorTy::F32_CPU_3D),
             Kind::Ints(_) if p.name == "sizes" => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(-1)]) },
@@ -67,17 +75,32 @@ fn params_operands(params: &[torchlower_ops::Param]) -> Vec<Operand> {
             Kind::Mask => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 3).expect("a type")),
             Kind::TensorOrNumber => tensor(TensorTy::F32_CPU_3D),
             _ => int(1),
-        })
-        .collect()
+        };
+        if keywords.is_empty() {
+            positional.push(value);
+        } else {
+            keywords.push(Keyword { name: Some(p.name.to_string()), value });
+        }
+    }
+    // the markers above only say "an optional parameter was skipped"
+    keywords.retain(|k| k.name.is_some());
+    (positional, keywords)
 }
 
 /// The same arguments as Python source: `x` the rank-3 input, `w` a matrix, `i` indices.
 fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -> String {
     use torchlower_ops::Kind;
-    let args: Vec<&str> = params
-        .iter()
-        .filter(|p| p.default.is_none() && !matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor))
-        .map(|p| match p.kind {
+    if row.op == Op::Arange {
+        return "torch.arange(1)".to_string(); // its overloads are bound by its lane
+    }
+    let mut args: Vec<String> = Vec::new();
+    let mut skipped = false;
+    for p in params {
+        if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor) {
+            skipped = true;
+            continue;
+        }
+        let value = match p.kind {
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => "w",
             Kind::Tensor | Kind::AnyTensor => "x",
             Kind::Ints(_) if p.name == "sizes" => "(1, -1)",
@@ -85,8 +108,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
             Kind::Mask => "x > 0",
             Kind::TensorOrNumber => "x",
             _ => "1",
-        })
-        .collect();
+        };
+        args.push(if skipped { format!("{}={value}", p.name) } else { value.to_string() });
+    }
     match row.functions.first() {
         Some(path) => format!("{path}({})", args.join(", ")),
         None => format!("{}.{}({})", args[0], row.methods[0], args[1..].join(", ")),
@@ -223,7 +247,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
                 (Op::Arange, _) => "TensorI64Cpu1D".to_string(),
-                (Op::Select | Op::Squeeze, _) => marker.to_string(),
+                (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm, _) => marker.to_string(),
                 (Op::Unflatten, _) => marker.replace("2D", "4D"),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (_, "B") => marker.replace("2D", "3D"),

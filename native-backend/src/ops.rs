@@ -750,3 +750,24 @@ pub fn squeeze(t: &Tensor, dim: i64) -> Result<Tensor> {
 pub fn detach(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_detach()?)
 }
+
+/// `torch.norm(t, p, dim, keepdim)` / `t.norm(…)`: eager's `torch.norm` sends a strided CPU
+/// or CUDA tensor to `linalg.vector_norm` (`p` None or `"fro"`: 2), which `norm.ScalarOpt_dim`
+/// computes too.
+#[inline]
+pub fn norm(t: &Tensor, p: Option<f64>, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_norm_scalaropt_dim(p.unwrap_or(2.0), dim, keepdim)?)
+}
+
+/// `torch.linalg.vector_norm(x, ord, dim, keepdim)`.
+#[inline]
+pub fn vector_norm(x: &Tensor, ord: f64, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(x.f_norm_scalaropt_dim(ord, dim, keepdim)?)
+}
+
+/// `F.normalize(x, p, dim, eps)`: eager's steps, `x / x.norm(p, dim, keepdim=True)
+/// .clamp_min(eps).expand_as(x)`.
+pub fn normalize(x: &Tensor, p: f64, dim: i64, eps: f64) -> Result<Tensor> {
+    let denom = x.f_norm_scalaropt_dim(p, [dim].as_slice(), true)?.f_clamp_min(eps)?.f_expand_as(x)?;
+    Ok(x.f_div(&denom)?)
+}

@@ -13,6 +13,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::LayerNorm => layer_norm(q, op, path),
         Op::BatchNorm | Op::GroupNorm => with_statistics(q, op, path),
+        Op::Normalize => super::params::elementwise(q, op, &rules::NORMALIZE, path),
         other => super::not_in_lane(other),
     }
 }

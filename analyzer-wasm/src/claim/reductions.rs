@@ -137,3 +137,45 @@ mod tests {
         assert_eq!(outcome(&call("torch.sum", &[t(two)], &[])).0, "TL250");
     }
 }
+
+/// `torch.norm(t, p, dim, keepdim)` / `t.norm(…)` / `torch.linalg.vector_norm(x, ord, dim,
+/// keepdim)`: a float32 tensor, a Python-number order (`p` omitted, None or `"fro"`: 2), the
+/// dims as an int or a tuple of ints (all of them given: without `dim` the result is rank 0),
+/// `keepdim` a bool literal; eager sends these to libtorch's vector norm, and so does native.
+pub fn vector_norm(q: &Query, op: Op, form: &str) -> Decision {
+    let rule = if op == Op::Norm { &rules::NORM } else { &rules::VECTOR_NORM };
+    // `p="fro"` is the 2-norm for one or two dims, as eager's torch.norm decides
+    let fro = |o: &Operand| matches!(&o.lit, Lit::Str(s) if s == "fro");
+    let args: Vec<Operand> = q.args.iter().map(|o| if fro(o) { Operand { ty: crate::ty::Ty::NoneVal, lit: Lit::None } } else { o.clone() }).collect();
+    let keywords: Vec<super::Keyword> = q
+        .keywords
+        .iter()
+        .map(|k| if fro(&k.value) { super::Keyword { name: k.name.clone(), value: Operand { ty: crate::ty::Ty::NoneVal, lit: Lit::None } } } else { k.clone() })
+        .collect();
+    let q = Query { args: &args, keywords: &keywords, ..*q };
+    let bound = match super::params::bind(&q, op, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let Some(t) = bound.tensor(if op == Op::Norm { "input" } else { "x" }) else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor"));
+    };
+    let dims = match bound.literal("dim") {
+        Some(Lit::Ints(d)) => d.len(),
+        Some(_) => 1,
+        None => return Decision::reject(&rules::DIM_MISSING, format!("{form} without dim reduces to rank 0")),
+    };
+    let keepdim = match bound.literal("keepdim") {
+        None | Some(Lit::Bool(false)) => false,
+        Some(Lit::Bool(true)) => true,
+        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: keepdim must be a bool literal")),
+    };
+    if op == Op::Norm && dims > 2 && !bound.literal("p").is_some_and(|p| !matches!(p, Lit::None)) {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form}: the Frobenius norm over {dims} dims is a matrix norm (eager raises)"));
+    }
+    let rank = if keepdim { i64::from(t.rank) } else { i64::from(t.rank) - dims as i64 };
+    match u8::try_from(rank).ok().filter(|r| *r >= 1).and_then(|r| TensorTy::new(t.dtype, t.device, r)) {
+        Some(result) => bound.claim(rule, op, result),
+        None => Decision::reject(&rules::RANK0_RESULT, format!("{form}: the result would be rank {rank}")),
+    }
+}

@@ -402,6 +402,26 @@ impl Walker<'_> {
                 return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
             }
         }
+        // `x.shape[1:] == w.shape`: tuples of ints are equal when their lengths are and every
+        // pair of elements is (`!=` the negation)
+        if let ([op @ (ast::CmpOp::Eq | ast::CmpOp::NotEq)], [other]) = (&c.ops[..], rest.as_slice()) {
+            if let (Some(a), Some(b)) = (&first.elems, &other.elems) {
+                if a.iter().chain(b).all(|e| e.ty == Ty::Int && e.ir.is_some()) {
+                    let equal = matches!(op, ast::CmpOp::Eq);
+                    if a.len() != b.len() {
+                        return Val::lowered(Ty::Bool, Lit::Bool(!equal), ir::Expr::Bool(!equal));
+                    }
+                    let pairs: Vec<ir::Expr> = a
+                        .iter()
+                        .zip(b)
+                        .filter_map(|(x, y)| Some(ir::Expr::Compare { kind: ScalarKind::Int, first: Box::new(x.ir.clone()?), rest: vec![(CmpOp::Eq, y.ir.clone()?)] }))
+                        .collect();
+                    let all = if pairs.is_empty() { ir::Expr::Bool(true) } else { ir::Expr::BoolOp { and: true, values: pairs } };
+                    let value = if equal { all } else { ir::Expr::Not(Box::new(all)) };
+                    return Val::lowered(Ty::Bool, Lit::NotLiteral, value);
+                }
+            }
+        }
         // `w.dtype in [torch.float16, torch.bfloat16]`: static when every element is
         if let ([op @ (ast::CmpOp::In | ast::CmpOp::NotIn)], [other]) = (&c.ops[..], rest.as_slice()) {
             let found = other.elems.as_ref().and_then(|elems| {

@@ -267,6 +267,27 @@ const SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int
 const UNFLATTEN: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("sizes", Kind::Ints(0), None)];
 const SQUEEZE: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None)];
 const DETACH: &[Param] = &[p("input", Kind::AnyTensor, None)];
+const NORM: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("p", Kind::OptFloat, Some("None")),
+    p("dim", Kind::Ints(0), None),
+    p("keepdim", Kind::Bool, Some("false")),
+    p("dtype", Kind::Fixed("None"), None),
+];
+const VECTOR_NORM: &[Param] = &[
+    p("x", Kind::Tensor, None),
+    p("ord", Kind::Float, Some("2.0f64")),
+    p("dim", Kind::Ints(0), None),
+    p("keepdim", Kind::Bool, Some("false")),
+    p("dtype", Kind::Fixed("None"), None),
+];
+const NORMALIZE: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("p", Kind::Float, Some("2.0f64")),
+    p("dim", Kind::Int, Some("1i64")),
+    p("eps", Kind::Float, Some("1e-12f64")),
+    p("out", Kind::Fixed("None"), None),
+];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
 const BATCH_NORM: &[Param] = &[
@@ -963,6 +984,27 @@ op_table! {
         Arange {
             name: "arange", lane: Creation, signature: Params(ARANGE),
             functions: ["torch.arange"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The p-norm over the given dims (`p` omitted or `"fro"`: 2), libtorch's vector norm.
+        Norm {
+            name: "norm", lane: Reductions, signature: Params(NORM),
+            functions: ["torch.norm"], methods: ["norm"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `torch.linalg.vector_norm(x, ord, dim, keepdim)`.
+        VectorNorm {
+            name: "vector_norm", lane: Reductions, signature: Params(VECTOR_NORM),
+            functions: ["torch.linalg.vector_norm"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `x / max(‖x‖_p over dim, eps)`, as eager's `F.normalize` computes it.
+        Normalize {
+            name: "normalize", lane: Norms, signature: Params(NORMALIZE),
+            functions: ["torch.nn.functional.normalize"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

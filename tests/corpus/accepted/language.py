@@ -27,3 +27,10 @@ def checked(x: TensorF32Cpu3D, n_head: int) -> TensorF32Cpu3D:
 
 def same_dtype(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.float() + y.to(x.dtype) - x.to(torch.float32).type_as(y)
+
+
+def shapes_agree(x: TensorF32Cpu3D, pos: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    assert x.shape[1:] == pos.shape, "incorrect audio shape"
+    if x.shape != (1, 2) and x.shape[:1] != pos.shape:
+        return x + pos
+    return x

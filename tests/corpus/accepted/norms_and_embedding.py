@@ -20,3 +20,17 @@ def gn(x: TensorF32Cpu3D, w: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu3
 
 def token_and_position(idx: TensorI64Cpu2D, wte: TensorF32Cpu2D, pos: TensorI64Cpu1D, wpe: TensorF32Cpu2D) -> TensorF32Cpu3D:
     return F.embedding(idx, wte) + F.embedding(pos, wpe)
+
+
+def clip_logits(image_features: TensorF32Cpu2D, text_features: TensorF32Cpu2D, logit_scale: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    image_features = image_features / image_features.norm(dim=1, keepdim=True)
+    text_features = text_features / text_features.norm(p="fro", dim=-1, keepdim=True)
+    return logit_scale.exp() * image_features @ text_features.t()
+
+
+def vector_norms(x: TensorF32Cpu3D) -> TensorF32Cpu1D:
+    return torch.linalg.vector_norm(x, dim=(1, 2)) + torch.norm(x, 1, (0, 2)) + x.norm(float("inf"), dim=[1, 2])
+
+
+def normalized(q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return F.normalize(q, dim=-1) + F.normalize(k, p=1.0, dim=1, eps=1e-6)

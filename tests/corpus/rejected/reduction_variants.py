@@ -39,3 +39,7 @@ def rank0_result(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
 
 def tuple_dim(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x.sum(dim=(0, 1))
+
+
+def norm_of_everything(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.norm()
