@@ -442,7 +442,7 @@ rule!(MASKED_FILL, "torchlower/masked-fill", MaskedFill, true,
     "att.masked_fill(bias[:, :, :T, :T] == 0, float(\"-inf\"))");
 rule!(WHERE, "torchlower/where", Where, true,
     "EXTENSION: torch.where(cond, a, b)",
-    "A bool condition and two float32 tensors, or one float32 tensor and a Python number; broadcast as eager does, a float32 result of the largest rank. The one-argument form (indices of the set elements, a data-dependent shape) stays Python.",
+    "A bool condition and two float32 tensors, or one float32 tensor and a Python number (a float32 result of the largest rank, broadcast as eager does), or two Python numbers (eager's type of the pair: float32 with a float, else int64). The one-argument form (indices of the set elements, a data-dependent shape) stays Python.",
     "torch.where(mask, x, 0.0)");
 rule!(ARANGE, "torchlower/arange", Arange, true,
     "EXTENSION: torch.arange(end) / torch.arange(start, end, step=1)",
@@ -480,6 +480,22 @@ rule!(NORMALIZE, "torchlower/normalize", Normalize, true,
     "EXTENSION: F.normalize(x, p=2.0, dim=1, eps=1e-12)",
     "A float32 tensor and Python numbers; eager's own steps (`x / x.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(x)`), so the values are its.",
     "F.normalize(q, dim=-1)");
+rule!(ZEROS, "torchlower/zeros", Zeros, true,
+    "EXTENSION: torch.zeros(*size, dtype=None, device=None)",
+    "Sizes as Python ints or one tuple of them (ranks 1–5); `dtype` omitted (float32), torch.float32, torch.long or torch.bool; on the CPU. libtorch's kernel.",
+    "torch.zeros(x.shape[0], 1, x.shape[-1], dtype=x.dtype, device=x.device)");
+rule!(ONES, "torchlower/ones", Ones, true,
+    "EXTENSION: torch.ones(*size, dtype=None, device=None)", "As torch.zeros, with ones.", "torch.ones(n, n, dtype=torch.bool)");
+rule!(FULL, "torchlower/full", Full, true,
+    "EXTENSION: torch.full(size, fill_value, dtype=None, device=None)",
+    "A tuple of Python ints and a Python number; the dtype from the number as eager infers it (int → int64, float → float32, bool → bool) unless given. On the CPU.",
+    "torch.full((1, 1, t, t), float(\"-inf\"))");
+rule!(ZEROS_LIKE, "torchlower/zeros-like", ZerosLike, true,
+    "EXTENSION: torch.zeros_like(t)", "Any tensor; zeros of its shape, dtype and device (`dtype` omitted or its own).", "torch.zeros_like(relative_position)");
+rule!(ONES_LIKE, "torchlower/ones-like", OnesLike, true,
+    "EXTENSION: torch.ones_like(t)", "Any tensor; ones of its shape, dtype and device.", "torch.ones_like(mean)");
+rule!(FULL_LIKE, "torchlower/full-like", FullLike, true,
+    "EXTENSION: torch.full_like(t, fill_value)", "Any tensor and a Python number; its shape, dtype and device.", "torch.full_like(x, num_buckets - 1)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -525,7 +541,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

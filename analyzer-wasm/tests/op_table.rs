@@ -73,6 +73,7 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
             Kind::Ints(_) if p.name == "sizes" => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(-1)]) },
             Kind::Indices => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type")),
             Kind::Mask => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 3).expect("a type")),
+            Kind::TensorOrNumber if p.name == "fill_value" => int(1),
             Kind::TensorOrNumber => tensor(TensorTy::F32_CPU_3D),
             _ => int(1),
         };
@@ -106,6 +107,7 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
             Kind::Ints(_) if p.name == "sizes" => "(1, -1)",
             Kind::Indices => "i",
             Kind::Mask => "x > 0",
+            Kind::TensorOrNumber if p.name == "fill_value" => "1",
             Kind::TensorOrNumber => "x",
             _ => "1",
         };
@@ -246,7 +248,8 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmax, _) if marker.contains("Cuda") => continue, // no int64 CUDA type
                 (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
-                (Op::Arange, _) => "TensorI64Cpu1D".to_string(),
+                (Op::Arange | Op::Full, _) => "TensorI64Cpu1D".to_string(),
+                (Op::Zeros | Op::Ones, _) => vector.clone(),
                 (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm, _) => marker.to_string(),
                 (Op::Unflatten, _) => marker.replace("2D", "4D"),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),

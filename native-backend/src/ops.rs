@@ -650,6 +650,12 @@ impl From<&i64> for Value<'_> {
     }
 }
 
+impl From<&bool> for Value<'_> {
+    fn from(b: &bool) -> Self {
+        Value::Number(tch::Scalar::int(i64::from(*b)))
+    }
+}
+
 impl From<&f64> for Value<'_> {
     fn from(n: &f64) -> Self {
         Value::Number(tch::Scalar::float(*n))
@@ -770,4 +776,49 @@ pub fn vector_norm(x: &Tensor, ord: f64, dim: &[i64], keepdim: bool) -> Result<T
 pub fn normalize(x: &Tensor, p: f64, dim: i64, eps: f64) -> Result<Tensor> {
     let denom = x.f_norm_scalaropt_dim(p, [dim].as_slice(), true)?.f_clamp_min(eps)?.f_expand_as(x)?;
     Ok(x.f_div(&denom)?)
+}
+
+/// The element type an analyzer dtype name stands for (`"torch.float32"` and co.).
+fn kind_of(dtype: &str) -> tch::Kind {
+    match dtype {
+        "torch.int64" => tch::Kind::Int64,
+        "torch.bool" => tch::Kind::Bool,
+        _ => tch::Kind::Float,
+    }
+}
+
+/// `torch.zeros(*size, dtype=…)` on the CPU.
+#[inline]
+pub fn zeros(size: &[i64], dtype: &str) -> Result<Tensor> {
+    Ok(Tensor::f_zeros(size, (kind_of(dtype), tch::Device::Cpu))?)
+}
+
+/// `torch.ones(*size, dtype=…)` on the CPU.
+#[inline]
+pub fn ones(size: &[i64], dtype: &str) -> Result<Tensor> {
+    Ok(Tensor::f_ones(size, (kind_of(dtype), tch::Device::Cpu))?)
+}
+
+/// `torch.full(size, fill_value, dtype=…)` on the CPU (the dtype already inferred).
+pub fn full(size: &[i64], fill_value: Value, dtype: &str) -> Result<Tensor> {
+    let Value::Number(fill) = fill_value else { return Err(crate::Error::Value("torch.full: fill_value must be a number".into())) };
+    Ok(Tensor::f_full(size, fill, (kind_of(dtype), tch::Device::Cpu))?)
+}
+
+/// `torch.zeros_like(t)`.
+#[inline]
+pub fn zeros_like(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_zeros_like()?)
+}
+
+/// `torch.ones_like(t)`.
+#[inline]
+pub fn ones_like(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_ones_like()?)
+}
+
+/// `torch.full_like(t, fill_value)`.
+pub fn full_like(t: &Tensor, fill_value: Value) -> Result<Tensor> {
+    let Value::Number(fill) = fill_value else { return Err(crate::Error::Value("torch.full_like: fill_value must be a number".into())) };
+    Ok(t.f_full_like(fill)?)
 }

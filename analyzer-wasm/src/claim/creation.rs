@@ -1,7 +1,9 @@
 //! Lane: tensor creation — `torch.arange(end)`, `torch.arange(start, end[, step])` of Python
-//! ints, int64 by default or `dtype=torch.float32`, on the CPU (`device` omitted, `"cpu"` or a
-//! CPU tensor's `.device`). libtorch's kernel: eager's values and its errors (a zero step, a
-//! bound on the wrong side).
+//! ints, int64 by default or `dtype=torch.float32`; `torch.zeros` / `ones` (sizes as ints or
+//! one tuple) and `torch.full(size, value)` (the dtype from the value, as eager infers it), in
+//! float32, int64 or bool; all on the CPU (`device` omitted, `"cpu"` or a CPU tensor's
+//! `.device`). `torch.zeros_like` / `ones_like` / `full_like` keep the input's type. libtorch's
+//! kernels: eager's values and its errors (a zero step, a negative size).
 
 use super::{keyword, keywords_only, Decision, Lit, Query};
 use crate::ir::{Op, Options};
@@ -9,9 +11,113 @@ use crate::rules;
 use crate::ty::{Device, Dtype, TensorTy, Ty};
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
-    if op != Op::Arange {
-        return super::not_in_lane(op);
+    match op {
+        Op::Arange => arange(q, op, path),
+        Op::Zeros | Op::Ones | Op::Full => sized(q, op, path),
+        Op::ZerosLike | Op::OnesLike | Op::FullLike => like(q, op, path),
+        other => super::not_in_lane(other),
     }
+}
+
+/// The dtypes a created tensor may have, in the order of the `dtype` choice of the op table.
+const DTYPES: [(&str, Dtype); 3] = [("torch.float32", Dtype::F32), ("torch.int64", Dtype::I64), ("torch.bool", Dtype::Bool)];
+
+/// `device=` omitted, `"cpu"` or a CPU tensor's `.device`; `requires_grad=` omitted or False.
+fn on_the_cpu(q: &Query, path: &str) -> Result<(), Decision> {
+    match keyword(q, "device").map(|(_, v)| &v.lit) {
+        None | Some(Lit::Device("cpu")) => {}
+        Some(Lit::Str(s)) if s == "cpu" => {}
+        Some(_) => return Err(Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{path}: only the CPU is claimed for created tensors"))),
+    }
+    match keyword(q, "requires_grad").map(|(_, v)| &v.lit) {
+        None | Some(Lit::Bool(false)) => Ok(()),
+        Some(_) => Err(Decision::reject(&rules::BAD_KEYWORD, format!("{path}: only `requires_grad=False` is lowered (native results never require grad)"))),
+    }
+}
+
+/// `torch.zeros(size…)`, `torch.ones(size…)` (the walk packs the sizes into one tuple) and
+/// `torch.full(size, fill_value)`.
+fn sized(q: &Query, op: Op, path: &str) -> Decision {
+    let rule = match op {
+        Op::Zeros => &rules::ZEROS,
+        Op::Ones => &rules::ONES,
+        _ => &rules::FULL,
+    };
+    if let Err(d) = keywords_only(q, &["dtype", "device", "requires_grad"], path).and_then(|_| on_the_cpu(q, path)) {
+        return d;
+    }
+    let wanted = if op == Op::Full { 2 } else { 1 };
+    if q.starred || q.args.len() != wanted {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} takes the sizes (ints or one tuple of them){}", if op == Op::Full { " and the fill value" } else { "" }));
+    }
+    let rank = match (&q.args[0].ty, &q.args[0].lit) {
+        (Ty::Tuple(_), Lit::Ints(sizes)) => sizes.len(),
+        (Ty::Int, _) => 1,
+        (Ty::Unknown, _) => return Decision::NotCovered(format!("the sizes of {path} have an unresolved type")),
+        _ => return Decision::reject(&rules::BAD_ARITY, format!("{path}: the sizes must be Python ints")),
+    };
+    let inferred = match q.args.get(1).map(|f| f.ty) {
+        None | Some(Ty::Float) => Dtype::F32,
+        Some(Ty::Int) => Dtype::I64,
+        Some(Ty::Bool) => Dtype::Bool,
+        Some(Ty::Unknown) => return Decision::NotCovered(format!("the fill value of {path} has an unresolved type")),
+        Some(other) => return Decision::reject(&rules::SCALAR_OPERAND, format!("{path}: the fill value is {} (a Python number is claimed)", other.describe())),
+    };
+    let dtype = match keyword(q, "dtype").map(|(_, v)| &v.lit) {
+        None | Some(Lit::None) => inferred,
+        Some(Lit::Dtype(name)) => match DTYPES.iter().find(|(n, _)| n == name) {
+            Some((_, d)) => *d,
+            None => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: dtype {name} has no tensor type here")),
+        },
+        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dtype` must be a dtype known while analysing")),
+    };
+    let choice = DTYPES.iter().position(|(_, d)| *d == dtype).unwrap_or(0) as u8;
+    let Some(result) = u8::try_from(rank).ok().and_then(|r| TensorTy::new(dtype, Device::Cpu, r)) else {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path}: no tensor type has rank {rank}"));
+    };
+    let operands = (0..wanted).map(super::OperandRef::Arg).collect();
+    let present = if op == Op::Full { 0b11 } else { 0b1 };
+    Decision::Claimed(super::Claim { rule, result, op, options: Options::Params { present, choice }, operands })
+}
+
+/// `torch.zeros_like(t)`, `ones_like(t)`, `full_like(t, fill_value)`: the input's type
+/// (`dtype` omitted, None or the input's own).
+fn like(q: &Query, op: Op, path: &str) -> Decision {
+    let rule = match op {
+        Op::ZerosLike => &rules::ZEROS_LIKE,
+        Op::OnesLike => &rules::ONES_LIKE,
+        _ => &rules::FULL_LIKE,
+    };
+    let options: Vec<super::Keyword> = q.keywords.iter().filter(|k| !matches!(k.name.as_deref(), Some("dtype" | "device" | "requires_grad"))).cloned().collect();
+    let bare = Query { keywords: &options, ..*q };
+    let bound = match super::params::bind(&bare, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor")) };
+    if op == Op::FullLike && !matches!(q.args.get(1).or_else(|| keyword(q, "fill_value").map(|(_, v)| v)).map(|v| v.ty), Some(Ty::Int | Ty::Float | Ty::Bool)) {
+        return Decision::reject(&rules::SCALAR_OPERAND, format!("{path}: the fill value must be a Python number"));
+    }
+    let own = DTYPES.iter().find(|(_, d)| *d == t.dtype).map(|(n, _)| *n).unwrap_or_default();
+    match keyword(q, "dtype").map(|(_, v)| &v.lit) {
+        None | Some(Lit::None) => {}
+        Some(Lit::Dtype(name)) if *name == own => {}
+        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: a `dtype` other than the input's is not lowered")),
+    }
+    let device = if t.device == Device::Cpu { "cpu" } else { "cuda:0" };
+    match keyword(q, "device").map(|(_, v)| &v.lit) {
+        None | Some(Lit::None) => {}
+        Some(Lit::Device(d)) if *d == device => {}
+        Some(Lit::Str(s)) if s == device => {}
+        Some(_) => return Decision::reject(&rules::DEVICE_TRANSFER, format!("{path}: a `device` other than the input's is not lowered")),
+    }
+    if !matches!(keyword(q, "requires_grad").map(|(_, v)| &v.lit), None | Some(Lit::Bool(false))) {
+        return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: only `requires_grad=False` is lowered (native results never require grad)"));
+    }
+    bound.claim(rule, op, t)
+}
+
+fn arange(q: &Query, op: Op, path: &str) -> Decision {
     if let Err(d) = keywords_only(q, &["dtype", "device"], path) {
         return d;
     }

@@ -95,12 +95,19 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
     let result = match op {
         Op::MaskedFill => bound.tensor("input"),
         _ => {
-            let values = [bound.tensor("input"), bound.tensor("other")];
             let rank = bound.tensors.iter().map(|(_, t)| t.rank).max().unwrap_or(1);
-            if values.iter().all(Option::is_none) {
-                return Decision::reject(&rules::SCALAR_OPERAND, format!("{form} of two Python numbers (a float32 tensor on either side is claimed)"));
+            if bound.tensor("input").is_none() && bound.tensor("other").is_none() {
+                // two Python numbers: eager's result type of the pair (a float → float32)
+                let numbers = [bound.literal("input"), bound.literal("other")];
+                let float = q.args.iter().chain(q.keywords.iter().map(|k| &k.value)).any(|o| o.ty == Ty::Float);
+                let dtype = if float { Dtype::F32 } else { Dtype::I64 };
+                if numbers.iter().any(Option::is_none) {
+                    return Decision::reject(&rules::SCALAR_OPERAND, format!("{form}: two values are needed"));
+                }
+                TensorTy::new(dtype, bound.device, rank)
+            } else {
+                TensorTy::f32(bound.device, rank)
             }
-            TensorTy::f32(bound.device, rank)
         }
     };
     match result {
@@ -131,7 +138,7 @@ mod tests {
         assert_eq!(outcome(&method(&x, "masked_fill", &[mask.clone(), int(0)], &[])), ("torchlower/masked-fill".into(), "TensorF32Cpu2D".into()));
         assert_eq!(outcome(&method(&x, "masked_fill", &[x.clone(), int(0)], &[])).0, "TL200");
         assert_eq!(outcome(&call("torch.where", &[mask.clone(), x.clone(), int(0)], &[])).0, "torchlower/where");
-        assert_eq!(outcome(&call("torch.where", &[mask.clone(), int(1), int(0)], &[])).0, "TL242");
+        assert_eq!(outcome(&call("torch.where", &[mask.clone(), int(1), int(0)], &[])).1, "TensorI64Cpu2D");
         assert_eq!(outcome(&call("torch.where", &[mask], &[])).0, "TL202");
         assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "gt", &[int(0)], &[])).0, "TL209");
     }

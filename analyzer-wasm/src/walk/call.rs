@@ -106,6 +106,12 @@ impl Walker<'_> {
             let elems = args.pop().and_then(|a| a.elems).unwrap_or_default();
             args.extend(elems);
         }
+        // the sizes of `torch.zeros(b, 1, d)` are one tuple, as `torch.zeros((b, 1, d))` gives them
+        let packs_sizes = matches!(path.as_deref(), Some("torch.zeros" | "torch.ones"));
+        if packs_sizes && !args.is_empty() && args.iter().all(|a| a.ty == Ty::Int) {
+            let sizes = std::mem::take(&mut args);
+            args.push(Val::tuple(sizes));
+        }
         // the normalized shape of `F.layer_norm(x, (n,), …)` is ints after the input
         let layer_norm = matches!(path.as_deref(), Some("torch.nn.functional.layer_norm" | "torch.layer_norm"));
         if layer_norm && args.get(1).is_some_and(|a| a.elems.is_some()) {

@@ -288,6 +288,13 @@ const NORMALIZE: &[Param] = &[
     p("eps", Kind::Float, Some("1e-12f64")),
     p("out", Kind::Fixed("None"), None),
 ];
+const DTYPES: Kind = Kind::Choice(&["torch.float32", "torch.int64", "torch.bool"]);
+/// `torch.zeros(*size)` / `ones`: the walk packs the sizes into one tuple; the lane reads
+/// `dtype` and `device`.
+const SIZED: &[Param] = &[p("size", Kind::Ints(0), None), p("dtype", DTYPES, None)];
+const FULL: &[Param] = &[p("size", Kind::Ints(0), None), p("fill_value", Kind::TensorOrNumber, None), p("dtype", DTYPES, None)];
+const LIKE: &[Param] = &[p("input", Kind::AnyTensor, None)];
+const FULL_LIKE: &[Param] = &[p("input", Kind::AnyTensor, None), p("fill_value", Kind::TensorOrNumber, None)];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
 const BATCH_NORM: &[Param] = &[
@@ -1005,6 +1012,48 @@ op_table! {
         Normalize {
             name: "normalize", lane: Norms, signature: Params(NORMALIZE),
             functions: ["torch.nn.functional.normalize"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A tensor of zeros of the given sizes (float32, int64 or bool), on the CPU.
+        Zeros {
+            name: "zeros", lane: Creation, signature: Params(SIZED),
+            functions: ["torch.zeros"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A tensor of ones of the given sizes, on the CPU.
+        Ones {
+            name: "ones", lane: Creation, signature: Params(SIZED),
+            functions: ["torch.ones"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A tensor of the given sizes filled with a Python number (its dtype from the number, as eager infers it).
+        Full {
+            name: "full", lane: Creation, signature: Params(FULL),
+            functions: ["torch.full"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Zeros of the input's shape, dtype and device.
+        ZerosLike {
+            name: "zeros_like", lane: Creation, signature: Params(LIKE),
+            functions: ["torch.zeros_like"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Ones of the input's shape, dtype and device.
+        OnesLike {
+            name: "ones_like", lane: Creation, signature: Params(LIKE),
+            functions: ["torch.ones_like"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A Python number in the input's shape, dtype and device.
+        FullLike {
+            name: "full_like", lane: Creation, signature: Params(FULL_LIKE),
+            functions: ["torch.full_like"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

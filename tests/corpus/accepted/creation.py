@@ -20,3 +20,18 @@ def ramps(n: int, x: TensorF32Cpu1D) -> TensorF32Cpu1D:
 
 def even(n: int) -> TensorI64Cpu1D:
     return torch.arange(0, n, 2, device="cpu")
+
+
+def class_token(x: TensorF32Cpu3D, class_embedding: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    return torch.cat([class_embedding.to(x.dtype) + torch.zeros(x.shape[0], 1, x.shape[-1], dtype=x.dtype, device=x.device), x], dim=1)
+
+
+def filled(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    mask = torch.full((n, n), float("-inf"))
+    twos = torch.full((n,), 2) == torch.ones(n, dtype=torch.long) + 1 if False else torch.full((n,), 2) > torch.zeros((n,), dtype=torch.int64)
+    flags = torch.ones(n, n, dtype=torch.bool)
+    return torch.where(flags, x + mask, x) * torch.where(twos, 2.0, 0.0) + torch.ones((1, n)) - torch.zeros(n)
+
+
+def likes(x: TensorF32Cpu2D, idx: TensorI64Cpu1D) -> TensorF32Cpu2D:
+    return torch.zeros_like(x) + torch.ones_like(x, dtype=torch.float32) * torch.full_like(x, 0.5) + torch.where(torch.full_like(idx, 3) == idx, 1.0, 0.0)
