@@ -496,6 +496,10 @@ rule!(ONES_LIKE, "torchlower/ones-like", OnesLike, true,
     "EXTENSION: torch.ones_like(t)", "Any tensor; ones of its shape, dtype and device.", "torch.ones_like(mean)");
 rule!(FULL_LIKE, "torchlower/full-like", FullLike, true,
     "EXTENSION: torch.full_like(t, fill_value)", "Any tensor and a Python number; its shape, dtype and device.", "torch.full_like(x, num_buckets - 1)");
+rule!(GELU_TANH, "torchlower/gelu-tanh", GeluTanh, true,
+    "EXTENSION: F.gelu(t, approximate=\"tanh\")",
+    "A float32 tensor of any rank with the keyword literal \"tanh\"; libtorch's tanh-approximation kernel (eager's values).",
+    "F.gelu(x, approximate=\"tanh\")");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -541,7 +545,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
@@ -691,9 +695,9 @@ code!(RELU_INPLACE, "TL220", Activations, Error,
     "`inplace=True` mutates the input; a positional or non-literal `inplace` cannot be proven False.",
     "F.relu(h, inplace=True)  /  F.relu(h, True)", "Omit `inplace`.");
 code!(GELU_APPROXIMATE, "TL230", Gelu, Error,
-    "GELU approximation other than the exact \"none\"",
-    "`approximate=\"tanh\"` computes a different function; a positional, dynamic or unknown `approximate` cannot be proven \"none\".",
-    "F.gelu(h, approximate=\"tanh\")", "Use `F.gelu(h)`.");
+    "GELU approximation that is not a known literal",
+    "`approximate` must be the keyword literal \"none\" (exact) or \"tanh\" (torchlower/gelu-tanh); a positional, dynamic or unknown `approximate` cannot be proven either.",
+    "F.gelu(h, approximate=mode)  /  F.gelu(h, \"none\")", "Pass `approximate=\"none\"` or `approximate=\"tanh\"` as a keyword literal.");
 code!(GELU_METHOD, "TL231", Gelu, Error,
     "GELU method or module form",
     "Only the functional `torch.nn.functional.gelu(t)` is claimed.",

@@ -94,6 +94,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     if row.op == Op::Arange {
         return "torch.arange(1)".to_string(); // its overloads are bound by its lane
     }
+    if row.op == Op::GeluTanh {
+        return "F.gelu(x, approximate=\"tanh\")".to_string();
+    }
     let mut args: Vec<String> = Vec::new();
     let mut skipped = false;
     for p in params {
@@ -163,6 +166,12 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let target = if comparison { Target::Compare(symbol) } else { Target::BinOp { op: python_operator(symbol), augmented: false } };
             let q = Query { target, receiver: None, args: &operands, keywords: &[], starred: false };
             queries.push((symbol.to_string(), decide(&q)));
+        }
+        // rows claimed through another row's spelling and an option
+        if row.op == Op::GeluTanh {
+            let approximate = [Keyword { name: Some("approximate".to_string()), value: Operand { ty: Ty::Str, lit: Lit::Str("tanh".to_string()) } }];
+            let q = Query { target: Target::Function("torch.nn.functional.gelu"), receiver: None, args: &operands[..1], keywords: &approximate, starred: false };
+            queries.push(("F.gelu(approximate=\"tanh\")".to_string(), decide(&q)));
         }
         for (spelling, decision) in queries {
             match decision {

@@ -822,3 +822,9 @@ pub fn full_like(t: &Tensor, fill_value: Value) -> Result<Tensor> {
     let Value::Number(fill) = fill_value else { return Err(crate::Error::Value("torch.full_like: fill_value must be a number".into())) };
     Ok(t.f_full_like(fill)?)
 }
+
+/// `F.gelu(t, approximate="tanh")`, libtorch's kernel.
+#[inline]
+pub fn gelu_tanh(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_gelu("tanh")?)
+}

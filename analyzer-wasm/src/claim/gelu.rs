@@ -1,5 +1,6 @@
-//! Lane: exact GELU, `torch.nn.functional.gelu(t)` or with `approximate="none"`. The lowering
-//! always calls the exact kernel; the source string is never interpolated into Rust.
+//! Lane: GELU, `torch.nn.functional.gelu(t)` or with `approximate="none"` (the exact one, our
+//! fused kernels), and `approximate="tanh"` (libtorch's tanh kernel, op `GeluTanh`). The
+//! approximation is a string literal; it is never interpolated into Rust.
 
 use super::activations::one_tensor_function;
 use super::{keyword, Decision, Lit, Query};
@@ -13,10 +14,21 @@ pub fn functional_gelu(q: &Query) -> Decision {
     if let Some((i, approx)) = keyword(q, "approximate") {
         match &approx.lit {
             Lit::Str(s) if s == "none" => {}
-            Lit::Str(s) => {
-                return Decision::reject(&rules::GELU_APPROXIMATE, format!("F.gelu(approximate={s:?}) is not the exact GELU"))
+            Lit::Str(s) if s == "tanh" => {
+                let rest: Vec<_> = q.keywords.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, k)| k.clone()).collect();
+                let q2 = Query { keywords: &rest, ..*q };
+                return match one_tensor_function(&q2, "F.gelu", &rules::GELU_TANH, Op::GeluTanh) {
+                    Decision::Claimed(mut claim) => {
+                        claim.options = crate::ir::Options::Params { present: 1, choice: 0 };
+                        Decision::Claimed(claim)
+                    }
+                    other => other,
+                };
             }
-            _ => return Decision::reject(&rules::GELU_APPROXIMATE, "F.gelu: `approximate` must be the literal \"none\""),
+            Lit::Str(s) => {
+                return Decision::reject(&rules::GELU_APPROXIMATE, format!("F.gelu(approximate={s:?}) is neither \"none\" nor \"tanh\""))
+            }
+            _ => return Decision::reject(&rules::GELU_APPROXIMATE, "F.gelu: `approximate` must be the literal \"none\" or \"tanh\""),
         }
         // drop the validated keyword before the shared one-tensor check
         let rest: Vec<_> = q.keywords.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, k)| k.clone()).collect();
@@ -53,7 +65,8 @@ mod tests {
     #[test]
     fn variants() {
         let x = t(T::F32_CPU_2D);
-        assert_eq!(outcome(&call(G, &[x.clone()], &[kw("approximate", string("tanh"))])).0, "TL230");
+        assert_eq!(outcome(&call(G, &[x.clone()], &[kw("approximate", string("tanh"))])).0, "torchlower/gelu-tanh");
+        assert_eq!(outcome(&call(G, &[x.clone()], &[kw("approximate", string("erf"))])).0, "TL230");
         assert_eq!(outcome(&call(G, &[x.clone()], &[kw("approximate", unknown())])).0, "TL230");
         assert_eq!(outcome(&call(G, &[x.clone(), string("none")], &[])).0, "TL230");
         assert_eq!(outcome(&call(G, &[x.clone()], &[kw("inplace", boolean(false))])).0, "TL201");

@@ -63,6 +63,9 @@ impl Walker<'_> {
                     // e.g. `torch.float64` as an option value: the consumer decides
                     return Val::opaque(Ty::Unknown, Lit::NotLiteral);
                 }
+                if let Some(v) = self.finfo(&a.value, a.attr.as_str()) {
+                    return v;
+                }
                 let recv = self.expr(&a.value);
                 if let Ty::Tensor(t) = recv.ty {
                     match a.attr.as_str() {
@@ -583,6 +586,33 @@ fn expr_kind(e: &Expr) -> &'static str {
         Expr::Tuple(_) => "tuple",
         Expr::Slice(_) => "slice",
         Expr::IpyEscapeCommand(_) => "IPython escape command",
+    }
+}
+
+impl Walker<'_> {
+    /// `torch.finfo(x.dtype).eps` & co. for float32 (or `torch.finfo()`, the default dtype):
+    /// the constants eager's `finfo` gives, as Python floats.
+    fn finfo(&mut self, value: &Expr, attr: &str) -> Option<Val> {
+        let Expr::Call(c) = value else { return None };
+        let locals = &self.locals;
+        if self.scope.dotted_path(&c.func, &|n| locals.contains(n)).as_deref() != Some("torch.finfo") || !c.arguments.keywords.is_empty() {
+            return None;
+        }
+        let float32 = match &c.arguments.args[..] {
+            [] => true,
+            [dtype] => self.expr(dtype).lit == Lit::Dtype("torch.float32"),
+            _ => false,
+        };
+        let v = match (float32, attr) {
+            (true, "eps") => f64::from(f32::EPSILON),
+            (true, "max") => f64::from(f32::MAX),
+            (true, "min") => f64::from(f32::MIN),
+            (true, "tiny" | "smallest_normal") => f64::from(f32::MIN_POSITIVE),
+            (true, "resolution") => 1e-6,
+            (true, "bits") => return Some(Val::lowered(Ty::Int, Lit::Int(32), ir::Expr::Int(32))),
+            _ => return None,
+        };
+        Some(Val::lowered(Ty::Float, Lit::Float(v), ir::Expr::Float(v)))
     }
 }
 

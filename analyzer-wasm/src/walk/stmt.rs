@@ -113,6 +113,15 @@ impl Walker<'_> {
                 true
             }
             Stmt::Expr(s) => {
+                // `torch._assert(cond, message)`: the `assert` statement torchvision writes
+                if let Expr::Call(c) = &*s.value {
+                    let locals = &self.locals;
+                    let torch_assert = self.scope.dotted_path(&c.func, &|n| locals.contains(n)).as_deref() == Some("torch._assert");
+                    if let ([test, message], true) = (&c.arguments.args[..], torch_assert && c.arguments.keywords.is_empty()) {
+                        self.assert_parts(test, Some(message), s.range(), out);
+                        return true;
+                    }
+                }
                 let v = self.expr(&s.value);
                 match v.ir {
                     // `h.relu_()`: made for its effect
@@ -360,8 +369,13 @@ impl Walker<'_> {
     /// false, with the message a string literal or an f-string whose fields are Python ints
     /// (or static strings) without conversions or format specs.
     fn assert_stmt(&mut self, s: &ast::StmtAssert, out: &mut Vec<ir::Stmt>) {
-        let cond = self.condition(&s.test);
-        let message = match s.msg.as_deref() {
+        self.assert_parts(&s.test, s.msg.as_deref(), s.range(), out);
+    }
+
+    /// An assertion of `test` with an optional message (`assert` or `torch._assert`).
+    fn assert_parts(&mut self, test: &Expr, msg: Option<&Expr>, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        let cond = self.condition(test);
+        let message = match msg {
             None => Some(None),
             Some(Expr::StringLiteral(text)) => Some(Some(vec![ir::MessagePart::Text(text.value.to_str().to_string())])),
             Some(Expr::FString(f)) => self.f_string_message(f).map(Some),
@@ -371,7 +385,7 @@ impl Walker<'_> {
             self.diag(
                 &rules::UNSUPPORTED_STATEMENT,
                 "an `assert` message that is not a string literal or an f-string of ints is not lowered".into(),
-                s.range(),
+                range,
             );
             return;
         };

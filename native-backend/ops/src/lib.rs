@@ -1057,6 +1057,14 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// The tanh approximation of GELU, libtorch's kernel (reached through
+        /// `F.gelu(x, approximate="tanh")`: see [`CLAIMED_THROUGH`]).
+        GeluTanh {
+            name: "gelu_tanh", lane: Gelu, signature: Params(INPUT),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// 1-D convolution (stride, padding, dilation, groups), libtorch's kernel.
         Conv1d {
             name: "conv1d", lane: Vision, signature: Params(CONV1D),
@@ -1150,6 +1158,10 @@ op_table! {
         },
     ],
 }
+
+/// Rows without a spelling of their own: the lane claims them through another row's spelling
+/// and an option (`F.gelu(x, approximate="tanh")` is `GeluTanh`, not the exact `Gelu`).
+pub const CLAIMED_THROUGH: &[(Op, &str)] = &[(Op::GeluTanh, "torch.nn.functional.gelu(x, approximate=\"tanh\")")];
 
 impl Op {
     /// This op's row.
@@ -1249,7 +1261,8 @@ mod tests {
         for row in TABLE {
             assert!(!row.name.is_empty() && !row.doc.is_empty(), "{:?}: name and doc", row.op);
             assert!(
-                !(row.functions.is_empty() && row.methods.is_empty() && row.operators.is_empty()),
+                !(row.functions.is_empty() && row.methods.is_empty() && row.operators.is_empty())
+                    || CLAIMED_THROUGH.iter().any(|(op, _)| *op == row.op),
                 "{:?} has no Python spelling",
                 row.op
             );

@@ -10,3 +10,7 @@ def gelu_default(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def gelu_none(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return torch.nn.functional.gelu(v, approximate="none")
+
+
+def gelu_tanh(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.gelu(x, approximate="tanh") + F.gelu(x, approximate="none")

@@ -59,3 +59,15 @@ def sum_independent_dims(tensor: TensorF32Cpu2D) -> TensorF32Cpu1D:
     else:
         tensor = tensor.sum()
     return tensor
+
+
+def tanh_bijector_inverse(y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    eps = torch.finfo(y.dtype).eps
+    y = y.clamp(min=-1.0 + eps, max=1.0 - eps)
+    return 0.5 * (y.log1p() - (-y).log1p()) + torch.finfo(torch.float32).min * 0.0
+
+
+def checked_patches(x: TensorF32Cpu2D, image_size: int) -> TensorF32Cpu2D:
+    h, w = x.shape
+    torch._assert(h == image_size, f"Wrong image height! Expected {image_size} but got {h}!")
+    return x
