@@ -500,6 +500,52 @@ rule!(GELU_TANH, "torchlower/gelu-tanh", GeluTanh, true,
     "EXTENSION: F.gelu(t, approximate=\"tanh\")",
     "A float32 tensor of any rank with the keyword literal \"tanh\"; libtorch's tanh-approximation kernel (eager's values).",
     "F.gelu(x, approximate=\"tanh\")");
+rule!(AMAX, "torchlower/amax", Amax, true,
+    "EXTENSION: torch.amax(t, dim, keepdim=False) / t.amax(…)",
+    "A float32 tensor, `dim` an int or a tuple of ints (required: without it the result is rank 0), `keepdim` a bool literal; NaN propagates as eager's.",
+    "x.amax(dim=-1, keepdim=True)");
+rule!(AMIN, "torchlower/amin", Amin, true, "EXTENSION: torch.amin(t, dim, keepdim=False) / t.amin(…)", "As amax.", "torch.amin(x, (1, 2))");
+rule!(LOGSUMEXP, "torchlower/logsumexp", Logsumexp, true,
+    "EXTENSION: torch.logsumexp(t, dim, keepdim=False) / t.logsumexp(…)", "As amax; libtorch's stable kernel.", "torch.logsumexp(logits, dim=-1)");
+rule!(VAR, "torchlower/var", Var, true,
+    "EXTENSION: torch.var(t, dim, unbiased=True, keepdim=False, *, correction) / t.var(…)",
+    "A float32 tensor, `dim` an int or a tuple of ints (required), `unbiased` a bool or `correction` a Python number (not both), `keepdim` a bool literal. libtorch's kernel.",
+    "x.var(-1, keepdim=True, unbiased=False)");
+rule!(STD, "torchlower/std", Std, true,
+    "EXTENSION: torch.std(t, dim, unbiased=True, keepdim=False, *, correction) / t.std(…)", "As var.", "x.std(dim=0, correction=0)");
+rule!(PROD, "torchlower/prod", Prod, true,
+    "EXTENSION: torch.prod(t, dim, keepdim=False) / t.prod(…)", "A float32 tensor and one Python-int dim (required); `dtype` omitted or None.", "probs.prod(dim=-1)");
+rule!(ARGMIN, "torchlower/argmin", Argmin, true,
+    "EXTENSION: torch.argmin(t, dim, keepdim=False) / t.argmin(…)", "A float32 tensor and one Python-int dim (required); int64 indices.", "dist.argmin(dim=1)");
+rule!(ALL, "torchlower/all", All, true,
+    "EXTENSION: torch.all(t, dim, keepdim=False) / t.all(…)", "A tensor of any dtype, `dim` an int or a tuple of ints (required); a bool tensor.", "(x > 0).all(dim=-1)");
+rule!(ANY, "torchlower/any", Any, true, "EXTENSION: torch.any(t, dim, keepdim=False) / t.any(…)", "As all.", "mask.any(dim=1)");
+rule!(LOG_SOFTMAX, "torchlower/log-softmax", LogSoftmax, true,
+    "EXTENSION: F.log_softmax(t, dim) / torch.log_softmax(t, dim) / t.log_softmax(dim)",
+    "A float32 tensor and a Python-int dim (required); `dtype` omitted or None. libtorch's kernel.", "F.log_softmax(logits, dim=-1)");
+rule!(GLU, "torchlower/glu", Glu, true,
+    "EXTENSION: F.glu(t, dim=-1)", "A float32 tensor and a Python-int dim: the first half times the sigmoid of the second (eager's error for an odd size).", "F.glu(h, dim=-1)");
+rule!(TRIL, "torchlower/tril", Tril, true,
+    "EXTENSION: torch.tril(t, diagonal=0) / t.tril(…)", "A tensor of any dtype and rank 2–5, a Python-int diagonal.", "torch.tril(torch.ones(t, t))");
+rule!(TRIU, "torchlower/triu", Triu, true,
+    "EXTENSION: torch.triu(t, diagonal=0) / t.triu(…)", "As tril.", "torch.triu(mask, diagonal=start_pos + 1)");
+rule!(GATHER, "torchlower/gather", Gather, true,
+    "EXTENSION: torch.gather(t, dim, index) / t.gather(dim, index)",
+    "A tensor of any dtype, a Python-int dim and an int64 index of the same rank; the input's dtype, the index's shape (eager's errors out of range).",
+    "logp.gather(-1, actions)");
+rule!(INDEX_SELECT, "torchlower/index-select", IndexSelect, true,
+    "EXTENSION: torch.index_select(t, dim, index) / t.index_select(dim, index)",
+    "A tensor of any dtype, a Python-int dim and a rank-1 int64 index.", "emb.index_select(0, ids)");
+rule!(ONE_HOT, "torchlower/one-hot", OneHot, true,
+    "EXTENSION: F.one_hot(labels, num_classes=-1)", "int64 labels of rank 1–4; int64 one-hot rows (one rank more). `num_classes=-1` infers the count from the data, as eager.", "F.one_hot(actions, n_actions)");
+rule!(RMS_NORM, "torchlower/rms-norm", RmsNorm, true,
+    "EXTENSION: F.rms_norm(x, normalized_shape, weight=None, eps=None)",
+    "A float32 input, `normalized_shape` an int or a tuple of ints, an optional float32 weight, eps a Python number or None. libtorch's kernel.",
+    "F.rms_norm(h, (dim,), weight, 1e-6)");
+rule!(SDPA, "torchlower/scaled-dot-product-attention", ScaledDotProductAttention, true,
+    "EXTENSION: F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False)",
+    "float32 query, key and value of rank 3–4 on one device, a bool or float mask or None, `dropout_p` omitted or 0.0 (inference), `is_causal` and `enable_gqa` bools, `scale` a Python number or None. libtorch's kernel: eager's values and errors.",
+    "F.scaled_dot_product_attention(q, k, v, is_causal=True)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -545,7 +591,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

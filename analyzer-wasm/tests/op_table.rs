@@ -61,7 +61,7 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
     }
     let (mut positional, mut keywords) = (Vec::new(), Vec::new());
     for p in params {
-        if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor) {
+        if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor) {
             if !positional.is_empty() {
                 keywords.push(Keyword { name: None, value: int(0) });
             }
@@ -71,7 +71,15 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => tensor(TensorTy::F32_CPU_2D),
             Kind::Tensor | Kind::AnyTensor => tensor(TensorTy::F32_CPU_3D),
             Kind::Ints(_) if p.name == "sizes" => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(-1)]) },
-            Kind::Indices => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type")),
+            Kind::Indices => {
+                // gather takes an index of the input's rank, index_select a rank-1 one
+                let rank = match params.iter().map(|p| p.name).collect::<Vec<_>>().as_slice() {
+                    ["input", "dim", "index", "sparse_grad"] => 3,
+                    ["input", "dim", "index"] => 1,
+                    _ => 2,
+                };
+                tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, rank).expect("a type"))
+            }
             Kind::Mask => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 3).expect("a type")),
             Kind::TensorOrNumber if p.name == "fill_value" => int(1),
             Kind::TensorOrNumber => tensor(TensorTy::F32_CPU_3D),
@@ -100,7 +108,7 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     let mut args: Vec<String> = Vec::new();
     let mut skipped = false;
     for p in params {
-        if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor) {
+        if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor) {
             skipped = true;
             continue;
         }
@@ -108,6 +116,8 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => "w",
             Kind::Tensor | Kind::AnyTensor => "x",
             Kind::Ints(_) if p.name == "sizes" => "(1, -1)",
+            Kind::Indices if row.op == Op::Gather => "i3",
+            Kind::Indices if row.op == Op::IndexSelect => "i1",
             Kind::Indices => "i",
             Kind::Mask => "x > 0",
             Kind::TensorOrNumber if p.name == "fill_value" => "1",
@@ -244,7 +254,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::TensorNumber => ("x: M", format!("x.{}(2)", row.methods[0]), "M"),
                 Signature::Clamp => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
                 Signature::LayerNorm => ("x: M, w: V", format!("{}(x, (x.size(-1),), w, w, 1e-5)", row.functions[0]), "M"),
-                Signature::Params(params) => ("x: B, w: M, i: TensorI64Cpu2D", params_call(row, params), "B"),
+                Signature::Params(params) => ("x: B, w: M, i: TensorI64Cpu2D, i1: TensorI64Cpu1D, i3: TensorI64Cpu3D", params_call(row, params), "B"),
                 // parts are lowered only as the value of an unpacking assignment
                 Signature::Parts if row.op == Op::Unbind => ("x: M", format!("a\n    a, b = x.{}(0)", row.methods[0]), "V"),
                 Signature::Parts => ("x: M", format!("a\n    a, b = x.{}(1, 0)", row.methods[0]), "M"),
@@ -259,7 +269,10 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
                 (Op::Arange | Op::Full, _) => "TensorI64Cpu1D".to_string(),
                 (Op::Zeros | Op::Ones, _) => vector.clone(),
-                (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm, _) => marker.to_string(),
+                (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm | Op::Amax | Op::Amin | Op::Logsumexp | Op::Var | Op::Std | Op::Prod, _) => marker.to_string(),
+                (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),
+                (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),
+                (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),
                 (Op::Unflatten, _) => marker.replace("2D", "4D"),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (_, "B") => marker.replace("2D", "3D"),
@@ -268,7 +281,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
             // `call` may carry statements to run first, after a newline: `a\n    a, b = …`
             let (value, before) = call.split_once('\n').map_or((call.as_str(), ""), |(v, b)| (v, b));
             let source = format!(
-                "from torchlower.types import {marker}, {vector}, {batched}, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorBoolCpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
+                "from torchlower.types import {marker}, {vector}, {batched}, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorBoolCpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
                 params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")).replace(": B", &format!(": {batched}")),
             );
             let report = torchlower_analyzer::analyze(&source, "op.py");

@@ -828,3 +828,124 @@ pub fn full_like(t: &Tensor, fill_value: Value) -> Result<Tensor> {
 pub fn gelu_tanh(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_gelu("tanh")?)
 }
+
+/// `torch.amax(t, dim, keepdim)`.
+#[inline]
+pub fn amax(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_amax(dim, keepdim)?)
+}
+
+/// `torch.amin(t, dim, keepdim)`.
+#[inline]
+pub fn amin(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_amin(dim, keepdim)?)
+}
+
+/// `torch.logsumexp(t, dim, keepdim)`.
+#[inline]
+pub fn logsumexp(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_logsumexp(dim, keepdim)?)
+}
+
+/// The correction of `var`/`std`: `correction` when given, else 1 (`unbiased`) or 0.
+fn correction(unbiased: bool, correction: Option<f64>) -> f64 {
+    correction.unwrap_or(if unbiased { 1.0 } else { 0.0 })
+}
+
+/// `torch.var(t, dim, unbiased=…/correction=…, keepdim)`.
+#[inline]
+pub fn var(t: &Tensor, dim: &[i64], unbiased: bool, keepdim: bool, corr: Option<f64>) -> Result<Tensor> {
+    Ok(t.f_var_correction(Some(dim), correction(unbiased, corr), keepdim)?)
+}
+
+/// `torch.std(t, dim, unbiased=…/correction=…, keepdim)`.
+#[inline]
+pub fn std(t: &Tensor, dim: &[i64], unbiased: bool, keepdim: bool, corr: Option<f64>) -> Result<Tensor> {
+    Ok(t.f_std_correction(Some(dim), correction(unbiased, corr), keepdim)?)
+}
+
+/// `torch.prod(t, dim, keepdim)`.
+#[inline]
+pub fn prod(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_prod_dim_int(dim, keepdim, None::<tch::Kind>)?)
+}
+
+/// `torch.argmin(t, dim, keepdim)`.
+#[inline]
+pub fn argmin(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_argmin(dim, keepdim)?)
+}
+
+/// `torch.all(t, dim, keepdim)` (one dim or several).
+#[inline]
+pub fn all(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_all_dims(Some(dim), keepdim)?)
+}
+
+/// `torch.any(t, dim, keepdim)`.
+#[inline]
+pub fn any(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_any_dims(Some(dim), keepdim)?)
+}
+
+/// `F.log_softmax(t, dim)` (eager's `_stacklevel` only words a warning).
+#[inline]
+pub fn log_softmax(t: &Tensor, dim: i64, _stacklevel: i64) -> Result<Tensor> {
+    Ok(t.f_log_softmax(dim, None::<tch::Kind>)?)
+}
+
+/// `F.glu(t, dim)`.
+#[inline]
+pub fn glu(t: &Tensor, dim: i64) -> Result<Tensor> {
+    Ok(t.f_glu(dim)?)
+}
+
+/// `torch.tril(t, diagonal)`.
+#[inline]
+pub fn tril(t: &Tensor, diagonal: i64) -> Result<Tensor> {
+    Ok(t.f_tril(diagonal)?)
+}
+
+/// `torch.triu(t, diagonal)`.
+#[inline]
+pub fn triu(t: &Tensor, diagonal: i64) -> Result<Tensor> {
+    Ok(t.f_triu(diagonal)?)
+}
+
+/// `torch.gather(t, dim, index)`.
+#[inline]
+pub fn gather(t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+    Ok(t.f_gather(dim, index, false)?)
+}
+
+/// `torch.index_select(t, dim, index)`.
+#[inline]
+pub fn index_select(t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+    Ok(t.f_index_select(dim, index)?)
+}
+
+/// `F.one_hot(t, num_classes)`.
+#[inline]
+pub fn one_hot(t: &Tensor, num_classes: i64) -> Result<Tensor> {
+    Ok(t.f_one_hot(num_classes)?)
+}
+
+/// `F.rms_norm(x, normalized_shape, weight, eps)`, libtorch's kernel.
+#[inline]
+pub fn rms_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, eps: Option<f64>) -> Result<Tensor> {
+    Ok(x.f_rms_norm(normalized_shape, weight, eps)?)
+}
+
+/// `F.scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale, enable_gqa)`.
+#[inline]
+pub fn scaled_dot_product_attention(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    attn_mask: Option<&Tensor>,
+    is_causal: bool,
+    scale: Option<f64>,
+    enable_gqa: bool,
+) -> Result<Tensor> {
+    Ok(Tensor::f_scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale, enable_gqa)?)
+}

@@ -12,6 +12,7 @@ pub fn method(q: &Query, receiver: &Operand, op: Op) -> Decision {
     match op {
         Op::Softmax => softmax(q, receiver, q.args, ".softmax()", false, OperandRef::Receiver),
         Op::Argmax => argmax(q, receiver, q.args, ".argmax()", OperandRef::Receiver),
+        Op::LogSoftmax => super::params::elementwise(q, op, &rules::LOG_SOFTMAX, ".log_softmax()"),
         _ => super::not_in_lane(op),
     }
 }
@@ -21,6 +22,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::Softmax => softmax_function(q, path == "torch.nn.functional.softmax"),
         Op::Argmax => argmax_function(q),
+        Op::LogSoftmax => super::params::elementwise(q, op, &rules::LOG_SOFTMAX, path),
         _ => super::not_in_lane(op),
     }
 }

@@ -9,9 +9,48 @@ use crate::rules;
 use crate::ty::TensorTy;
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
-    if op != Op::Embedding {
-        return super::not_in_lane(op);
+    match op {
+        Op::Embedding => embedding(q, op, path),
+        Op::Gather | Op::IndexSelect | Op::OneHot => picking(q, op, path),
+        other => super::not_in_lane(other),
     }
+}
+
+/// `x.gather(dim, index)` / `x.index_select(dim, index)`.
+pub fn method(q: &Query, op: Op, name: &str) -> Decision {
+    match op {
+        Op::Gather | Op::IndexSelect => picking(q, op, &format!(".{name}()")),
+        other => super::not_in_lane(other),
+    }
+}
+
+/// `torch.gather(x, dim, index)` (the index's rank, the input's dtype), `torch.index_select(x,
+/// dim, index)` (a rank-1 index; the input's type), `F.one_hot(labels, num_classes=-1)` (int64,
+/// one rank more). Sizes and ranges are checked by libtorch with eager's errors.
+fn picking(q: &Query, op: Op, form: &str) -> Decision {
+    let bound = match params::bind(q, op, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let Some(input) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
+    let (rule, result) = match op {
+        Op::Gather => match bound.tensor("index") {
+            Some(index) if index.rank == input.rank => (&rules::GATHER, TensorTy::new(input.dtype, input.device, index.rank)),
+            _ => return Decision::reject(&rules::BAD_RANKS, format!("{form}: the index must have the input's rank (eager raises)")),
+        },
+        Op::IndexSelect => match bound.tensor("index") {
+            Some(index) if index.rank == 1 => (&rules::INDEX_SELECT, Some(input)),
+            _ => return Decision::reject(&rules::BAD_RANKS, format!("{form}: the index must be rank 1 (eager raises)")),
+        },
+        _ => (&rules::ONE_HOT, TensorTy::new(input.dtype, input.device, input.rank + 1)),
+    };
+    match result {
+        Some(result) => bound.claim(rule, op, result),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no tensor type for the result")),
+    }
+}
+
+fn embedding(q: &Query, op: Op, path: &str) -> Decision {
     let bound = match params::bind(q, op, path) {
         Ok(b) => b,
         Err(d) => return d,

@@ -19,6 +19,8 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Ge => &rules::GE,
         Op::MaskedFill => &rules::MASKED_FILL,
         Op::Where => &rules::WHERE,
+        Op::Tril => &rules::TRIL,
+        Op::Triu => &rules::TRIU,
         _ => return None,
     })
 }
@@ -94,6 +96,11 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
     };
     let result = match op {
         Op::MaskedFill => bound.tensor("input"),
+        Op::Tril | Op::Triu => match bound.tensor("input") {
+            Some(t) if t.rank >= 2 => Some(t),
+            Some(t) => return Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor (eager raises below rank 2)", t.rank)),
+            None => None,
+        },
         _ => {
             let rank = bound.tensors.iter().map(|(_, t)| t.rank).max().unwrap_or(1);
             if bound.tensor("input").is_none() && bound.tensor("other").is_none() {

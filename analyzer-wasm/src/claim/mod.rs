@@ -13,6 +13,7 @@ pub mod embedding;
 pub mod vision;
 pub mod masking;
 pub mod creation;
+pub mod attention;
 pub mod pointwise;
 pub mod classification;
 pub mod gelu;
@@ -198,6 +199,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Gelu => gelu::functional_gelu(q),
             Lane::Binops => binops::function(q, op, path),
             Lane::Reductions if matches!(op, Op::Norm | Op::VectorNorm) => reductions::vector_norm(q, op, path),
+            Lane::Reductions if !params::of(op).is_empty() => reductions::over_dims(q, op, path),
             Lane::Reductions => reductions::function(q, op, path),
             Lane::Classification => classification::function(q, op, path),
             Lane::Views => views::function(q, op, path),
@@ -207,6 +209,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Embedding => embedding::function(q, op, path),
             Lane::Masking => masking::function(q, op, path),
             Lane::Creation => creation::function(q, op, path),
+            Lane::Attention => attention::function(q, op, path),
         };
     }
     match Op::from_rejected_function(path) {
@@ -249,12 +252,14 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Binops if op.binary().is_some() => binops::arith_method(q, receiver, op, name),
             Lane::Binops => binops::matmul_method(q, receiver),
             Lane::Reductions if op == Op::Norm => reductions::vector_norm(q, op, &format!(".{name}()")),
+            Lane::Reductions if !params::of(op).is_empty() => reductions::over_dims(q, op, &format!(".{name}()")),
             Lane::Reductions => reductions::method(q, receiver, op, name),
             Lane::Classification => classification::method(q, receiver, op),
             Lane::Views => views::method(q, receiver, op, name),
             Lane::Pointwise => pointwise::method(q, receiver, op, name),
             Lane::Masking => masking::method(q, receiver, op, name),
-            Lane::Linear | Lane::Gelu | Lane::Norms | Lane::Vision | Lane::Embedding | Lane::Creation => not_in_lane(op),
+            Lane::Embedding => embedding::method(q, op, name),
+            Lane::Linear | Lane::Gelu | Lane::Norms | Lane::Vision | Lane::Creation | Lane::Attention => not_in_lane(op),
         };
     }
     match Op::from_rejected_method(name) {

@@ -14,6 +14,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         Op::LayerNorm => layer_norm(q, op, path),
         Op::BatchNorm | Op::GroupNorm => with_statistics(q, op, path),
         Op::Normalize => super::params::elementwise(q, op, &rules::NORMALIZE, path),
+        Op::RmsNorm => super::params::elementwise(q, op, &rules::RMS_NORM, path),
         other => super::not_in_lane(other),
     }
 }

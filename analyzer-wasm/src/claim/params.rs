@@ -87,7 +87,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
     let mut device: Option<Device> = None;
     for (slot, (param, value)) in params.iter().zip(given).enumerate() {
         let Some((value, at)) = value else {
-            if param.default.is_none() && !matches!(param.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor) {
+            if param.default.is_none() && !matches!(param.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor) {
                 return Err(Decision::reject(&rules::BAD_ARITY, format!("{form} needs `{}`", param.name)));
             }
             continue;
@@ -98,8 +98,8 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
         let what = format!("{form}: `{}`", param.name);
         let passed = match param.kind {
             Kind::TensorOrNumber if matches!(value.ty, Ty::Int | Ty::Float) => true,
-            Kind::Tensor | Kind::AnyTensor | Kind::OptTensor | Kind::Indices | Kind::Mask | Kind::TensorOrNumber => {
-                if param.kind == Kind::OptTensor && value.lit == Lit::None {
+            Kind::Tensor | Kind::AnyTensor | Kind::OptTensor | Kind::OptAnyTensor | Kind::Indices | Kind::Mask | Kind::TensorOrNumber => {
+                if matches!(param.kind, Kind::OptTensor | Kind::OptAnyTensor) && value.lit == Lit::None {
                     continue;
                 }
                 let (dtype, wanted) = match param.kind {
@@ -109,7 +109,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
                     _ => (Dtype::F32, "a float32 tensor"),
                 };
                 let t = match value.ty {
-                    Ty::Tensor(t) if t.dtype == dtype || param.kind == Kind::AnyTensor => t,
+                    Ty::Tensor(t) if t.dtype == dtype || matches!(param.kind, Kind::AnyTensor | Kind::OptAnyTensor) => t,
                     other => return Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not {wanted}", other.describe()))),
                 };
                 if device.is_some_and(|d| d != t.device) {

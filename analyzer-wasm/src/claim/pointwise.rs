@@ -32,6 +32,7 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Elu => &rules::ELU,
         Op::LeakyRelu => &rules::LEAKY_RELU,
         Op::Hardtanh => &rules::HARDTANH,
+        Op::Glu => &rules::GLU,
         Op::Minimum => &rules::MINIMUM,
         _ => return None,
     })

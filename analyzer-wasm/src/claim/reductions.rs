@@ -179,3 +179,49 @@ pub fn vector_norm(q: &Query, op: Op, form: &str) -> Decision {
         None => Decision::reject(&rules::RANK0_RESULT, format!("{form}: the result would be rank {rank}")),
     }
 }
+
+/// `amax`, `amin`, `logsumexp`, `var`, `std` over an int or a tuple of ints; `prod` and
+/// `argmin` over one int; `all` and `any` (any dtype, a bool result): the dims given (without
+/// them the result is rank 0), `keepdim` a bool literal. libtorch's kernels.
+pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
+    let rule = match op {
+        Op::Amax => &rules::AMAX,
+        Op::Amin => &rules::AMIN,
+        Op::Logsumexp => &rules::LOGSUMEXP,
+        Op::Var => &rules::VAR,
+        Op::Std => &rules::STD,
+        Op::Prod => &rules::PROD,
+        Op::Argmin => &rules::ARGMIN,
+        Op::All => &rules::ALL,
+        Op::Any => &rules::ANY,
+        other => return super::not_in_lane(other),
+    };
+    let bound = match super::params::bind(q, op, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    if bound.literal("unbiased").is_some() && bound.literal("correction").is_some_and(|c| *c != Lit::None) {
+        return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `unbiased` and `correction` together (eager raises)"));
+    }
+    let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
+    let dims = match bound.literal("dim") {
+        Some(Lit::Ints(d)) => d.len(),
+        Some(_) => 1,
+        None => return Decision::reject(&rules::DIM_MISSING, format!("{form} without dim reduces to rank 0")),
+    };
+    let keepdim = match bound.literal("keepdim") {
+        None | Some(Lit::Bool(false)) => false,
+        Some(Lit::Bool(true)) => true,
+        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: keepdim must be a bool literal")),
+    };
+    let dtype = match op {
+        Op::Argmin => crate::ty::Dtype::I64,
+        Op::All | Op::Any => crate::ty::Dtype::Bool,
+        _ => t.dtype,
+    };
+    let rank = if keepdim { i64::from(t.rank) } else { i64::from(t.rank) - dims as i64 };
+    match u8::try_from(rank).ok().filter(|r| *r >= 1).and_then(|r| TensorTy::new(dtype, t.device, r)) {
+        Some(result) => bound.claim(rule, op, result),
+        None => Decision::reject(&rules::RANK0_RESULT, format!("{form}: the result would be rank {rank}")),
+    }
+}

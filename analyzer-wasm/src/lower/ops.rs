@@ -189,7 +189,7 @@ impl FnEmitter<'_> {
             }
             let value = if present & (1 << slot) != 0 { given.next() } else { None };
             let Some(value) = value else {
-                self.out.push_str(param.default.unwrap_or(if param.kind == Kind::OptTensor { "None" } else { "()" }));
+                self.out.push_str(param.default.unwrap_or(if matches!(param.kind, Kind::OptTensor | Kind::OptAnyTensor) { "None" } else { "()" }));
                 continue;
             };
             match param.kind {
@@ -199,7 +199,7 @@ impl FnEmitter<'_> {
                     self.borrow(Some(value));
                     self.out.push(')');
                 }
-                Kind::OptTensor => {
+                Kind::OptTensor | Kind::OptAnyTensor => {
                     self.out.push_str("Some(");
                     self.borrow(Some(value));
                     self.out.push(')');

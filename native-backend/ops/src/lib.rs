@@ -35,11 +35,12 @@ pub enum Lane {
     Embedding,
     Masking,
     Creation,
+    Attention,
 }
 
 impl Lane {
     /// Every lane, in documentation order.
-    pub const ALL: [Lane; 14] = [
+    pub const ALL: [Lane; 15] = [
         Lane::Linear,
         Lane::Activations,
         Lane::Unary,
@@ -54,6 +55,7 @@ impl Lane {
         Lane::Embedding,
         Lane::Masking,
         Lane::Creation,
+        Lane::Attention,
     ];
 
     /// Heading of the lane in the docs.
@@ -73,6 +75,7 @@ impl Lane {
             Lane::Embedding => "embedding",
             Lane::Masking => "comparisons and masking",
             Lane::Creation => "tensor creation",
+            Lane::Attention => "attention",
         }
     }
 
@@ -93,6 +96,7 @@ impl Lane {
             Lane::Embedding => "embedding",
             Lane::Masking => "masking",
             Lane::Creation => "creation",
+            Lane::Attention => "attention",
         }
     }
 }
@@ -158,6 +162,8 @@ pub enum Kind {
     AnyTensor,
     /// A float32 tensor or `None` (`Option<&Tensor>`).
     OptTensor,
+    /// A tensor of any dtype or `None` (`Option<&Tensor>`): a bool or additive mask.
+    OptAnyTensor,
     /// An int64 tensor of indices (`&Tensor`).
     Indices,
     /// A bool tensor (`&Tensor`): a mask or a condition.
@@ -295,6 +301,37 @@ const SIZED: &[Param] = &[p("size", Kind::Ints(0), None), p("dtype", DTYPES, Non
 const FULL: &[Param] = &[p("size", Kind::Ints(0), None), p("fill_value", Kind::TensorOrNumber, None), p("dtype", DTYPES, None)];
 const LIKE: &[Param] = &[p("input", Kind::AnyTensor, None)];
 const FULL_LIKE: &[Param] = &[p("input", Kind::AnyTensor, None), p("fill_value", Kind::TensorOrNumber, None)];
+const fn reduce(dim_required: bool) -> [Param; 3] {
+    [p("input", Kind::Tensor, None), p("dim", Kind::Ints(0), if dim_required { None } else { Some("&[]") }), p("keepdim", Kind::Bool, Some("false"))]
+}
+const REDUCE: &[Param] = &reduce(true);
+const REDUCE_ANY: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Ints(0), None), p("keepdim", Kind::Bool, Some("false"))];
+const ONE_DIM_REDUCE: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false")), p("dtype", Kind::Fixed("None"), None)];
+const ARGMIN: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false"))];
+const MOMENT: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("dim", Kind::Ints(0), None),
+    p("unbiased", Kind::Bool, Some("true")),
+    p("keepdim", Kind::Bool, Some("false")),
+    p("correction", Kind::OptFloat, Some("None")),
+];
+const LOG_SOFTMAX: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("_stacklevel", Kind::Int, Some("3i64")), p("dtype", Kind::Fixed("None"), None)];
+const GLU: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, Some("-1i64"))];
+const TRIANGLE: &[Param] = &[p("input", Kind::AnyTensor, None), p("diagonal", Kind::Int, Some("0i64"))];
+const GATHER: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None), p("sparse_grad", Kind::Fixed("False"), None)];
+const INDEX_SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None)];
+const ONE_HOT: &[Param] = &[p("input", Kind::Indices, None), p("num_classes", Kind::Int, Some("-1i64"))];
+const RMS_NORM: &[Param] = &[p("input", Kind::Tensor, None), p("normalized_shape", Kind::Ints(0), None), p("weight", Kind::OptTensor, None), p("eps", Kind::OptFloat, Some("None"))];
+const SDPA: &[Param] = &[
+    p("query", Kind::Tensor, None),
+    p("key", Kind::Tensor, None),
+    p("value", Kind::Tensor, None),
+    p("attn_mask", Kind::OptAnyTensor, None),
+    p("dropout_p", Kind::Fixed("0.0"), None),
+    p("is_causal", Kind::Bool, Some("false")),
+    p("scale", Kind::OptFloat, Some("None")),
+    p("enable_gqa", Kind::Bool, Some("false")),
+];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
 const BATCH_NORM: &[Param] = &[
@@ -1062,6 +1099,132 @@ op_table! {
         GeluTanh {
             name: "gelu_tanh", lane: Gelu, signature: Params(INPUT),
             functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The maximum over the given dims.
+        Amax {
+            name: "amax", lane: Reductions, signature: Params(REDUCE),
+            functions: ["torch.amax"], methods: ["amax"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The minimum over the given dims.
+        Amin {
+            name: "amin", lane: Reductions, signature: Params(REDUCE),
+            functions: ["torch.amin"], methods: ["amin"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `log(sum(exp(x)))` over the given dims, computed stably.
+        Logsumexp {
+            name: "logsumexp", lane: Reductions, signature: Params(REDUCE),
+            functions: ["torch.logsumexp"], methods: ["logsumexp"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The variance over the given dims (`unbiased` or `correction`).
+        Var {
+            name: "var", lane: Reductions, signature: Params(MOMENT),
+            functions: ["torch.var"], methods: ["var"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The standard deviation over the given dims (`unbiased` or `correction`).
+        Std {
+            name: "std", lane: Reductions, signature: Params(MOMENT),
+            functions: ["torch.std"], methods: ["std"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The product over one dim.
+        Prod {
+            name: "prod", lane: Reductions, signature: Params(ONE_DIM_REDUCE),
+            functions: ["torch.prod"], methods: ["prod"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Index of the minimum over one dim (int64).
+        Argmin {
+            name: "argmin", lane: Reductions, signature: Params(ARGMIN),
+            functions: ["torch.argmin"], methods: ["argmin"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Whether every element over the given dims is true (a bool tensor).
+        All {
+            name: "all", lane: Reductions, signature: Params(REDUCE_ANY),
+            functions: ["torch.all"], methods: ["all"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Whether any element over the given dims is true (a bool tensor).
+        Any {
+            name: "any", lane: Reductions, signature: Params(REDUCE_ANY),
+            functions: ["torch.any"], methods: ["any"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `log(softmax(x))` over one dim, computed stably.
+        LogSoftmax {
+            name: "log_softmax", lane: Classification, signature: Params(LOG_SOFTMAX),
+            functions: ["torch.nn.functional.log_softmax", "torch.log_softmax"], methods: ["log_softmax"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Gated linear unit: one half of a dim times the sigmoid of the other.
+        Glu {
+            name: "glu", lane: Pointwise, signature: Params(GLU),
+            functions: ["torch.nn.functional.glu"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The lower triangle (below `diagonal`), zeros elsewhere.
+        Tril {
+            name: "tril", lane: Masking, signature: Params(TRIANGLE),
+            functions: ["torch.tril"], methods: ["tril"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The upper triangle (above `diagonal`), zeros elsewhere.
+        Triu {
+            name: "triu", lane: Masking, signature: Params(TRIANGLE),
+            functions: ["torch.triu"], methods: ["triu"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Values picked along a dim by an int64 index of the same rank.
+        Gather {
+            name: "gather", lane: Embedding, signature: Params(GATHER),
+            functions: ["torch.gather"], methods: ["gather"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Slices along a dim picked by a rank-1 int64 index.
+        IndexSelect {
+            name: "index_select", lane: Embedding, signature: Params(INDEX_SELECT),
+            functions: ["torch.index_select"], methods: ["index_select"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// int64 class indices as one-hot int64 rows.
+        OneHot {
+            name: "one_hot", lane: Embedding, signature: Params(ONE_HOT),
+            functions: ["torch.nn.functional.one_hot"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Root-mean-square normalization over the trailing dims, libtorch's kernel.
+        RmsNorm {
+            name: "rms_norm", lane: Norms, signature: Params(RMS_NORM),
+            functions: ["torch.nn.functional.rms_norm", "torch.rms_norm"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Scaled dot-product attention (mask, causal, scale, grouped heads), libtorch's kernel.
+        ScaledDotProductAttention {
+            name: "scaled_dot_product_attention", lane: Attention, signature: Params(SDPA),
+            functions: ["torch.nn.functional.scaled_dot_product_attention"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
