@@ -12,7 +12,15 @@ GEMM of seconds, where only the BLAS matters).
 import torch
 import torch.nn.functional as F
 
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D
+from torchlower.types import (
+    TensorBoolCpu2D,
+    TensorF32Cpu1D,
+    TensorF32Cpu2D,
+    TensorF32Cpu3D,
+    TensorF32Cpu4D,
+    TensorI64Cpu1D,
+    TensorI64Cpu2D,
+)
 
 # --- one op ------------------------------------------------------------------------------------
 
@@ -277,6 +285,278 @@ def tanh_policy(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D, w2: T
     return F.linear(h, w3, b3)
 
 
+
+# --- the op families (libtorch's kernels): one call each ----------------------------------------
+
+
+def log1p(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.log1p(x)
+
+
+def expm1(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.expm1(x)
+
+
+def sin(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sin(x)
+
+
+def cos(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.cos(x)
+
+
+def relu6(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.relu6(x)
+
+
+def hardswish(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.hardswish(x)
+
+
+def hardsigmoid(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.hardsigmoid(x)
+
+
+def mish(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.mish(x)
+
+
+def selu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.selu(x)
+
+
+def elu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.elu(x)
+
+
+def leaky_relu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.leaky_relu(x, 0.2)
+
+
+def hardtanh(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.hardtanh(x, -2.0, 2.0)
+
+
+def gelu_tanh(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.gelu(x, approximate="tanh")
+
+
+def glu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.glu(x, dim=-1)
+
+
+def log_softmax(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.log_softmax(x, dim=-1)
+
+
+def amax(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.amax(dim=-1)
+
+
+def amin(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.amin(dim=-1)
+
+
+def logsumexp(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.logsumexp(x, dim=-1)
+
+
+def var(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.var(-1, unbiased=False)
+
+
+def std(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.std(dim=-1)
+
+
+def prod(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.prod(dim=-1)
+
+
+def argmin(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
+    return x.argmin(dim=-1)
+
+
+def all_(m: TensorBoolCpu2D) -> TensorBoolCpu2D:
+    return m.all(dim=-1, keepdim=True)
+
+
+def any_(m: TensorBoolCpu2D) -> TensorBoolCpu2D:
+    return m.any(dim=-1, keepdim=True)
+
+
+def norm(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.norm(dim=-1, keepdim=True)
+
+
+def vector_norm(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.linalg.vector_norm(x, dim=-1)
+
+
+def normalize(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.normalize(x, dim=-1)
+
+
+def rms_norm(x: TensorF32Cpu2D, w: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.rms_norm(x, (x.shape[-1],), w, 1e-6)
+
+
+def batch_norm(x: TensorF32Cpu2D, mean: TensorF32Cpu1D, var: TensorF32Cpu1D, w: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.batch_norm(x, mean, var, w, b, False, 0.1, 1e-5)
+
+
+def group_norm(x: TensorF32Cpu3D, w: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    return F.group_norm(x, 4, w, b)
+
+
+def eq(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorBoolCpu2D:
+    return x == y
+
+
+def ne(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorBoolCpu2D:
+    return x != y
+
+
+def lt(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorBoolCpu2D:
+    return x < y
+
+
+def le(x: TensorF32Cpu2D) -> TensorBoolCpu2D:
+    return x <= 0.5
+
+
+def gt(x: TensorF32Cpu2D) -> TensorBoolCpu2D:
+    return x > 0
+
+
+def ge(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorBoolCpu2D:
+    return torch.ge(x, y)
+
+
+def masked_fill(x: TensorF32Cpu2D, m: TensorBoolCpu2D) -> TensorF32Cpu2D:
+    return x.masked_fill(m, float("-inf"))
+
+
+def where_(m: TensorBoolCpu2D, x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.where(m, x, y)
+
+
+def tril(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.tril(x)
+
+
+def triu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.triu(x, diagonal=1)
+
+
+def gather(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    return x.gather(1, i)
+
+
+def index_select(x: TensorF32Cpu2D, i: TensorI64Cpu1D) -> TensorF32Cpu2D:
+    return x.index_select(0, i)
+
+
+def one_hot(i: TensorI64Cpu1D) -> TensorI64Cpu2D:
+    return F.one_hot(i, 16)
+
+
+def embedding(i: TensorI64Cpu1D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.embedding(i, w)
+
+
+def arange(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
+    return torch.arange(x.shape[1])
+
+
+def zeros(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.zeros(x.shape[0], x.shape[1])
+
+
+def ones(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.ones(x.shape)
+
+
+def full(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.full(x.shape, 0.5)
+
+
+def zeros_like(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.zeros_like(x)
+
+
+def ones_like(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.ones_like(x)
+
+
+def full_like(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.full_like(x, 2.0)
+
+
+def narrow(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.narrow(1, 0, 8)
+
+
+def select(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.select(1, 0)
+
+
+def unflatten(x: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return x.unflatten(1, (2, -1))
+
+
+def squeeze(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x[:, :1].squeeze(1)
+
+
+def detach(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.detach()
+
+
+def conv1d(x: TensorF32Cpu3D, w: TensorF32Cpu3D, b: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    return F.conv1d(x, w, b, padding=1)
+
+
+def conv2d(x: TensorF32Cpu4D, w: TensorF32Cpu4D, b: TensorF32Cpu1D) -> TensorF32Cpu4D:
+    return F.conv2d(x, w, b, padding=1)
+
+
+def max_pool1d(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return F.max_pool1d(x, 2)
+
+
+def max_pool2d(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.max_pool2d(x, kernel_size=3, stride=2, padding=1)
+
+
+def avg_pool1d(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return F.avg_pool1d(x, 2)
+
+
+def avg_pool2d(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.avg_pool2d(x, 2)
+
+
+def adaptive_avg_pool1d(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return F.adaptive_avg_pool1d(x, 1)
+
+
+def adaptive_avg_pool2d(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.adaptive_avg_pool2d(x, (1, 1))
+
+
+def adaptive_max_pool2d(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.adaptive_max_pool2d(x, 1)
+
+
+def pad(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return F.pad(x, (1, 1), mode="reflect")
+
+
+def sdpa(q: TensorF32Cpu4D, k: TensorF32Cpu4D, v: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
 #: The op of the op table each single-op function measures (the table's backend names).
 OPS = {
     "relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "gelu": "gelu", "abs_": "abs", "neg": "neg",
@@ -289,6 +569,7 @@ OPS = {
     "minimum": "minimum", "bmm": "bmm", "cat": "cat", "stack": "stack",
     "expand": "expand", "expand_as": "expand_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
     "softplus": "softplus", "layer_norm": "layer_norm",
+    "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "embedding": "embedding", "arange": "arange", "zeros": "zeros", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -299,6 +580,10 @@ SMALL_GRID = ["mul_scalar", "rsub_scalar", "silu", "rsqrt", "erf", "softplus", "
 #: Two-part splits: the rows must be 2.
 PARTS = ["chunk", "split", "unbind"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
+#: The op families on libtorch's kernels: the call is what native code adds, on a small grid
+#: (rows × cols of the 2-D input; the other shapes follow from it in ``inputs``).
+FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "embedding", "arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa"]
+FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
 ROWS = [1, 8, 64, 256, 1024]
@@ -324,6 +609,9 @@ def cells(quick: bool = False) -> list[tuple[str, str, tuple]]:
         out += [(f"{function}@{r}x{c}", function, (r, c)) for r in small_rows for c in small_cols]
     for function in PARTS:
         out += [(f"{function}@2x{c}", function, (2, c)) for c in small_cols]
+    family_rows, family_cols = (FAMILY_ROWS[:1], FAMILY_COLS[:1]) if quick else (FAMILY_ROWS, FAMILY_COLS)
+    for function in FAMILIES:
+        out += [(f"{function}@{r}x{c}", function, (r, c)) for r in family_rows for c in family_cols]
     for function in PRODUCTS:
         out += [(f"{function}@{r}x{c}", function, (r, c)) for r in product_rows for c in product_cols]
     mlp_rows, mlp_widths = (MLP_ROWS[:2], MLP_WIDTHS[:1]) if quick else (MLP_ROWS, MLP_WIDTHS)
@@ -343,6 +631,8 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
         return randn(fan_out, fan_in) / fan_in**0.5, randn(fan_out)
 
     x = randn(rows, cols)
+    if function in FAMILY_INPUTS:
+        return FAMILY_INPUTS[function](rows, cols, randn, generator)
     if function in ("log", "sqrt", "rsqrt"):
         return (x.abs() + 0.5,)
     if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum", "cat", "stack", "expand_as"):
@@ -361,3 +651,44 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
     if function == "tanh_policy":
         return (x, *layer(17, 64), *layer(64, 64), *layer(64, 6))
     return (x,)
+
+
+def _family_inputs() -> dict:
+    """The arguments of the op-family functions for a (rows, cols) cell."""
+    channels = 8
+
+    def ids(rows, count, generator):
+        return torch.randint(0, count, (rows,), generator=generator)
+
+    return {
+        "log1p": lambda r, c, randn, g: (randn(r, c).abs(),),
+        "rms_norm": lambda r, c, randn, g: (randn(r, c), randn(c)),
+        "batch_norm": lambda r, c, randn, g: (randn(r, c), randn(c), randn(c).abs() + 0.5, randn(c), randn(c)),
+        "group_norm": lambda r, c, randn, g: (randn(r, channels, c), randn(channels), randn(channels)),
+        "eq": lambda r, c, randn, g: (randn(r, c).round(), randn(r, c).round()),
+        "ne": lambda r, c, randn, g: (randn(r, c).round(), randn(r, c).round()),
+        "lt": lambda r, c, randn, g: (randn(r, c), randn(r, c)),
+        "ge": lambda r, c, randn, g: (randn(r, c), randn(r, c)),
+        "all_": lambda r, c, randn, g: (randn(r, c) > -2,),
+        "any_": lambda r, c, randn, g: (randn(r, c) > 2,),
+        "masked_fill": lambda r, c, randn, g: (randn(r, c), randn(r, c) > 0),
+        "where_": lambda r, c, randn, g: (randn(r, c) > 0, randn(r, c), randn(r, c)),
+        "gather": lambda r, c, randn, g: (randn(r, c), torch.randint(0, c, (r, c), generator=g)),
+        "index_select": lambda r, c, randn, g: (randn(r, c), ids(r, r, g)),
+        "one_hot": lambda r, c, randn, g: (ids(r * c // 16 or 1, 16, g),),
+        "embedding": lambda r, c, randn, g: (ids(r, 1000, g), randn(1000, c)),
+        "conv1d": lambda r, c, randn, g: (randn(r, channels, c), randn(channels, channels, 3) / 5, randn(channels)),
+        "conv2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(channels, channels, 3, 3) / 8, randn(channels)),
+        "max_pool1d": lambda r, c, randn, g: (randn(r, channels, c),),
+        "avg_pool1d": lambda r, c, randn, g: (randn(r, channels, c),),
+        "adaptive_avg_pool1d": lambda r, c, randn, g: (randn(r, channels, c),),
+        "pad": lambda r, c, randn, g: (randn(r, channels, c),),
+        "max_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
+        "avg_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
+        "adaptive_avg_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
+        "adaptive_max_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
+        "sdpa": lambda r, c, randn, g: tuple(randn(r, 4, 16, c // 4) for _ in range(3)),
+    }
+
+
+FAMILY_INPUTS = _family_inputs()
