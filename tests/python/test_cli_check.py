@@ -152,9 +152,9 @@ def test_sarif_validates_against_the_schema(capsys, monkeypatch):
         region = result["locations"][0]["physicalLocation"]["region"]
         assert region["startLine"] >= 1 and region["startColumn"] >= 1
 
-    # The tanh-GELU site of the input, at its 1-based position.
+    # The rejected GELU site of the input, at its 1-based position.
     report = torchlower.analyze(INPUT.read_text(encoding="utf-8"), relative(INPUT))
-    site = next(s for f in report["functions"] if f["name"] == "gelu_tanh" for s in f["sites"] if s["outcome"] == "rejected")
+    site = next(s for f in report["functions"] if f["name"] == "gelu_erf" for s in f["sites"] if s["outcome"] == "rejected")
     match = [
         r for r in results
         if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == relative(INPUT)
@@ -184,7 +184,7 @@ def test_strict_fails_when_a_function_falls_back(capsys, monkeypatch):
 
 
 def test_strict_passes_when_everything_is_native(capsys, monkeypatch, tmp_path):
-    source = (INPUT.read_text(encoding="utf-8").split("\n\n\ndef gelu_tanh")[0]) + "\n"
+    source = (INPUT.read_text(encoding="utf-8").split("\n\n\ndef gelu_erf")[0]) + "\n"
     path = tmp_path / "native_only.py"
     path.write_text(source, encoding="utf-8")
     status, out, err = run_check(capsys, monkeypatch, str(path), "--strict")

@@ -1,5 +1,5 @@
 # Input of the `torchlower check` snapshot test: one native function, one function with a
-# rejected site (tanh GELU), one with a site outside the claimed surface, one with a wide
+# rejected site (an unknown GELU approximation), one with a site outside the claimed surface, one with a wide
 # character before the span (the caret must still line up).
 import torch
 import torch.nn.functional as F
@@ -10,8 +10,8 @@ def mlp(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu
     return F.linear(x, w, b).relu()
 
 
-def gelu_tanh(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return F.gelu(x, approximate="tanh")
+def gelu_erf(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.gelu(x, approximate="erf")
 
 
 def not_covered(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
