@@ -223,8 +223,12 @@ def _bench_cell(cell_id: str, function: str, shape: tuple, cells_module, builder
                     out = call(*inputs)
                 loose = lane == "torch.compile"
                 rtol, atol = (COMPILE_RTOL, COMPILE_ATOL) if loose else (RTOL, ATOL)
-                record["matches_eager"] = bool(torch.allclose(out, expected, rtol=rtol, atol=atol, equal_nan=True))
-                record["max_abs_diff"] = float((out - expected).abs().nan_to_num(0.0).max()) if out.numel() else 0.0
+                if out.is_floating_point():
+                    record["matches_eager"] = bool(torch.allclose(out, expected, rtol=rtol, atol=atol, equal_nan=True))
+                    record["max_abs_diff"] = float((out - expected).abs().nan_to_num(0.0).max()) if out.numel() else 0.0
+                else:  # int64 and bool results (comparisons, argmin, one_hot) match exactly or not at all
+                    record["matches_eager"] = bool(torch.equal(out, expected))
+                    record["max_abs_diff"] = 0.0 if record["matches_eager"] else float("inf")
                 runnable[lane] = call
             except BaseException as error:
                 if isinstance(error, (KeyboardInterrupt, SystemExit)):
@@ -238,7 +242,7 @@ def _bench_cell(cell_id: str, function: str, shape: tuple, cells_module, builder
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        for s in range(args.samples):
+        for s in range(args.samples if order else 0):
             rotated = order[s % len(order):] + order[: s % len(order)]
             for lane in rotated:
                 seconds = _run(runnable[lane], inputs, calls[lane])
