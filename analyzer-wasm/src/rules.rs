@@ -546,6 +546,29 @@ rule!(SDPA, "torchlower/scaled-dot-product-attention", ScaledDotProductAttention
     "EXTENSION: F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False)",
     "float32 query, key and value of rank 3–4 on one device, a bool or float mask or None, `dropout_p` omitted or 0.0 (inference), `is_causal` and `enable_gqa` bools, `scale` a Python number or None. libtorch's kernel: eager's values and errors.",
     "F.scaled_dot_product_attention(q, k, v, is_causal=True)");
+rule!(CONV1D_PADDING, "torchlower/conv1d-padding-string", Conv1dPadding, true,
+    "EXTENSION: F.conv1d(x, weight, bias, stride, padding=\"same\"|\"valid\", dilation, groups)",
+    "As torchlower/conv1d with a padding string literal: libtorch's padding-string overload, as eager calls it (its error for `\"same\"` with a stride).",
+    "F.conv1d(x, w, padding=\"same\")");
+rule!(CONV2D_PADDING, "torchlower/conv2d-padding-string", Conv2dPadding, true,
+    "EXTENSION: F.conv2d(x, weight, bias, stride, padding=\"same\"|\"valid\", dilation, groups)",
+    "As torchlower/conv2d with a padding string literal: libtorch's padding-string overload.", "F.conv2d(x, w, b, padding=\"same\")");
+rule!(CONV_TRANSPOSE2D, "torchlower/conv-transpose2d", ConvTranspose2d, true,
+    "EXTENSION: F.conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)",
+    "A float32 input of rank 3 or 4, weight and optional bias on its device, sizes as Python ints or tuples. libtorch's kernel.",
+    "F.conv_transpose2d(h, w, b, stride=2, padding=1, output_padding=1)");
+rule!(INTERPOLATE, "torchlower/interpolate", Interpolate, true,
+    "EXTENSION: F.interpolate(x, size=None, scale_factor=None, mode=\"nearest\"|\"bilinear\", align_corners=None)",
+    "A rank-4 float32 input and exactly one of `size` (an int or two) and `scale_factor` (a Python number); `align_corners` only with bilinear; `recompute_scale_factor` and `antialias` at their defaults. The output size and the scale handed to the kernel are eager's (`int(size * scale)`).",
+    "F.interpolate(x, scale_factor=2.0, mode=\"nearest\")");
+rule!(ADDMM, "torchlower/addmm", Addmm, true,
+    "EXTENSION: torch.addmm(input, mat1, mat2)",
+    "Two float32 matrices and an input of rank 1–2 that broadcasts to their product; `beta` and `alpha` omitted or 1. libtorch's kernel (GPT-2's `Conv1D`).",
+    "torch.addmm(bias, x.view(-1, x.size(-1)), weight)");
+rule!(BADDBMM, "torchlower/baddbmm", Baddbmm, true,
+    "EXTENSION: torch.baddbmm(input, batch1, batch2, beta=1, alpha=1)",
+    "Two rank-3 float32 batches and an input that broadcasts to their product, Python-number `beta` and `alpha` (`beta=0` ignores the input, NaN included). libtorch's kernel.",
+    "torch.baddbmm(scores, q, k.transpose(-1, -2), beta=0, alpha=scale)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -591,7 +614,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

@@ -59,6 +59,11 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
     if params.first().is_some_and(|p| p.name == "start") {
         return (vec![int(1)], vec![]); // arange: its overloads are bound by its lane
     }
+    if params.iter().any(|p| p.name == "scale_factor") {
+        // interpolate: a batch of images and exactly one of size and scale_factor
+        let scale = Keyword { name: Some("scale_factor".to_string()), value: Operand { ty: Ty::Float, lit: Lit::Float(2.0) } };
+        return (vec![tensor(TensorTy::F32_CPU_4D)], vec![scale]);
+    }
     let (mut positional, mut keywords) = (Vec::new(), Vec::new());
     for p in params {
         if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor) {
@@ -69,6 +74,7 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
         }
         let value = match p.kind {
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => tensor(TensorTy::F32_CPU_2D),
+            Kind::Tensor if params.iter().any(|p| p.name == "mat1") => tensor(TensorTy::F32_CPU_2D),
             Kind::Tensor | Kind::AnyTensor => tensor(TensorTy::F32_CPU_3D),
             Kind::Ints(_) if p.name == "sizes" => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(-1)]) },
             Kind::Indices => {
@@ -104,6 +110,15 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::GeluTanh {
         return "F.gelu(x, approximate=\"tanh\")".to_string();
+    }
+    if row.op == Op::Interpolate {
+        return "F.interpolate(x.unsqueeze(0), scale_factor=2.0)[0]".to_string();
+    }
+    if row.op == Op::Addmm {
+        return "torch.addmm(w, w, w)".to_string();
+    }
+    if let Some((_, python)) = torchlower_ops::CLAIMED_THROUGH.iter().find(|(op, _)| *op == row.op) {
+        return python.to_string();
     }
     let mut args: Vec<String> = Vec::new();
     let mut skipped = false;
@@ -182,6 +197,15 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let approximate = [Keyword { name: Some("approximate".to_string()), value: Operand { ty: Ty::Str, lit: Lit::Str("tanh".to_string()) } }];
             let q = Query { target: Target::Function("torch.nn.functional.gelu"), receiver: None, args: &operands[..1], keywords: &approximate, starred: false };
             queries.push(("F.gelu(approximate=\"tanh\")".to_string(), decide(&q)));
+        }
+        if let Some(path) = match row.op {
+            Op::Conv1dPadding => Some("torch.nn.functional.conv1d"),
+            Op::Conv2dPadding => Some("torch.nn.functional.conv2d"),
+            _ => None,
+        } {
+            let same = [Keyword { name: Some("padding".to_string()), value: Operand { ty: Ty::Str, lit: Lit::Str("same".to_string()) } }];
+            let q = Query { target: Target::Function(path), receiver: None, args: &operands[..2], keywords: &same, starred: false };
+            queries.push((format!("{path}(padding=\"same\")"), decide(&q)));
         }
         for (spelling, decision) in queries {
             match decision {
@@ -269,6 +293,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
                 (Op::Arange | Op::Full, _) => "TensorI64Cpu1D".to_string(),
                 (Op::Zeros | Op::Ones, _) => vector.clone(),
+                (Op::Addmm, _) => marker.to_string(),
                 (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm | Op::Amax | Op::Amin | Op::Logsumexp | Op::Var | Op::Std | Op::Prod, _) => marker.to_string(),
                 (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),
                 (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),

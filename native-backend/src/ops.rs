@@ -949,3 +949,61 @@ pub fn scaled_dot_product_attention(
 ) -> Result<Tensor> {
     Ok(Tensor::f_scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale, enable_gqa)?)
 }
+
+/// `F.conv1d(x, w, b, stride, padding="same"|"valid", dilation, groups)`.
+#[inline]
+pub fn conv1d_padding(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
+    Ok(x.f_conv1d_padding(w, b, stride, padding, dilation, groups)?)
+}
+
+/// `F.conv2d(x, w, b, stride, padding="same"|"valid", dilation, groups)`.
+#[inline]
+pub fn conv2d_padding(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
+    Ok(x.f_conv2d_padding(w, b, stride, padding, dilation, groups)?)
+}
+
+/// `F.conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilation)`.
+#[inline]
+pub fn conv_transpose2d(
+    x: &Tensor,
+    w: &Tensor,
+    b: Option<&Tensor>,
+    stride: &[i64],
+    padding: &[i64],
+    output_padding: &[i64],
+    groups: i64,
+    dilation: &[i64],
+) -> Result<Tensor> {
+    Ok(x.f_conv_transpose2d(w, b, stride, padding, output_padding, groups, dilation)?)
+}
+
+/// `F.interpolate(x, size=…, scale_factor=…, mode="nearest"|"bilinear", align_corners=…)` on
+/// a rank-4 input, after the checks the analyzer made (exactly one of size and scale; no
+/// `align_corners` with nearest). Eager's `upsample_*.vec` with a scale computes the output
+/// size as `int(size * scale)` and passes the scale on to the kernel; so does this.
+pub fn interpolate(x: &Tensor, size: Option<&[i64]>, scale_factor: Option<f64>, mode: &str, align_corners: Option<bool>) -> Result<Tensor> {
+    let input = x.size();
+    let (output, scale) = match (size, scale_factor) {
+        (Some(&[one]), None) => (vec![one, one], None),
+        (Some(size), None) => (size.to_vec(), None),
+        (None, Some(s)) => (input[2..].iter().map(|&d| (d as f64 * s) as i64).collect(), Some(s)),
+        _ => return Err(crate::Error::Value("either size or scale_factor should be defined".into())),
+    };
+    Ok(match mode {
+        "bilinear" => x.f_upsample_bilinear2d(output.as_slice(), align_corners.unwrap_or(false), scale, scale)?,
+        _ => x.f_upsample_nearest2d(output.as_slice(), scale, scale)?,
+    })
+}
+
+/// `torch.addmm(input, mat1, mat2)` (`beta` and `alpha` at 1).
+#[inline]
+pub fn addmm(input: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+    Ok(input.f_addmm(mat1, mat2)?)
+}
+
+/// `torch.baddbmm(input, batch1, batch2, beta=…, alpha=…)` (`beta=0` ignores `input`, NaN
+/// included, as eager).
+#[inline]
+pub fn baddbmm(input: &Tensor, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+    Ok(input.f_baddbmm(batch1, batch2, beta, alpha)?)
+}

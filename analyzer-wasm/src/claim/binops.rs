@@ -63,6 +63,9 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
 
 /// A claimed function of the lane: `torch.matmul` or an arithmetic `torch.add` & co.
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    if matches!(op, Op::Addmm | Op::Baddbmm) {
+        return add_product(q, op, path);
+    }
     if op == Op::Matmul {
         return matmul_call(q);
     }
@@ -73,6 +76,24 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         return bmm(&q.args[0], &q.args[1], path, [OperandRef::Arg(0), OperandRef::Arg(1)]);
     }
     arith_function(q, op, path)
+}
+
+/// `torch.addmm(input, mat1, mat2)` (rank-2 product, the input broadcast to it) and
+/// `torch.baddbmm(input, batch1, batch2, beta=…, alpha=…)` (rank 3), libtorch's kernels.
+fn add_product(q: &Query, op: Op, path: &str) -> Decision {
+    let bound = match super::params::bind(q, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let (rule, rank) = if op == Op::Addmm { (&rules::ADDMM, 2) } else { (&rules::BADDBMM, 3) };
+    let (first, second) = if op == Op::Addmm { ("mat1", "mat2") } else { ("batch1", "batch2") };
+    match (bound.tensor("input"), bound.tensor(first), bound.tensor(second)) {
+        (Some(input), Some(a), Some(b)) if a.rank == rank && b.rank == rank && input.rank <= rank => match TensorTy::f32(bound.device, rank) {
+            Some(result) => bound.claim(rule, op, result),
+            None => Decision::reject(&rules::BAD_RANKS, format!("{path}: no result type")),
+        },
+        _ => Decision::reject(&rules::BAD_RANKS, format!("{path} takes rank-{rank} products and an input that broadcasts to them")),
+    }
 }
 
 /// `a.add(b)`, `a.mul(0.5)`, …: one tensor or Python number, no keywords, as the operator;

@@ -124,6 +124,8 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
             Kind::OptFloat if value.lit == Lit::None => continue,
             Kind::OptFloat => scalar(value, matches!(value.ty, Ty::Int | Ty::Float), &what, "a Python float or int, or None")?,
             Kind::Bool => scalar(value, matches!(value.ty, Ty::Bool), &what, "a Python bool")?,
+            Kind::OptBool if value.lit == Lit::None => continue,
+            Kind::OptBool => scalar(value, matches!(value.ty, Ty::Bool), &what, "a Python bool or None")?,
             Kind::OptInts(_) if value.lit == Lit::None => continue,
             Kind::Ints(_) | Kind::OptInts(_) => {
                 let ints = matches!(value.ty, Ty::Int) || matches!(&value.lit, Lit::Ints(v) if !v.is_empty());

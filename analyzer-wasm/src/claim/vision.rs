@@ -21,11 +21,22 @@ fn rule(op: Op) -> Option<(&'static Rule, std::ops::RangeInclusive<u8>)> {
         Op::AdaptiveAvgPool2d => (&rules::ADAPTIVE_AVG_POOL2D, 3..=4),
         Op::AdaptiveMaxPool2d => (&rules::ADAPTIVE_MAX_POOL2D, 3..=4),
         Op::Pad => (&rules::PAD, 1..=4),
+        Op::Conv1dPadding => (&rules::CONV1D_PADDING, 2..=3),
+        Op::Conv2dPadding => (&rules::CONV2D_PADDING, 3..=4),
+        Op::ConvTranspose2d => (&rules::CONV_TRANSPOSE2D, 3..=4),
+        Op::Interpolate => (&rules::INTERPOLATE, 4..=4),
         _ => return None,
     })
 }
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    // `padding="same"` / `"valid"`: libtorch's padding-string overload
+    let padding_string = q.args.get(4).or_else(|| super::keyword(q, "padding").map(|(_, v)| v)).is_some_and(|v| matches!(v.lit, super::Lit::Str(_)));
+    let op = match (op, padding_string) {
+        (Op::Conv1d, true) => Op::Conv1dPadding,
+        (Op::Conv2d, true) => Op::Conv2dPadding,
+        (op, _) => op,
+    };
     let Some((rule, ranks)) = rule(op) else { return super::not_in_lane(op) };
     let bound = match params::bind(q, op, path) {
         Ok(b) => b,
@@ -34,6 +45,11 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     let Some(input) = bound.tensor("input") else {
         return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor"));
     };
+    if op == Op::Interpolate {
+        if let Some(d) = interpolate_checks(&bound, path) {
+            return d;
+        }
+    }
     if !ranks.contains(&input.rank) {
         return Decision::reject(
             &rules::BAD_RANKS,
@@ -41,6 +57,27 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         );
     }
     bound.claim(rule, op, input)
+}
+
+/// What eager's `F.interpolate` raises for every input, decided here: both or neither of `size`
+/// and `scale_factor`, `align_corners` with nearest, a size tuple of another length than the
+/// two spatial dims.
+fn interpolate_checks(bound: &params::Bound, path: &str) -> Option<Decision> {
+    let given = |name| bound.literal(name).is_some_and(|l| *l != super::Lit::None);
+    let (size, scale) = (given("size"), given("scale_factor"));
+    if size == scale {
+        let which = if size { "only one of size or scale_factor should be defined" } else { "either size or scale_factor should be defined" };
+        return Some(Decision::reject(&rules::BAD_KEYWORD, format!("{path}: {which} (eager raises)")));
+    }
+    if bound.choice == 0 && given("align_corners") {
+        return Some(Decision::reject(&rules::BAD_KEYWORD, format!("{path}: align_corners with mode=\"nearest\" (eager raises)")));
+    }
+    if let Some(super::Lit::Ints(sizes)) = bound.literal("size") {
+        if sizes.len() != 2 {
+            return Some(Decision::reject(&rules::BAD_ARITY, format!("{path}: a size of {} dims for 2 spatial dims (eager raises)", sizes.len())));
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -59,8 +96,14 @@ mod tests {
         let conv = call("torch.nn.functional.conv2d", &[x.clone(), w.clone(), b.clone()], &[kw("stride", int(2)), kw("padding", pair(1, 1))]);
         assert_eq!(outcome(&conv), ("torchlower/conv2d".into(), "TensorF32Cpu4D".into()));
         assert_eq!(outcome(&call("torch.nn.functional.conv2d", &[x.clone(), w.clone(), none(), int(1), int(1)], &[])).0, "torchlower/conv2d");
-        // a padding string stays Python
-        assert_eq!(outcome(&call("torch.nn.functional.conv2d", &[x.clone(), w.clone()], &[kw("padding", string("same"))])).0, "TL201");
+        // a padding string is libtorch's other overload
+        assert_eq!(outcome(&call("torch.nn.functional.conv2d", &[x.clone(), w.clone()], &[kw("padding", string("same"))])).0, "torchlower/conv2d-padding-string");
+        assert_eq!(outcome(&call("torch.nn.functional.conv2d", &[x.clone(), w.clone()], &[kw("padding", string("full"))])).0, "TL201");
+        let up = call("torch.nn.functional.interpolate", &[x.clone()], &[kw("scale_factor", int(2)), kw("mode", string("nearest"))]);
+        assert_eq!(outcome(&up).0, "torchlower/interpolate");
+        assert_eq!(outcome(&call("torch.nn.functional.interpolate", &[x.clone()], &[])).0, "TL201");
+        assert_eq!(outcome(&call("torch.nn.functional.interpolate", &[x.clone(), pair(4, 4)], &[kw("align_corners", boolean(true))])).0, "TL201");
+        assert_eq!(outcome(&call("torch.nn.functional.interpolate", &[x.clone(), pair(4, 4)], &[kw("mode", string("bilinear")), kw("align_corners", boolean(true))])).0, "torchlower/interpolate");
         assert_eq!(outcome(&call("torch.nn.functional.conv2d", &[t(T::F32_CPU_2D), w.clone()], &[])).0, "TL208");
         assert_eq!(outcome(&call("torch.nn.functional.conv2d", &[t(T::F32_CUDA0_2D), w], &[])).0, "TL204");
         assert_eq!(outcome(&call("torch.nn.functional.max_pool2d", &[x.clone()], &[kw("kernel_size", int(3)), kw("stride", int(2)), kw("padding", int(1))])).0, "torchlower/max-pool2d");

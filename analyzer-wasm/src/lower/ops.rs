@@ -214,27 +214,42 @@ impl FnEmitter<'_> {
                     self.expr(value);
                     self.out.push_str("))");
                 }
-                Kind::Ints(n) | Kind::OptInts(n) => match value {
-                    Expr::Tuple(items) => {
-                        self.out.push_str("&[");
-                        for (i, item) in items.iter().enumerate() {
-                            if i > 0 {
-                                self.out.push_str(", ");
-                            }
-                            self.expr(item);
-                        }
-                        self.out.push(']');
-                    }
-                    single => {
-                        self.out.push_str("&[");
-                        self.expr(single);
-                        let _ = write!(self.out, "; {}]", n.max(1));
-                    }
-                },
+                Kind::OptBool => {
+                    self.out.push_str("Some(");
+                    self.expr(value);
+                    self.out.push(')');
+                }
+                Kind::OptInts(_) if param.default == Some("None") => {
+                    self.out.push_str("Some(");
+                    self.ints(param.kind, value);
+                    self.out.push(')');
+                }
+                Kind::Ints(_) | Kind::OptInts(_) => self.ints(param.kind, value),
                 Kind::Int | Kind::Bool => self.expr(value),
                 Kind::Choice(_) | Kind::Fixed(_) => {}
             }
         }
+    }
+
+    /// `&[a, b]` of a tuple of ints, or `&[n; k]` of one int standing for `k` copies.
+    fn ints(&mut self, kind: Kind, value: &Expr) {
+        let (Kind::Ints(n) | Kind::OptInts(n)) = kind else { return };
+        self.out.push_str("&[");
+        match value {
+            Expr::Tuple(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.expr(item);
+                }
+            }
+            single => {
+                self.expr(single);
+                let _ = write!(self.out, "; {}", n.max(1));
+            }
+        }
+        self.out.push(']');
     }
 
     pub(super) fn borrow(&mut self, e: Option<&Expr>) {

@@ -178,10 +178,13 @@ pub enum Kind {
     OptFloat,
     /// A Python bool (`bool`).
     Bool,
+    /// A Python bool or `None` (`Option<bool>`).
+    OptBool,
     /// A Python int or a tuple/list of ints (`&[i64]`); a lone int stands for `n` copies of
     /// itself when `n > 0` (eager's `_pair`), for itself when `n == 0`.
     Ints(u8),
-    /// As [`Kind::Ints`], or `None` for the default.
+    /// As [`Kind::Ints`], or `None` for the default (printed as `Option<&[i64]>` when the
+    /// default is `"None"`, else as `&[i64]`).
     OptInts(u8),
     /// A string literal from this list (`&str`); omitted, the first.
     Choice(&'static [&'static str]),
@@ -220,6 +223,53 @@ const fn conv(spatial: u8) -> [Param; 7] {
 }
 const CONV1D: &[Param] = &conv(1);
 const CONV2D: &[Param] = &conv(2);
+/// A convolution with `padding="same"` or `"valid"` (claimed through `conv1d`/`conv2d`).
+const fn conv_padding(spatial: u8) -> [Param; 7] {
+    [
+        p("input", Kind::Tensor, None),
+        p("weight", Kind::Tensor, None),
+        p("bias", Kind::OptTensor, None),
+        p("stride", Kind::Ints(spatial), Some("&[1]")),
+        p("padding", Kind::Choice(&["valid", "same"]), None),
+        p("dilation", Kind::Ints(spatial), Some("&[1]")),
+        p("groups", Kind::Int, Some("1i64")),
+    ]
+}
+const CONV1D_PADDING: &[Param] = &conv_padding(1);
+const CONV2D_PADDING: &[Param] = &conv_padding(2);
+const CONV_TRANSPOSE2D: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("weight", Kind::Tensor, None),
+    p("bias", Kind::OptTensor, None),
+    p("stride", Kind::Ints(2), Some("&[1]")),
+    p("padding", Kind::Ints(2), Some("&[0]")),
+    p("output_padding", Kind::Ints(2), Some("&[0]")),
+    p("groups", Kind::Int, Some("1i64")),
+    p("dilation", Kind::Ints(2), Some("&[1]")),
+];
+const ADDMM: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("mat1", Kind::Tensor, None),
+    p("mat2", Kind::Tensor, None),
+    p("beta", Kind::Fixed("1"), None),
+    p("alpha", Kind::Fixed("1"), None),
+];
+const BADDBMM: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("batch1", Kind::Tensor, None),
+    p("batch2", Kind::Tensor, None),
+    p("beta", Kind::Float, Some("1.0f64")),
+    p("alpha", Kind::Float, Some("1.0f64")),
+];
+const INTERPOLATE: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("size", Kind::OptInts(2), Some("None")),
+    p("scale_factor", Kind::OptFloat, Some("None")),
+    p("mode", Kind::Choice(&["nearest", "bilinear"]), None),
+    p("align_corners", Kind::OptBool, Some("None")),
+    p("recompute_scale_factor", Kind::Fixed("None"), None),
+    p("antialias", Kind::Fixed("False"), None),
+];
 
 const fn max_pool(spatial: u8) -> [Param; 7] {
     [
@@ -1242,6 +1292,48 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// A 1-D convolution with `padding="same"` or `"valid"` (reached through `F.conv1d`).
+        Conv1dPadding {
+            name: "conv1d_padding", lane: Vision, signature: Params(CONV1D_PADDING),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A 2-D convolution with `padding="same"` or `"valid"` (reached through `F.conv2d`).
+        Conv2dPadding {
+            name: "conv2d_padding", lane: Vision, signature: Params(CONV2D_PADDING),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 2-D transposed convolution, libtorch's kernel.
+        ConvTranspose2d {
+            name: "conv_transpose2d", lane: Vision, signature: Params(CONV_TRANSPOSE2D),
+            functions: ["torch.nn.functional.conv_transpose2d", "torch.conv_transpose2d"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Nearest or bilinear resizing of a batch of images (rank 4), eager's size rules.
+        Interpolate {
+            name: "interpolate", lane: Vision, signature: Params(INTERPOLATE),
+            functions: ["torch.nn.functional.interpolate"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `beta * input + alpha * (mat1 @ mat2)`, libtorch's kernel (GPT-2's `Conv1D`).
+        Addmm {
+            name: "addmm", lane: Binops, signature: Params(ADDMM),
+            functions: ["torch.addmm"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `beta * input + alpha * (batch1 @ batch2)`, batched, libtorch's kernel.
+        Baddbmm {
+            name: "baddbmm", lane: Binops, signature: Params(BADDBMM),
+            functions: ["torch.baddbmm"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// 1-D max pooling, libtorch's kernel.
         MaxPool1d {
             name: "max_pool1d", lane: Vision, signature: Params(MAX_POOL1D),
@@ -1324,7 +1416,11 @@ op_table! {
 
 /// Rows without a spelling of their own: the lane claims them through another row's spelling
 /// and an option (`F.gelu(x, approximate="tanh")` is `GeluTanh`, not the exact `Gelu`).
-pub const CLAIMED_THROUGH: &[(Op, &str)] = &[(Op::GeluTanh, "torch.nn.functional.gelu(x, approximate=\"tanh\")")];
+pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
+    (Op::GeluTanh, "torch.nn.functional.gelu(x, approximate=\"tanh\")"),
+    (Op::Conv1dPadding, "torch.nn.functional.conv1d(x, w, padding=\"same\")"),
+    (Op::Conv2dPadding, "torch.nn.functional.conv2d(x, w, padding=\"same\")"),
+];
 
 impl Op {
     /// This op's row.

@@ -38,3 +38,31 @@ def global_pool_head(x: TensorF32Cpu4D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) ->
 
 def padding(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return F.pad(x, (1, 2), mode="reflect") + F.pad(x, (2, 1), "replicate") + F.pad(x, (0, 3), value=0.5)
+
+
+def same_padding(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.conv2d(x, w, padding="same")
+
+
+def valid_padding(x: TensorF32Cpu4D, w: TensorF32Cpu4D, v: TensorF32Cpu3D, u: TensorF32Cpu3D) -> tuple[TensorF32Cpu4D, TensorF32Cpu3D]:
+    return F.conv2d(x, w, None, 1, "valid"), F.conv1d(v, u, padding="same")
+
+
+def upsample(x: TensorF32Cpu4D, w: TensorF32Cpu4D, b: TensorF32Cpu1D) -> TensorF32Cpu4D:
+    up = F.interpolate(x, scale_factor=2.0, mode="nearest")
+    smooth = F.interpolate(x, size=(2 * x.shape[2], 2 * x.shape[3]), mode="bilinear", align_corners=False)
+    return F.conv2d(up + smooth, w, b, padding=1)
+
+
+def transposed(x: TensorF32Cpu4D, w: TensorF32Cpu4D, b: TensorF32Cpu1D) -> TensorF32Cpu4D:
+    return F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1)
+
+
+def gpt2_conv1d(x: TensorF32Cpu3D, weight: TensorF32Cpu2D, bias: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    size_out = x.size()[:-1] + (weight.size(-1),)
+    x = torch.addmm(bias, x.view(-1, x.size(-1)), weight)
+    return x.view(size_out)
+
+
+def attention_scores(q: TensorF32Cpu3D, k: TensorF32Cpu3D, scores: TensorF32Cpu3D, scale: float) -> TensorF32Cpu3D:
+    return torch.baddbmm(scores, q, k.transpose(-1, -2), beta=0, alpha=scale).softmax(dim=-1)
