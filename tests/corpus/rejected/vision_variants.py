@@ -4,8 +4,12 @@ import torch.nn.functional as F
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorI64Cpu1D, TensorF32Cuda0_4D
 
 
-def padding_string(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
-    return F.conv2d(x, w, padding="same")
+def unknown_padding_string(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.conv2d(x, w, padding="full")
+
+
+def interpolate_both_sizes(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.interpolate(x, size=4, scale_factor=2.0)
 
 
 def pool_with_indices(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
