@@ -400,11 +400,24 @@ pub fn elu(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_elu()?)
 }
 
-/// `F.leaky_relu(t, slope)`: `x > 0 ? x : x * slope` in float32, as eager's kernel computes it
-/// (tch binds only the default slope).
+/// `F.leaky_relu(t, slope)`: `x > 0 ? x : x * slope` in float32 (the slope rounded to float32,
+/// as eager's kernel rounds it). A dense float32 CPU tensor runs our loop (one pass, no
+/// dispatcher; on one thread, or small enough that libtorch would not split it); anything
+/// else runs libtorch's `prelu` with a one-element weight, the same formula (tch binds
+/// `leaky_relu` with its default slope only).
 pub fn leaky_relu(t: &Tensor, negative_slope: f64) -> Result<Tensor> {
-    let scaled = t.f_mul_scalar(negative_slope)?;
-    Ok(t.f_where_self(&t.f_gt(0.0)?, &scaled)?)
+    let slope = negative_slope as f32;
+    let small = |x: &crate::fused::Dense| x.len() <= 32768 || crate::facts::num_threads() == 1;
+    if let Some(x) = crate::fused::Dense::of(t).filter(small) {
+        let (out, y) = crate::fused::empty_dense(&x.shape())?;
+        // SAFETY: `x` views the live input, `y` the fresh output nothing else touches.
+        let (src, dst) = unsafe { (x.values(), y.values_mut()) };
+        for (d, &v) in dst.iter_mut().zip(src) {
+            *d = if v > 0.0 { v } else { v * slope };
+        }
+        return Ok(out);
+    }
+    Ok(t.f_prelu(&Tensor::f_from_slice(&[slope])?)?)
 }
 
 /// `F.hardtanh(t, min_val, max_val)`: eager checks the bounds in Python, then clamps.

@@ -23,11 +23,11 @@ use tch::Tensor;
 
 use crate::error::{Error, Result};
 use crate::ops;
-use dense::Dense;
 use epilogue::RowBias;
 use small_gemm::Layout;
 use stack_machine::{elementwise_plan, ElementwisePlan};
 
+pub use dense::{empty as empty_dense, Dense};
 pub use epilogue::Reduce;
 pub use math::{Binary, Unary};
 
