@@ -569,6 +569,32 @@ rule!(BADDBMM, "torchlower/baddbmm", Baddbmm, true,
     "EXTENSION: torch.baddbmm(input, batch1, batch2, beta=1, alpha=1)",
     "Two rank-3 float32 batches and an input that broadcasts to their product, Python-number `beta` and `alpha` (`beta=0` ignores the input, NaN included). libtorch's kernel.",
     "torch.baddbmm(scores, q, k.transpose(-1, -2), beta=0, alpha=scale)");
+rule!(CATEGORICAL, "torchlower/categorical", Categorical, true,
+    "EXTENSION: d = torch.distributions.Categorical(logits=x)",
+    "Assigned to a name: float32 logits of rank 1–4; `d` stores eager's normalized logits (`x - x.logsumexp(-1, keepdim=True)`). Eager's argument check runs (logits that normalize to NaN make native code refuse; auto mode reruns Python, which raises eager's ValueError).",
+    "probs = Categorical(logits=logits)");
+rule!(NORMAL, "torchlower/normal", Normal, true,
+    "EXTENSION: d = torch.distributions.Normal(loc, scale)",
+    "Assigned to a name: float32 tensors, broadcast as eager broadcasts them; eager's checks (no NaN loc, a positive scale) run, and native code refuses where they fail.",
+    "probs = Normal(action_mean, action_std)");
+rule!(CATEGORICAL_PROBS, "torchlower/categorical-probs", CategoricalProbs, true,
+    "EXTENSION: Categorical.probs", "The softmax of the stored logits over the last dim.", "th.argmax(distribution.probs, dim=1)");
+rule!(CATEGORICAL_LOG_PROB, "torchlower/categorical-log-prob", CategoricalLogProb, true,
+    "EXTENSION: Categorical.log_prob(value)",
+    "int64 indices broadcastable with the batch shape and in range (else native code refuses, as eager's check would raise); eager's broadcast and gather.",
+    "probs.log_prob(action)");
+rule!(CATEGORICAL_ENTROPY, "torchlower/categorical-entropy", CategoricalEntropy, true,
+    "EXTENSION: Categorical.entropy()", "`-(logits.clamp(min=finfo.min) * probs).sum(-1)`, as eager.", "probs.entropy()");
+rule!(CATEGORICAL_MODE, "torchlower/categorical-mode", CategoricalMode, true,
+    "EXTENSION: Categorical.mode", "The most probable index, `probs.argmax(-1)` (int64).", "dist.mode");
+rule!(NORMAL_LOG_PROB, "torchlower/normal-log-prob", NormalLogProb, true,
+    "EXTENSION: Normal.log_prob(value)",
+    "A float32 value free of NaN and broadcastable with the batch shape (else native code refuses); eager's formula op by op.",
+    "probs.log_prob(action).sum(1)");
+rule!(NORMAL_ENTROPY, "torchlower/normal-entropy", NormalEntropy, true,
+    "EXTENSION: Normal.entropy()", "`0.5 + 0.5 * log(2π) + log(scale)` over the broadcast scale, as eager.", "probs.entropy().sum(1)");
+rule!(NORMAL_STDDEV, "torchlower/normal-stddev", NormalStddev, true,
+    "EXTENSION: Normal.stddev / Normal.scale", "The broadcast scale.", "dist.stddev");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -614,7 +640,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

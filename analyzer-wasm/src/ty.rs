@@ -110,8 +110,37 @@ pub enum Ty {
     /// a tuple of this many values; the walk keeps the elements (a tuple local `s` lives as
     /// the locals `s#0`, `s#1`, …, so element types flow like any local's)
     Tuple(u8),
+    /// a `torch.distributions` object (`d = Categorical(logits=x)`): like a tuple, it lives as
+    /// the locals of the tensors it stores (`d#0`, `d#1`), and its methods are ops on them
+    Distribution(Distribution),
     /// anything else: unresolved
     Unknown,
+}
+
+/// The distributions whose methods are claimed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Distribution {
+    /// stores its normalized logits
+    Categorical,
+    /// stores its broadcast loc and its scale
+    Normal,
+}
+
+impl Distribution {
+    pub fn name(self) -> &'static str {
+        match self {
+            Distribution::Categorical => "Categorical",
+            Distribution::Normal => "Normal",
+        }
+    }
+
+    /// How many tensors it stores (its locals `d#0` …).
+    pub fn tensors(self) -> u8 {
+        match self {
+            Distribution::Categorical => 1,
+            Distribution::Normal => 2,
+        }
+    }
 }
 
 impl Ty {
@@ -148,6 +177,7 @@ impl Ty {
             Ty::Str => "str".into(),
             Ty::NoneVal => "None".into(),
             Ty::Tuple(n) => format!("a tuple of {n}"),
+            Ty::Distribution(d) => format!("a {} distribution", d.name()),
             Ty::Unknown => "an unresolved type".into(),
         }
     }

@@ -65,11 +65,10 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
         return (vec![tensor(TensorTy::F32_CPU_4D)], vec![scale]);
     }
     let (mut positional, mut keywords) = (Vec::new(), Vec::new());
+    let mut skipped = false;
     for p in params {
         if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor) {
-            if !positional.is_empty() {
-                keywords.push(Keyword { name: None, value: int(0) });
-            }
+            skipped = true;
             continue;
         }
         let value = match p.kind {
@@ -91,14 +90,12 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
             Kind::TensorOrNumber => tensor(TensorTy::F32_CPU_3D),
             _ => int(1),
         };
-        if keywords.is_empty() {
-            positional.push(value);
-        } else {
+        if skipped {
             keywords.push(Keyword { name: Some(p.name.to_string()), value });
+        } else {
+            positional.push(value);
         }
     }
-    // the markers above only say "an optional parameter was skipped"
-    keywords.retain(|k| k.name.is_some());
     (positional, keywords)
 }
 
@@ -116,6 +113,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::Addmm {
         return "torch.addmm(w, w, w)".to_string();
+    }
+    if let Some((value, before, _)) = distribution_use(row.op) {
+        return format!("{value}\n    {before}");
     }
     if let Some((_, python)) = torchlower_ops::CLAIMED_THROUGH.iter().find(|(op, _)| *op == row.op) {
         return python.to_string();
@@ -158,6 +158,24 @@ fn python_operator(symbol: &str) -> ruff_python_ast::Operator {
         "**" => Operator::Pow,
         other => panic!("operator {other} has no Python form here"),
     }
+}
+
+/// How a distribution method row is used: (returned value, statement before it, result type).
+fn distribution_use(op: Op) -> Option<(&'static str, &'static str, &'static str)> {
+    let categorical = "d = torch.distributions.Categorical(logits=x)";
+    let normal = "d = torch.distributions.Normal(x, x)";
+    Some(match op {
+        Op::Categorical => ("d.logits", categorical, "TensorF32Cpu3D"),
+        Op::Normal => ("d.mean", normal, "TensorF32Cpu3D"),
+        Op::CategoricalProbs => ("d.probs", categorical, "TensorF32Cpu3D"),
+        Op::CategoricalLogProb => ("d.log_prob(i)", categorical, "TensorF32Cpu2D"),
+        Op::CategoricalEntropy => ("d.entropy()", categorical, "TensorF32Cpu2D"),
+        Op::CategoricalMode => ("d.mode", categorical, "TensorI64Cpu2D"),
+        Op::NormalLogProb => ("d.log_prob(x)", normal, "TensorF32Cpu3D"),
+        Op::NormalEntropy => ("d.entropy()", normal, "TensorF32Cpu3D"),
+        Op::NormalStddev => ("d.stddev", normal, "TensorF32Cpu3D"),
+        _ => return None,
+    })
 }
 
 /// Every claim of every spelling, as (op, rule id).
@@ -206,6 +224,16 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let same = [Keyword { name: Some("padding".to_string()), value: Operand { ty: Ty::Str, lit: Lit::Str("same".to_string()) } }];
             let q = Query { target: Target::Function(path), receiver: None, args: &operands[..2], keywords: &same, starred: false };
             queries.push((format!("{path}(padding=\"same\")"), decide(&q)));
+        }
+        // a distribution's methods are claimed on a distribution local: asked through the analyzer
+        if let Some((value, before, _)) = distribution_use(row.op) {
+            let source = format!(
+                "import torch\nfrom torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu2D\ndef f(x: TensorF32Cpu3D, i: TensorI64Cpu2D):\n    {before}\n    return {value}\n"
+            );
+            let report = torchlower_analyzer::analyze(&source, "dist.py");
+            let rule = report.functions[0].sites.iter().filter_map(|s| s.rule.clone()).find(|r| ALL_RULES.iter().any(|g| g.id == *r && g.op == row.op));
+            let rule = rule.unwrap_or_else(|| panic!("{:?} is not claimed in\n{source}\n{:?}", row.op, report.functions[0].sites));
+            claims.push((row.op, rule, row.name));
         }
         for (spelling, decision) in queries {
             match decision {
@@ -294,6 +322,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Arange | Op::Full, _) => "TensorI64Cpu1D".to_string(),
                 (Op::Zeros | Op::Ones, _) => vector.clone(),
                 (Op::Addmm, _) => marker.to_string(),
+                (op, _) if distribution_use(op).is_some() => distribution_use(op).map(|(_, _, r)| r.to_string()).unwrap_or_default(),
                 (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm | Op::Amax | Op::Amin | Op::Logsumexp | Op::Var | Op::Std | Op::Prod, _) => marker.to_string(),
                 (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),
                 (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),

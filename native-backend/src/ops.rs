@@ -1020,3 +1020,104 @@ pub fn addmm(input: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
 pub fn baddbmm(input: &Tensor, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
     Ok(input.f_baddbmm(batch1, batch2, beta, alpha)?)
 }
+
+// ---- torch.distributions: Categorical and Normal, as eager computes them ------------------------
+
+/// Native code refuses a call whose arguments eager's distribution checks reject
+/// (`validate_args`, on by default): `auto` mode reruns the Python, which raises eager's own
+/// `ValueError` with its message (a tensor's printout), or computes when the user turned the
+/// checks off.
+fn refuse_distribution(what: &str) -> crate::Error {
+    crate::Error::Value(format!("torchlower: {what} fails eager's distribution check (native code refuses; auto mode reruns Python)"))
+}
+
+fn any_true(mask: &Tensor) -> Result<bool> {
+    Ok(mask.f_any()?.int64_value(&[]) != 0)
+}
+
+/// Eager's `_validate_sample` broadcast rule: from the right, sizes equal or one of them 1.
+fn broadcastable(value: &[i64], batch: &[i64]) -> bool {
+    value.iter().rev().zip(batch.iter().rev()).all(|(&a, &b)| a == 1 || b == 1 || a == b)
+}
+
+/// `Categorical(logits=l)`: `l - l.logsumexp(-1, keepdim=True)`, which eager then checks
+/// for NaN (from a NaN or an infinite logit).
+pub fn categorical(logits: &Tensor) -> Result<Tensor> {
+    let normalized = logits.f_sub(&logits.f_logsumexp([-1i64].as_slice(), true)?)?;
+    if any_true(&normalized.f_isnan()?)? {
+        return Err(refuse_distribution("Categorical(logits=…) with logits that normalize to NaN"));
+    }
+    Ok(normalized)
+}
+
+/// `Categorical.probs`: `softmax(logits, -1)`.
+#[inline]
+pub fn categorical_probs(logits: &Tensor) -> Result<Tensor> {
+    Ok(logits.f_softmax(-1, None::<tch::Kind>)?)
+}
+
+/// `Categorical.log_prob(value)`: the value broadcastable with the batch shape and in
+/// `[0, n)`, then eager's `broadcast_tensors(value.unsqueeze(-1), logits)`, `[..., :1]`,
+/// `gather(-1, …).squeeze(-1)`.
+pub fn categorical_log_prob(logits: &Tensor, value: &Tensor) -> Result<Tensor> {
+    let shape = logits.size();
+    let n = *shape.last().unwrap_or(&0);
+    if !broadcastable(&value.size(), &shape[..shape.len().saturating_sub(1)]) {
+        return Err(refuse_distribution("Categorical.log_prob of a value whose shape"));
+    }
+    if any_true(&value.f_lt(0)?.f_logical_or(&value.f_gt(n - 1)?)?)? {
+        return Err(refuse_distribution("Categorical.log_prob of an index out of range"));
+    }
+    let value = value.f_unsqueeze(-1)?;
+    let both = Tensor::f_broadcast_tensors(&[&value, logits])?;
+    let (value, log_pmf) = (&both[0], &both[1]);
+    let value = value.f_narrow(-1, 0, 1)?;
+    Ok(log_pmf.f_gather(-1, &value, false)?.f_squeeze_dim(-1)?)
+}
+
+/// `Categorical.entropy()`: `-(logits.clamp(min=finfo.min) * probs).sum(-1)`.
+pub fn categorical_entropy(logits: &Tensor) -> Result<Tensor> {
+    let clamped = logits.f_clamp_min(f64::from(f32::MIN))?;
+    let p_log_p = clamped.f_mul(&categorical_probs(logits)?)?;
+    Ok(p_log_p.f_sum_dim_intlist([-1i64].as_slice(), false, None::<tch::Kind>)?.f_neg()?)
+}
+
+/// `Categorical.mode`: `probs.argmax(-1)`.
+#[inline]
+pub fn categorical_mode(logits: &Tensor) -> Result<Tensor> {
+    Ok(categorical_probs(logits)?.f_argmax(-1, false)?)
+}
+
+/// `Normal(loc, scale)`: no NaN in `loc`, `scale > 0` everywhere, then the broadcast `loc`.
+pub fn normal(loc: &Tensor, scale: &Tensor) -> Result<Tensor> {
+    if any_true(&loc.f_isnan()?)? || any_true(&scale.f_gt(0.0)?.f_logical_not()?)? {
+        return Err(refuse_distribution("Normal(loc, scale) with a NaN loc or a scale that is not positive"));
+    }
+    let both = Tensor::f_broadcast_tensors(&[loc, scale])?;
+    Ok(both[0].shallow_clone())
+}
+
+/// `Normal.stddev`: the broadcast scale.
+pub fn normal_stddev(loc: &Tensor, scale: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::f_broadcast_tensors(&[loc, scale])?[1].shallow_clone())
+}
+
+/// `Normal.log_prob(value)`: the value free of NaN and broadcastable, then eager's formula
+/// `-((value - loc) ** 2) / (2 * var) - log(scale) - log(sqrt(2 * pi))`, `var = scale ** 2`.
+pub fn normal_log_prob(loc: &Tensor, scale: &Tensor, value: &Tensor) -> Result<Tensor> {
+    let scale = normal_stddev(loc, scale)?;
+    if !broadcastable(&value.size(), &scale.size()) || any_true(&value.f_isnan()?)? {
+        return Err(refuse_distribution("Normal.log_prob of a NaN or unbroadcastable value"));
+    }
+    let var = scale.f_pow_tensor_scalar(2)?;
+    let log_scale = scale.f_log()?;
+    let centred = value.f_sub(loc)?.f_pow_tensor_scalar(2)?.f_neg()?;
+    let log_sqrt_two_pi = (2.0 * std::f64::consts::PI).sqrt().ln();
+    Ok(centred.f_div(&var.f_mul_scalar(2)?)?.f_sub(&log_scale)?.f_sub_scalar(log_sqrt_two_pi)?)
+}
+
+/// `Normal.entropy()`: `0.5 + 0.5 * log(2 * pi) + log(scale)` over the broadcast scale.
+pub fn normal_entropy(loc: &Tensor, scale: &Tensor) -> Result<Tensor> {
+    let constant = 0.5 + 0.5 * (2.0 * std::f64::consts::PI).ln();
+    Ok(normal_stddev(loc, scale)?.f_log()?.f_add_scalar(constant)?)
+}

@@ -14,6 +14,7 @@ pub mod vision;
 pub mod masking;
 pub mod creation;
 pub mod attention;
+pub mod distributions;
 pub mod pointwise;
 pub mod classification;
 pub mod gelu;
@@ -210,6 +211,7 @@ fn decide_function(q: &Query, path: &str) -> Decision {
             Lane::Masking => masking::function(q, op, path),
             Lane::Creation => creation::function(q, op, path),
             Lane::Attention => attention::function(q, op, path),
+            Lane::Distributions => distributions::function(q, op, path),
         };
     }
     match Op::from_rejected_function(path) {
@@ -259,7 +261,9 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Pointwise => pointwise::method(q, receiver, op, name),
             Lane::Masking => masking::method(q, receiver, op, name),
             Lane::Embedding => embedding::method(q, op, name),
-            Lane::Linear | Lane::Gelu | Lane::Norms | Lane::Vision | Lane::Creation | Lane::Attention => not_in_lane(op),
+            Lane::Linear | Lane::Gelu | Lane::Norms | Lane::Vision | Lane::Creation | Lane::Attention | Lane::Distributions => {
+                not_in_lane(op)
+            }
         };
     }
     match Op::from_rejected_method(name) {

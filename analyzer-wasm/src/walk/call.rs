@@ -12,7 +12,7 @@ use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::{Ranged, TextRange};
 
 /// Positional values, keyword (name, value) pairs, and whether a `*args` was present.
-type EvaluatedArgs = (Vec<Val>, Vec<(Option<String>, Val)>, bool);
+pub(super) type EvaluatedArgs = (Vec<Val>, Vec<(Option<String>, Val)>, bool);
 
 impl Walker<'_> {
     pub(super) fn call(&mut self, c: &ast::ExprCall) -> Val {
@@ -61,6 +61,23 @@ impl Walker<'_> {
     /// stacks once per link.
     #[inline(never)]
     fn torch_call(&mut self, c: &ast::ExprCall, path: Option<String>, mut receiver: Option<Val>, method_name: Option<String>) -> Val {
+        // `d.log_prob(a)`, `d.entropy()` of a distribution local
+        if let (Some(name), Some(Ty::Distribution(kind))) = (method_name.as_deref(), receiver.as_ref().map(|r| r.ty)) {
+            let stored = receiver.take().and_then(|r| r.elems).unwrap_or_default();
+            let (args, keywords, _) = self.args(c);
+            let types: Vec<Ty> = stored.iter().map(|v| v.ty).collect();
+            let arg_ops: Vec<Operand> = args.iter().map(Val::operand).collect();
+            let decision = claim::distributions::method(kind, name, &types, &arg_ops, keywords.len());
+            let operands: Vec<Val> = stored.into_iter().chain(args).collect();
+            return self.site((SiteKind::Method, format!("{}.{name}", kind.name())), decision, c.range(), None, &operands, &[]);
+        }
+        // a distribution is lowered only as the value of `d = Categorical(…)`
+        if path.as_deref().is_some_and(|p| claim::distributions::constructor(p).is_some()) {
+            let _ = self.args(c);
+            let decision = Decision::reject(&rules::UNSUPPORTED_TARGET, "a distribution is lowered only when assigned to a name (`d = Categorical(logits=x)`), then used through `d`");
+            let target = claim::describe_target(Target::Function(path.as_deref().unwrap_or_default()));
+            return self.site(target, decision, c.range(), None, &[], &[]);
+        }
         if let (Some(name), Some(Ty::Tensor(t))) = (method_name.as_deref(), receiver.as_ref().map(|r| r.ty)) {
             // `t.is_floating_point()`: static, from the annotated dtype
             if matches!(name, "is_floating_point" | "is_complex") && c.arguments.args.is_empty() && c.arguments.keywords.is_empty() {
@@ -481,7 +498,7 @@ impl Walker<'_> {
     }
 
     /// Evaluate positional and keyword arguments (for their own sites and types).
-    fn args(&mut self, c: &ast::ExprCall) -> EvaluatedArgs {
+    pub(super) fn args(&mut self, c: &ast::ExprCall) -> EvaluatedArgs {
         let mut starred = false;
         let mut args = Vec::new();
         for a in &c.arguments.args {

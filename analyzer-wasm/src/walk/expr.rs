@@ -67,6 +67,9 @@ impl Walker<'_> {
                     return v;
                 }
                 let recv = self.expr(&a.value);
+                if let (Ty::Distribution(kind), Some(stored)) = (recv.ty, recv.elems.clone()) {
+                    return self.distribution_attribute(kind, stored, a.attr.as_str(), a.range());
+                }
                 if let Ty::Tensor(t) = recv.ty {
                     match a.attr.as_str() {
                         "shape" => return self.shape_tuple(recv, t.rank, a.range()),
@@ -157,6 +160,11 @@ impl Walker<'_> {
                     v
                 }
                 Ty::Tuple(n) => Val::tuple((0..n).map(|i| self.element(name, i)).collect()),
+                Ty::Distribution(kind) => {
+                    let stored: Vec<Val> = (0..kind.tensors()).map(|i| self.element(name, i)).collect();
+                    let explained = stored.iter().any(|e| e.explained);
+                    Val { ty: b.ty, lit: Lit::NotLiteral, ir: None, elems: Some(stored), explained, fresh: false }
+                }
                 Ty::Str => match self.env.static_value(name) {
                     Some(value) => Val::opaque(Ty::Str, value.clone()),
                     None => Val::explained(Ty::Str),
@@ -212,7 +220,7 @@ impl Walker<'_> {
     }
 
     /// Element `i` of the tuple local `name` (the local `name#i`).
-    fn element(&self, name: &str, i: u8) -> Val {
+    pub(super) fn element(&self, name: &str, i: u8) -> Val {
         let local = element_name(name, i);
         match self.env.get(&local) {
             Some(b) if matches!(b.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float) => {
@@ -590,6 +598,20 @@ fn expr_kind(e: &Expr) -> &'static str {
 }
 
 impl Walker<'_> {
+    /// `d.probs`, `d.mean`, … of a distribution local: one of its stored tensors, or a claimed
+    /// op on them.
+    fn distribution_attribute(&mut self, kind: crate::ty::Distribution, stored: Vec<Val>, attr: &str, range: TextRange) -> Val {
+        let types: Vec<Ty> = stored.iter().map(|v| v.ty).collect();
+        match claim::distributions::attribute(kind, attr, &types) {
+            Some(claim::distributions::Attribute::Stored(i)) => stored.into_iter().nth(usize::from(i)).unwrap_or_else(|| Val::explained(Ty::Unknown)),
+            Some(claim::distributions::Attribute::Op(decision)) => self.site((SiteKind::Method, format!("{}.{attr}", kind.name())), decision, range, None, &stored, &[]),
+            None => {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("attribute `.{attr}` of a {} distribution is not lowered", kind.name()), range);
+                Val::explained(Ty::Unknown)
+            }
+        }
+    }
+
     /// `torch.finfo(x.dtype).eps` & co. for float32 (or `torch.finfo()`, the default dtype):
     /// the constants eager's `finfo` gives, as Python floats.
     fn finfo(&mut self, value: &Expr, attr: &str) -> Option<Val> {

@@ -53,6 +53,11 @@ impl Walker<'_> {
         match stmt {
             Stmt::Pass(_) => true,
             Stmt::Assign(s) => {
+                if let ([Expr::Name(n)], Expr::Call(c)) = (s.targets.as_slice(), &*s.value) {
+                    if self.distribution_assign(n.id.as_str(), c, s.value.range(), out) {
+                        return true;
+                    }
+                }
                 if let ([Expr::Tuple(t)], Expr::Call(_)) = (s.targets.as_slice(), &*s.value) {
                     self.unpacking = Some((s.value.range(), t.elts.len()));
                 }
@@ -173,7 +178,57 @@ impl Walker<'_> {
         }
     }
 
+    /// `d = Categorical(logits=x)` / `d = Normal(loc, scale)`: the arguments go to the
+    /// distribution's locals `d#0`, `d#1`, then the constructor op (eager's checks, and what
+    /// eager stores) replaces `d#0`; `d` itself is bound to the distribution type. `false`
+    /// when the call is not a distribution constructor.
+    fn distribution_assign(&mut self, name: &str, c: &ast::ExprCall, range: TextRange, out: &mut Vec<ir::Stmt>) -> bool {
+        let locals = &self.locals;
+        let Some(path) = self.scope.dotted_path(&c.func, &|n| locals.contains(n)) else { return false };
+        let Some(kind) = crate::claim::distributions::constructor(&path) else { return false };
+        let (args, keywords, starred) = self.args(c);
+        let arg_ops: Vec<crate::claim::Operand> = args.iter().map(Val::operand).collect();
+        let kw_ops: Vec<crate::claim::Keyword> = keywords.iter().map(|(n, v)| crate::claim::Keyword { name: n.clone(), value: v.operand() }).collect();
+        let target = crate::claim::Target::Function(path.as_str());
+        let decision = crate::claim::decide(&crate::claim::Query { target, receiver: None, args: &arg_ops, keywords: &kw_ops, starred });
+        let crate::claim::Decision::Claimed(mut claim) = decision else {
+            let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
+            let _ = self.site(crate::claim::describe_target(target), decision, range, None, &args, &kw_vals);
+            self.env.bind(name, Ty::Unknown);
+            return true;
+        };
+        // the tensors, in parameter order, into the distribution's locals
+        let stored: Vec<Val> = claim
+            .operands
+            .iter()
+            .map(|r| match r {
+                crate::claim::OperandRef::Arg(i) => args.get(*i).cloned(),
+                crate::claim::OperandRef::Keyword(i) => keywords.get(*i).map(|(_, v)| v.clone()),
+                crate::claim::OperandRef::Receiver => None,
+            })
+            .map(|v| v.unwrap_or_else(|| Val::explained(Ty::Unknown)))
+            .collect();
+        let count = stored.len() as u8;
+        for (i, v) in stored.into_iter().enumerate() {
+            self.assign(&super::expr::element_name(name, i as u8), v, range, out);
+        }
+        let locals: Vec<Val> = (0..count).map(|i| self.element(name, i)).collect();
+        claim.operands = (0..usize::from(count)).map(crate::claim::OperandRef::Arg).collect();
+        let made = self.site(crate::claim::describe_target(target), crate::claim::Decision::Claimed(claim), range, None, &locals, &[]);
+        self.assign(&super::expr::element_name(name, 0), made, range, out);
+        self.env.bind(name, Ty::Distribution(kind));
+        true
+    }
+
     fn assign(&mut self, name: &str, v: Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        if let (Ty::Distribution(kind), Some(elems)) = (v.ty, v.elems.clone()) {
+            // `d2 = d`: the same stored tensors under the new name
+            for (i, elem) in elems.into_iter().enumerate() {
+                self.assign(&super::expr::element_name(name, i as u8), elem, range, out);
+            }
+            self.env.bind(name, Ty::Distribution(kind));
+            return;
+        }
         if let (Ty::Tuple(n), Some(elems)) = (v.ty, v.elems.clone()) {
             // a tuple local lives as its elements `name#i`
             for (i, elem) in elems.into_iter().enumerate() {

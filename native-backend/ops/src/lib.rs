@@ -36,11 +36,12 @@ pub enum Lane {
     Masking,
     Creation,
     Attention,
+    Distributions,
 }
 
 impl Lane {
     /// Every lane, in documentation order.
-    pub const ALL: [Lane; 15] = [
+    pub const ALL: [Lane; 16] = [
         Lane::Linear,
         Lane::Activations,
         Lane::Unary,
@@ -56,6 +57,7 @@ impl Lane {
         Lane::Masking,
         Lane::Creation,
         Lane::Attention,
+        Lane::Distributions,
     ];
 
     /// Heading of the lane in the docs.
@@ -76,6 +78,7 @@ impl Lane {
             Lane::Masking => "comparisons and masking",
             Lane::Creation => "tensor creation",
             Lane::Attention => "attention",
+            Lane::Distributions => "probability distributions",
         }
     }
 
@@ -97,6 +100,7 @@ impl Lane {
             Lane::Masking => "masking",
             Lane::Creation => "creation",
             Lane::Attention => "attention",
+            Lane::Distributions => "distributions",
         }
     }
 }
@@ -382,6 +386,14 @@ const SDPA: &[Param] = &[
     p("scale", Kind::OptFloat, Some("None")),
     p("enable_gqa", Kind::Bool, Some("false")),
 ];
+const CATEGORICAL: &[Param] = &[p("probs", Kind::Fixed("None"), None), p("logits", Kind::Tensor, None), p("validate_args", Kind::Fixed("None"), None)];
+const NORMAL: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kind::Tensor, None), p("validate_args", Kind::Fixed("None"), None)];
+/// The methods of a distribution: its stored tensors, then the value (claimed through the
+/// distribution's methods, see [`CLAIMED_THROUGH`]).
+const LOGITS: &[Param] = &[p("logits", Kind::Tensor, None)];
+const LOGITS_VALUE: &[Param] = &[p("logits", Kind::Tensor, None), p("value", Kind::Indices, None)];
+const LOC_SCALE: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kind::Tensor, None)];
+const LOC_SCALE_VALUE: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kind::Tensor, None), p("value", Kind::Tensor, None)];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
 const BATCH_NORM: &[Param] = &[
@@ -1278,6 +1290,69 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// `Categorical(logits=…)`: eager's argument check, then the normalized logits it stores.
+        Categorical {
+            name: "categorical", lane: Distributions, signature: Params(CATEGORICAL),
+            functions: ["torch.distributions.Categorical", "torch.distributions.categorical.Categorical"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `Normal(loc, scale)`: eager's argument checks, then the broadcast `loc` it stores.
+        Normal {
+            name: "normal", lane: Distributions, signature: Params(NORMAL),
+            functions: ["torch.distributions.Normal", "torch.distributions.normal.Normal"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `Categorical.probs`: the softmax of the normalized logits.
+        CategoricalProbs {
+            name: "categorical_probs", lane: Distributions, signature: Params(LOGITS),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `Categorical.log_prob(value)`: eager's sample check, then the log-probability of each index.
+        CategoricalLogProb {
+            name: "categorical_log_prob", lane: Distributions, signature: Params(LOGITS_VALUE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `Categorical.entropy()`.
+        CategoricalEntropy {
+            name: "categorical_entropy", lane: Distributions, signature: Params(LOGITS),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `Categorical.mode`: the most probable index.
+        CategoricalMode {
+            name: "categorical_mode", lane: Distributions, signature: Params(LOGITS),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `Normal.log_prob(value)`: eager's sample check, then its formula.
+        NormalLogProb {
+            name: "normal_log_prob", lane: Distributions, signature: Params(LOC_SCALE_VALUE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `Normal.entropy()`.
+        NormalEntropy {
+            name: "normal_entropy", lane: Distributions, signature: Params(LOC_SCALE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `Normal.stddev` / `.scale`: the broadcast scale.
+        NormalStddev {
+            name: "normal_stddev", lane: Distributions, signature: Params(LOC_SCALE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// 1-D convolution (stride, padding, dilation, groups), libtorch's kernel.
         Conv1d {
             name: "conv1d", lane: Vision, signature: Params(CONV1D),
@@ -1420,6 +1495,13 @@ pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
     (Op::GeluTanh, "torch.nn.functional.gelu(x, approximate=\"tanh\")"),
     (Op::Conv1dPadding, "torch.nn.functional.conv1d(x, w, padding=\"same\")"),
     (Op::Conv2dPadding, "torch.nn.functional.conv2d(x, w, padding=\"same\")"),
+    (Op::CategoricalProbs, "Categorical(logits=x).probs"),
+    (Op::CategoricalLogProb, "Categorical(logits=x).log_prob(i)"),
+    (Op::CategoricalEntropy, "Categorical(logits=x).entropy()"),
+    (Op::CategoricalMode, "Categorical(logits=x).mode"),
+    (Op::NormalLogProb, "Normal(x, x).log_prob(x)"),
+    (Op::NormalEntropy, "Normal(x, x).entropy()"),
+    (Op::NormalStddev, "Normal(x, x).stddev"),
 ];
 
 impl Op {

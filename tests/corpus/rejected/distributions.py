@@ -1,0 +1,19 @@
+# torch.distributions forms that stay Python: a distribution used without a name, one made
+# from probabilities, a method that samples.
+import torch
+from torch.distributions import Categorical
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
+
+
+def inline_distribution(logits: TensorF32Cpu2D, action: TensorI64Cpu1D) -> TensorF32Cpu1D:
+    return Categorical(logits=logits).log_prob(action)
+
+
+def from_probabilities(p: TensorF32Cpu2D, action: TensorI64Cpu1D) -> TensorF32Cpu1D:
+    dist = Categorical(p)
+    return dist.log_prob(action)
+
+
+def sampled(logits: TensorF32Cpu2D) -> TensorI64Cpu1D:
+    dist = Categorical(logits=logits)
+    return dist.sample()
