@@ -76,6 +76,7 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
             Kind::Tensor if params.iter().any(|p| p.name == "mat1") => tensor(TensorTy::F32_CPU_2D),
             Kind::Tensor | Kind::AnyTensor => tensor(TensorTy::F32_CPU_3D),
             Kind::Ints(_) if p.name == "sizes" => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(-1)]) },
+            Kind::Ints(_) if p.name == "repeats" => Operand { ty: Ty::Tuple(3), lit: Lit::Ints(vec![Some(1), Some(2), Some(1)]) },
             Kind::Indices => {
                 // gather takes an index of the input's rank, index_select a rank-1 one
                 let rank = match params.iter().map(|p| p.name).collect::<Vec<_>>().as_slice() {
@@ -131,6 +132,7 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
             Kind::Tensor if p.name == "weight" && params[0].kind == Kind::Indices => "w",
             Kind::Tensor | Kind::AnyTensor => "x",
             Kind::Ints(_) if p.name == "sizes" => "(1, -1)",
+            Kind::Ints(_) if p.name == "repeats" => "1, 2, 1",
             Kind::Indices if row.op == Op::Gather => "i3",
             Kind::Indices if row.op == Op::IndexSelect => "i1",
             Kind::Indices => "i",
@@ -165,6 +167,7 @@ fn distribution_use(op: Op) -> Option<(&'static str, &'static str, &'static str)
     let categorical = "d = torch.distributions.Categorical(logits=x)";
     let normal = "d = torch.distributions.Normal(x, x)";
     Some(match op {
+        Op::ToDtype => ("x.long()", "pass", "TensorI64Cpu3D"),
         Op::Categorical => ("d.logits", categorical, "TensorF32Cpu3D"),
         Op::Normal => ("d.mean", normal, "TensorF32Cpu3D"),
         Op::CategoricalProbs => ("d.probs", categorical, "TensorF32Cpu3D"),

@@ -1121,3 +1121,15 @@ pub fn normal_entropy(loc: &Tensor, scale: &Tensor) -> Result<Tensor> {
     let constant = 0.5 + 0.5 * (2.0 * std::f64::consts::PI).ln();
     Ok(normal_stddev(loc, scale)?.f_log()?.f_add_scalar(constant)?)
 }
+
+/// `t.repeat(*repeats)` (a copy).
+#[inline]
+pub fn repeat(t: &Tensor, repeats: &[i64]) -> Result<Tensor> {
+    Ok(t.f_repeat(repeats)?)
+}
+
+/// `t.to(dtype)`, `.float()`, `.long()`, `.bool()` to another dtype (a copy, as eager's).
+#[inline]
+pub fn to_dtype(t: &Tensor, dtype: &str) -> Result<Tensor> {
+    Ok(t.f_to_kind(kind_of(dtype))?)
+}

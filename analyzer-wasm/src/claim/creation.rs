@@ -170,3 +170,21 @@ mod tests {
         assert_eq!(outcome(&call("torch.arange", &[super::super::Operand { ty: Ty::Float, lit: Lit::Float(0.5) }], &[])).0, "TL242");
     }
 }
+
+/// `t.to(dtype)`, `.float()`, `.long()`, `.bool()`, `.type(dtype)`, `.type_as(y)` to another
+/// dtype of the vocabulary (`dtype` as the walk names it), on the tensor's own device: a copy.
+pub fn conversion(t: TensorTy, dtype: &str) -> Decision {
+    let Some((choice, (_, target))) = DTYPES.iter().enumerate().find(|(_, (name, _))| *name == dtype) else {
+        return Decision::reject(&rules::DEVICE_TRANSFER, format!("a conversion to {dtype} has no tensor type here"));
+    };
+    match TensorTy::new(*target, t.device, t.rank) {
+        Some(result) => Decision::Claimed(super::Claim {
+            rule: &rules::TO_DTYPE,
+            result,
+            op: Op::ToDtype,
+            options: Options::Params { present: 1, choice: choice as u8 },
+            operands: vec![super::OperandRef::Receiver],
+        }),
+        None => Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{dtype} tensors have no type on cuda:0 yet")),
+    }
+}

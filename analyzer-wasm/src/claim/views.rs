@@ -34,6 +34,7 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Unflatten => &rules::UNFLATTEN,
         Op::Squeeze => &rules::SQUEEZE,
         Op::Detach => &rules::DETACH,
+        Op::Repeat => &rules::REPEAT,
         _ => return None,
     })
 }
@@ -117,6 +118,10 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
     let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
     let rank = match op {
         Op::Select | Op::Squeeze => i64::from(t.rank) - 1,
+        Op::Repeat => match bound.literal("repeats") {
+            Some(Lit::Ints(sizes)) if sizes.len() >= usize::from(t.rank) => sizes.len() as i64,
+            _ => return Decision::reject(&rules::BAD_ARITY, format!("{form}: at least one Python int per dim (eager raises with fewer)")),
+        },
         Op::Unflatten => match bound.literal("sizes") {
             Some(Lit::Ints(sizes)) => i64::from(t.rank) + sizes.len() as i64 - 1,
             _ => return Decision::reject(&rules::BAD_ARITY, format!("{form}: `sizes` as a tuple or list of Python ints")),

@@ -104,8 +104,16 @@ impl Walker<'_> {
                 return self.in_place((SiteKind::Method, format!("Tensor.{name}")), op, local, other, c.range());
             }
             if matches!(name, "float" | "long" | "bool" | "to" | "type_as" | "type") {
-                if let Some(same) = self.same_dtype_conversion(c, name, t) {
-                    return if same { receiver.take().expect("a receiver") } else { Val::explained(Ty::Unknown) };
+                match self.conversion(c, name, t) {
+                    Some(Conversion::Itself) => return receiver.take().expect("a receiver"),
+                    Some(Conversion::Explained) => return Val::explained(Ty::Unknown),
+                    Some(Conversion::To(dtype)) => {
+                        let decision = claim::creation::conversion(t, dtype);
+                        let q = Query { target: Target::Method(name), receiver: None, args: &[], keywords: &[], starred: false };
+                        let decision = claim::cuda_gate(&q, decision);
+                        return self.site((SiteKind::Method, format!("Tensor.{name}")), decision, c.range(), receiver.take(), &[], &[]);
+                    }
+                    None => {}
                 }
             }
         }
@@ -124,7 +132,7 @@ impl Walker<'_> {
             args.extend(elems);
         }
         // the sizes of `torch.zeros(b, 1, d)` are one tuple, as `torch.zeros((b, 1, d))` gives them
-        let packs_sizes = matches!(path.as_deref(), Some("torch.zeros" | "torch.ones"));
+        let packs_sizes = matches!(path.as_deref(), Some("torch.zeros" | "torch.ones")) || method_name.as_deref() == Some("repeat");
         if packs_sizes && !args.is_empty() && args.iter().all(|a| a.ty == Ty::Int) {
             let sizes = std::mem::take(&mut args);
             args.push(Val::tuple(sizes));
@@ -327,25 +335,26 @@ impl Walker<'_> {
         }
     }
 
-    /// `t.float()`, `t.to(torch.float32)`, `t.to(x.dtype)`, `t.type_as(x)` to the dtype `t`
-    /// already has: eager returns `t` itself, and so does native code (`Some(true)`). `None`
-    /// when it is a real conversion (the transfer lane rejects it); `Some(false)` when an
-    /// argument could not be evaluated (already explained).
-    fn same_dtype_conversion(&mut self, c: &ast::ExprCall, name: &str, t: crate::ty::TensorTy) -> Option<bool> {
+    /// What `t.float()`, `t.to(torch.float32)`, `t.to(x.dtype)`, `t.type(…)`, `t.type_as(x)`
+    /// do to a tensor of type `t`: nothing (eager returns `t` itself, and so does native code),
+    /// a copy in another dtype of the vocabulary on the same device (`Convert`), or something
+    /// else (a transfer or another dtype: `None`, the transfer lane rejects it).
+    fn conversion(&mut self, c: &ast::ExprCall, name: &str, t: crate::ty::TensorTy) -> Option<Conversion> {
         let (own, device) = (super::expr::dtype_name(t.dtype), super::expr::device_name(t.device));
         if c.arguments.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
             return None;
         }
         let no_keywords = c.arguments.keywords.is_empty();
+        let to = |target: &'static str| Some(if target == own { Conversion::Itself } else { Conversion::To(target) });
         match (name, &c.arguments.args[..]) {
-            ("float", []) if no_keywords => return (own == "torch.float32").then_some(true),
-            ("long", []) if no_keywords => return (own == "torch.int64").then_some(true),
-            ("bool", []) if no_keywords => return (own == "torch.bool").then_some(true),
+            ("float", []) if no_keywords => return to("torch.float32"),
+            ("long", []) if no_keywords => return to("torch.int64"),
+            ("bool", []) if no_keywords => return to("torch.bool"),
             ("type_as", [arg]) if no_keywords => {
                 let v = self.expr(arg);
                 return match v.ty {
-                    _ if v.explained => Some(false),
-                    Ty::Tensor(other) if other.dtype == t.dtype => Some(true),
+                    _ if v.explained => Some(Conversion::Explained),
+                    Ty::Tensor(other) if other.device == t.device => to(super::expr::dtype_name(other.dtype)),
                     _ => None,
                 };
             }
@@ -353,20 +362,20 @@ impl Walker<'_> {
             ("type", [_]) if no_keywords => {}
             _ => return None,
         }
-        // `.to(dtype)`, `.to(device)`, `.to(device, dtype)`, `.to(dtype=…, device=…)`: the
-        // tensor itself when every value given is its own dtype or device
+        // `.to(dtype)`, `.to(device)`, `.to(device, dtype)`, `.to(dtype=…, device=…)`: every
+        // device given is the tensor's own; the dtype (if any) picks the copy
         let mut values: Vec<Lit> = Vec::new();
         for arg in c.arguments.args.iter() {
             let v = self.expr(arg);
             if v.explained {
-                return Some(false);
+                return Some(Conversion::Explained);
             }
             values.push(v.lit);
         }
         for k in c.arguments.keywords.iter() {
             let v = self.expr(&k.value);
             if v.explained {
-                return Some(false);
+                return Some(Conversion::Explained);
             }
             match (k.arg.as_ref().map(|a| a.as_str()), v.lit) {
                 (Some("dtype"), lit @ Lit::Dtype(_)) | (Some("device"), lit @ (Lit::Device(_) | Lit::Str(_))) => values.push(lit),
@@ -374,14 +383,21 @@ impl Walker<'_> {
                 _ => return None,
             }
         }
-        let own_value = |lit: &Lit| match lit {
-            Lit::Dtype(d) => *d == own,
+        let own_device = |lit: &Lit| match lit {
             Lit::Device(d) => *d == device,
             // a device string naming the device exactly ("cpu", "cuda:0")
             Lit::Str(s) => s == device,
             _ => false,
         };
-        (!values.is_empty() && values.iter().all(own_value)).then_some(true)
+        let dtypes: Vec<&'static str> = values.iter().filter_map(|l| if let Lit::Dtype(d) = l { Some(*d) } else { None }).collect();
+        if values.is_empty() || dtypes.len() > 1 || !values.iter().all(|l| matches!(l, Lit::Dtype(_)) || own_device(l)) {
+            return None;
+        }
+        match dtypes.first() {
+            None => Some(Conversion::Itself),
+            Some(d) if ["torch.float32", "torch.int64", "torch.bool"].contains(d) => to(d),
+            Some(_) => None,
+        }
     }
 
     /// A call of another top-level function of the module: arguments bound to its parameters
@@ -561,7 +577,7 @@ impl Walker<'_> {
                     OperandRef::Arg(i) => args.get(*i).is_some_and(|v| v.fresh),
                     OperandRef::Keyword(i) => kws.get(*i).is_some_and(|v| v.fresh),
                 });
-                let view = c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack);
+                let view = c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack | ir::Op::Repeat);
                 match operand_irs {
                     Some(ops) => {
                         let mut v = Val::lowered(
@@ -621,4 +637,14 @@ fn keywords_in_evaluation_order(decision: Decision, args: &[Val], keywords: &[(O
         );
     }
     decision
+}
+
+/// What a dtype method does to a tensor (see `Walker::conversion`).
+enum Conversion {
+    /// the tensor itself
+    Itself,
+    /// a copy in this dtype (`"torch.float32"` & co.)
+    To(&'static str),
+    /// an argument could not be evaluated (already explained)
+    Explained,
 }

@@ -327,6 +327,10 @@ const SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int
 const UNFLATTEN: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("sizes", Kind::Ints(0), None)];
 const SQUEEZE: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None)];
 const DETACH: &[Param] = &[p("input", Kind::AnyTensor, None)];
+/// `t.repeat(*sizes)`: the walk packs the sizes into one tuple.
+const REPEAT: &[Param] = &[p("input", Kind::AnyTensor, None), p("repeats", Kind::Ints(0), None)];
+/// `t.to(dtype)` & co. between the dtypes of the vocabulary (claimed by the walk's conversions).
+const TO_DTYPE: &[Param] = &[p("input", Kind::AnyTensor, None), p("dtype", DTYPES, None)];
 const NORM: &[Param] = &[
     p("input", Kind::Tensor, None),
     p("p", Kind::OptFloat, Some("None")),
@@ -1009,6 +1013,20 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// The tensor tiled `repeats` times along each dim (a copy).
+        Repeat {
+            name: "repeat", lane: Views, signature: Params(REPEAT),
+            functions: [], methods: ["repeat"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A copy in another dtype (`.to(torch.float32)`, `.long()`, `.bool()`, …).
+        ToDtype {
+            name: "to_dtype", lane: Creation, signature: Params(TO_DTYPE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// Tensors of one shape but along `dim` joined along it (a copy).
         Cat {
             name: "cat", lane: Views, signature: TensorList,
@@ -1495,6 +1513,7 @@ pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
     (Op::GeluTanh, "torch.nn.functional.gelu(x, approximate=\"tanh\")"),
     (Op::Conv1dPadding, "torch.nn.functional.conv1d(x, w, padding=\"same\")"),
     (Op::Conv2dPadding, "torch.nn.functional.conv2d(x, w, padding=\"same\")"),
+    (Op::ToDtype, "x.to(torch.int64)"),
     (Op::CategoricalProbs, "Categorical(logits=x).probs"),
     (Op::CategoricalLogProb, "Categorical(logits=x).log_prob(i)"),
     (Op::CategoricalEntropy, "Categorical(logits=x).entropy()"),

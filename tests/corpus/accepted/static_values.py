@@ -4,7 +4,7 @@
 # analysing and leave no code behind.
 import torch
 import torch.nn.functional as F
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D
 
 
 def rms_norm(hidden: TensorF32Cpu2D, weight: TensorF32Cpu2D, eps: float) -> TensorF32Cpu2D:
@@ -71,3 +71,17 @@ def checked_patches(x: TensorF32Cpu2D, image_size: int) -> TensorF32Cpu2D:
     h, w = x.shape
     torch._assert(h == image_size, f"Wrong image height! Expected {image_size} but got {h}!")
     return x
+
+
+def extended_attention_mask(attention_mask: TensorI64Cpu2D) -> TensorF32Cpu4D:
+    dtype = torch.float32
+    extended = attention_mask[:, None, None, :]
+    extended = extended.to(dtype=dtype)
+    return (1.0 - extended) * torch.finfo(dtype).min
+
+
+def conversions(x: TensorF32Cpu2D, labels: TensorI64Cpu1D) -> TensorF32Cpu2D:
+    as_int = x.long()
+    flags = x.bool()
+    back = as_int.float() + flags.to(torch.float32) + flags.type(torch.float32) + labels.type_as(x)
+    return back + (x > 0).to(x.dtype) + x.to(device=x.device, dtype=torch.float32)

@@ -116,3 +116,8 @@ def squeeze_view(x: TensorF32Cpu3D) -> TensorF32Cpu2D:
 
 def detach_view(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.detach()
+
+
+def append_cls_token(x: TensorF32Cpu3D, weight: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    assert x.ndim == 3
+    return torch.cat([x, weight.view(1, 1, -1).repeat(len(x), 1, 1)], dim=1) + x.repeat((1, 1, 1)).sum(dim=1, keepdim=True) * 0.0

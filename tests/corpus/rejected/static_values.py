@@ -4,8 +4,8 @@ import torch
 from torchlower.types import TensorF32Cpu2D
 
 
-def to_int64(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.to(torch.int64)
+def to_float64(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.to(torch.float64)
 
 
 def to_other_device(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
