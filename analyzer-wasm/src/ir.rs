@@ -17,6 +17,9 @@ pub enum Options {
     None,
     /// `softmax(t, dim)`
     Dim(i64),
+    /// `unsqueeze(t, dim)` with a dim known only at run time (a Python int): the op's second
+    /// operand, checked by libtorch with eager's IndexError
+    DynDim,
     /// `sum_dim(t, dim, keepdim)` & co.
     DimKeepdim(i64, bool),
     /// `transpose(t, d0, d1)`, `flatten(t, start, end)`: two normalised static dims

@@ -171,6 +171,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
     if let Err(d) = keywords_only(q, allowed, form) {
         return d;
     }
+    let mut dynamic_dim = None;
     let outcome = match op {
         Op::View | Op::Reshape | Op::Permute | Op::Expand => int_list(t, rest, op, form),
         Op::ExpandAs => match rest {
@@ -187,8 +188,14 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
         Op::Transpose => dim_pair(t, rest, form).map(|(a, b)| (t, Options::DimPair(a, b))),
         Op::Flatten => flatten(q, t, rest, form),
         Op::Unsqueeze => match (rest, keyword(q, "dim")) {
-            ([], Some((_, dim))) => unsqueeze(t, std::slice::from_ref(dim), form),
-            (_, None) => unsqueeze(t, rest, form),
+            ([], Some((i, dim))) => unsqueeze(t, std::slice::from_ref(dim), form).map(|r| {
+                dynamic_dim = (r.1 == Options::DynDim).then_some(OperandRef::Keyword(i));
+                r
+            }),
+            (_, None) => unsqueeze(t, rest, form).map(|r| {
+                dynamic_dim = (r.1 == Options::DynDim).then_some(OperandRef::Arg(first));
+                r
+            }),
             _ => Err(Decision::reject(&rules::DIM_DUPLICATE, format!("{form}: `dim` given twice"))),
         },
         Op::Chunk | Op::Split | Op::Unbind => parts(q, t, rest, op, form),
@@ -205,6 +212,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             if matches!(op, Op::Chunk | Op::Split) {
                 operands.push(OperandRef::Arg(first));
             }
+            operands.extend(dynamic_dim);
             Decision::Claimed(Claim { rule, result, op, options, operands })
         }
         Err(d) => d,
@@ -303,9 +311,14 @@ fn unsqueeze(t: TensorTy, dims: &[Operand], form: &str) -> Result<(TensorTy, Opt
     let [dim] = dims else {
         return Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes one dim")));
     };
-    let dim = normalize_dim(literal(dim, form)?, t.rank + 1, form)?;
     let result = TensorTy::new(t.dtype, t.device, t.rank + 1)
         .ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor: there is no rank-{} type", t.rank, t.rank + 1)))?;
+    // the rank grows by one whatever the dim: a Python int known only at run time will do
+    // (libtorch checks it with eager's IndexError)
+    if dim.ty == Ty::Int && !matches!(dim.lit, Lit::Int(_)) {
+        return Ok((result, Options::DynDim));
+    }
+    let dim = normalize_dim(literal(dim, form)?, t.rank + 1, form)?;
     Ok((result, Options::Dim(dim)))
 }
 

@@ -75,6 +75,12 @@ impl FnEmitter<'_> {
                 Options::Dim(dim) => {
                     let _ = write!(self.out, ", {dim}");
                 }
+                Options::DynDim => {
+                    self.out.push_str(", ");
+                    if let Some(dim) = args.get(1) {
+                        self.expr(dim);
+                    }
+                }
                 Options::DimPair(a, b) => {
                     let _ = write!(self.out, ", {a}, {b}");
                 }

@@ -121,3 +121,15 @@ def detach_view(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 def append_cls_token(x: TensorF32Cpu3D, weight: TensorF32Cpu1D) -> TensorF32Cpu3D:
     assert x.ndim == 3
     return torch.cat([x, weight.view(1, 1, -1).repeat(len(x), 1, 1)], dim=1) + x.repeat((1, 1, 1)).sum(dim=1, keepdim=True) * 0.0
+
+
+def rotate_half(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2 :]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def apply_rotary_pos_emb(q: TensorF32Cpu4D, cos: TensorF32Cpu3D, sin: TensorF32Cpu3D, unsqueeze_dim: int) -> TensorF32Cpu4D:
+    cos = cos.unsqueeze(unsqueeze_dim)
+    sin = torch.unsqueeze(sin, dim=unsqueeze_dim)
+    return (q * cos) + (rotate_half(q) * sin)
