@@ -125,6 +125,8 @@ pub enum Expr {
     Size { tensor: Box<Expr>, dim: usize },
     /// `t.numel()`
     Numel(Box<Expr>),
+    /// `f(…)[i]`: element `i` of a module function's tuple result
+    Field { tuple: Box<Expr>, index: usize },
     /// `h += x`, `h.relu_()`, `F.relu(h, inplace=True)` on a local whose storage is not a
     /// parameter's: `op` applied in place to `args[0]` (the local), the value being that local
     InPlace { site: usize, op: Op, options: Options, args: Vec<Expr> },
@@ -380,6 +382,7 @@ impl Expr {
                 items.iter().flat_map(IndexItem::exprs).for_each(|e| e.visit(f));
             }
             Expr::Size { tensor, .. } | Expr::Numel(tensor) => tensor.visit(f),
+            Expr::Field { tuple, .. } => tuple.visit(f),
             Expr::IfElse { cond, then, orelse } => {
                 cond.visit(f);
                 then.visit(f);

@@ -360,6 +360,11 @@ impl FnEmitter<'_> {
                 self.owned(orelse);
                 self.out.push_str(" })");
             }
+            Expr::Field { tuple, index } => {
+                self.out.push('(');
+                self.expr(tuple);
+                let _ = write!(self.out, ").{index}");
+            }
             Expr::Numel(tensor) => {
                 self.out.push_str("tl::shape::numel(");
                 self.borrow(Some(tensor));

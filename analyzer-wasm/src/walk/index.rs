@@ -115,7 +115,24 @@ impl Walker<'_> {
 
     /// `value[index]`: an element or a slice of a tuple, with literal indices.
     pub(super) fn subscript(&mut self, s: &ast::ExprSubscript) -> Val {
+        // `f(…)[0]` of a module function returning a tuple: its element, read off the result
+        if let (Expr::Call(_), Expr::NumberLiteral(_) | Expr::UnaryOp(_)) = (&*s.value, &*s.slice) {
+            self.unpacking = Some((s.value.range(), usize::MAX));
+        }
         let value = self.expr(&s.value);
+        self.unpacking = None;
+        if let (Some(call @ ir::Expr::Call { .. }), Ty::Tuple(n)) = (&value.ir, value.ty) {
+            let types = std::mem::take(&mut self.returned_tuple);
+            let index = match self.expr(&s.slice).lit {
+                Lit::Int(i) if (-i64::from(n)..i64::from(n)).contains(&i) => i.rem_euclid(i64::from(n).max(1)) as usize,
+                _ => {
+                    self.diag(&rules::UNSUPPORTED_EXPRESSION, "an element of a tuple result needs an int literal index in range".into(), s.range());
+                    return Val::explained(Ty::Unknown);
+                }
+            };
+            let ty = types.get(index).copied().unwrap_or(Ty::Unknown);
+            return Val::lowered(ty, Lit::NotLiteral, ir::Expr::Field { tuple: Box::new(call.clone()), index });
+        }
         if let Ty::Tensor(t) = value.ty {
             return self.tensor_index(s, value, t);
         }
