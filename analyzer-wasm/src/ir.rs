@@ -31,6 +31,8 @@ pub enum Options {
     LayerNorm { dims: u8, weight: bool, bias: bool, eps: bool },
     /// `chunk`/`split`/`unbind` over `dim`, unpacked into `count` names
     Parts { dim: i64, count: usize },
+    /// the same over a dim known only at run time (the op's last operand)
+    PartsDyn { count: usize },
     /// An op called through its Python signature (`Signature::Params`): which parameters
     /// were given (bit `i` for parameter `i`; their values are the op's operands, in order),
     /// and the index of the string given to its `Choice` parameter.

@@ -198,7 +198,16 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             }),
             _ => Err(Decision::reject(&rules::DIM_DUPLICATE, format!("{form}: `dim` given twice"))),
         },
-        Op::Chunk | Op::Split | Op::Unbind => parts(q, t, rest, op, form),
+        Op::Chunk | Op::Split | Op::Unbind => parts(q, t, rest, op, form).map(|r| {
+            if r.1 == Options::DynDim {
+                let positional = if op == Op::Unbind { first } else { first + 1 };
+                dynamic_dim = Some(match keyword(q, "dim") {
+                    Some((i, _)) => OperandRef::Keyword(i),
+                    None => OperandRef::Arg(positional),
+                });
+            }
+            r
+        }),
         Op::T if t.rank > 2 => Err(Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor (eager accepts rank ≤ 2)", t.rank))),
         _ if !rest.is_empty() => Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes no arguments"))),
         _ => Ok((t, Options::None)),
@@ -295,14 +304,16 @@ fn parts(q: &Query, t: TensorTy, positional: &[Operand], op: Op, form: &str) -> 
             return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: the parts are given by a Python int here (not {})", n.ty.describe())));
         }
     }
+    let result = if op == Op::Unbind { TensorTy::new(t.dtype, t.device, t.rank - 1) } else { Some(t) };
+    let result = result.ok_or_else(|| Decision::reject(&rules::RANK0_RESULT, format!("{form} of a rank-1 tensor gives rank-0 parts")))?;
     let dim = match (dim_args, keyword(q, "dim")) {
         ([], None) => 0,
+        // a Python int known only at run time: the parts' rank does not depend on it
+        ([d], None) | ([], Some((_, d))) if d.ty == Ty::Int && !matches!(d.lit, Lit::Int(_)) => return Ok((result, Options::DynDim)),
         ([d], None) | ([], Some((_, d))) => literal(d, form)?,
         _ => return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: one dim"))),
     };
     let dim = normalize_dim(dim, t.rank, form)?;
-    let result = if op == Op::Unbind { TensorTy::new(t.dtype, t.device, t.rank - 1) } else { Some(t) };
-    let result = result.ok_or_else(|| Decision::reject(&rules::RANK0_RESULT, format!("{form} of a rank-1 tensor gives rank-0 parts")))?;
     Ok((result, Options::Dim(dim)))
 }
 

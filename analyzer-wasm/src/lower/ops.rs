@@ -84,7 +84,7 @@ impl FnEmitter<'_> {
                 Options::DimPair(a, b) => {
                     let _ = write!(self.out, ", {a}, {b}");
                 }
-                Options::Parts { .. } | Options::Bounds(..) | Options::LayerNorm { .. } | Options::Params { .. } => {}
+                Options::Parts { .. } | Options::PartsDyn { .. } | Options::Bounds(..) | Options::LayerNorm { .. } | Options::Params { .. } => {}
                 Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
             // printed by `Expr::Index` (never an `Expr::Tensor`)
@@ -152,12 +152,25 @@ impl FnEmitter<'_> {
             // `f(&t, a, dim, count)`: `a` the op's int operand (0 for unbind)
             Signature::Parts => {
                 self.out.push_str(", ");
-                match args.get(1) {
+                // `a` (the count or size, absent for unbind), then the dim, then the names' count
+                let dynamic = matches!(options, Options::PartsDyn { .. });
+                let a = if dynamic { args.get(1).filter(|_| args.len() == 3) } else { args.get(1) };
+                match a {
                     Some(a) => self.expr(a),
                     None => self.out.push_str("0i64"),
                 }
-                if let Options::Parts { dim, count } = options {
-                    let _ = write!(self.out, ", {dim}, {count}");
+                match options {
+                    Options::Parts { dim, count } => {
+                        let _ = write!(self.out, ", {dim}, {count}");
+                    }
+                    Options::PartsDyn { count } => {
+                        self.out.push_str(", ");
+                        if let Some(dim) = args.last() {
+                            self.expr(dim);
+                        }
+                        let _ = write!(self.out, ", {count}");
+                    }
+                    _ => {}
                 }
             }
             // a shape or permutation from Python ints (literals or int expressions)

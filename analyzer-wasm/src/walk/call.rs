@@ -175,8 +175,10 @@ impl Walker<'_> {
         let unpacked_here = self.unpacking.filter(|(range, count)| *range == c.range() && *count != usize::MAX).map(|(_, count)| count);
         let decision = match (parts, unpacked_here, decision) {
             (true, Some(count), Decision::Claimed(mut claim)) => {
-                if let ir::Options::Dim(dim) = claim.options {
-                    claim.options = ir::Options::Parts { dim, count };
+                match claim.options {
+                    ir::Options::Dim(dim) => claim.options = ir::Options::Parts { dim, count },
+                    ir::Options::DynDim => claim.options = ir::Options::PartsDyn { count },
+                    _ => {}
                 }
                 Decision::Claimed(claim)
             }

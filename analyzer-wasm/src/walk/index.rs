@@ -116,11 +116,12 @@ impl Walker<'_> {
     /// `value[index]`: an element or a slice of a tuple, with literal indices.
     pub(super) fn subscript(&mut self, s: &ast::ExprSubscript) -> Val {
         // `f(…)[0]` of a module function returning a tuple: its element, read off the result
+        let outer = self.unpacking;
         if let (Expr::Call(_), Expr::NumberLiteral(_) | Expr::UnaryOp(_)) = (&*s.value, &*s.slice) {
             self.unpacking = Some((s.value.range(), usize::MAX));
         }
         let value = self.expr(&s.value);
-        self.unpacking = None;
+        self.unpacking = outer;
         if let (Some(call @ ir::Expr::Call { .. }), Ty::Tuple(n)) = (&value.ir, value.ty) {
             let types = std::mem::take(&mut self.returned_tuple);
             let index = match self.expr(&s.slice).lit {

@@ -63,7 +63,7 @@ impl Walker<'_> {
                 }
                 let v = self.expr(&s.value);
                 self.unpacking = None;
-                if let Some(ir::Expr::Tensor { options: ir::Options::Parts { .. }, .. }) = &v.ir {
+                if let Some(ir::Expr::Tensor { options: ir::Options::Parts { .. } | ir::Options::PartsDyn { .. }, .. }) = &v.ir {
                     if let [Expr::Tuple(t)] = s.targets.as_slice() {
                         self.unpack_parts(&t.elts, v, s.range(), out);
                         return true;

@@ -133,3 +133,16 @@ def apply_rotary_pos_emb(q: TensorF32Cpu4D, cos: TensorF32Cpu3D, sin: TensorF32C
     cos = cos.unsqueeze(unsqueeze_dim)
     sin = torch.unsqueeze(sin, dim=unsqueeze_dim)
     return (q * cos) + (rotate_half(q) * sin)
+
+
+def glu_mlp(x: TensorF32Cpu2D, fc1_weight: TensorF32Cpu2D, fc2_weight: TensorF32Cpu2D, chunk_dim: int, gate_last: bool) -> TensorF32Cpu2D:
+    x = F.linear(x, fc1_weight)
+    x1, x2 = x.chunk(2, dim=chunk_dim)
+    x = x1 * torch.sigmoid(x2) if gate_last else torch.sigmoid(x1) * x2
+    return F.linear(x, fc2_weight)
+
+
+def split_on(x: TensorF32Cpu3D, d: int) -> TensorF32Cpu2D:
+    a, b = torch.unbind(x[:2], d - 3)
+    c, e = x[:2].split(1, dim=d - 3)
+    return a + b + c[0] - e[0]
