@@ -13,7 +13,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D
 
 
 def gpt_mlp(x: TensorF32Cpu2D, w_fc: TensorF32Cpu2D, b_fc: TensorF32Cpu1D, w_proj: TensorF32Cpu2D, b_proj: TensorF32Cpu1D) -> TensorF32Cpu2D:
@@ -60,16 +60,47 @@ def two_tower(user: TensorF32Cpu2D, item: TensorF32Cpu2D, wu1: TensorF32Cpu2D, b
     return (F.normalize(u, dim=-1) * F.normalize(i, dim=-1)).sum(dim=-1)
 
 
+def mnist_net(x: TensorF32Cpu4D, c1_w: TensorF32Cpu4D, c1_b: TensorF32Cpu1D, c2_w: TensorF32Cpu4D, c2_b: TensorF32Cpu1D,
+              f1_w: TensorF32Cpu2D, f1_b: TensorF32Cpu1D, f2_w: TensorF32Cpu2D, f2_b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    # pytorch/examples mnist/main.py, Net.forward (dropout is the identity in eval)
+    x = F.relu(F.conv2d(x, c1_w, c1_b))
+    x = F.relu(F.conv2d(x, c2_w, c2_b))
+    x = F.max_pool2d(x, 2)
+    x = torch.flatten(x, 1)
+    x = F.relu(F.linear(x, f1_w, f1_b))
+    x = F.linear(x, f2_w, f2_b)
+    return F.log_softmax(x, dim=1)
+
+
+def squeeze_excitation(x: TensorF32Cpu4D, fc1_w: TensorF32Cpu4D, fc1_b: TensorF32Cpu1D, fc2_w: TensorF32Cpu4D, fc2_b: TensorF32Cpu1D) -> TensorF32Cpu4D:
+    # torchvision ops/misc.py, SqueezeExcitation.forward
+    scale = F.adaptive_avg_pool2d(x, 1)
+    scale = F.relu(F.conv2d(scale, fc1_w, fc1_b))
+    scale = torch.sigmoid(F.conv2d(scale, fc2_w, fc2_b))
+    return scale * x
+
+
+def mobilenet_v3_head(x: TensorF32Cpu4D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D, w2: TensorF32Cpu2D, b2: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    # torchvision models/mobilenetv3.py: avgpool, flatten, Linear, Hardswish, (Dropout), Linear
+    x = torch.flatten(F.adaptive_avg_pool2d(x, 1), 1)
+    return F.linear(F.hardswish(F.linear(x, w1, b1)), w2, b2)
+
+
 BATCHES = [1, 8, 64]
 #: (function, hidden sizes); attention cells are (batch, sequence, width)
 BLOCKS = [("gpt_mlp", [64, 256]), ("llama_mlp", [64, 256]), ("bert_head", [256]), ("tanh_policy", [64]), ("two_tower", [64])]
 ATTENTION = [("attention", 16, 64), ("attention", 128, 64), ("multi_head_attention", 16, 128), ("multi_head_attention", 128, 128)]
 
 
+#: (function, batches): images are 1×28×28 (MNIST) or C×7×7 feature maps
+VISION = [("mnist_net", [1, 64]), ("squeeze_excitation", [1, 8]), ("mobilenet_v3_head", [1, 8])]
+
+
 def cells() -> list[tuple[str, str, tuple]]:
     """Every cell as (id, function, shape)."""
     out = [(f"{name}@{b}x{d}", name, (b, d)) for name, widths in BLOCKS for d in widths for b in BATCHES]
     out += [(f"{name}@{b}x{t}x{d}", name, (b, t, d)) for name, t, d in ATTENTION for b in (1, 8)]
+    out += [(f"{name}@{b}", name, (b,)) for name, batches in VISION for b in batches]
     return out
 
 
@@ -82,6 +113,16 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
     def weight(fan_out, fan_in):
         return randn(fan_out, fan_in) / fan_in**0.5
 
+    if function == "mnist_net":
+        (b,) = shape
+        return (randn(b, 1, 28, 28), randn(32, 1, 3, 3) / 3, randn(32), randn(64, 32, 3, 3) / 17, randn(64),
+                weight(128, 9216), randn(128), weight(10, 128), randn(10))
+    if function == "squeeze_excitation":
+        (b,) = shape
+        return (randn(b, 96, 14, 14), randn(24, 96, 1, 1) / 10, randn(24), randn(96, 24, 1, 1) / 5, randn(96))
+    if function == "mobilenet_v3_head":
+        (b,) = shape
+        return (randn(b, 576, 7, 7), weight(1024, 576), randn(1024), weight(1000, 1024), randn(1000))
     if function in ("attention", "multi_head_attention"):
         b, t, d = shape
         x = randn(b, t, d)
