@@ -603,6 +603,10 @@ rule!(REPEAT, "torchlower/repeat", Repeat, true,
     "EXTENSION: t.repeat(*sizes)",
     "A tensor of any dtype and Python ints (or one tuple of them), at least as many as its rank; a copy tiled along each dim.",
     "weight.view(1, 1, -1).repeat(len(x), 1, 1)");
+rule!(CLAMP_TENSOR, "torchlower/clamp-tensors", ClampTensor, true,
+    "EXTENSION: torch.clamp(t, min=lo, max=hi) / t.clamp(…) / clip with tensor bounds",
+    "float32 tensor bounds (either may be None or omitted), broadcast as eager broadcasts them; libtorch's `clamp.Tensor` (NaN propagates).",
+    "torch.clamp(x, min=lower, max=upper)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -648,7 +652,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

@@ -228,6 +228,11 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let q = Query { target: Target::Function(path), receiver: None, args: &operands[..2], keywords: &same, starred: false };
             queries.push((format!("{path}(padding=\"same\")"), decide(&q)));
         }
+        if row.op == Op::ClampTensor {
+            let bounds = [Keyword { name: Some("min".to_string()), value: operands[0].clone() }];
+            let q = Query { target: Target::Function("torch.clamp"), receiver: None, args: &operands[..1], keywords: &bounds, starred: false };
+            queries.push(("torch.clamp(x, min=x)".to_string(), decide(&q)));
+        }
         // a distribution's methods are claimed on a distribution local: asked through the analyzer
         if let Some((value, before, _)) = distribution_use(row.op) {
             let source = format!(

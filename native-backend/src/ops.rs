@@ -1133,3 +1133,9 @@ pub fn repeat(t: &Tensor, repeats: &[i64]) -> Result<Tensor> {
 pub fn to_dtype(t: &Tensor, dtype: &str) -> Result<Tensor> {
     Ok(t.f_to_kind(kind_of(dtype))?)
 }
+
+/// `torch.clamp(t, min=lo, max=hi)` with tensor bounds (broadcast as eager; NaN propagates).
+#[inline]
+pub fn clamp_tensor(t: &Tensor, min: Option<&Tensor>, max: Option<&Tensor>) -> Result<Tensor> {
+    Ok(t.f_clamp_tensor(min, max)?)
+}

@@ -93,6 +93,23 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             };
             with_number(input, number, op, form, [at, OperandRef::Arg(first)])
         }
+        // a tensor bound: libtorch's `clamp.Tensor`, bound by its signature
+        Op::Clamp if rest.iter().chain(q.keywords.iter().map(|k| &k.value)).any(|o| matches!(o.ty, Ty::Tensor(_))) => {
+            let query = Query { receiver: None, args: &positional_with(input, rest, at), ..*q };
+            match super::params::bind(&query, Op::ClampTensor, form) {
+                Ok(mut bound) => {
+                    let Some(t) = bound.tensor("input") else { return super::not_in_lane(op) };
+                    let rank = bound.tensors.iter().map(|(_, b)| b.rank).max().unwrap_or(t.rank);
+                    // the operands are the call's own (the receiver first for the method form)
+                    bound.operands = remap(&bound.operands, at, first);
+                    match TensorTy::f32(t.device, rank) {
+                        Some(result) => bound.claim(&rules::CLAMP_TENSOR, Op::ClampTensor, result),
+                        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
+                    }
+                }
+                Err(d) => d,
+            }
+        }
         Op::Clamp => clamp(q, input, rest, form, at, first),
         Op::Maximum | Op::Minimum => {
             if let Err(d) = keywords_only(q, &[], form) {
@@ -124,6 +141,24 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
         }
         other => super::not_in_lane(other),
     }
+}
+
+/// The input followed by the other positional arguments, as one argument list.
+fn positional_with(input: &Operand, rest: &[Operand], _at: OperandRef) -> Vec<Operand> {
+    std::iter::once(input.clone()).chain(rest.iter().cloned()).collect()
+}
+
+/// Operand references into `positional_with`'s list, mapped back to the call's own (`Arg(0)`
+/// is the input at `at`; `Arg(i)` the call's argument `first + i - 1`).
+fn remap(operands: &[OperandRef], at: OperandRef, first: usize) -> Vec<OperandRef> {
+    operands
+        .iter()
+        .map(|r| match r {
+            OperandRef::Arg(0) => at,
+            OperandRef::Arg(i) => OperandRef::Arg(first + i - 1),
+            other => *other,
+        })
+        .collect()
 }
 
 /// A float32 tensor and a Python number: the result has the tensor's type.

@@ -398,6 +398,7 @@ const LOGITS: &[Param] = &[p("logits", Kind::Tensor, None)];
 const LOGITS_VALUE: &[Param] = &[p("logits", Kind::Tensor, None), p("value", Kind::Indices, None)];
 const LOC_SCALE: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kind::Tensor, None)];
 const LOC_SCALE_VALUE: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kind::Tensor, None), p("value", Kind::Tensor, None)];
+const CLAMP_TENSOR: &[Param] = &[p("input", Kind::Tensor, None), p("min", Kind::OptTensor, None), p("max", Kind::OptTensor, None)];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
 const BATCH_NORM: &[Param] = &[
@@ -1090,6 +1091,14 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// `min(max(t, lo), hi)` with tensor bounds (broadcast), either optional (reached
+        /// through `clamp`/`clip` with a tensor bound).
+        ClampTensor {
+            name: "clamp_tensor", lane: Pointwise, signature: Params(CLAMP_TENSOR),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// `value` where a bool mask is set, the input elsewhere.
         MaskedFill {
             name: "masked_fill", lane: Masking, signature: Params(MASKED_FILL),
@@ -1514,6 +1523,7 @@ pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
     (Op::Conv1dPadding, "torch.nn.functional.conv1d(x, w, padding=\"same\")"),
     (Op::Conv2dPadding, "torch.nn.functional.conv2d(x, w, padding=\"same\")"),
     (Op::ToDtype, "x.to(torch.int64)"),
+    (Op::ClampTensor, "torch.clamp(x, min=x, max=x)"),
     (Op::CategoricalProbs, "Categorical(logits=x).probs"),
     (Op::CategoricalLogProb, "Categorical(logits=x).log_prob(i)"),
     (Op::CategoricalEntropy, "Categorical(logits=x).entropy()"),

@@ -42,3 +42,7 @@ def erf_gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def inverse_norm(x: TensorF32Cpu3D, eps: float) -> TensorF32Cpu3D:
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) + x.rsqrt()
+
+
+def clamp_between(x: TensorF32Cpu2D, lower: TensorF32Cpu1D, upper: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.clamp(x, min=lower, max=upper) + x.clamp(lower) + torch.clip(x, None, upper)
