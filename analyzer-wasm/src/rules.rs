@@ -442,7 +442,7 @@ rule!(MASKED_FILL, "torchlower/masked-fill", MaskedFill, true,
     "att.masked_fill(bias[:, :, :T, :T] == 0, float(\"-inf\"))");
 rule!(WHERE, "torchlower/where", Where, true,
     "EXTENSION: torch.where(cond, a, b)",
-    "A bool condition and two float32 tensors, or one float32 tensor and a Python number (a float32 result of the largest rank, broadcast as eager does), or two Python numbers (eager's type of the pair: float32 with a float, else int64). The one-argument form (indices of the set elements, a data-dependent shape) stays Python.",
+    "A bool condition and two float32 or int64 tensors or Python numbers, broadcast as eager does: a float32 result with any float32 tensor or Python float, else int64, of the largest rank. The one-argument form (indices of the set elements, a data-dependent shape) stays Python.",
     "torch.where(mask, x, 0.0)");
 rule!(ARANGE, "torchlower/arange", Arange, true,
     "EXTENSION: torch.arange(end) / torch.arange(start, end, step=1)",
@@ -607,6 +607,12 @@ rule!(CLAMP_TENSOR, "torchlower/clamp-tensors", ClampTensor, true,
     "EXTENSION: torch.clamp(t, min=lo, max=hi) / t.clamp(…) / clip with tensor bounds",
     "float32 tensor bounds (either may be None or omitted), broadcast as eager broadcasts them; libtorch's `clamp.Tensor` (NaN propagates).",
     "torch.clamp(x, min=lower, max=upper)");
+rule!(MAX_DIM, "torchlower/max-dim", MaxDim, true,
+    "EXTENSION: torch.max(t, dim, keepdim=False) / t.max(dim)",
+    "A float32 tensor and a Python-int dim: the (values, indices) pair, taken apart (`v, i = t.max(1)`), indexed (`t.max(1)[0]`, `.values`, `.indices`) or returned. libtorch's kernel.",
+    "_, predicted = torch.max(outputs, 1)");
+rule!(MIN_DIM, "torchlower/min-dim", MinDim, true,
+    "EXTENSION: torch.min(t, dim, keepdim=False) / t.min(dim)", "As torch.max with a dim.", "values, _ = x.min(dim=-1)");
 rule!(BMM, "torchlower/bmm", Bmm, true,
     "EXTENSION: torch.bmm(a, b) / a.bmm(b)",
     "Two float32 rank-3 tensors; batch and inner sizes are checked by libtorch at run time.", "torch.bmm(q, k)");
@@ -652,7 +658,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &MIN_DIM, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

@@ -1139,3 +1139,15 @@ pub fn to_dtype(t: &Tensor, dtype: &str) -> Result<Tensor> {
 pub fn clamp_tensor(t: &Tensor, min: Option<&Tensor>, max: Option<&Tensor>) -> Result<Tensor> {
     Ok(t.f_clamp_tensor(min, max)?)
 }
+
+/// `torch.max(t, dim, keepdim)`: the (values, indices) pair.
+#[inline]
+pub fn max_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+    Ok(t.f_max_dim(dim, keepdim)?)
+}
+
+/// `torch.min(t, dim, keepdim)`: the (values, indices) pair.
+#[inline]
+pub fn min_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+    Ok(t.f_min_dim(dim, keepdim)?)
+}

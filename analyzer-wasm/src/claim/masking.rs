@@ -113,7 +113,12 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
                 }
                 TensorTy::new(dtype, bound.device, rank)
             } else {
-                TensorTy::f32(bound.device, rank)
+                // eager's promotion: float32 with any float32 tensor or Python float, else int64
+                let values = [("input", bound.tensor("input")), ("other", bound.tensor("other"))];
+                let float_number = q.args.iter().chain(q.keywords.iter().map(|k| &k.value)).any(|o| o.ty == Ty::Float);
+                let float_tensor = values.iter().any(|(_, t)| t.is_some_and(|t| t.dtype == Dtype::F32));
+                let dtype = if float_tensor || float_number { Dtype::F32 } else { Dtype::I64 };
+                TensorTy::new(dtype, bound.device, rank)
             }
         }
     };

@@ -105,11 +105,12 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
                 let (dtype, wanted) = match param.kind {
                     Kind::Indices => (Dtype::I64, "an int64 tensor"),
                     Kind::Mask => (Dtype::Bool, "a bool tensor"),
-                    Kind::TensorOrNumber => (Dtype::F32, "a float32 tensor or a Python number"),
+                    Kind::TensorOrNumber => (Dtype::F32, "a float32 or int64 tensor or a Python number"),
                     _ => (Dtype::F32, "a float32 tensor"),
                 };
                 let t = match value.ty {
                     Ty::Tensor(t) if t.dtype == dtype || matches!(param.kind, Kind::AnyTensor | Kind::OptAnyTensor) => t,
+                    Ty::Tensor(t) if param.kind == Kind::TensorOrNumber && t.dtype == Dtype::I64 => t,
                     other => return Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not {wanted}", other.describe()))),
                 };
                 if device.is_some_and(|d| d != t.device) {

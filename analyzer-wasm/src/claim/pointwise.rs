@@ -111,6 +111,11 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             }
         }
         Op::Clamp => clamp(q, input, rest, form, at, first),
+        // `torch.max(t, dim)` / `torch.min(t, dim=…)`: the (values, indices) reduction
+        Op::Maximum | Op::Minimum if matches!(form, "torch.max" | "torch.min") && (rest.first().is_some_and(|o| o.ty == Ty::Int) || super::keyword(q, "dim").is_some()) => {
+            let reduction = if op == Op::Maximum { Op::MaxDim } else { Op::MinDim };
+            super::reductions::over_dims(q, reduction, form)
+        }
         Op::Maximum | Op::Minimum => {
             if let Err(d) = keywords_only(q, &[], form) {
                 return d;
@@ -119,7 +124,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
                 return Decision::reject(&rules::BAD_ARITY, format!("{form}: only the two-tensor form is claimed (the reductions are not)"));
             };
             if !matches!(other.ty, Ty::Tensor(_) | Ty::Unknown) {
-                return Decision::reject(&rules::BAD_ARITY, format!("{form}: only the two-tensor form is claimed (the reduction over a dim is not)"));
+                return Decision::reject(&rules::BAD_ARITY, format!("{form}: only the two-tensor form is claimed here"));
             }
             let Some(rule) = rule(op) else { return super::not_in_lane(op) };
             let a = match f32_tensor(input, &format!("{form} input")) {

@@ -194,6 +194,8 @@ pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
         Op::Argmin => &rules::ARGMIN,
         Op::All => &rules::ALL,
         Op::Any => &rules::ANY,
+        Op::MaxDim => &rules::MAX_DIM,
+        Op::MinDim => &rules::MIN_DIM,
         other => return super::not_in_lane(other),
     };
     let bound = match super::params::bind(q, op, form) {

@@ -170,6 +170,13 @@ impl Walker<'_> {
             return Val::explained(Ty::Unknown);
         }
         let decision = keywords_in_evaluation_order(decision, &args, &keywords);
+        // `t.max(dim)`: the (values, indices) pair, a tuple value of the IR op
+        let pair = match &decision {
+            Decision::Claimed(claim) if matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim) => {
+                crate::ty::TensorTy::new(crate::ty::Dtype::I64, claim.result.device, claim.result.rank).map(|i| [Ty::Tensor(claim.result), Ty::Tensor(i)])
+            }
+            _ => None,
+        };
         let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
         let parts = matches!(&decision, Decision::Claimed(claim) if claim.op.info().signature == torchlower_ops::Signature::Parts);
         let unpacked_here = self.unpacking.filter(|(range, count)| *range == c.range() && *count != usize::MAX).map(|(_, count)| count);
@@ -188,7 +195,14 @@ impl Walker<'_> {
             ),
             (_, _, other) => other,
         };
-        self.site(claim::describe_target(target), decision, c.range(), receiver, &args, &kw_vals)
+        let v = self.site(claim::describe_target(target), decision, c.range(), receiver, &args, &kw_vals);
+        match (pair, v.ir) {
+            (Some(types), Some(ir)) => {
+                self.returned_tuple = types.to_vec();
+                Val::lowered(Ty::Tuple(2), Lit::NotLiteral, ir)
+            }
+            (_, ir) => Val { ir, ..v },
+        }
     }
 
     /// `isinstance(v, torch.Tensor)` (or `int`, `float`, `bool`) of a typed value: static, as

@@ -67,6 +67,13 @@ impl Walker<'_> {
                     return v;
                 }
                 let recv = self.expr(&a.value);
+                // `t.max(dim).values` / `.indices`
+                if let (Ty::Tuple(2), Some(pair @ ir::Expr::Tensor { op: ir::Op::MaxDim | ir::Op::MinDim, .. }), "values" | "indices") = (recv.ty, &recv.ir, a.attr.as_str()) {
+                    let index = usize::from(a.attr.as_str() == "indices");
+                    let types = std::mem::take(&mut self.returned_tuple);
+                    let ty = types.get(index).copied().unwrap_or(Ty::Unknown);
+                    return Val::lowered(ty, Lit::NotLiteral, ir::Expr::Field { tuple: Box::new(pair.clone()), index });
+                }
                 if let (Ty::Distribution(kind), Some(stored)) = (recv.ty, recv.elems.clone()) {
                     return self.distribution_attribute(kind, stored, a.attr.as_str(), a.range());
                 }

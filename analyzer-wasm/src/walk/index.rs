@@ -122,7 +122,7 @@ impl Walker<'_> {
         }
         let value = self.expr(&s.value);
         self.unpacking = outer;
-        if let (Some(call @ ir::Expr::Call { .. }), Ty::Tuple(n)) = (&value.ir, value.ty) {
+        if let (Some(call @ (ir::Expr::Call { .. } | ir::Expr::Tensor { .. })), Ty::Tuple(n)) = (&value.ir, value.ty) {
             let types = std::mem::take(&mut self.returned_tuple);
             let index = match self.expr(&s.slice).lit {
                 Lit::Int(i) if (-i64::from(n)..i64::from(n)).contains(&i) => i.rem_euclid(i64::from(n).max(1)) as usize,

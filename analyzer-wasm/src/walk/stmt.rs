@@ -69,7 +69,7 @@ impl Walker<'_> {
                         return true;
                     }
                 }
-                if let (Some(ir::Expr::Call { .. }), Ty::Tuple(_), [Expr::Tuple(t)]) = (&v.ir, v.ty, s.targets.as_slice()) {
+                if let (Some(ir::Expr::Call { .. } | ir::Expr::Tensor { .. }), Ty::Tuple(_), [Expr::Tuple(t)]) = (&v.ir, v.ty, s.targets.as_slice()) {
                     self.unpack_call(&t.elts, v, s.range(), out);
                     return true;
                 }
@@ -366,7 +366,7 @@ impl Walker<'_> {
             self.ret_tuple(elems, value.range(), out);
             return;
         }
-        if let (Some(e @ ir::Expr::Call { .. }), Ty::Tuple(n)) = (&v.ir, v.ty) {
+        if let (Some(e @ (ir::Expr::Call { .. } | ir::Expr::Tensor { .. })), Ty::Tuple(n)) = (&v.ir, v.ty) {
             let types = std::mem::take(&mut self.returned_tuple);
             if self.infer_returns && self.returns.is_none() {
                 self.returns = Some(Ty::Tuple(n));

@@ -172,7 +172,7 @@ pub enum Kind {
     Indices,
     /// A bool tensor (`&Tensor`): a mask or a condition.
     Mask,
-    /// A float32 tensor or a Python number (`tl::ops::Value`).
+    /// A float32 or int64 tensor or a Python number (`tl::ops::Value`).
     TensorOrNumber,
     /// A Python int (`i64`).
     Int,
@@ -365,6 +365,8 @@ const fn reduce(dim_required: bool) -> [Param; 3] {
 const REDUCE: &[Param] = &reduce(true);
 const REDUCE_ANY: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Ints(0), None), p("keepdim", Kind::Bool, Some("false"))];
 const ONE_DIM_REDUCE: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false")), p("dtype", Kind::Fixed("None"), None)];
+/// `t.max(dim, keepdim=False)`: the (values, indices) pair.
+const EXTREMUM: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false"))];
 const ARGMIN: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false"))];
 const MOMENT: &[Param] = &[
     p("input", Kind::Tensor, None),
@@ -1188,6 +1190,20 @@ op_table! {
         GeluTanh {
             name: "gelu_tanh", lane: Gelu, signature: Params(INPUT),
             functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `(values, indices)` of the maximum over one dim (`torch.max(t, dim)`, `t.max(dim)`).
+        MaxDim {
+            name: "max_dim", lane: Reductions, signature: Params(EXTREMUM),
+            functions: [], methods: ["max"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `(values, indices)` of the minimum over one dim (`torch.min(t, dim)`, `t.min(dim)`).
+        MinDim {
+            name: "min_dim", lane: Reductions, signature: Params(EXTREMUM),
+            functions: [], methods: ["min"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

@@ -38,3 +38,14 @@ def torch_mean_keyword(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
 
 def torch_sum_rank1(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return torch.sum(v, dim=0, keepdim=True)
+
+
+def predicted(outputs: TensorF32Cpu2D) -> tuple[TensorF32Cpu1D, TensorI64Cpu1D]:
+    _, labels = torch.max(outputs, 1)
+    best, _ = outputs.min(dim=1)
+    indices = outputs.max(1).indices
+    return outputs.max(dim=1).values + best + torch.min(outputs, 1, keepdim=True)[0][:, 0], torch.where(labels == indices, labels, indices)
+
+
+def top(outputs: TensorF32Cpu2D) -> tuple[TensorF32Cpu1D, TensorI64Cpu1D]:
+    return outputs.max(-1)
