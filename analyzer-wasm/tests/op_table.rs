@@ -29,6 +29,10 @@ fn dim(d: i64) -> Keyword {
 /// signature accepts, with the receiver (or first operand) first.
 fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) {
     let (m, v) = (tensor(TensorTy::F32_CPU_2D), tensor(TensorTy::F32_CPU_1D));
+    if matches!(row.op, Op::LogicalAnd | Op::LogicalOr | Op::LogicalXor) {
+        let mask = tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type"));
+        return (vec![mask.clone(), mask], vec![]);
+    }
     if row.op == Op::Bmm {
         let b = tensor(TensorTy::F32_CPU_3D);
         return (vec![b.clone(), b], vec![]);
@@ -161,6 +165,9 @@ fn python_operator(symbol: &str) -> ruff_python_ast::Operator {
         "/" => Operator::Div,
         "@" => Operator::MatMult,
         "**" => Operator::Pow,
+        "&" => Operator::BitAnd,
+        "|" => Operator::BitOr,
+        "^" => Operator::BitXor,
         other => panic!("operator {other} has no Python form here"),
     }
 }
@@ -303,6 +310,9 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
             let (params, call, returns) = match row.signature {
                 Signature::Unary => ("x: M", one_tensor_call(row, "x"), "M"),
                 Signature::Product if row.op == Op::Bmm => ("x: B, y: B", "torch.bmm(x, y)".to_string(), "B"),
+                Signature::Product if matches!(row.op, Op::LogicalAnd | Op::LogicalOr | Op::LogicalXor) => {
+                    ("x: M, y: M", two_tensor_call(row, "(x > 0)", "(y > 0)"), "M")
+                }
                 Signature::Binary | Signature::Product => ("x: M, y: M", two_tensor_call(row, "x", "y"), "M"),
                 Signature::Linear => ("x: M, w: M, b: V", format!("{}(x, w, b)", row.functions[0]), "M"),
                 Signature::DimKeepdim | Signature::Dim if row.op == Op::Unsqueeze => ("x: V", format!("x.{}(dim=1)", row.methods[0]), "M"),
@@ -340,6 +350,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),
                 (Op::Unflatten, _) => marker.replace("2D", "4D"),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
+                (Op::LogicalNot, _) => "TensorBoolCpu2D".to_string(),
                 (_, "B") => marker.replace("2D", "3D"),
                 _ => marker.to_string(),
             };

@@ -1151,3 +1151,27 @@ pub fn max_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> 
 pub fn min_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
     Ok(t.f_min_dim(dim, keepdim)?)
 }
+
+/// `a & b` of bool tensors (eager's `bitwise_and`, the same on bools).
+#[inline]
+pub fn logical_and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_logical_and(b)?)
+}
+
+/// `a | b` of bool tensors.
+#[inline]
+pub fn logical_or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_logical_or(b)?)
+}
+
+/// `a ^ b` of bool tensors.
+#[inline]
+pub fn logical_xor(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_logical_xor(b)?)
+}
+
+/// `~m` of a bool tensor, `torch.logical_not(t)`.
+#[inline]
+pub fn logical_not(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_logical_not()?)
+}

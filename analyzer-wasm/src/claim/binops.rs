@@ -50,6 +50,9 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
     match Op::from_operator(sym) {
         Some(Op::Matmul) => matmul(left, right, &rules::MATMUL_OP_2D, &rules::MATMUL_OP_MIXED, "`@`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
         Some(Op::Pow) => super::pointwise::power_operator(left, right),
+        Some(op @ (Op::LogicalAnd | Op::LogicalOr | Op::LogicalXor)) => {
+            super::masking::logical(q, op, &format!("`{sym}`"), q.args, [OperandRef::Arg(0), OperandRef::Arg(1)]).unwrap_or_else(|| super::not_in_lane(op))
+        }
         Some(op) => match arith_rules(op) {
             Some((same, bcast, _)) => {
                 let form = format!("`{sym}`");

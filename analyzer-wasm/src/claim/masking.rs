@@ -20,6 +20,10 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::MaskedFill => &rules::MASKED_FILL,
         Op::Where => &rules::WHERE,
         Op::Tril => &rules::TRIL,
+        Op::LogicalAnd => &rules::LOGICAL_AND,
+        Op::LogicalOr => &rules::LOGICAL_OR,
+        Op::LogicalXor => &rules::LOGICAL_XOR,
+        Op::LogicalNot => &rules::LOGICAL_NOT,
         Op::Triu => &rules::TRIU,
         _ => return None,
     })
@@ -38,6 +42,9 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     if !params::of(op).is_empty() {
         return through_signature(q, op, path);
     }
+    if let Some(decision) = logical(q, op, path, &q.args, [OperandRef::Arg(0), OperandRef::Arg(1)]) {
+        return decision;
+    }
     if let Err(d) = super::keywords_only(q, &[], path).and_then(|_| super::positional_exactly(q, 2, path)) {
         return d;
     }
@@ -46,6 +53,12 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
 
 pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
+    if op == Op::LogicalNot {
+        let operands = [receiver.clone()];
+        if let Some(decision) = logical(q, op, &form, &operands, [OperandRef::Receiver, OperandRef::Receiver]) {
+            return decision;
+        }
+    }
     if !params::of(op).is_empty() {
         return through_signature(q, op, &form);
     }
@@ -53,6 +66,40 @@ pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
         return d;
     }
     compare(receiver, &q.args[0], op, &form, false, [OperandRef::Receiver, OperandRef::Arg(0)])
+}
+
+/// `a & b`, `a | b`, `a ^ b` of bool tensors (`torch.logical_and` & co.), `torch.logical_not(t)`
+/// of any tensor: bool tensors of the larger rank. `None` for the other ops of the lane.
+pub fn logical(q: &Query, op: Op, form: &str, operands: &[Operand], at: [OperandRef; 2]) -> Option<Decision> {
+    let rule = match op {
+        Op::LogicalAnd | Op::LogicalOr | Op::LogicalXor | Op::LogicalNot => rule(op)?,
+        _ => return None,
+    };
+    let unary = op == Op::LogicalNot;
+    if let Err(d) = super::keywords_only(q, &[], form) {
+        return Some(d);
+    }
+    if operands.len() != if unary { 1 } else { 2 } {
+        return Some(Decision::reject(&rules::BAD_ARITY, format!("{form} takes {} tensor{}", if unary { "one" } else { "two" }, if unary { "" } else { "s" })));
+    }
+    let mut tensors = Vec::new();
+    for o in operands {
+        match o.ty {
+            Ty::Tensor(t) if unary || t.dtype == Dtype::Bool => tensors.push(t),
+            Ty::Unknown => return Some(Decision::NotCovered(format!("an operand of {form} has an unresolved type"))),
+            other => return Some(Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {} (bool tensors are claimed)", other.describe()))),
+        }
+    }
+    let device = match super::one_device(&tensors) {
+        Ok(d) => d,
+        Err(d) => return Some(d),
+    };
+    let rank = tensors.iter().map(|t| t.rank).max().unwrap_or(1);
+    let operands = if unary { vec![at[0]] } else { at.to_vec() };
+    Some(match TensorTy::new(Dtype::Bool, device, rank) {
+        Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::None, operands }),
+        None => Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{form}: bool tensors have no type on cuda:0 yet")),
+    })
 }
 
 /// Two tensors (any dtypes, one device), or a tensor and a Python int or float (on the left

@@ -368,6 +368,13 @@ impl Walker<'_> {
                 Some(e) => Val::lowered(Ty::Bool, Lit::NotLiteral, ir::Expr::Not(Box::new(ir::Expr::IntTruthy(Box::new(e))))),
                 None => Val::explained(Ty::Bool),
             },
+            // `~mask`: logical not of a bool tensor
+            (ast::UnaryOp::Invert, Ty::Tensor(t)) if t.dtype == crate::ty::Dtype::Bool => {
+                let operand = Operand { ty: v.ty, lit: Lit::NotLiteral };
+                let q = claim::Query { target: claim::Target::Method("logical_not"), receiver: Some(&operand), args: &[], keywords: &[], starred: false };
+                let decision = claim::decide(&q);
+                self.site((SiteKind::Binop, "unary ~".to_string()), decision, u.range(), Some(v), &[], &[])
+            }
             (_, Ty::Unknown) if v.explained => Val::explained(Ty::Unknown),
             (op, ty) => {
                 let sym = match op {

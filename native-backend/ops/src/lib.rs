@@ -1101,6 +1101,34 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// `a & b` of bool tensors (a bool tensor), with broadcasting.
+        LogicalAnd {
+            name: "logical_and", lane: Masking, signature: Product,
+            functions: ["torch.logical_and"], methods: [], operators: ["&"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `a | b` of bool tensors.
+        LogicalOr {
+            name: "logical_or", lane: Masking, signature: Product,
+            functions: ["torch.logical_or"], methods: [], operators: ["|"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `a ^ b` of bool tensors.
+        LogicalXor {
+            name: "logical_xor", lane: Masking, signature: Product,
+            functions: ["torch.logical_xor"], methods: [], operators: ["^"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `~m` of a bool tensor, `torch.logical_not(t)` of any (a bool tensor).
+        LogicalNot {
+            name: "logical_not", lane: Masking, signature: Tensor,
+            functions: ["torch.logical_not"], methods: ["logical_not"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// `value` where a bool mask is set, the input elsewhere.
         MaskedFill {
             name: "masked_fill", lane: Masking, signature: Params(MASKED_FILL),

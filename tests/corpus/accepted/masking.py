@@ -21,3 +21,9 @@ def comparisons(x: TensorF32Cpu2D, y: TensorF32Cpu2D, labels: TensorI64Cpu1D) ->
 
 def select(x: TensorF32Cpu2D, y: TensorF32Cpu2D, mask: TensorBoolCpu2D) -> TensorF32Cpu2D:
     return torch.where(mask, x, y) + torch.where(x > 0, x, 0.0) + torch.where(mask, 1, y) + torch.masked_fill(x, mask, 2)
+
+
+def box_masks(boxes: TensorF32Cpu2D, min_size: float, flags: TensorBoolCpu2D) -> TensorBoolCpu2D:
+    ws, hs = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    keep = (ws >= min_size) & (hs >= min_size)
+    return (~flags | keep[:, None]) ^ torch.logical_and(flags, torch.logical_not(boxes > 0))
