@@ -11,6 +11,7 @@ GEMM of seconds, where only the BLAS matters).
 
 import torch
 import torch.nn.functional as F
+from torch.distributions import Categorical, Normal
 
 from torchlower.types import (
     TensorBoolCpu2D,
@@ -557,6 +558,115 @@ def sdpa(q: TensorF32Cpu4D, k: TensorF32Cpu4D, v: TensorF32Cpu4D) -> TensorF32Cp
     return F.scaled_dot_product_attention(q, k, v, is_causal=True)
 
 
+
+# --- later ops: products with an input, the convolution overloads, resizing, conversions,
+# distributions (each measured alone) ------------------------------------------------------
+
+def addmm(b: TensorF32Cpu1D, x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.addmm(b, x, w)
+
+
+def baddbmm(s: TensorF32Cpu3D, q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return torch.baddbmm(s, q, k, beta=0, alpha=0.125)
+
+
+def conv1d_same(x: TensorF32Cpu3D, w: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return F.conv1d(x, w, padding="same")
+
+
+def conv2d_same(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.conv2d(x, w, padding="same")
+
+
+def conv_transpose2d(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.conv_transpose2d(x, w, stride=2)
+
+
+def interpolate(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return F.interpolate(x, scale_factor=2.0, mode="nearest")
+
+
+def to_dtype(x: TensorF32Cpu2D) -> TensorI64Cpu2D:
+    return x.long()
+
+
+def repeat(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.repeat(2, 1)
+
+
+def clamp_tensor(x: TensorF32Cpu2D, lo: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.clamp(x, min=lo)
+
+
+def max_dim(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return x.max(dim=-1)[0]
+
+
+def min_dim(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
+    return x.min(dim=-1).indices
+
+
+def logical_and(m: TensorBoolCpu2D, n: TensorBoolCpu2D) -> TensorBoolCpu2D:
+    return m & n
+
+
+def logical_or(m: TensorBoolCpu2D, n: TensorBoolCpu2D) -> TensorBoolCpu2D:
+    return m | n
+
+
+def logical_xor(m: TensorBoolCpu2D, n: TensorBoolCpu2D) -> TensorBoolCpu2D:
+    return m ^ n
+
+
+def logical_not(m: TensorBoolCpu2D) -> TensorBoolCpu2D:
+    return ~m
+
+
+def categorical(logits: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    d = Categorical(logits=logits)
+    return d.logits
+
+
+def categorical_probs(logits: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    d = Categorical(logits=logits)
+    return d.probs
+
+
+def categorical_log_prob(logits: TensorF32Cpu2D, action: TensorI64Cpu1D) -> TensorF32Cpu1D:
+    d = Categorical(logits=logits)
+    return d.log_prob(action)
+
+
+def categorical_entropy(logits: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    d = Categorical(logits=logits)
+    return d.entropy()
+
+
+def categorical_mode(logits: TensorF32Cpu2D) -> TensorI64Cpu1D:
+    d = Categorical(logits=logits)
+    return d.mode
+
+
+def normal(mean: TensorF32Cpu2D, std: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    d = Normal(mean, std)
+    return d.mean
+
+
+def normal_log_prob(mean: TensorF32Cpu2D, std: TensorF32Cpu2D, action: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    d = Normal(mean, std)
+    return d.log_prob(action)
+
+
+def normal_entropy(mean: TensorF32Cpu2D, std: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    d = Normal(mean, std)
+    return d.entropy()
+
+
+def normal_stddev(mean: TensorF32Cpu2D, std: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    d = Normal(mean, std)
+    return d.stddev
+
+
 #: The op of the op table each single-op function measures (the table's backend names).
 OPS = {
     "relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "gelu": "gelu", "abs_": "abs", "neg": "neg",
@@ -570,6 +680,7 @@ OPS = {
     "expand": "expand", "expand_as": "expand_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
     "softplus": "softplus", "layer_norm": "layer_norm",
     "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "embedding": "embedding", "arange": "arange", "zeros": "zeros", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention",
+    "addmm": "addmm", "baddbmm": "baddbmm", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev"
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -583,6 +694,7 @@ SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 #: The op families on libtorch's kernels: the call is what native code adds, on a small grid
 #: (rows × cols of the 2-D input; the other shapes follow from it in ``inputs``).
 FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "embedding", "arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa"]
+FAMILIES += ["addmm", "baddbmm", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
@@ -688,6 +800,22 @@ def _family_inputs() -> dict:
         "adaptive_avg_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
         "adaptive_max_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
         "sdpa": lambda r, c, randn, g: tuple(randn(r, 4, 16, c // 4) for _ in range(3)),
+        "addmm": lambda r, c, randn, g: (randn(c), randn(r, c), randn(c, c) / c**0.5),
+        "baddbmm": lambda r, c, randn, g: (randn(r, 16, 16), randn(r, 16, c // 4), randn(r, c // 4, 16)),
+        "conv1d_same": lambda r, c, randn, g: (randn(r, channels, c), randn(channels, channels, 3) / 5),
+        "conv2d_same": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(channels, channels, 3, 3) / 8),
+        "conv_transpose2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(channels, channels, 2, 2) / 4),
+        "interpolate": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
+        "clamp_tensor": lambda r, c, randn, g: (randn(r, c), randn(r, c)),
+        "logical_and": lambda r, c, randn, g: (randn(r, c) > 0, randn(r, c) > 0),
+        "logical_or": lambda r, c, randn, g: (randn(r, c) > 0, randn(r, c) > 0),
+        "logical_xor": lambda r, c, randn, g: (randn(r, c) > 0, randn(r, c) > 0),
+        "logical_not": lambda r, c, randn, g: (randn(r, c) > 0,),
+        "categorical_log_prob": lambda r, c, randn, g: (randn(r, c), ids(r, c, g)),
+        "normal": lambda r, c, randn, g: (randn(r, c), randn(r, c).abs() + 0.1),
+        "normal_log_prob": lambda r, c, randn, g: (randn(r, c), randn(r, c).abs() + 0.1, randn(r, c)),
+        "normal_entropy": lambda r, c, randn, g: (randn(r, c), randn(r, c).abs() + 0.1),
+        "normal_stddev": lambda r, c, randn, g: (randn(r, c), randn(r, c).abs() + 0.1),
     }
 
 
