@@ -160,23 +160,16 @@ pub fn vector_norm(q: &Query, op: Op, form: &str) -> Decision {
     let Some(t) = bound.tensor(if op == Op::Norm { "input" } else { "x" }) else {
         return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor"));
     };
-    let dims = match bound.literal("dim") {
-        Some(Lit::Ints(d)) => d.len(),
-        Some(_) => 1,
-        None => return Decision::reject(&rules::DIM_MISSING, format!("{form} without dim reduces to rank 0")),
-    };
-    let keepdim = match bound.literal("keepdim") {
-        None | Some(Lit::Bool(false)) => false,
-        Some(Lit::Bool(true)) => true,
-        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: keepdim must be a bool literal")),
+    let (dims, keepdim) = match reduced_dims(&bound, form) {
+        Ok(d) => d,
+        Err(d) => return d,
     };
     if op == Op::Norm && dims > 2 && !bound.literal("p").is_some_and(|p| !matches!(p, Lit::None)) {
         return Decision::reject(&rules::BAD_ARITY, format!("{form}: the Frobenius norm over {dims} dims is a matrix norm (eager raises)"));
     }
-    let rank = if keepdim { i64::from(t.rank) } else { i64::from(t.rank) - dims as i64 };
-    match u8::try_from(rank).ok().filter(|r| *r >= 1).and_then(|r| TensorTy::new(t.dtype, t.device, r)) {
-        Some(result) => bound.claim(rule, op, result),
-        None => Decision::reject(&rules::RANK0_RESULT, format!("{form}: the result would be rank {rank}")),
+    match reduced_type(t, t.dtype, dims, keepdim, form) {
+        Ok(result) => bound.claim(rule, op, result),
+        Err(d) => d,
     }
 }
 
@@ -206,24 +199,43 @@ pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
         return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `unbiased` and `correction` together (eager raises)"));
     }
     let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
-    let dims = match bound.literal("dim") {
-        Some(Lit::Ints(d)) => d.len(),
-        Some(_) => 1,
-        None => return Decision::reject(&rules::DIM_MISSING, format!("{form} without dim reduces to rank 0")),
-    };
-    let keepdim = match bound.literal("keepdim") {
-        None | Some(Lit::Bool(false)) => false,
-        Some(Lit::Bool(true)) => true,
-        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: keepdim must be a bool literal")),
+    let (dims, keepdim) = match reduced_dims(&bound, form) {
+        Ok(d) => d,
+        Err(d) => return d,
     };
     let dtype = match op {
         Op::Argmin => crate::ty::Dtype::I64,
         Op::All | Op::Any => crate::ty::Dtype::Bool,
         _ => t.dtype,
     };
-    let rank = if keepdim { i64::from(t.rank) } else { i64::from(t.rank) - dims as i64 };
-    match u8::try_from(rank).ok().filter(|r| *r >= 1).and_then(|r| TensorTy::new(dtype, t.device, r)) {
-        Some(result) => bound.claim(rule, op, result),
-        None => Decision::reject(&rules::RANK0_RESULT, format!("{form}: the result would be rank {rank}")),
+    match reduced_type(t, dtype, dims, keepdim, form) {
+        Ok(result) => bound.claim(rule, op, result),
+        Err(d) => d,
     }
+}
+
+/// How many dims a reduction bound by its signature removes (`dim` an int or a tuple of them;
+/// without it the result would be rank 0) and whether it keeps them (a bool literal).
+fn reduced_dims(bound: &super::params::Bound, form: &str) -> Result<(usize, bool), Decision> {
+    let dims = match bound.literal("dim") {
+        Some(Lit::Ints(d)) => d.len(),
+        Some(_) => 1,
+        None => return Err(Decision::reject(&rules::DIM_MISSING, format!("{form} without dim reduces to rank 0"))),
+    };
+    let keepdim = match bound.literal("keepdim") {
+        None | Some(Lit::Bool(false)) => false,
+        Some(Lit::Bool(true)) => true,
+        Some(_) => return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: keepdim must be a bool literal"))),
+    };
+    Ok((dims, keepdim))
+}
+
+/// The type of `t` reduced over `dims` dims (kept or not), in `dtype`.
+fn reduced_type(t: TensorTy, dtype: crate::ty::Dtype, dims: usize, keepdim: bool, form: &str) -> Result<TensorTy, Decision> {
+    let rank = if keepdim { i64::from(t.rank) } else { i64::from(t.rank) - dims as i64 };
+    u8::try_from(rank)
+        .ok()
+        .filter(|r| *r >= 1)
+        .and_then(|r| TensorTy::new(dtype, t.device, r))
+        .ok_or_else(|| Decision::reject(&rules::RANK0_RESULT, format!("{form}: the result would be rank {rank}")))
 }
