@@ -55,6 +55,12 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
     }
 }
 
+/// A parameter a call may leave out (its default, `None`, the first choice, the fixed value).
+fn optional(p: &torchlower_ops::Param) -> bool {
+    use torchlower_ops::Kind;
+    p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor)
+}
+
 /// The required arguments of a `Params` op: rank-3 float32 tensors (every such op takes one as
 /// its input; embedding's weight is a matrix), rank-2 int64 indices, 1 for ints and sizes;
 /// positionally until an optional parameter is skipped, by keyword after it.
@@ -71,7 +77,7 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
     let (mut positional, mut keywords) = (Vec::new(), Vec::new());
     let mut skipped = false;
     for p in params {
-        if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor) {
+        if optional(p) {
             skipped = true;
             continue;
         }
@@ -131,7 +137,7 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     let mut args: Vec<String> = Vec::new();
     let mut skipped = false;
     for p in params {
-        if p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor) {
+        if optional(p) {
             skipped = true;
             continue;
         }
