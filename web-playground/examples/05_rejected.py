@@ -43,6 +43,6 @@ def truncating_division(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return torch.div(a, b, rounding_mode="trunc")
 
 
-def tanh_gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    # only the exact GELU approximation "none" is native
-    return torch.nn.functional.gelu(x, approximate="tanh")
+def unknown_gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # the GELU approximations are "none" and "tanh"; another string is eager's error
+    return torch.nn.functional.gelu(x, approximate="erf")
