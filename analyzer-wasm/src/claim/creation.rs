@@ -19,8 +19,9 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     }
 }
 
-/// The dtypes a created tensor may have, in the order of the `dtype` choice of the op table.
-const DTYPES: [(&str, Dtype); 3] = [("torch.float32", Dtype::F32), ("torch.int64", Dtype::I64), ("torch.bool", Dtype::Bool)];
+/// The dtypes a created or converted tensor may have, in the order of the `dtype` choice of the
+/// op table.
+pub const DTYPES: [(&str, Dtype); 3] = [("torch.float32", Dtype::F32), ("torch.int64", Dtype::I64), ("torch.bool", Dtype::Bool)];
 
 /// `device=` omitted, `"cpu"` or a CPU tensor's `.device`; `requires_grad=` omitted or False.
 fn on_the_cpu(q: &Query, path: &str) -> Result<(), Decision> {

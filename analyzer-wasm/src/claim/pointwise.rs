@@ -95,7 +95,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
         }
         // a tensor bound: libtorch's `clamp.Tensor`, bound by its signature
         Op::Clamp if rest.iter().chain(q.keywords.iter().map(|k| &k.value)).any(|o| matches!(o.ty, Ty::Tensor(_))) => {
-            let query = Query { receiver: None, args: &positional_with(input, rest, at), ..*q };
+            let query = Query { receiver: None, args: &positional_with(input, rest), ..*q };
             match super::params::bind(&query, Op::ClampTensor, form) {
                 Ok(mut bound) => {
                     let Some(t) = bound.tensor("input") else { return super::not_in_lane(op) };
@@ -149,7 +149,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
 }
 
 /// The input followed by the other positional arguments, as one argument list.
-fn positional_with(input: &Operand, rest: &[Operand], _at: OperandRef) -> Vec<Operand> {
+fn positional_with(input: &Operand, rest: &[Operand]) -> Vec<Operand> {
     std::iter::once(input.clone()).chain(rest.iter().cloned()).collect()
 }
 

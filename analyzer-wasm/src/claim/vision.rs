@@ -31,7 +31,9 @@ fn rule(op: Op) -> Option<(&'static Rule, std::ops::RangeInclusive<u8>)> {
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     // `padding="same"` / `"valid"`: libtorch's padding-string overload
-    let padding_string = q.args.get(4).or_else(|| super::keyword(q, "padding").map(|(_, v)| v)).is_some_and(|v| matches!(v.lit, super::Lit::Str(_)));
+    let position = params::of(op).iter().position(|p| p.name == "padding");
+    let given = position.and_then(|i| q.args.get(i)).or_else(|| super::keyword(q, "padding").map(|(_, v)| v));
+    let padding_string = given.is_some_and(|v| matches!(v.lit, super::Lit::Str(_)));
     let op = match (op, padding_string) {
         (Op::Conv1d, true) => Op::Conv1dPadding,
         (Op::Conv2d, true) => Op::Conv2dPadding,

@@ -196,12 +196,12 @@ impl Walker<'_> {
             (_, _, other) => other,
         };
         let v = self.site(claim::describe_target(target), decision, c.range(), receiver, &args, &kw_vals);
-        match (pair, v.ir) {
+        match (pair, v.ir.clone()) {
             (Some(types), Some(ir)) => {
                 self.returned_tuple = types.to_vec();
                 Val::lowered(Ty::Tuple(2), Lit::NotLiteral, ir)
             }
-            (_, ir) => Val { ir, ..v },
+            _ => v,
         }
     }
 
@@ -411,7 +411,7 @@ impl Walker<'_> {
         }
         match dtypes.first() {
             None => Some(Conversion::Itself),
-            Some(d) if ["torch.float32", "torch.int64", "torch.bool"].contains(d) => to(d),
+            Some(d) if claim::creation::DTYPES.iter().any(|(name, _)| name == d) => to(d),
             Some(_) => None,
         }
     }
@@ -423,13 +423,8 @@ impl Walker<'_> {
         let (args, keywords, starred) = self.args(c);
         let mut bound: Vec<Option<Val>> = vec![None; callee.params.len()];
         let mut problem = starred.then(|| "starred arguments".to_string());
-        // Rust evaluates the arguments in parameter order; Python in source order. Keywords
-        // out of parameter order are fine only when no argument computes anything.
-        let order: Vec<usize> = keywords.iter().filter_map(|(k, _)| k.as_deref().and_then(|k| callee.params.iter().position(|(p, _)| p == k))).collect();
-        let reordered = order.windows(2).any(|w| w[0] > w[1]);
-        let simple = |v: &Val| matches!(v.ir, Some(ir::Expr::Local { .. } | ir::Expr::Int(_) | ir::Expr::Float(_) | ir::Expr::Bool(_)));
-        if reordered && !(args.iter().all(simple) && keywords.iter().all(|(_, v)| simple(v))) {
-            problem = Some("keywords out of parameter order around arguments that compute something (Python evaluates them in source order)".to_string());
+        if reorders_computation(&args, &keywords, |k| callee.params.iter().position(|(p, _)| p == k)) {
+            problem = Some(REORDERED.to_string());
         }
         if args.len() > callee.params.len() {
             problem = Some(format!("{} positional arguments for {} parameters", args.len(), callee.params.len()));
@@ -457,10 +452,7 @@ impl Walker<'_> {
                 }
             }
         }
-        let params: Vec<(String, Ty)> = match self.spec_params(&target, &callee.params, &bound) {
-            Some(p) => p,
-            None => callee.params.clone(),
-        };
+        let params = self.spec_params(&target, &callee.params, &bound);
         let mut irs = Vec::new();
         for ((param, ty), v) in params.iter().zip(bound) {
             match v {
@@ -501,11 +493,11 @@ impl Walker<'_> {
 
     /// The parameter types a call binds against: the annotations, or for a specialised copy
     /// (`target` not the callee itself) the argument types it was made for.
-    fn spec_params(&self, target: &variants::Specialised, annotated: &[(String, Ty)], bound: &[Option<Val>]) -> Option<Vec<(String, Ty)>> {
+    fn spec_params(&self, target: &variants::Specialised, annotated: &[(String, Ty)], bound: &[Option<Val>]) -> Vec<(String, Ty)> {
         if target.0 < self.spec.functions {
-            return None;
+            return annotated.to_vec();
         }
-        Some(annotated.iter().zip(bound).map(|((name, ty), v)| (name.clone(), v.as_ref().map_or(*ty, |v| v.ty))).collect())
+        annotated.iter().zip(bound).map(|((name, ty), v)| (name.clone(), v.as_ref().map_or(*ty, |v| v.ty))).collect()
     }
 
     /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).
@@ -629,16 +621,10 @@ impl Walker<'_> {
     }
 }
 
-/// A call claimed through its Python signature passes its arguments in parameter order, while
-/// Python evaluates them in source order: keywords out of parameter order are fine only when no
-/// argument computes anything (so no error can come first in one order and second in the other).
-fn keywords_in_evaluation_order(decision: Decision, args: &[Val], keywords: &[(Option<String>, Val)]) -> Decision {
-    let Decision::Claimed(claim) = &decision else { return decision };
-    let params = claim::params::of(claim.op);
-    if params.is_empty() {
-        return decision;
-    }
-    let order: Vec<usize> = keywords.iter().filter_map(|(k, _)| k.as_deref().and_then(|k| params.iter().position(|p| p.name == k))).collect();
+/// Rust evaluates a call's arguments in parameter order, Python in source order: keywords out
+/// of parameter order are fine only when no argument computes anything (so no error can come
+/// first in one order and second in the other). `slot` finds a keyword's parameter.
+fn reorders_computation(args: &[Val], keywords: &[(Option<String>, Val)], slot: impl Fn(&str) -> Option<usize>) -> bool {
     fn simple(v: &Val) -> bool {
         match (&v.ir, &v.elems) {
             (Some(e), _) => matches!(e, ir::Expr::Local { .. } | ir::Expr::Int(_) | ir::Expr::Float(_) | ir::Expr::Bool(_)),
@@ -646,11 +632,19 @@ fn keywords_in_evaluation_order(decision: Decision, args: &[Val], keywords: &[(O
             (None, None) => true,
         }
     }
-    if order.windows(2).any(|w| w[0] > w[1]) && !(args.iter().all(simple) && keywords.iter().all(|(_, v)| simple(v))) {
-        return Decision::reject(
-            &rules::BAD_KEYWORD,
-            "keywords out of parameter order around arguments that compute something (Python evaluates them in source order)",
-        );
+    let order: Vec<usize> = keywords.iter().filter_map(|(k, _)| k.as_deref().and_then(&slot)).collect();
+    order.windows(2).any(|w| w[0] > w[1]) && !(args.iter().all(simple) && keywords.iter().all(|(_, v)| simple(v)))
+}
+
+const REORDERED: &str = "keywords out of parameter order around arguments that compute something (Python evaluates them in source order)";
+
+/// A call claimed through its Python signature passes its arguments in parameter order: see
+/// [`reorders_computation`].
+fn keywords_in_evaluation_order(decision: Decision, args: &[Val], keywords: &[(Option<String>, Val)]) -> Decision {
+    let Decision::Claimed(claim) = &decision else { return decision };
+    let params = claim::params::of(claim.op);
+    if !params.is_empty() && reorders_computation(args, keywords, |k| params.iter().position(|p| p.name == k)) {
+        return Decision::reject(&rules::BAD_KEYWORD, REORDERED);
     }
     decision
 }

@@ -462,16 +462,14 @@ impl Walker<'_> {
             // a tensor comparison: one operator is a torch site (a bool tensor); a chain would
             // take the truth value of a tensor
             let sym = c.ops.first().map(ast::CmpOp::as_str).unwrap_or("==");
-            let rest_vals = rest.clone();
-            let decision = match rest_vals.as_slice() {
+            let decision = match rest.as_slice() {
                 [right] => {
                     let operands = [first.operand(), right.operand()];
                     claim::decide(&Query { target: Target::Compare(sym), receiver: None, args: &operands, keywords: &[], starred: false })
                 }
                 _ => Decision::reject(&rules::UNSUPPORTED_TARGET, "a chained comparison of tensors takes a tensor's truth value (eager raises for more than one element)"),
             };
-            let mut operands = vec![first];
-            operands.extend(rest_vals);
+            let operands: Vec<Val> = std::iter::once(first).chain(rest).collect();
             return self.site((SiteKind::Binop, sym.to_string()), decision, c.range(), None, &operands, &[]);
         }
         let floats = all.iter().any(|v| v.ty == Ty::Float) && all.iter().all(|v| v.ty == Ty::Float || v.ty.is_scalar_int());
