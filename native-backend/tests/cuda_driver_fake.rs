@@ -153,7 +153,7 @@ fn owners_are_released_in_reverse_order_of_dependency() {
         let buffer = DeviceBuffer::from_host(&context, &[1.0f32, 2.0, 3.0]).unwrap();
         assert_eq!(buffer.to_host().unwrap(), vec![1.0, 2.0, 3.0]);
         let config = LaunchConfig { grid: (1, 1, 1), block: (256, 1, 1), shared_bytes: 0 };
-        let args = [Arg::Ptr(buffer.device_ptr()), Arg::Ptr(buffer.device_ptr()), Arg::I64(3), Arg::I64(0), Arg::I64(1), Arg::F32(1.0)];
+        let args = [Arg::Ptr(buffer.device_ptr()), Arg::Ptr(buffer.device_ptr()), Arg::I64(3), Arg::I64(1), Arg::I64(0), Arg::I64(0), Arg::I64(1), Arg::F32(1.0)];
         // SAFETY: the fake driver runs no kernel.
         unsafe { function.launch(config, stream.handle(), &args).unwrap() };
         controls.clear_log();
@@ -174,27 +174,27 @@ fn launches_pass_each_argument_and_reject_mismatched_lists() {
     let context = PrimaryContext::retain(&driver, 0).unwrap();
     let module = Module::load_ptx(&context, "tl_sum", &Kernel::Sum.ptx()).unwrap();
     let function = module.function(Kernel::Sum.signature()).unwrap();
-    controls.set_param_count(6);
+    controls.set_param_count(8);
     controls.clear_log();
     let config = LaunchConfig { grid: (7, 1, 1), block: (256, 1, 1), shared_bytes: 0 };
-    let args = [Arg::Ptr(11), Arg::Ptr(22), Arg::I64(33), Arg::I64(44), Arg::I64(55), Arg::F32(1.5)];
+    let args = [Arg::Ptr(11), Arg::Ptr(22), Arg::I64(33), Arg::I64(44), Arg::I64(55), Arg::I64(66), Arg::I64(77), Arg::F32(1.5)];
     // SAFETY: the fake driver runs no kernel.
     unsafe { function.launch(config, StreamHandle::LEGACY, &args).unwrap() };
     let launches: Vec<String> = controls.log().into_iter().filter(|l| l.starts_with("cuLaunchKernel grid")).collect();
-    let expected_params = format!("params=11,22,33,44,55,{}", 1.5f32.to_bits());
+    let expected_params = format!("params=11,22,33,44,55,66,77,{}", 1.5f32.to_bits());
     assert_eq!(launches.len(), 1);
     assert!(launches[0].contains("grid=7,1,1 block=256,1,1 shared=0 stream=0x1"), "{}", launches[0]);
     assert!(launches[0].ends_with(&expected_params), "{} vs {expected_params}", launches[0]);
 
     controls.clear_log();
     // SAFETY: rejected before reaching the driver.
-    let too_few = unsafe { function.launch(config, StreamHandle::LEGACY, &args[..5]) };
+    let too_few = unsafe { function.launch(config, StreamHandle::LEGACY, &args[..7]) };
     assert!(matches!(too_few, Err(CudaError::LaunchArguments { kernel: "tl_sum", .. })), "{too_few:?}");
     let mut wrong_kind = args;
-    wrong_kind[5] = Arg::I64(1);
+    wrong_kind[7] = Arg::I64(1);
     // SAFETY: rejected before reaching the driver.
     let error = unsafe { function.launch(config, StreamHandle::LEGACY, &wrong_kind) }.unwrap_err();
-    assert!(error.to_string().contains("argument 5 is I64, the kernel expects F32"), "{error}");
+    assert!(error.to_string().contains("argument 7 is I64, the kernel expects F32"), "{error}");
     assert!(controls.log().iter().all(|l| !l.starts_with("cuLaunchKernel")), "mismatched launches reached the driver");
 }
 

@@ -6,8 +6,9 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::kernels::args;
-use crate::kernels::math::{Binary, BinaryMath, Unary, UnaryMath};
-use crate::kernels::plan::{ElementwisePlan, MatmulPlan, ReducePlan};
+use crate::dump::{Dump, Input, Output};
+use crate::kernels::math::{Binary, BinaryMath, NumberForm, Pointwise, Unary, UnaryMath};
+use crate::kernels::plan::{CopyPlan, ElementwisePlan, MatmulPlan, ReducePlan};
 use crate::kernels::Kernel;
 use crate::launch::{Arg, LaunchConfig};
 use crate::result::Result;
@@ -65,15 +66,61 @@ fn compare_f32(name: String, got: &[f32], want: &[f32]) -> Value {
     json!({ "case": name, "ok": ok, "elements": want.len(), "mismatches": mismatches, "max_ulps": max_ulps, "first_mismatch": first })
 }
 
+/// One tensor of a case: its whole storage and the view of it the kernel reads.
+struct View<'a> {
+    storage: &'a [f32],
+    shape: &'a [i64],
+    strides: &'a [i64],
+}
+
+impl<'a> View<'a> {
+    fn input(&self) -> Input<'a> {
+        Input { storage: self.storage, shape: self.shape, strides: self.strides, offset: 0 }
+    }
+}
+
+/// Contiguous strides of `shape`.
+fn contiguous(shape: &[i64]) -> Vec<i64> {
+    crate::kernels::plan::contiguous_strides(shape)
+}
+
+/// Storage size that holds a view of `shape` with non-negative `strides`.
+fn span(shape: &[i64], strides: &[i64]) -> usize {
+    if shape.iter().any(|&s| s == 0) {
+        return 0;
+    }
+    1 + shape.iter().zip(strides).map(|(&s, &t)| ((s - 1) * t) as usize).sum::<usize>()
+}
+
 pub struct Runner<'c, 'm> {
     context: &'c PrimaryContext<'c>,
     modules: &'m [(Kernel, Module<'c>)],
     rng: Rng,
+    /// Where every case's inputs and device output go for the comparison with eager CUDA.
+    dump: Option<Dump>,
+    dump_errors: usize,
 }
 
 impl<'c, 'm> Runner<'c, 'm> {
-    pub fn new(context: &'c PrimaryContext<'c>, modules: &'m [(Kernel, Module<'c>)]) -> Self {
-        Runner { context, modules, rng: Rng(2024) }
+    pub fn new(context: &'c PrimaryContext<'c>, modules: &'m [(Kernel, Module<'c>)], dump: Option<Dump>) -> Self {
+        Runner { context, modules, rng: Rng(2024), dump, dump_errors: 0 }
+    }
+
+    /// The dump, finished: the manifest's path (None without a dump or when writing failed).
+    pub fn finish_dump(&mut self) -> Option<std::path::PathBuf> {
+        let dump = self.dump.take()?;
+        if self.dump_errors > 0 {
+            println!("{} cases could not be dumped", self.dump_errors);
+        }
+        dump.finish().ok()
+    }
+
+    fn record(&mut self, case: &str, op: &str, args: Value, inputs: &[Input<'_>], output: Output<'_>, exact: bool) {
+        if let Some(dump) = self.dump.as_mut() {
+            if dump.record(case, op, args, inputs, output, exact).is_err() {
+                self.dump_errors += 1;
+            }
+        }
     }
 
     fn launch(&self, kernel: Kernel, config: LaunchConfig, args: &[Arg]) -> Result<()> {
@@ -93,6 +140,17 @@ impl<'c, 'm> Runner<'c, 'm> {
         DeviceBuffer::from_host(self.context, if values.is_empty() { &[0.0] } else { values })
     }
 
+    /// Random values with the special values spread over the start.
+    fn values(&mut self, n: usize, lo: f32, hi: f32, shift: usize) -> Vec<f32> {
+        let mut v = self.rng.vec(n, lo, hi);
+        for (i, s) in SPECIALS.iter().enumerate() {
+            if i + shift < v.len() {
+                v[i + shift] = *s;
+            }
+        }
+        v
+    }
+
     pub fn run_all(&mut self) -> Vec<Value> {
         let mut results = Vec::new();
         let mut push = |r: Result<Value>, name: &str| {
@@ -108,19 +166,43 @@ impl<'c, 'm> Runner<'c, 'm> {
             // A transposed rank-2 view: 300 x 7 storage read as 7 x 300.
             let values = self.rng.vec(2100, -5.0, 5.0);
             push(self.unary(op, &values, &[7, 300], &[1, 7]), op.name());
+            // A rank-4 view with permuted strides.
+            let values = self.values(2 * 3 * 4 * 5, -5.0, 5.0, 0);
+            push(self.unary(op, &values, &[2, 5, 3, 4], &[60, 1, 20, 5]), op.name());
         }
-        let layouts: [(&[i64], &[i64], &[i64], &[i64]); 6] = [
+        let layouts: [(&[i64], &[i64], &[i64], &[i64]); 9] = [
             (&[257, 129], &[129, 1], &[257, 129], &[129, 1]),
             (&[129, 257], &[1, 129], &[129, 257], &[257, 1]),
             (&[64, 100], &[100, 1], &[100], &[1]),
             (&[100], &[1], &[64, 100], &[100, 1]),
             (&[33, 1], &[1, 1], &[1, 45], &[45, 1]),
             (&[1000], &[1], &[1], &[1]),
+            (&[2, 3, 4, 5], &[60, 20, 5, 1], &[3, 1, 5], &[5, 5, 1]),
+            (&[4, 1, 6], &[6, 6, 1], &[2, 1, 5, 1], &[5, 5, 1, 1]),
+            (&[3, 8, 6], &[1, 18, 3], &[8, 6], &[6, 1]),
         ];
         for &op in Binary::ALL {
             for (a_shape, a_strides, b_shape, b_strides) in layouts {
-                push(self.binary(op, a_shape, a_strides, b_shape, b_strides), op.name());
+                push(self.binary(Kernel::Binary(op), op.name(), a_shape, a_strides, b_shape, b_strides), op.name());
             }
+        }
+        for op in [Pointwise::Maximum, Pointwise::Minimum] {
+            let name = if op == Pointwise::Maximum { "maximum" } else { "minimum" };
+            for (a_shape, a_strides, b_shape, b_strides) in layouts {
+                push(self.binary(Kernel::Pointwise(op), name, a_shape, a_strides, b_shape, b_strides), name);
+            }
+        }
+        // A tensor with Python numbers: every form, numbers that round differently.
+        for form in NumberForm::ALL {
+            for s in [0.5f64, -1.7, 3.0, 0.1, 0.0, -0.0, 1e-3] {
+                push(self.number_form(form, s), form.eager_name());
+            }
+        }
+        for exponent in [2.0f64, 3.0, 0.5, -1.0, -2.0] {
+            push(self.pow(exponent), "pow");
+        }
+        for (lo, hi) in [(-1.0f64, 1.0), (0.0, 6.0), (-0.0, 0.5), (2.0, -2.0)] {
+            push(self.clamp(lo, hi), "clamp");
         }
         for &(m, k, n, transposed, bias) in &[
             (1u64, 1u64, 1u64, false, false),
@@ -134,40 +216,142 @@ impl<'c, 'm> Runner<'c, 'm> {
         }
         push(self.matvec(300, 77, true), "matmul 2/1");
         push(self.matvec(77, 300, false), "matmul 1/2");
+        let batched: [(&[i64], &[i64]); 6] = [
+            (&[2, 3, 4], &[2, 4, 5]),
+            (&[2, 1, 3, 4], &[5, 4, 6]),
+            (&[3, 4], &[2, 4, 5]),
+            (&[2, 3, 4], &[4, 5]),
+            (&[2, 3, 4], &[4]),
+            (&[4], &[2, 4, 5]),
+        ];
+        for (a_shape, b_shape) in batched {
+            push(self.batched_matmul(a_shape, b_shape, false), "matmul batched");
+        }
+        push(self.batched_matmul(&[2, 5, 7], &[2, 7, 3], true), "matmul batched");
+        push(self.batched_linear(&[2, 3, 17], 9), "linear batched");
         for &(rows, cols) in &[(1i64, 1i64), (3, 5), (7, 3000), (3000, 7), (256, 256), (5, 0)] {
             for dim in [0i64, 1] {
-                match self.reductions(rows, cols, dim) {
+                match self.reductions(&[rows, cols], &[cols, 1], dim) {
                     Ok(values) => values.into_iter().for_each(|v| push(Ok(v), "reductions")),
                     Err(error) => push(Err(error), "reductions"),
                 }
             }
         }
+        let nd: [(&[i64], &[i64]); 3] = [(&[2, 3, 4, 5], &[60, 20, 5, 1]), (&[3, 7, 9], &[1, 27, 3]), (&[4, 2, 33], &[66, 33, 1])];
+        for (shape, strides) in nd {
+            for dim in 0..shape.len() as i64 {
+                match self.reductions(shape, strides, dim) {
+                    Ok(values) => values.into_iter().for_each(|v| push(Ok(v), "reductions")),
+                    Err(error) => push(Err(error), "reductions"),
+                }
+            }
+        }
+        push(self.copy(&[3, 4, 5], &[1, 15, 3]), "contiguous");
+        push(self.copy(&[2, 3, 4, 5], &[0, 20, 1, 4]), "contiguous");
+        push(self.join(&[&[2, 3, 4], &[2, 5, 4], &[2, 1, 4]], 1, false), "cat");
+        push(self.join(&[&[3, 4], &[3, 4]], 2, true), "stack");
+        push(self.join(&[&[6], &[2]], 0, false), "cat");
         results
     }
 
     fn unary(&mut self, op: Unary, storage: &[f32], shape: &[i64], strides: &[i64]) -> Result<Value> {
-        let plan = ElementwisePlan::unary(shape, strides);
+        let plan = ElementwisePlan::unary(shape, strides).map_err(crate::result::CudaError::Unsupported)?;
         let input = self.upload(storage)?;
         let out = DeviceBuffer::<f32>::alloc(self.context, plan.numel() as usize)?;
-        self.launch(Kernel::Unary(op), args::elementwise_config(&plan)?, &args::unary_args(&plan, out.device_ptr(), input.device_ptr()))?;
-        Ok(compare_f32(format!("{} {shape:?} strides {strides:?}", op.name()), &out.to_host()?, &plan.run_unary_cpu(op, storage)))
+        self.launch(Kernel::Unary(op), args::elementwise_config(&plan)?, &args::elementwise_args(&plan, out.device_ptr(), input.device_ptr(), None, 0.0, 0.0))?;
+        let got = out.to_host()?;
+        let name = format!("{} {shape:?} strides {strides:?}", op.name());
+        // eager's CUDA transcendental functions are not correctly rounded: compared with a tolerance
+        let exact = matches!(op, Unary::Abs | Unary::Neg | Unary::Square | Unary::Relu | Unary::Sqrt);
+        let view = View { storage, shape, strides };
+        self.record(&name, op.name(), json!({}), &[view.input()], Output::F32 { values: &got, shape }, exact);
+        Ok(compare_f32(name, &got, &plan.run_unary_cpu(op, storage)))
     }
 
-    fn binary(&mut self, op: Binary, a_shape: &[i64], a_strides: &[i64], b_shape: &[i64], b_strides: &[i64]) -> Result<Value> {
+    fn binary(&mut self, kernel: Kernel, name: &str, a_shape: &[i64], a_strides: &[i64], b_shape: &[i64], b_strides: &[i64]) -> Result<Value> {
         let plan = ElementwisePlan::broadcast(a_shape, a_strides, b_shape, b_strides).map_err(crate::result::CudaError::Unsupported)?;
-        let a_len: i64 = a_shape.iter().product();
-        let b_len: i64 = b_shape.iter().product();
-        let mut a = self.rng.vec(a_len as usize, -3.0, 3.0);
-        let mut b = self.rng.vec(b_len as usize, -3.0, 3.0);
-        for (i, s) in SPECIALS.iter().enumerate() {
-            if i < a.len() { a[i] = *s; }
-            if i + 3 < b.len() { b[i + 3] = *s; }
-        }
+        let a = self.values(span(a_shape, a_strides), -3.0, 3.0, 0);
+        let b = self.values(span(b_shape, b_strides), -3.0, 3.0, 3);
         let (da, db) = (self.upload(&a)?, self.upload(&b)?);
         let out = DeviceBuffer::<f32>::alloc(self.context, plan.numel() as usize)?;
-        self.launch(Kernel::Binary(op), args::elementwise_config(&plan)?, &args::binary_args(&plan, out.device_ptr(), da.device_ptr(), db.device_ptr()))?;
-        let name = format!("{} {a_shape:?}/{a_strides:?} with {b_shape:?}/{b_strides:?}", op.name());
-        Ok(compare_f32(name, &out.to_host()?, &plan.run_binary_cpu(op, &a, &b)))
+        self.launch(kernel, args::elementwise_config(&plan)?, &args::elementwise_args(&plan, out.device_ptr(), da.device_ptr(), Some(db.device_ptr()), 0.0, 0.0))?;
+        let got = out.to_host()?;
+        let case = format!("{name} {a_shape:?}/{a_strides:?} with {b_shape:?}/{b_strides:?}");
+        let (va, vb) = (View { storage: &a, shape: a_shape, strides: a_strides }, View { storage: &b, shape: b_shape, strides: b_strides });
+        self.record(&case, name, json!({}), &[va.input(), vb.input()], Output::F32 { values: &got, shape: &plan.out_shape }, true);
+        let want = match kernel {
+            Kernel::Binary(op) => plan.run_binary_cpu(op, &a, &b),
+            Kernel::Pointwise(op) => plan.run_pointwise_cpu(op, &a, &b, 0.0, 0.0),
+            _ => Vec::new(),
+        };
+        Ok(compare_f32(case, &got, &want))
+    }
+
+    /// Runs a one-tensor [`Pointwise`] kernel on a rank-3 transposed view and records it as
+    /// the eager op `eager` with `args`.
+    fn pointwise(&mut self, op: Pointwise, x: f32, y: f32, eager: &str, args: Value) -> Result<Value> {
+        let (shape, strides): (&[i64], &[i64]) = (&[4, 6, 5], &[5, 20, 1]);
+        let a = self.values(span(shape, strides), -4.0, 4.0, 0);
+        let plan = ElementwisePlan::unary(shape, strides).map_err(crate::result::CudaError::Unsupported)?;
+        let da = self.upload(&a)?;
+        let out = DeviceBuffer::<f32>::alloc(self.context, plan.numel() as usize)?;
+        self.launch(Kernel::Pointwise(op), args::elementwise_config(&plan)?, &args::elementwise_args(&plan, out.device_ptr(), da.device_ptr(), None, x, y))?;
+        let got = out.to_host()?;
+        let case = format!("{eager} {args} {shape:?}/{strides:?}");
+        let view = View { storage: &a, shape, strides };
+        self.record(&case, eager, args, &[view.input()], Output::F32 { values: &got, shape }, true);
+        Ok(compare_f32(case, &got, &plan.run_pointwise_cpu(op, &a, &[], x, y)))
+    }
+
+    fn number_form(&mut self, form: NumberForm, s: f64) -> Result<Value> {
+        let (op, x) = form.kernel(s);
+        match form {
+            NumberForm::ClampMin => self.pointwise(op, x, 0.0, "clamp", json!({ "min": s, "max": null })),
+            NumberForm::ClampMax => self.pointwise(op, x, 0.0, "clamp", json!({ "min": null, "max": s })),
+            _ => self.pointwise(op, x, 0.0, form.eager_name(), json!({ "scalar": s })),
+        }
+    }
+
+    fn pow(&mut self, exponent: f64) -> Result<Value> {
+        let args = json!({ "exponent": exponent });
+        let (shape, strides): (&[i64], &[i64]) = (&[4, 6, 5], &[5, 20, 1]);
+        let unary = match exponent {
+            2.0 => Some(Unary::Square),
+            0.5 => Some(Unary::Sqrt),
+            _ => None,
+        };
+        if let Some(op) = unary {
+            let a = self.values(span(shape, strides), -4.0, 4.0, 0);
+            let plan = ElementwisePlan::unary(shape, strides).map_err(crate::result::CudaError::Unsupported)?;
+            let da = self.upload(&a)?;
+            let out = DeviceBuffer::<f32>::alloc(self.context, plan.numel() as usize)?;
+            self.launch(Kernel::Unary(op), args::elementwise_config(&plan)?, &args::elementwise_args(&plan, out.device_ptr(), da.device_ptr(), None, 0.0, 0.0))?;
+            let got = out.to_host()?;
+            let case = format!("pow {exponent} {shape:?}/{strides:?}");
+            let view = View { storage: &a, shape, strides };
+            self.record(&case, "pow", args, &[view.input()], Output::F32 { values: &got, shape }, true);
+            return Ok(compare_f32(case, &got, &plan.run_unary_cpu(op, &a)));
+        }
+        let op = match exponent {
+            3.0 => Pointwise::Cube,
+            -1.0 => Pointwise::Reciprocal,
+            _ => Pointwise::ReciprocalSquare,
+        };
+        self.pointwise(op, 0.0, 0.0, "pow", args)
+    }
+
+    fn clamp(&mut self, lo: f64, hi: f64) -> Result<Value> {
+        self.pointwise(Pointwise::Clamp, lo as f32, hi as f32, "clamp", json!({ "min": lo, "max": hi }))
+    }
+    fn run_matmul_plan(&mut self, plan: &MatmulPlan, a: &[f32], b: &[f32], bias: Option<&[f32]>) -> Result<Vec<f32>> {
+        let (da, db) = (self.upload(a)?, self.upload(b)?);
+        let dbias = self.upload(bias.unwrap_or(&[]))?;
+        let out = DeviceBuffer::<f32>::alloc(self.context, (plan.batches() * plan.m * plan.n).max(1) as usize)?;
+        let bias_ptr = if bias.is_some() { dbias.device_ptr() } else { 0 };
+        self.launch(Kernel::Matmul, args::matmul_config(plan)?, &args::matmul_args(plan, out.device_ptr(), da.device_ptr(), db.device_ptr(), bias_ptr))?;
+        let mut got = out.to_host()?;
+        got.truncate((plan.batches() * plan.m * plan.n) as usize);
+        Ok(got)
     }
 
     fn matmul(&mut self, m: u64, k: u64, n: u64, transposed_w: bool, bias: bool) -> Result<Value> {
@@ -186,61 +370,168 @@ impl<'c, 'm> Runner<'c, 'm> {
             p
         }
         .map_err(crate::result::CudaError::Unsupported)?;
-        let (da, dw, db) = (self.upload(&a)?, self.upload(&w)?, self.upload(&bias_values)?);
-        let out = DeviceBuffer::<f32>::alloc(self.context, (m * n) as usize)?;
-        let bias_ptr = if bias { db.device_ptr() } else { 0 };
-        self.launch(Kernel::Matmul, args::matmul_config(&plan)?, &args::matmul_args(&plan, out.device_ptr(), da.device_ptr(), dw.device_ptr(), bias_ptr))?;
+        let got = self.run_matmul_plan(&plan, &a, &w, bias.then_some(bias_values.as_slice()))?;
         let want = plan.run_cpu(&a, &w, bias.then_some(bias_values.as_slice()));
-        Ok(compare_f32(format!("matmul {m}x{k}x{n} linear={transposed_w} bias={bias}"), &out.to_host()?, &want))
+        let case = format!("matmul {m}x{k}x{n} linear={transposed_w} bias={bias}");
+        if transposed_w {
+            let (xa, wa) = (View { storage: &a, shape: &[m_, k_], strides: &[k_, 1] }, View { storage: &w, shape: &[n_, k_], strides: &[k_, 1] });
+            let mut inputs = vec![xa.input(), wa.input()];
+            let bias_shape = [n_];
+            if bias {
+                inputs.push(Input { storage: &bias_values, shape: &bias_shape, strides: &[1], offset: 0 });
+            }
+            self.record(&case, "linear", json!({}), &inputs, Output::F32 { values: &got, shape: &plan.out_shape }, false);
+        } else if !bias {
+            let (xa, wa) = (View { storage: &a, shape: &[m_, k_], strides: &[k_, 1] }, View { storage: &w, shape: &[k_, n_], strides: &[n_, 1] });
+            self.record(&case, "matmul", json!({}), &[xa.input(), wa.input()], Output::F32 { values: &got, shape: &plan.out_shape }, false);
+        }
+        Ok(compare_f32(case, &got, &want))
     }
 
     fn matvec(&mut self, rows: u64, k: u64, matrix_first: bool) -> Result<Value> {
-        let mat = self.rng.vec((rows * k) as usize, -2.0, 2.0);
-        let vec = self.rng.vec(if matrix_first { k } else { rows } as usize, -2.0, 2.0);
         let (r, c) = (rows as i64, k as i64);
-        let plan = if matrix_first {
-            MatmulPlan::matmul(&[r, c], &[c, 1], &[c], &[1])
-        } else {
-            MatmulPlan::matmul(&[r], &[1], &[r, c], &[c, 1])
-        }
-        .map_err(crate::result::CudaError::Unsupported)?;
-        let (dm, dv) = (self.upload(&mat)?, self.upload(&vec)?);
-        let out = DeviceBuffer::<f32>::alloc(self.context, (plan.m * plan.n) as usize)?;
-        let (a, b, ha, hb) = if matrix_first { (&dm, &dv, &mat, &vec) } else { (&dv, &dm, &vec, &mat) };
-        self.launch(Kernel::Matmul, args::matmul_config(&plan)?, &args::matmul_args(&plan, out.device_ptr(), a.device_ptr(), b.device_ptr(), 0))?;
-        Ok(compare_f32(format!("matmul {:?}", plan.out_shape), &out.to_host()?, &plan.run_cpu(ha, hb, None)))
+        let (a_shape, b_shape): (Vec<i64>, Vec<i64>) = if matrix_first { (vec![r, c], vec![c]) } else { (vec![r], vec![r, c]) };
+        self.batched_matmul(&a_shape, &b_shape, false)
     }
 
-    fn reductions(&mut self, rows: i64, cols: i64, dim: i64) -> Result<Vec<Value>> {
-        let mut data = self.rng.vec((rows * cols) as usize, -4.0, 4.0);
+    /// `a @ b` for contiguous operands of the given shapes (or `b` a transposed view).
+    fn batched_matmul(&mut self, a_shape: &[i64], b_shape: &[i64], b_transposed: bool) -> Result<Value> {
+        let a_strides = contiguous(a_shape);
+        let b_strides = if b_transposed {
+            // storage laid out as b with its last two dims swapped
+            let r = b_shape.len();
+            let mut swapped = b_shape.to_vec();
+            swapped.swap(r - 2, r - 1);
+            let mut strides = contiguous(&swapped);
+            strides.swap(r - 2, r - 1);
+            strides
+        } else {
+            contiguous(b_shape)
+        };
+        let plan = MatmulPlan::matmul(a_shape, &a_strides, b_shape, &b_strides).map_err(crate::result::CudaError::Unsupported)?;
+        let a = self.rng.vec(span(a_shape, &a_strides), -2.0, 2.0);
+        let b = self.rng.vec(span(b_shape, &b_strides), -2.0, 2.0);
+        let got = self.run_matmul_plan(&plan, &a, &b, None)?;
+        let case = format!("matmul {a_shape:?} @ {b_shape:?}/{b_strides:?}");
+        let (va, vb) = (View { storage: &a, shape: a_shape, strides: &a_strides }, View { storage: &b, shape: b_shape, strides: &b_strides });
+        self.record(&case, "matmul", json!({}), &[va.input(), vb.input()], Output::F32 { values: &got, shape: &plan.out_shape }, false);
+        Ok(compare_f32(case, &got, &plan.run_cpu(&a, &b, None)))
+    }
+
+    fn batched_linear(&mut self, x_shape: &[i64], n: i64) -> Result<Value> {
+        let k = x_shape[x_shape.len() - 1];
+        let x_strides = contiguous(x_shape);
+        let (w_shape, w_strides) = ([n, k], [k, 1]);
+        let plan = MatmulPlan::linear(x_shape, &x_strides, &w_shape, &w_strides, Some((&[n][..], &[1i64][..]))).map_err(crate::result::CudaError::Unsupported)?;
+        let x = self.rng.vec(span(x_shape, &x_strides), -2.0, 2.0);
+        let w = self.rng.vec((n * k) as usize, -2.0, 2.0);
+        let bias = self.rng.vec(n as usize, -1.0, 1.0);
+        let got = self.run_matmul_plan(&plan, &x, &w, Some(&bias))?;
+        let case = format!("linear {x_shape:?} x [{n}, {k}] + bias");
+        let inputs = [
+            Input { storage: &x, shape: x_shape, strides: &x_strides, offset: 0 },
+            Input { storage: &w, shape: &w_shape, strides: &w_strides, offset: 0 },
+            Input { storage: &bias, shape: &[n], strides: &[1], offset: 0 },
+        ];
+        self.record(&case, "linear", json!({}), &inputs, Output::F32 { values: &got, shape: &plan.out_shape }, false);
+        Ok(compare_f32(case, &got, &plan.run_cpu(&x, &w, Some(&bias))))
+    }
+
+    fn reductions(&mut self, shape: &[i64], strides: &[i64], dim: i64) -> Result<Vec<Value>> {
+        let mut data = self.rng.vec(span(shape, strides), -4.0, 4.0);
         if data.len() > 20 {
             data[3] = f32::NAN;
             data[7] = f32::INFINITY;
             data[9] = 4.5;
             data[11] = 4.5;
         }
-        let plan = ReducePlan::along(&[rows, cols], &[cols, 1], dim, false).map_err(crate::result::CudaError::Unsupported)?;
+        let unsupported = crate::result::CudaError::Unsupported;
+        let Some(plan) = ReducePlan::along(shape, strides, dim, false).map_err(unsupported)? else {
+            return Err(unsupported(format!("no reduction plan for {shape:?}/{strides:?}")));
+        };
         let input = self.upload(&data)?;
-        let tag = format!("[{rows}, {cols}] dim={dim}");
+        let tag = format!("{shape:?}/{strides:?} dim={dim}");
+        let view = View { storage: &data, shape, strides };
         let mut out = Vec::new();
         if plan.outer > 0 {
             for (name, factor) in [("sum", 1.0f32), ("mean", 1.0 / plan.len as f32)] {
                 let o = DeviceBuffer::<f32>::alloc(self.context, plan.outer as usize)?;
                 self.launch(Kernel::Sum, args::line_config(&plan)?, &args::sum_args(&plan, o.device_ptr(), input.device_ptr(), factor))?;
-                out.push(compare_f32(format!("{name} {tag}"), &o.to_host()?, &plan.run_sum_cpu(&data, factor)));
+                let got = o.to_host()?;
+                let case = format!("{name} {tag}");
+                self.record(&case, name, json!({ "dim": dim, "keepdim": false }), &[view.input()], Output::F32 { values: &got, shape: &plan.out_shape }, false);
+                out.push(compare_f32(case, &got, &plan.run_sum_cpu(&data, factor)));
             }
             if plan.len > 0 {
-                let o = DeviceBuffer::<f32>::alloc(self.context, data.len())?;
+                let o = DeviceBuffer::<f32>::alloc(self.context, (plan.outer * plan.len) as usize)?;
                 self.launch(Kernel::Softmax, args::line_config(&plan)?, &args::softmax_args(&plan, o.device_ptr(), input.device_ptr()))?;
-                out.push(compare_f32(format!("softmax {tag}"), &o.to_host()?, &plan.run_softmax_cpu(&data)));
+                let got = o.to_host()?;
+                let case = format!("softmax {tag}");
+                self.record(&case, "softmax", json!({ "dim": dim }), &[view.input()], Output::F32 { values: &got, shape }, false);
+                out.push(compare_f32(case, &got, &plan.run_softmax_cpu(&data)));
                 let o = DeviceBuffer::<i64>::alloc(self.context, plan.outer as usize)?;
                 self.launch(Kernel::Argmax, args::line_config(&plan)?, &args::argmax_args(&plan, o.device_ptr(), input.device_ptr()))?;
                 let (got, want) = (o.to_host()?, plan.run_argmax_cpu(&data));
+                let case = format!("argmax {tag}");
+                self.record(&case, "argmax", json!({ "dim": dim, "keepdim": false }), &[view.input()], Output::I64 { values: &got, shape: &plan.out_shape }, true);
                 let mismatches = got.iter().zip(&want).filter(|(g, w)| g != w).count();
-                out.push(json!({ "case": format!("argmax {tag}"), "ok": mismatches == 0, "elements": want.len(), "mismatches": mismatches }));
+                out.push(json!({ "case": case, "ok": mismatches == 0, "elements": want.len(), "mismatches": mismatches }));
             }
         }
         Ok(out)
+    }
+
+    /// `contiguous()` of a strided view.
+    fn copy(&mut self, shape: &[i64], strides: &[i64]) -> Result<Value> {
+        let data = self.values(span(shape, strides), -4.0, 4.0, 0);
+        let plan = CopyPlan::new(shape, strides, &contiguous(shape)).map_err(crate::result::CudaError::Unsupported)?;
+        let input = self.upload(&data)?;
+        let out = DeviceBuffer::<f32>::alloc(self.context, plan.numel() as usize)?;
+        self.launch(Kernel::Copy, args::copy_config(&plan)?, &args::copy_args(&plan, out.device_ptr(), input.device_ptr()))?;
+        let got = out.to_host()?;
+        let mut want = vec![0f32; plan.numel() as usize];
+        plan.run_cpu(&data, &mut want);
+        let case = format!("contiguous {shape:?}/{strides:?}");
+        let view = View { storage: &data, shape, strides };
+        self.record(&case, "contiguous", json!({}), &[view.input()], Output::F32 { values: &got, shape }, true);
+        Ok(compare_f32(case, &got, &want))
+    }
+
+    /// `torch.cat` / `torch.stack` of contiguous inputs, as `tl::cuda::ops` joins them: one
+    /// copy per input into its slice of the output.
+    fn join(&mut self, shapes: &[&[i64]], dim: usize, stacked: bool) -> Result<Value> {
+        let inputs: Vec<Vec<f32>> = shapes.iter().map(|s| self.values(s.iter().product::<i64>() as usize, -4.0, 4.0, 0)).collect();
+        let mut out_shape = shapes[0].to_vec();
+        if stacked {
+            out_shape.insert(dim, shapes.len() as i64);
+        } else {
+            out_shape[dim] = shapes.iter().map(|s| s[dim]).sum();
+        }
+        let out_strides = contiguous(&out_shape);
+        let total: i64 = out_shape.iter().product();
+        let out = DeviceBuffer::<f32>::alloc(self.context, total as usize)?;
+        let mut want = vec![0f32; total as usize];
+        let mut start = 0i64;
+        for (shape, data) in shapes.iter().zip(&inputs) {
+            let (mut sizes, mut strides) = (shape.to_vec(), contiguous(shape));
+            if stacked {
+                sizes.insert(dim, 1);
+                strides.insert(dim, 0);
+            }
+            let plan = CopyPlan::new(&sizes, &strides, &out_strides).map_err(crate::result::CudaError::Unsupported)?;
+            let offset = start * out_strides[dim];
+            let input = self.upload(data)?;
+            self.launch(Kernel::Copy, args::copy_config(&plan)?, &args::copy_args(&plan, out.device_ptr() + offset as u64 * 4, input.device_ptr()))?;
+            plan.run_cpu(data, &mut want[offset as usize..]);
+            start += sizes[dim];
+        }
+        let got = out.to_host()?;
+        let op = if stacked { "stack" } else { "cat" };
+        let case = format!("{op} {shapes:?} dim={dim}");
+        let strides: Vec<Vec<i64>> = shapes.iter().map(|s| contiguous(s)).collect();
+        let views: Vec<Input> = shapes.iter().zip(&inputs).zip(&strides).map(|((s, d), t)| Input { storage: d, shape: s, strides: t, offset: 0 }).collect();
+        self.record(&case, op, json!({ "dim": dim }), &views, Output::F32 { values: &got, shape: &out_shape }, true);
+        Ok(compare_f32(case, &got, &want))
     }
 
     /// Launch overhead (host time per launch of a 1-element kernel, and device time) and
@@ -252,9 +543,9 @@ impl<'c, 'm> Runner<'c, 'm> {
     fn measure(&mut self) -> Result<Value> {
         let one = self.upload(&[1.0])?;
         let out = DeviceBuffer::<f32>::alloc(self.context, 1)?;
-        let plan = ElementwisePlan::unary(&[1], &[1]);
+        let plan = ElementwisePlan::unary(&[1], &[1]).map_err(crate::result::CudaError::Unsupported)?;
         let config = args::elementwise_config(&plan)?;
-        let launch_args = args::unary_args(&plan, out.device_ptr(), one.device_ptr());
+        let launch_args = args::elementwise_args(&plan, out.device_ptr(), one.device_ptr(), None, 0.0, 0.0);
         self.launch(Kernel::Unary(Unary::Relu), config, &launch_args)?;
         StreamHandle::LEGACY.synchronize(self.context)?;
         let launches = 10_000;

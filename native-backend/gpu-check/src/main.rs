@@ -4,8 +4,11 @@
 //! kernel's host model (bit for bit: the models use the same IEEE operations in the same
 //! order), measures launch overhead and matmul throughput, and writes one JSON report.
 //!
-//! Usage: `torchlower-gpu-check [REPORT_PATH]` (default `gpu-report.json`). Exit status 0
-//! when every case matches, 1 when any differs, 2 when no driver/GPU could be used.
+//! Usage: `torchlower-gpu-check [REPORT_PATH] [DUMP_DIR]` (default `gpu-report.json`). With
+//! `DUMP_DIR`, every case's inputs and device output are also written there
+//! (`dump.rs`) for `scripts/gpu_eager_compare.py`, which compares them with eager PyTorch on
+//! the same GPU. Exit status 0 when every case matches, 1 when any differs, 2 when no
+//! driver/GPU could be used.
 
 #![allow(dead_code, unused_imports)]
 
@@ -25,6 +28,7 @@ mod safe;
 mod sys;
 
 mod cases;
+mod dump;
 
 use std::time::Instant;
 
@@ -35,8 +39,9 @@ use safe::PrimaryContext;
 
 fn main() {
     let report_path = std::env::args().nth(1).unwrap_or_else(|| "gpu-report.json".to_string());
+    let dump_dir = std::env::args().nth(2);
     let started = Instant::now();
-    let (report, status) = run();
+    let (report, status) = run(dump_dir.as_deref());
     let mut report = report;
     report["total_seconds"] = json!(started.elapsed().as_secs_f64());
     let text = serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
@@ -48,7 +53,7 @@ fn main() {
 }
 
 /// Runs everything; returns the report and the exit status.
-fn run() -> (Value, i32) {
+fn run(dump_dir: Option<&str>) -> (Value, i32) {
     let mut report = json!({ "tool": "torchlower-gpu-check", "version": env!("CARGO_PKG_VERSION") });
     let driver = match loader::Driver::load() {
         Ok(driver) => driver,
@@ -97,8 +102,20 @@ fn run() -> (Value, i32) {
     }
     report["jit"] = json!(jit);
 
-    let mut runner = cases::Runner::new(&context, &modules);
+    let dump = match dump_dir.map(|d| dump::Dump::new(std::path::Path::new(d))) {
+        Some(Ok(dump)) => Some(dump),
+        Some(Err(error)) => {
+            println!("cannot create the dump directory: {error}");
+            None
+        }
+        None => None,
+    };
+    let mut runner = cases::Runner::new(&context, &modules, dump);
     let results = runner.run_all();
+    if let Some(manifest) = runner.finish_dump() {
+        println!("dump written: {}", manifest.display());
+        report["dump_manifest"] = json!(manifest.display().to_string());
+    }
     let failed = results.iter().filter(|r| r["ok"] != json!(true)).count();
     println!("{} cases, {failed} failed", results.len());
     for r in results.iter().filter(|r| r["ok"] != json!(true)).take(20) {

@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use super::result::{CudaError, Result};
 
 /// The most parameters any of our kernels takes; launches use a fixed array of this size.
-pub const MAX_PARAMS: usize = 16;
+pub const MAX_PARAMS: usize = 24;
 
 /// The PTX type of one kernel parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

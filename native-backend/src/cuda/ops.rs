@@ -1,5 +1,9 @@
-//! `tl::cuda::ops`: the same functions and signatures as `tl::ops`, for float32 rank-1/2
-//! tensors already on `cuda:0`, computed by our generated kernels.
+//! `tl::cuda::ops`: the same functions and signatures as `tl::ops`, for float32 tensors of
+//! ranks 1–4 already on `cuda:0`, computed by our generated kernels. Views (`view`,
+//! `permute`, `transpose`, `unsqueeze`, `narrow`, `select`, `chunk`, basic indexing, …) are
+//! metadata only — the same libtorch view functions as on the CPU, which launch nothing —
+//! and where eager copies (`contiguous`, `reshape`/`flatten` of a layout no view can
+//! describe, `cat`, `stack`) our copy kernel does.
 //!
 //! Each op: loads the driver and its kernel (first call only; without a driver every op
 //! returns the loader error naming every path searched), checks its inputs (no implicit
@@ -13,8 +17,8 @@ use pyo3::prelude::*;
 use tch::{Device, Kind, Tensor};
 
 use super::kernels::args;
-use super::kernels::math::{Binary, Unary};
-use super::kernels::plan::{ElementwisePlan, MatmulPlan, ReducePlan};
+use super::kernels::math::{Binary, NumberForm, Pointwise, Unary};
+use super::kernels::plan::{contiguous_strides, CopyPlan, ElementwisePlan, MatmulPlan, ReducePlan, MAX_DIMS};
 use super::kernels::Kernel;
 use super::launch::{Arg, LaunchConfig};
 use super::result::CudaError;
@@ -37,7 +41,7 @@ fn current_stream() -> StreamHandle {
     }
 }
 
-/// Checks that `t` is a float32 rank-1/2 tensor on cuda:0.
+/// Checks that `t` is a float32 tensor of rank 1–4 on cuda:0.
 fn check_input(op: &str, t: &Tensor) -> Result<()> {
     let device = t.device();
     if device != Device::Cuda(0) {
@@ -50,8 +54,8 @@ fn check_input(op: &str, t: &Tensor) -> Result<()> {
         return Err(unsupported(format!("torchlower: CUDA {op} expects float32 tensors, got {:?}", t.kind())));
     }
     let rank = t.dim();
-    if !(1..=2).contains(&rank) {
-        return Err(unsupported(format!("torchlower: CUDA {op} supports rank-1 and rank-2 tensors, got rank {rank}")));
+    if !(1..=MAX_DIMS).contains(&rank) {
+        return Err(unsupported(format!("torchlower: CUDA {op} supports tensors of rank 1 to {MAX_DIMS}, got rank {rank}")));
     }
     Ok(())
 }
@@ -95,35 +99,290 @@ fn launch(loaded: &LoadedKernel, config: LaunchConfig, args: &[Arg]) -> Result<(
     Ok(())
 }
 
-fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
-    let loaded = runtime::kernel(Kernel::Unary(op))?;
-    check_input(op.name(), t)?;
-    let plan = ElementwisePlan::unary(&t.size(), &t.stride());
+/// Launches an elementwise kernel over `plan` into a fresh contiguous output.
+fn elementwise(kernel: Kernel, plan: ElementwisePlan, a: &Tensor, b: Option<&Tensor>, x: f32, y: f32) -> Result<Tensor> {
+    let loaded = runtime::kernel(kernel)?;
     let out = empty(&plan.out_shape, Kind::Float)?;
     if plan.numel() == 0 {
         return Ok(out);
     }
-    launch(loaded, args::elementwise_config(&plan)?, &args::unary_args(&plan, addr(&out), addr(t)))?;
+    launch(loaded, args::elementwise_config(&plan)?, &args::elementwise_args(&plan, addr(&out), addr(a), b.map(addr), x, y))?;
     Ok(out)
 }
 
-fn binary(op: Binary, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let loaded = runtime::kernel(Kernel::Binary(op))?;
-    check_input(op.name(), a)?;
-    check_input(op.name(), b)?;
+fn one_tensor(kernel: Kernel, name: &str, t: &Tensor, x: f32, y: f32) -> Result<Tensor> {
+    runtime::kernel(kernel)?;
+    check_input(name, t)?;
+    let plan = ElementwisePlan::unary(&t.size(), &t.stride()).map_err(unsupported)?;
+    elementwise(kernel, plan, t, None, x, y)
+}
+
+fn two_tensors(kernel: Kernel, name: &str, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    runtime::kernel(kernel)?;
+    check_input(name, a)?;
+    check_input(name, b)?;
     let plan = ElementwisePlan::broadcast(&a.size(), &a.stride(), &b.size(), &b.stride()).map_err(shape_error)?;
-    let out = empty(&plan.out_shape, Kind::Float)?;
-    if plan.numel() == 0 {
-        return Ok(out);
+    elementwise(kernel, plan, a, Some(b), 0.0, 0.0)
+}
+
+fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
+    one_tensor(Kernel::Unary(op), op.name(), t, 0.0, 0.0)
+}
+
+fn binary(op: Binary, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    two_tensors(Kernel::Binary(op), op.name(), a, b)
+}
+
+/// A Python number as eager's CUDA kernels see it: float32 (`opmath` of float32 tensors).
+fn number<S: Into<tch::Scalar>>(s: S) -> Result<f32> {
+    Ok(s.into().to_float()? as f32)
+}
+
+fn with_number(op: Pointwise, name: &str, t: &Tensor, x: f32) -> Result<Tensor> {
+    one_tensor(Kernel::Pointwise(op), name, t, x, 0.0)
+}
+
+/// `t` with one Python number in one of eager's forms.
+fn number_form<S: Into<tch::Scalar>>(form: NumberForm, name: &str, t: &Tensor, s: S) -> Result<Tensor> {
+    let (op, x) = form.kernel(s.into().to_float()?);
+    with_number(op, name, t, x)
+}
+
+/// `t + s` on cuda:0.
+pub fn add_scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    number_form(NumberForm::Add, "add", t, s)
+}
+
+/// `t - s` on cuda:0: eager adds `-1 * s`.
+pub fn sub_scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    number_form(NumberForm::Sub, "sub", t, s)
+}
+
+/// `t * s` on cuda:0.
+pub fn mul_scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    number_form(NumberForm::Mul, "mul", t, s)
+}
+
+/// `t / s` on cuda:0: eager's CUDA kernel multiplies by the float32 reciprocal of `s`.
+pub fn div_scalar<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    number_form(NumberForm::Div, "div", t, s)
+}
+
+/// `s + t` on cuda:0.
+pub fn scalar_add<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+    number_form(NumberForm::Add, "add", t, s)
+}
+
+/// `s - t` on cuda:0 (`torch.rsub`).
+pub fn scalar_sub<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+    number_form(NumberForm::ReverseSub, "rsub", t, s)
+}
+
+/// `s * t` on cuda:0.
+pub fn scalar_mul<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+    number_form(NumberForm::Mul, "mul", t, s)
+}
+
+/// `s / t` on cuda:0: `reciprocal(t) * s`, as eager.
+pub fn scalar_div<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
+    number_form(NumberForm::ReverseDiv, "div", t, s)
+}
+
+/// The exponents whose kernels eager special-cases on CUDA, which ours reproduce exactly;
+/// the analyzer claims `t ** e` on cuda:0 for these only.
+pub const POW_EXPONENTS: [f64; 6] = [2.0, 3.0, 0.5, -1.0, -2.0, 1.0];
+
+/// `t ** s` on cuda:0 for `s` in [`POW_EXPONENTS`].
+pub fn pow<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    let exponent = s.into().to_float()?;
+    match exponent {
+        2.0 => unary(Unary::Square, t),
+        0.5 => unary(Unary::Sqrt, t),
+        3.0 => with_number(Pointwise::Cube, "pow", t, 0.0),
+        -1.0 => with_number(Pointwise::Reciprocal, "pow", t, 0.0),
+        -2.0 => with_number(Pointwise::ReciprocalSquare, "pow", t, 0.0),
+        // eager copies the base
+        1.0 => copy_contiguous(t),
+        other => Err(unsupported(format!("torchlower: CUDA pow supports the exponents {POW_EXPONENTS:?}, got {other}"))),
     }
-    launch(loaded, args::elementwise_config(&plan)?, &args::binary_args(&plan, addr(&out), addr(a), addr(b)))?;
+}
+
+/// `torch.clamp(t, min, max)` on cuda:0 with Python-number bounds, either optional.
+pub fn clamp(t: &Tensor, min: Option<tch::Scalar>, max: Option<tch::Scalar>) -> Result<Tensor> {
+    match (min, max) {
+        (Some(lo), Some(hi)) => one_tensor(Kernel::Pointwise(Pointwise::Clamp), "clamp", t, number(lo)?, number(hi)?),
+        (Some(lo), None) => clamp_min(t, lo),
+        (None, Some(hi)) => clamp_max(t, hi),
+        (None, None) => Err(Error::Torch(tch::TchError::Torch("torch.clamp: At least one of 'min' or 'max' must not be None".to_string()))),
+    }
+}
+
+/// `torch.clamp_min(t, lo)` on cuda:0.
+pub fn clamp_min<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    number_form(NumberForm::ClampMin, "clamp_min", t, s)
+}
+
+/// `torch.clamp_max(t, hi)` on cuda:0.
+pub fn clamp_max<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
+    number_form(NumberForm::ClampMax, "clamp_max", t, s)
+}
+
+/// `torch.maximum(a, b)` on cuda:0 (NaN if either is NaN).
+pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    two_tensors(Kernel::Pointwise(Pointwise::Maximum), "maximum", a, b)
+}
+
+/// `torch.minimum(a, b)` on cuda:0 (NaN if either is NaN).
+pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    two_tensors(Kernel::Pointwise(Pointwise::Minimum), "minimum", a, b)
+}
+
+// --- copies ------------------------------------------------------------------------------
+
+/// A fresh contiguous copy of `t` by the copy kernel.
+fn copy_contiguous(t: &Tensor) -> Result<Tensor> {
+    let loaded = runtime::kernel(Kernel::Copy)?;
+    check_input("contiguous", t)?;
+    let shape = t.size();
+    let out = empty(&shape, Kind::Float)?;
+    let plan = CopyPlan::new(&shape, &t.stride(), &contiguous_strides(&shape)).map_err(unsupported)?;
+    if plan.numel() > 0 {
+        launch(loaded, args::copy_config(&plan)?, &args::copy_args(&plan, addr(&out), addr(t)))?;
+    }
     Ok(out)
 }
+
+/// `t.contiguous()` on cuda:0: `t` itself (a new handle) when already contiguous, as eager.
+pub fn contiguous(t: &Tensor) -> Result<Tensor> {
+    if t.is_contiguous() {
+        return Ok(t.shallow_clone());
+    }
+    copy_contiguous(t)
+}
+
+/// `t.reshape(shape)` on cuda:0: a view when the strides allow one (as eager), else a
+/// contiguous copy viewed.
+pub fn reshape(t: &Tensor, shape: &[i64]) -> Result<Tensor> {
+    match t.f_view_(shape) {
+        Ok(view) => Ok(view),
+        // an invalid shape fails again below with eager's message
+        Err(_) => Ok(copy_contiguous(t)?.f_view_(shape)?),
+    }
+}
+
+fn wrap_dim(dim: i64, rank: i64) -> Result<i64> {
+    let d = if dim < 0 { dim + rank } else { dim };
+    if (0..rank).contains(&d) {
+        Ok(d)
+    } else {
+        Err(Error::Index(format!(
+            "Dimension out of range (expected to be in range of [{}, {}], but got {dim})",
+            -rank,
+            rank - 1
+        )))
+    }
+}
+
+/// `t.flatten(start, end)` on cuda:0: `t` itself when `start == end`, else reshape.
+pub fn flatten(t: &Tensor, start_dim: i64, end_dim: i64) -> Result<Tensor> {
+    let shape = t.size();
+    let rank = shape.len() as i64;
+    let (start, end) = (wrap_dim(start_dim, rank)?, wrap_dim(end_dim, rank)?);
+    if start > end {
+        return Err(Error::Torch(tch::TchError::Torch("flatten() has invalid args: start_dim cannot come after end_dim".to_string())));
+    }
+    if start == end {
+        return Ok(t.shallow_clone());
+    }
+    let (start, end) = (start as usize, end as usize);
+    let mut target = shape[..start].to_vec();
+    target.push(shape[start..=end].iter().product());
+    target.extend_from_slice(&shape[end + 1..]);
+    reshape(t, &target)
+}
+
+/// Checks the inputs of `cat`/`stack` and returns the output shape, with eager's messages.
+fn joined_shape(op: &str, tensors: &[&Tensor], dim: i64, stacked: bool) -> Result<(Vec<i64>, usize)> {
+    let Some(first) = tensors.first() else {
+        return Err(Error::Value(format!("torch.{op}(): expected a non-empty list of Tensors")));
+    };
+    for t in tensors {
+        check_input(op, t)?;
+    }
+    let base = first.size();
+    let rank = base.len() as i64 + i64::from(stacked);
+    let d = wrap_dim(dim, rank)? as usize;
+    let mut shape = base.clone();
+    if stacked {
+        for (i, t) in tensors.iter().enumerate() {
+            if t.size() != base {
+                return Err(shape_error(format!("stack expects each tensor to be equal size, but got {base:?} at entry 0 and {:?} at entry {i}", t.size())));
+            }
+        }
+        shape.insert(d, tensors.len() as i64);
+        return Ok((shape, d));
+    }
+    let mut total = 0;
+    for (i, t) in tensors.iter().enumerate() {
+        let size = t.size();
+        if size.len() != base.len() {
+            return Err(shape_error(format!("Tensors must have same number of dimensions: got {} and {}", base.len(), size.len())));
+        }
+        for k in 0..size.len() {
+            if k != d && size[k] != base[k] {
+                return Err(shape_error(format!(
+                    "Sizes of tensors must match except in dimension {d}. Expected size {} but got size {} for tensor number {i} in the list.",
+                    base[k], size[k]
+                )));
+            }
+        }
+        total += size[d];
+    }
+    shape[d] = total;
+    Ok((shape, d))
+}
+
+/// Copies each input into its slice of a fresh contiguous output along `d`.
+fn join(op: &str, tensors: &[&Tensor], dim: i64, stacked: bool) -> Result<Tensor> {
+    let loaded = runtime::kernel(Kernel::Copy)?;
+    let (shape, d) = joined_shape(op, tensors, dim, stacked)?;
+    let out = empty(&shape, Kind::Float)?;
+    let out_strides = contiguous_strides(&shape);
+    let mut start = 0i64;
+    for t in tensors {
+        // a stacked input is a size-1 slice of the output: its strides with the new dim
+        let (mut sizes, mut strides) = (t.size(), t.stride());
+        if stacked {
+            sizes.insert(d, 1);
+            strides.insert(d, 0);
+        }
+        let plan = CopyPlan::new(&sizes, &strides, &out_strides).map_err(unsupported)?;
+        if plan.numel() > 0 {
+            let offset = (start * out_strides[d]) as u64 * 4;
+            launch(loaded, args::copy_config(&plan)?, &args::copy_args(&plan, addr(&out) + offset, addr(t)))?;
+        }
+        start += sizes[d];
+    }
+    Ok(out)
+}
+
+/// `torch.cat(tensors, dim)` on cuda:0.
+pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+    join("cat", tensors, dim, false)
+}
+
+/// `torch.stack(tensors, dim)` on cuda:0.
+pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+    join("stack", tensors, dim, true)
+}
+
+/// Views: metadata only, the libtorch functions the CPU path calls (they launch no kernel).
+pub use crate::ops::{chunk, detach, expand, expand_as, narrow, permute, select, split, squeeze, t, transpose, unbind, unflatten, unsqueeze, view};
 
 fn run_matmul(plan: MatmulPlan, a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Matmul)?;
     let out = empty(&plan.out_shape, Kind::Float)?;
-    if plan.m == 0 || plan.n == 0 {
+    if plan.m == 0 || plan.n == 0 || plan.batches() == 0 {
         return Ok(out);
     }
     let bias = bias.map_or(0, addr);
@@ -151,12 +410,21 @@ pub fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
     run_matmul(plan, x, w, b)
 }
 
-/// `torch.matmul(a, b)` on cuda:0 for ranks 2/2, 2/1 and 1/2.
+/// `torch.matmul(a, b)` on cuda:0 for ranks 1–4 (batched, broadcasting the batch dims).
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     runtime::kernel(Kernel::Matmul)?;
     check_input("matmul", a)?;
     check_input("matmul", b)?;
     let plan = MatmulPlan::matmul(&a.size(), &a.stride(), &b.size(), &b.stride()).map_err(shape_error)?;
+    run_matmul(plan, a, b, None)
+}
+
+/// `torch.bmm(a, b)` on cuda:0.
+pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    runtime::kernel(Kernel::Matmul)?;
+    check_input("bmm", a)?;
+    check_input("bmm", b)?;
+    let plan = MatmulPlan::bmm(&a.size(), &a.stride(), &b.size(), &b.stride()).map_err(shape_error)?;
     run_matmul(plan, a, b, None)
 }
 
@@ -167,7 +435,7 @@ macro_rules! unary_ops {
 }
 
 unary_ops! {
-    relu => Unary::Relu, "`t.relu()` on cuda:0 (NaN and -0.0 kept, as eager).";
+    relu => Unary::Relu, "`t.relu()` on cuda:0 (NaN kept, -0.0 gives +0.0, as eager's CUDA kernel).";
     sigmoid => Unary::Sigmoid, "`t.sigmoid()` on cuda:0.";
     tanh => Unary::Tanh, "`t.tanh()` on cuda:0.";
     abs => Unary::Abs, "`t.abs()` on cuda:0.";
@@ -192,14 +460,25 @@ binary_ops! {
     div => Binary::Div, "`a / b` (true division) with broadcasting on cuda:0.";
 }
 
-fn reduce_plan(op: &str, t: &Tensor, dim: i64, keepdim: bool) -> Result<ReducePlan> {
+/// The reduction plan of `t`, and the tensor it reads: `t` itself, or a contiguous copy
+/// when its kept dimensions do not merge into the kernels' two groups.
+fn reduce_plan(op: &str, t: &Tensor, dim: i64, keepdim: bool) -> Result<(ReducePlan, Tensor)> {
     check_input(op, t)?;
-    ReducePlan::along(&t.size(), &t.stride(), dim, keepdim).map_err(Error::Value)
+    let plan = |t: &Tensor| ReducePlan::along(&t.size(), &t.stride(), dim, keepdim).map_err(Error::Index);
+    if let Some(p) = plan(t)? {
+        return Ok((p, t.shallow_clone()));
+    }
+    let copy = copy_contiguous(t)?;
+    match plan(&copy)? {
+        Some(p) => Ok((p, copy)),
+        None => Err(unsupported(format!("torchlower: CUDA {op}: no reduction plan for a contiguous tensor of shape {:?}", t.size()))),
+    }
 }
 
 fn sum_like(t: &Tensor, dim: i64, keepdim: bool, mean: bool) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Sum)?;
-    let plan = reduce_plan(if mean { "mean" } else { "sum" }, t, dim, keepdim)?;
+    let (plan, t) = reduce_plan(if mean { "mean" } else { "sum" }, t, dim, keepdim)?;
+    let t = &t;
     let out = empty(&plan.out_shape, Kind::Float)?;
     if plan.outer == 0 {
         return Ok(out);
@@ -223,7 +502,8 @@ pub fn mean_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
 /// `torch.softmax(t, dim)` on cuda:0.
 pub fn softmax(t: &Tensor, dim: i64) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Softmax)?;
-    let plan = reduce_plan("softmax", t, dim, true)?;
+    let (plan, t) = reduce_plan("softmax", t, dim, true)?;
+    let t = &t;
     let out = empty(&t.size(), Kind::Float)?;
     if plan.outer == 0 || plan.len == 0 {
         return Ok(out);
@@ -236,7 +516,8 @@ pub fn softmax(t: &Tensor, dim: i64) -> Result<Tensor> {
 /// NaN counting as the maximum).
 pub fn argmax(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Argmax)?;
-    let plan = reduce_plan("argmax", t, dim, keepdim)?;
+    let (plan, t) = reduce_plan("argmax", t, dim, keepdim)?;
+    let t = &t;
     if plan.len == 0 {
         return Err(Error::Index(format!("argmax(): Expected reduction dim {dim} to have non-zero size.")));
     }

@@ -5,7 +5,7 @@
 use super::super::launch::{Arg, LaunchConfig};
 use super::super::result::{CudaError, Result};
 use super::matmul::TILE;
-use super::plan::{ElementwisePlan, MatmulPlan, ReducePlan, REDUCE_THREADS};
+use super::plan::{CopyPlan, ElementwisePlan, MatmulPlan, ReducePlan, REDUCE_THREADS};
 
 /// Threads per block of the elementwise kernels.
 pub const ELEMENTWISE_THREADS: u32 = 256;
@@ -23,40 +23,46 @@ pub fn elementwise_config(plan: &ElementwisePlan) -> Result<LaunchConfig> {
     LaunchConfig::for_elements(plan.numel(), ELEMENTWISE_THREADS)
 }
 
-/// Arguments of a unary kernel: `(out, in, numel, cols, in_rs, in_cs)`.
-pub fn unary_args(plan: &ElementwisePlan, out: u64, input: u64) -> [Arg; 6] {
-    let (rs, cs) = plan.inputs[0];
-    [Arg::Ptr(out), Arg::Ptr(input), i64_arg(plan.numel()), i64_arg(plan.cols), Arg::I64(rs), Arg::I64(cs)]
+/// Arguments of every elementwise kernel: `(out, a, b, numel, sizes, a_strides, b_strides,
+/// x, y)`; `b` is `a` again (and its strides `a`'s) for one-tensor kernels.
+pub fn elementwise_args(plan: &ElementwisePlan, out: u64, a: u64, b: Option<u64>, x: f32, y: f32) -> Vec<Arg> {
+    let a_strides = plan.inputs[0];
+    let b_strides = plan.inputs.get(1).copied().unwrap_or(a_strides);
+    let mut args = vec![Arg::Ptr(out), Arg::Ptr(a), Arg::Ptr(b.unwrap_or(a)), i64_arg(plan.numel())];
+    args.extend(plan.sizes.iter().map(|&s| i64_arg(s)));
+    args.extend(a_strides.iter().map(|&s| Arg::I64(s)));
+    args.extend(b_strides.iter().map(|&s| Arg::I64(s)));
+    args.extend([Arg::F32(x), Arg::F32(y)]);
+    args
 }
 
-/// Arguments of a binary kernel: `(out, a, b, numel, cols, a_rs, a_cs, b_rs, b_cs)`.
-pub fn binary_args(plan: &ElementwisePlan, out: u64, a: u64, b: u64) -> [Arg; 9] {
-    let ((ars, acs), (brs, bcs)) = (plan.inputs[0], plan.inputs[1]);
-    [
-        Arg::Ptr(out),
-        Arg::Ptr(a),
-        Arg::Ptr(b),
-        i64_arg(plan.numel()),
-        i64_arg(plan.cols),
-        Arg::I64(ars),
-        Arg::I64(acs),
-        Arg::I64(brs),
-        Arg::I64(bcs),
-    ]
+/// One thread per copied element.
+pub fn copy_config(plan: &CopyPlan) -> Result<LaunchConfig> {
+    LaunchConfig::for_elements(plan.numel(), ELEMENTWISE_THREADS)
 }
 
-/// `TILE x TILE` blocks over the `m x n` output.
+/// Arguments of the copy kernel: `(out, in, numel, sizes, in_strides, out_strides)`.
+pub fn copy_args(plan: &CopyPlan, out: u64, input: u64) -> Vec<Arg> {
+    let mut args = vec![Arg::Ptr(out), Arg::Ptr(input), i64_arg(plan.numel())];
+    args.extend(plan.sizes.iter().map(|&s| i64_arg(s)));
+    args.extend(plan.input.iter().map(|&s| Arg::I64(s)));
+    args.extend(plan.output.iter().map(|&s| Arg::I64(s)));
+    args
+}
+
+/// `TILE x TILE` blocks over the `m x n` output, one grid layer per batch.
 pub fn matmul_config(plan: &MatmulPlan) -> Result<LaunchConfig> {
     let grid_x = u32::try_from(plan.n.div_ceil(TILE as u64)).map_err(|_| too_large("matmul"))?;
     let grid_y = u32::try_from(plan.m.div_ceil(TILE as u64)).map_err(|_| too_large("matmul"))?;
-    if grid_y > 65_535 {
+    let grid_z = u32::try_from(plan.batches()).map_err(|_| too_large("matmul"))?;
+    if grid_y > 65_535 || grid_z > 65_535 {
         return Err(too_large("matmul"));
     }
-    Ok(LaunchConfig { grid: (grid_x.max(1), grid_y.max(1), 1), block: (TILE, TILE, 1), shared_bytes: 0 })
+    Ok(LaunchConfig { grid: (grid_x.max(1), grid_y.max(1), grid_z.max(1)), block: (TILE, TILE, 1), shared_bytes: 0 })
 }
 
 /// Arguments of the matmul kernel (`bias` 0 when there is none).
-pub fn matmul_args(plan: &MatmulPlan, out: u64, a: u64, b: u64, bias: u64) -> [Arg; 13] {
+pub fn matmul_args(plan: &MatmulPlan, out: u64, a: u64, b: u64, bias: u64) -> [Arg; 18] {
     [
         Arg::Ptr(out),
         Arg::Ptr(a),
@@ -71,6 +77,11 @@ pub fn matmul_args(plan: &MatmulPlan, out: u64, a: u64, b: u64, bias: u64) -> [A
         Arg::I64(plan.b.col_stride),
         Arg::I64(plan.bias_stride.unwrap_or(0)),
         Arg::U32(u32::from(plan.bias_stride.is_some())),
+        i64_arg(plan.batch[1].max(1)),
+        Arg::I64(plan.a_batch[0]),
+        Arg::I64(plan.a_batch[1]),
+        Arg::I64(plan.b_batch[0]),
+        Arg::I64(plan.b_batch[1]),
     ]
 }
 
@@ -80,25 +91,30 @@ pub fn line_config(plan: &ReducePlan) -> Result<LaunchConfig> {
     Ok(LaunchConfig { grid: (lines, 1, 1), block: (REDUCE_THREADS, 1, 1), shared_bytes: 0 })
 }
 
+/// `(in, len, lo_size, hi_stride, lo_stride, reduce_stride)`, shared by the reductions.
+fn line_args(plan: &ReducePlan, input: u64) -> [Arg; 6] {
+    [Arg::Ptr(input), i64_arg(plan.len), i64_arg(plan.lo_size.max(1)), Arg::I64(plan.hi_stride), Arg::I64(plan.lo_stride), Arg::I64(plan.reduce_stride)]
+}
+
 /// Arguments of the sum kernel; `factor` is 1 for sum, `1/len` for mean.
-pub fn sum_args(plan: &ReducePlan, out: u64, input: u64, factor: f32) -> [Arg; 6] {
-    [Arg::Ptr(out), Arg::Ptr(input), i64_arg(plan.len), Arg::I64(plan.outer_stride), Arg::I64(plan.reduce_stride), Arg::F32(factor)]
+pub fn sum_args(plan: &ReducePlan, out: u64, input: u64, factor: f32) -> Vec<Arg> {
+    let mut args = vec![Arg::Ptr(out)];
+    args.extend(line_args(plan, input));
+    args.push(Arg::F32(factor));
+    args
 }
 
 /// Arguments of the softmax kernel.
-pub fn softmax_args(plan: &ReducePlan, out: u64, input: u64) -> [Arg; 7] {
-    [
-        Arg::Ptr(out),
-        Arg::Ptr(input),
-        i64_arg(plan.len),
-        Arg::I64(plan.outer_stride),
-        Arg::I64(plan.reduce_stride),
-        Arg::I64(plan.out_outer_stride),
-        Arg::I64(plan.out_reduce_stride),
-    ]
+pub fn softmax_args(plan: &ReducePlan, out: u64, input: u64) -> Vec<Arg> {
+    let mut args = vec![Arg::Ptr(out)];
+    args.extend(line_args(plan, input));
+    args.extend([Arg::I64(plan.out_hi_stride), Arg::I64(plan.out_lo_stride), Arg::I64(plan.out_reduce_stride)]);
+    args
 }
 
 /// Arguments of the argmax kernel (`out` holds int64).
-pub fn argmax_args(plan: &ReducePlan, out: u64, input: u64) -> [Arg; 5] {
-    [Arg::Ptr(out), Arg::Ptr(input), i64_arg(plan.len), Arg::I64(plan.outer_stride), Arg::I64(plan.reduce_stride)]
+pub fn argmax_args(plan: &ReducePlan, out: u64, input: u64) -> Vec<Arg> {
+    let mut args = vec![Arg::Ptr(out)];
+    args.extend(line_args(plan, input));
+    args
 }

@@ -315,11 +315,11 @@ impl UnaryMath for Unary {
             Unary::Exp => exp(s, x),
             Unary::Log => log(s, x),
             Unary::Sqrt => s.sqrt(x),
-            // Eager PyTorch keeps NaN and -0.0 (x < 0 is false for both).
+            // Eager's CUDA relu is `clamp_min(x, 0)`: `isnan(x) ? x : fmaxf(x, 0)`, so NaN is
+            // kept and -0.0 becomes +0.0 (seen on an H200; eager CPU keeps -0.0).
             Unary::Relu => {
                 let zero = s.c(0.0);
-                let negative = s.lt(x, &zero);
-                s.select(&negative, &zero, x)
+                clamp_min(s, x, &zero)
             }
             Unary::Sigmoid => {
                 let nx = s.neg(x);
@@ -360,6 +360,201 @@ impl BinaryMath for Binary {
             Binary::Sub => s.sub(a, b),
             Binary::Mul => s.mul(a, b),
             Binary::Div => s.div(a, b),
+        }
+    }
+}
+
+/// Eager's CUDA `clamp_min`: NaN stays, else `fmaxf(x, lo)`.
+fn clamp_min<S: Scalar>(s: &mut S, x: &S::F, lo: &S::F) -> S::F {
+    let nan = s.is_nan(x);
+    let clamped = s.max(x, lo);
+    s.select(&nan, x, &clamped)
+}
+
+/// Eager's CUDA `clamp_max`: NaN stays, else `fminf(x, hi)`.
+fn clamp_max<S: Scalar>(s: &mut S, x: &S::F, hi: &S::F) -> S::F {
+    let nan = s.is_nan(x);
+    let clamped = s.min(x, hi);
+    s.select(&nan, x, &clamped)
+}
+
+/// The elementwise forms outside the op table's fused [`Unary`]/[`Binary`] sets, each with a
+/// kernel of its own on cuda:0: a tensor `a` with Python numbers `x`, `y` (kernel
+/// parameters, already rounded to float32 as eager rounds them), and maximum/minimum of two
+/// tensors. Each computes what eager's CUDA kernel computes, in the same order (the GPU
+/// check compares them with eager on the device):
+/// - `t + s`, `s + t`, `t - s` (`x = -s`): eager adds `a + alpha * s` with `alpha = ±1`.
+/// - `t * s`, `s * t`, `t / s` (`x = 1/s`: eager multiplies by the reciprocal of a scalar
+///   divisor on CUDA).
+/// - `s - t`: `rsub`, `s + (-1) * a`. `s / t`: `reciprocal(t) * s`, two roundings as eager.
+/// - `t ** 3`, `t ** -1`, `t ** -2`: eager's special cases `a*a*a`, `1/a`, `1/(a*a)`
+///   (`** 2` and `** 0.5` are the `square`/`sqrt` kernels).
+/// - clamps: `isnan(a) ? a : fminf(fmaxf(a, lo), hi)`.
+/// - maximum/minimum: NaN if either is NaN, else `fmaxf`/`fminf`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pointwise {
+    AddScalar,
+    MulScalar,
+    ScalarSub,
+    ScalarDiv,
+    Cube,
+    Reciprocal,
+    ReciprocalSquare,
+    ClampMin,
+    ClampMax,
+    Clamp,
+    Maximum,
+    Minimum,
+}
+
+impl Pointwise {
+    pub const ALL: &'static [Pointwise] = &[
+        Pointwise::AddScalar,
+        Pointwise::MulScalar,
+        Pointwise::ScalarSub,
+        Pointwise::ScalarDiv,
+        Pointwise::Cube,
+        Pointwise::Reciprocal,
+        Pointwise::ReciprocalSquare,
+        Pointwise::ClampMin,
+        Pointwise::ClampMax,
+        Pointwise::Clamp,
+        Pointwise::Maximum,
+        Pointwise::Minimum,
+    ];
+
+    /// The kernel's `.entry` name.
+    pub const fn entry_name(self) -> &'static str {
+        match self {
+            Pointwise::AddScalar => "tl_add_scalar",
+            Pointwise::MulScalar => "tl_mul_scalar",
+            Pointwise::ScalarSub => "tl_scalar_sub",
+            Pointwise::ScalarDiv => "tl_scalar_div",
+            Pointwise::Cube => "tl_cube",
+            Pointwise::Reciprocal => "tl_reciprocal",
+            Pointwise::ReciprocalSquare => "tl_reciprocal_square",
+            Pointwise::ClampMin => "tl_clamp_min",
+            Pointwise::ClampMax => "tl_clamp_max",
+            Pointwise::Clamp => "tl_clamp",
+            Pointwise::Maximum => "tl_maximum",
+            Pointwise::Minimum => "tl_minimum",
+        }
+    }
+
+    /// Whether the kernel reads a second tensor (`b`); the others read only `a`.
+    pub const fn two_tensors(self) -> bool {
+        matches!(self, Pointwise::Maximum | Pointwise::Minimum)
+    }
+
+    /// The per-element function of tensors `a`, `b` (unused unless [`Self::two_tensors`]) and
+    /// numbers `x`, `y`.
+    pub fn apply<S: Scalar>(self, s: &mut S, a: &S::F, b: &S::F, x: &S::F, y: &S::F) -> S::F {
+        match self {
+            Pointwise::AddScalar => s.add(a, x),
+            Pointwise::MulScalar => s.mul(a, x),
+            Pointwise::ScalarSub => s.sub(x, a),
+            Pointwise::ScalarDiv => {
+                let one = s.c(1.0);
+                let reciprocal = s.div(&one, a);
+                s.mul(&reciprocal, x)
+            }
+            Pointwise::Cube => {
+                let square = s.mul(a, a);
+                s.mul(&square, a)
+            }
+            Pointwise::Reciprocal => {
+                let one = s.c(1.0);
+                s.div(&one, a)
+            }
+            Pointwise::ReciprocalSquare => {
+                let one = s.c(1.0);
+                let square = s.mul(a, a);
+                s.div(&one, &square)
+            }
+            Pointwise::ClampMin => clamp_min(s, a, x),
+            Pointwise::ClampMax => clamp_max(s, a, x),
+            Pointwise::Clamp => {
+                let nan = s.is_nan(a);
+                let low = s.max(a, x);
+                let both = s.min(&low, y);
+                s.select(&nan, a, &both)
+            }
+            Pointwise::Maximum | Pointwise::Minimum => {
+                let (a_nan, b_nan) = (s.is_nan(a), s.is_nan(b));
+                let picked = if self == Pointwise::Maximum { s.max(a, b) } else { s.min(a, b) };
+                // a NaN operand gives NaN: `a + b` is NaN then
+                let nan = s.add(a, b);
+                let with_b = s.select(&b_nan, &nan, &picked);
+                s.select(&a_nan, &nan, &with_b)
+            }
+        }
+    }
+
+    /// The host model of the device kernel: bit-identical to it.
+    pub fn eval(self, a: f32, b: f32, x: f32, y: f32) -> f32 {
+        self.apply(&mut CpuScalar, &a, &b, &x, &y)
+    }
+}
+
+/// The eager forms of a tensor `t` with one Python number `s`, each as the [`Pointwise`]
+/// kernel and float32 number it runs as — one mapping for the ops (`tl::cuda::ops`) and the
+/// GPU check, which compares the device with eager on the same forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberForm {
+    /// `t + s`, `s + t`
+    Add,
+    /// `t - s`: `t + (-s)`
+    Sub,
+    /// `t * s`, `s * t`
+    Mul,
+    /// `t / s`: `t * (1/s)`, the reciprocal rounded to float32 first, as eager's CUDA kernel
+    Div,
+    /// `s - t`
+    ReverseSub,
+    /// `s / t`: `reciprocal(t) * s`
+    ReverseDiv,
+    ClampMin,
+    ClampMax,
+}
+
+impl NumberForm {
+    pub const ALL: [NumberForm; 8] = [
+        NumberForm::Add,
+        NumberForm::Sub,
+        NumberForm::Mul,
+        NumberForm::Div,
+        NumberForm::ReverseSub,
+        NumberForm::ReverseDiv,
+        NumberForm::ClampMin,
+        NumberForm::ClampMax,
+    ];
+
+    /// The kernel and its `x`; eager rounds the number to float32 before using it.
+    pub fn kernel(self, s: f64) -> (Pointwise, f32) {
+        let x = s as f32;
+        match self {
+            NumberForm::Add => (Pointwise::AddScalar, x),
+            NumberForm::Sub => (Pointwise::AddScalar, -x),
+            NumberForm::Mul => (Pointwise::MulScalar, x),
+            NumberForm::Div => (Pointwise::MulScalar, 1.0 / x),
+            NumberForm::ReverseSub => (Pointwise::ScalarSub, x),
+            NumberForm::ReverseDiv => (Pointwise::ScalarDiv, x),
+            NumberForm::ClampMin => (Pointwise::ClampMin, x),
+            NumberForm::ClampMax => (Pointwise::ClampMax, x),
+        }
+    }
+
+    /// The op name of the form in the GPU check's dump (`scripts/gpu_eager_compare.py`).
+    pub fn eager_name(self) -> &'static str {
+        match self {
+            NumberForm::Add => "add_scalar",
+            NumberForm::Sub => "sub_scalar",
+            NumberForm::Mul => "mul_scalar",
+            NumberForm::Div => "div_scalar",
+            NumberForm::ReverseSub => "scalar_sub",
+            NumberForm::ReverseDiv => "scalar_div",
+            NumberForm::ClampMin => "clamp_min",
+            NumberForm::ClampMax => "clamp_max",
         }
     }
 }

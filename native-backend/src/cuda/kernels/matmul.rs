@@ -10,8 +10,11 @@ use super::ptx::PtxBuilder;
 /// Tile edge; blocks are `TILE x TILE` threads.
 pub const TILE: u32 = 16;
 
-/// `(out, a, b, bias, m, n, k, a_rs, a_cs, b_rs, b_cs, bias_stride, has_bias)`.
-pub const MATMUL_PARAMS: &[ParamKind] = &[Ptr, Ptr, Ptr, Ptr, I64, I64, I64, I64, I64, I64, I64, I64, U32];
+/// `(out, a, b, bias, m, n, k, a_rs, a_cs, b_rs, b_cs, bias_stride, has_bias, batch_lo,
+/// a_batch_hi, a_batch_lo, b_batch_hi, b_batch_lo)`: batch `z = ctaid.z` is `(z / batch_lo,
+/// z % batch_lo)` over up to two batch dimensions, each operand stepping by its own batch
+/// strides (0 where broadcast); the output is contiguous, `m * n` per batch.
+pub const MATMUL_PARAMS: &[ParamKind] = &[Ptr, Ptr, Ptr, Ptr, I64, I64, I64, I64, I64, I64, I64, I64, U32, I64, I64, I64, I64, I64];
 
 pub fn matmul_ptx(signature: &KernelSignature) -> String {
     let mut b = PtxBuilder::new();
@@ -21,6 +24,33 @@ pub fn matmul_ptx(signature: &KernelSignature) -> String {
     let out = b.param_global_ptr(0);
     let a = b.param_global_ptr(1);
     let bm = b.param_global_ptr(2);
+    // This block's batch: move A, B and out to its matrices.
+    let (out, a, bm) = {
+        let bz = b.b32();
+        b.op(format!("mov.u32 {bz}, %ctaid.z"));
+        let z = b.b64();
+        b.op(format!("cvt.u64.u32 {z}, {bz}"));
+        let batch_lo = b.param_s64(13);
+        let (z_hi, z_lo) = (b.b64(), b.b64());
+        b.op(format!("div.u64 {z_hi}, {z}, {batch_lo}"));
+        b.op(format!("mul.lo.s64 {z_lo}, {z_hi}, {batch_lo}"));
+        b.op(format!("sub.s64 {z_lo}, {z}, {z_lo}"));
+        let step = |b: &mut PtxBuilder, base: &str, hi_param: usize, lo_param: usize| {
+            let (hi, lo) = (b.param_s64(hi_param), b.param_s64(lo_param));
+            let off = b.b64();
+            b.op(format!("mul.lo.s64 {off}, {z_hi}, {hi}"));
+            b.op(format!("mad.lo.s64 {off}, {z_lo}, {lo}, {off}"));
+            b.element_address(base, &off, 4)
+        };
+        let a = step(&mut b, &a, 14, 15);
+        let bm = step(&mut b, &bm, 16, 17);
+        let (m, n) = (b.param_s64(4), b.param_s64(5));
+        let per_batch = b.b64();
+        b.op(format!("mul.lo.s64 {per_batch}, {m}, {n}"));
+        let off = b.b64();
+        b.op(format!("mul.lo.s64 {off}, {z}, {per_batch}"));
+        (b.element_address(&out, &off, 4), a, bm)
+    };
     let bias = b.param_global_ptr(3);
     let m = b.param_s64(4);
     let n = b.param_s64(5);

@@ -21,7 +21,8 @@ pub mod scalar;
 use std::sync::LazyLock;
 
 use super::launch::KernelSignature;
-use math::{Binary, Unary};
+use elementwise::Element;
+use math::{Binary, Pointwise, Unary};
 
 /// Every kernel we generate: one per elementwise op of the op table (`torchlower-ops`), and
 /// the four shared by the other ops (their rows name them in `cuda_kernel`).
@@ -29,16 +30,20 @@ use math::{Binary, Unary};
 pub enum Kernel {
     Unary(Unary),
     Binary(Binary),
+    /// A tensor with Python numbers, maximum/minimum ([`Pointwise`]).
+    Pointwise(Pointwise),
     /// `A B (+ bias)`, also `linear` and the mixed-rank matmuls.
     Matmul,
     /// Sum along a line times a factor (1 for sum, 1/len for mean).
     Sum,
     Softmax,
     Argmax,
+    /// A strided copy (`contiguous`, `cat`, `stack`).
+    Copy,
 }
 
 /// The kernels that are not one elementwise op, in [`Kernel::index`] order after those.
-const SHARED: [Kernel; 4] = [Kernel::Matmul, Kernel::Sum, Kernel::Softmax, Kernel::Argmax];
+const SHARED: [Kernel; 5] = [Kernel::Matmul, Kernel::Sum, Kernel::Softmax, Kernel::Argmax, Kernel::Copy];
 
 /// Signatures of all kernels, in [`Kernel::index`] order.
 static SIGNATURES: LazyLock<Vec<KernelSignature>> = LazyLock::new(|| {
@@ -47,26 +52,30 @@ static SIGNATURES: LazyLock<Vec<KernelSignature>> = LazyLock::new(|| {
 
 impl Kernel {
     /// Number of kernels; [`Kernel::index`] is below it.
-    pub const COUNT: usize = Unary::ALL.len() + Binary::ALL.len() + SHARED.len();
+    pub const COUNT: usize = Unary::ALL.len() + Binary::ALL.len() + Pointwise::ALL.len() + SHARED.len();
 
     /// All kernels, in [`Kernel::index`] order.
     pub fn all() -> Vec<Kernel> {
         let mut all: Vec<Kernel> = Unary::ALL.iter().map(|&op| Kernel::Unary(op)).collect();
         all.extend(Binary::ALL.iter().map(|&op| Kernel::Binary(op)));
+        all.extend(Pointwise::ALL.iter().map(|&op| Kernel::Pointwise(op)));
         all.extend(SHARED);
         all
     }
 
     /// A dense index, for per-kernel caches.
     pub fn index(self) -> usize {
-        let shared = Unary::ALL.len() + Binary::ALL.len();
+        let pointwise = Unary::ALL.len() + Binary::ALL.len();
+        let shared = pointwise + Pointwise::ALL.len();
         match self {
             Kernel::Unary(op) => op as usize,
             Kernel::Binary(op) => Unary::ALL.len() + op as usize,
+            Kernel::Pointwise(op) => pointwise + op as usize,
             Kernel::Matmul => shared,
             Kernel::Sum => shared + 1,
             Kernel::Softmax => shared + 2,
             Kernel::Argmax => shared + 3,
+            Kernel::Copy => shared + 4,
         }
     }
 
@@ -84,21 +93,23 @@ impl Kernel {
         match self {
             Kernel::Unary(op) => op.info().cuda_kernel,
             Kernel::Binary(op) => op.info().cuda_kernel,
+            Kernel::Pointwise(op) => op.entry_name(),
             Kernel::Matmul => "tl_matmul",
             Kernel::Sum => "tl_sum",
             Kernel::Softmax => "tl_softmax",
             Kernel::Argmax => "tl_argmax",
+            Kernel::Copy => "tl_copy",
         }
     }
 
     fn params(self) -> &'static [super::launch::ParamKind] {
         match self {
-            Kernel::Unary(_) => elementwise::UNARY_PARAMS,
-            Kernel::Binary(_) => elementwise::BINARY_PARAMS,
+            Kernel::Unary(_) | Kernel::Binary(_) | Kernel::Pointwise(_) => elementwise::ELEMENTWISE_PARAMS,
             Kernel::Matmul => matmul::MATMUL_PARAMS,
             Kernel::Sum => reduce::SUM_PARAMS,
             Kernel::Softmax => reduce::SOFTMAX_PARAMS,
             Kernel::Argmax => reduce::ARGMAX_PARAMS,
+            Kernel::Copy => elementwise::COPY_PARAMS,
         }
     }
 
@@ -106,12 +117,14 @@ impl Kernel {
     pub fn ptx(self) -> String {
         let signature = self.signature();
         match self {
-            Kernel::Unary(op) => elementwise::unary_ptx(op, signature),
-            Kernel::Binary(op) => elementwise::binary_ptx(op, signature),
+            Kernel::Unary(op) => elementwise::elementwise_ptx(Element::Unary(op), signature),
+            Kernel::Binary(op) => elementwise::elementwise_ptx(Element::Binary(op), signature),
+            Kernel::Pointwise(op) => elementwise::elementwise_ptx(Element::Pointwise(op), signature),
             Kernel::Matmul => matmul::matmul_ptx(signature),
             Kernel::Sum => reduce::sum_ptx(signature),
             Kernel::Softmax => reduce::softmax_ptx(signature),
             Kernel::Argmax => reduce::argmax_ptx(signature),
+            Kernel::Copy => elementwise::copy_ptx(signature),
         }
     }
 }

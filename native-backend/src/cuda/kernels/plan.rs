@@ -4,7 +4,7 @@
 //! executor (`run_cpu`) that walks memory the same way, which the tests compare with eager
 //! PyTorch and the GPU check compares with the device.
 
-use super::math::{Binary, BinaryMath, Unary, UnaryMath};
+use super::math::{Binary, BinaryMath, Pointwise, Unary, UnaryMath};
 
 /// A rank-1 or rank-2 strided view as `rows x cols` (rank 1 is one row), strides in elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,76 +40,91 @@ impl View2 {
     }
 }
 
-/// Elementwise over a contiguous `rows x cols` output; each input is read at
-/// `row * row_stride + col * col_stride`, a stride of 0 where it is broadcast.
+/// The most dimensions a CUDA kernel indexes (the CUDA types go up to rank 4).
+pub const MAX_DIMS: usize = 4;
+
+/// Shape and strides left-padded to [`MAX_DIMS`] (size 1, stride 0), or an error past it.
+fn padded(shape: &[i64], strides: &[i64]) -> Result<([u64; MAX_DIMS], [i64; MAX_DIMS]), String> {
+    if shape.len() > MAX_DIMS {
+        return Err(format!("torchlower: the CUDA kernels take tensors of rank at most {MAX_DIMS}, got rank {}", shape.len()));
+    }
+    let pad = MAX_DIMS - shape.len();
+    let (mut sizes, mut steps) = ([1u64; MAX_DIMS], [0i64; MAX_DIMS]);
+    for d in 0..shape.len() {
+        sizes[pad + d] = shape[d] as u64;
+        // a size-1 dimension is never stepped along
+        steps[pad + d] = if shape[d] == 1 { 0 } else { strides[d] };
+    }
+    Ok((sizes, steps))
+}
+
+/// Coordinates of linear index `index` of a contiguous tensor of `sizes` (last fastest):
+/// the divisions the kernels emit.
+pub fn coordinates(sizes: &[u64; MAX_DIMS], index: u64) -> [u64; MAX_DIMS] {
+    let mut coords = [0u64; MAX_DIMS];
+    let mut rest = index;
+    for d in (1..MAX_DIMS).rev() {
+        coords[d] = rest % sizes[d];
+        rest /= sizes[d];
+    }
+    coords[0] = rest;
+    coords
+}
+
+/// Element offset of `coords` under `strides`.
+pub fn offset(coords: &[u64; MAX_DIMS], strides: &[i64; MAX_DIMS]) -> i64 {
+    coords.iter().zip(strides).map(|(&c, &s)| c as i64 * s).sum()
+}
+
+/// Elementwise over a contiguous output of up to [`MAX_DIMS`] dimensions; output element
+/// `index` has [`coordinates`] `c` and reads each input at `Σ c[d] * strides[d]`, a stride of
+/// 0 where the input is broadcast, so strided views and broadcasting between any ranks read
+/// in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElementwisePlan {
     pub out_shape: Vec<i64>,
-    pub rows: u64,
-    pub cols: u64,
-    pub inputs: Vec<(i64, i64)>,
+    pub sizes: [u64; MAX_DIMS],
+    pub inputs: Vec<[i64; MAX_DIMS]>,
 }
 
 impl ElementwisePlan {
     pub fn numel(&self) -> u64 {
-        self.rows * self.cols
+        self.sizes.iter().product()
     }
 
     /// Offsets of output element `index` in each input: the formula the kernels emit.
     pub fn input_offsets(&self, index: u64) -> impl Iterator<Item = i64> + '_ {
-        let row = index / self.cols.max(1);
-        let col = index - row * self.cols;
-        self.inputs.iter().map(move |(rs, cs)| row as i64 * rs + col as i64 * cs)
+        let coords = coordinates(&self.sizes, index);
+        self.inputs.iter().map(move |strides| offset(&coords, strides))
     }
 
     /// A unary plan over a tensor.
-    pub fn unary(shape: &[i64], strides: &[i64]) -> ElementwisePlan {
-        let view = View2::of(shape, strides);
-        ElementwisePlan {
-            out_shape: shape.to_vec(),
-            rows: view.rows,
-            cols: view.cols,
-            inputs: vec![(view.row_stride, view.col_stride)],
-        }
+    pub fn unary(shape: &[i64], strides: &[i64]) -> Result<ElementwisePlan, String> {
+        let (sizes, steps) = padded(shape, strides)?;
+        Ok(ElementwisePlan { out_shape: shape.to_vec(), sizes, inputs: vec![steps] })
     }
 
-    /// PyTorch broadcasting of two rank-1/2 tensors, or PyTorch's error message.
+    /// PyTorch broadcasting of two tensors, or PyTorch's error message.
     pub fn broadcast(a_shape: &[i64], a_strides: &[i64], b_shape: &[i64], b_strides: &[i64]) -> Result<ElementwisePlan, String> {
+        let (sa, ta) = padded(a_shape, a_strides)?;
+        let (sb, tb) = padded(b_shape, b_strides)?;
         let rank = a_shape.len().max(b_shape.len());
-        // Left-pad to `rank` with size-1 dimensions.
-        let pad = |shape: &[i64], strides: &[i64]| {
-            let mut s = vec![1i64; rank - shape.len()];
-            s.extend_from_slice(shape);
-            let mut t = vec![0i64; rank - strides.len()];
-            t.extend_from_slice(strides);
-            (s, t)
-        };
-        let (sa, ta) = pad(a_shape, a_strides);
-        let (sb, tb) = pad(b_shape, b_strides);
-        let mut out = Vec::with_capacity(rank);
-        let mut stride_a = Vec::with_capacity(rank);
-        let mut stride_b = Vec::with_capacity(rank);
-        for d in 0..rank {
-            let size = if sa[d] == sb[d] || sb[d] == 1 {
+        let mut sizes = [1u64; MAX_DIMS];
+        for d in 0..MAX_DIMS {
+            sizes[d] = if sa[d] == sb[d] || sb[d] == 1 {
                 sa[d]
             } else if sa[d] == 1 {
                 sb[d]
             } else {
+                let dim = d - (MAX_DIMS - rank);
                 return Err(format!(
-                    "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {d}",
+                    "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {dim}",
                     sa[d], sb[d]
                 ));
             };
-            out.push(size);
-            stride_a.push(if sa[d] == 1 { 0 } else { ta[d] });
-            stride_b.push(if sb[d] == 1 { 0 } else { tb[d] });
         }
-        let (rows, cols, a, b) = if rank == 1 {
-            (1, out[0] as u64, (0, stride_a[0]), (0, stride_b[0]))
-        } else {
-            (out[0] as u64, out[1] as u64, (stride_a[0], stride_a[1]), (stride_b[0], stride_b[1]))
-        };
-        Ok(ElementwisePlan { out_shape: out, rows, cols, inputs: vec![a, b] })
+        let out_shape = sizes[MAX_DIMS - rank..].iter().map(|&s| s as i64).collect();
+        Ok(ElementwisePlan { out_shape, sizes, inputs: vec![ta, tb] })
     }
 
     /// Host execution of a unary plan.
@@ -131,9 +146,52 @@ impl ElementwisePlan {
             })
             .collect()
     }
+
+    /// Host execution of a [`Pointwise`] plan (`b` is ignored unless the op reads two tensors).
+    pub fn run_pointwise_cpu(&self, op: Pointwise, a: &[f32], b: &[f32], x: f32, y: f32) -> Vec<f32> {
+        (0..self.numel())
+            .map(|i| {
+                let offsets: Vec<i64> = self.input_offsets(i).collect();
+                let bv = if op.two_tensors() { b[offsets[1] as usize] } else { 0.0 };
+                op.eval(a[offsets[0] as usize], bv, x, y)
+            })
+            .collect()
+    }
 }
 
-/// `out[m x n] = A[m x k] B[k x n] (+ bias[n])`, contiguous output; A, B and bias strided.
+/// A strided copy: element `c` of `sizes` from `Σ c[d] * input[d]` to `Σ c[d] * output[d]`.
+/// `contiguous()` copies into a fresh contiguous tensor; `cat`/`stack` copy each input into
+/// its slice of the output (the output pointer offset to the slice's start).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyPlan {
+    pub sizes: [u64; MAX_DIMS],
+    pub input: [i64; MAX_DIMS],
+    pub output: [i64; MAX_DIMS],
+}
+
+impl CopyPlan {
+    pub fn new(shape: &[i64], in_strides: &[i64], out_strides: &[i64]) -> Result<CopyPlan, String> {
+        let (sizes, input) = padded(shape, in_strides)?;
+        let (_, output) = padded(shape, out_strides)?;
+        Ok(CopyPlan { sizes, input, output })
+    }
+
+    pub fn numel(&self) -> u64 {
+        self.sizes.iter().product()
+    }
+
+    /// Host execution into `out` (which holds the destination's whole storage).
+    pub fn run_cpu(&self, input: &[f32], out: &mut [f32]) {
+        for i in 0..self.numel() {
+            let coords = coordinates(&self.sizes, i);
+            out[offset(&coords, &self.output) as usize] = input[offset(&coords, &self.input) as usize];
+        }
+    }
+}
+
+/// `out[z][m x n] = A[z][m x k] B[z][k x n] (+ bias[n])` for each batch `z` of up to two
+/// batch dimensions (`batch = [hi, lo]`, each operand with its own batch strides, 0 where
+/// broadcast); contiguous output; A, B and bias strided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatmulPlan {
     pub out_shape: Vec<i64>,
@@ -144,12 +202,33 @@ pub struct MatmulPlan {
     pub b: View2,
     /// Stride of the bias vector, when there is one.
     pub bias_stride: Option<i64>,
+    pub batch: [u64; 2],
+    pub a_batch: [i64; 2],
+    pub b_batch: [i64; 2],
+}
+
+/// The last two dimensions of a rank ≥ 2 tensor as a matrix.
+fn matrix(shape: &[i64], strides: &[i64]) -> View2 {
+    let r = shape.len();
+    View2::of(&shape[r - 2..], &strides[r - 2..])
 }
 
 impl MatmulPlan {
-    /// `torch.matmul` for ranks 2/2, 2/1 and 1/2, or PyTorch's error message.
+    fn single(out_shape: Vec<i64>, a: View2, b: View2) -> MatmulPlan {
+        MatmulPlan { out_shape, m: a.rows, n: b.cols, k: a.cols, a, b, bias_stride: None, batch: [1, 1], a_batch: [0, 0], b_batch: [0, 0] }
+    }
+
+    pub fn batches(&self) -> u64 {
+        self.batch[0] * self.batch[1]
+    }
+
+    /// `torch.matmul` for ranks 1–4 (not 1/1), or PyTorch's error message.
     pub fn matmul(a_shape: &[i64], a_strides: &[i64], b_shape: &[i64], b_strides: &[i64]) -> Result<MatmulPlan, String> {
-        match (a_shape.len(), b_shape.len()) {
+        let (ra, rb) = (a_shape.len(), b_shape.len());
+        if !(1..=MAX_DIMS).contains(&ra) || !(1..=MAX_DIMS).contains(&rb) || (ra, rb) == (1, 1) {
+            return Err(format!("torchlower: CUDA matmul supports ranks 1–4 except 1/1, got {ra}/{rb}"));
+        }
+        match (ra, rb) {
             (2, 2) => {
                 let (a, b) = (View2::of(a_shape, a_strides), View2::of(b_shape, b_strides));
                 if a.cols != b.rows {
@@ -158,7 +237,7 @@ impl MatmulPlan {
                         a.rows, a.cols, b.rows, b.cols
                     ));
                 }
-                Ok(MatmulPlan { out_shape: vec![a.rows as i64, b.cols as i64], m: a.rows, n: b.cols, k: a.cols, a, b, bias_stride: None })
+                return Ok(MatmulPlan::single(vec![a.rows as i64, b.cols as i64], a, b));
             }
             (2, 1) => {
                 let a = View2::of(a_shape, a_strides);
@@ -170,7 +249,7 @@ impl MatmulPlan {
                 }
                 // The vector as a k x 1 column.
                 let b = View2 { rows: b_shape[0] as u64, cols: 1, row_stride: b_strides[0], col_stride: 0 };
-                Ok(MatmulPlan { out_shape: vec![a.rows as i64], m: a.rows, n: 1, k: a.cols, a, b, bias_stride: None })
+                return Ok(MatmulPlan::single(vec![a.rows as i64], a, b));
             }
             (1, 2) => {
                 // The vector as a 1 x k row.
@@ -182,13 +261,77 @@ impl MatmulPlan {
                         a.cols, b.rows, b.cols
                     ));
                 }
-                Ok(MatmulPlan { out_shape: vec![b.cols as i64], m: 1, n: b.cols, k: a.cols, a, b, bias_stride: None })
+                return Ok(MatmulPlan::single(vec![b.cols as i64], a, b));
             }
-            (ra, rb) => Err(format!("torchlower: CUDA matmul supports ranks 2/2, 2/1 and 1/2, got {ra}/{rb}")),
+            _ => {}
         }
+        // Eager folds a batched left operand times a matrix or vector into one 2-d product:
+        // its messages name the folded sizes.
+        let k = a_shape[ra - 1];
+        let folded_rows: i64 = a_shape[..ra - 1].iter().product();
+        if rb == 2 && b_shape[0] != k {
+            return Err(format!("mat1 and mat2 shapes cannot be multiplied ({folded_rows}x{k} and {}x{})", b_shape[0], b_shape[1]));
+        }
+        if rb == 1 && b_shape[0] != k {
+            return Err(format!("size mismatch, got input ({folded_rows}), mat ({folded_rows}x{k}), vec ({})", b_shape[0]));
+        }
+        // A vector side is a 1-row / 1-column matrix whose dimension the result drops.
+        let a = if ra == 1 { View2 { rows: 1, cols: a_shape[0] as u64, row_stride: 0, col_stride: a_strides[0] } } else { matrix(a_shape, a_strides) };
+        let b = if rb == 1 { View2 { rows: b_shape[0] as u64, cols: 1, row_stride: b_strides[0], col_stride: 0 } } else { matrix(b_shape, b_strides) };
+        let split = |r: usize| r.saturating_sub(2);
+        let plan = ElementwisePlan::broadcast(&a_shape[..split(ra)], &a_strides[..split(ra)], &b_shape[..split(rb)], &b_strides[..split(rb)])?;
+        let batch_rank = plan.out_shape.len();
+        if batch_rank > 2 {
+            return Err(format!("torchlower: CUDA matmul supports at most 2 batch dimensions, got {batch_rank}"));
+        }
+        let batches: u64 = plan.out_shape.iter().product::<i64>() as u64;
+        if a.cols != b.rows {
+            return Err(format!(
+                "Expected size for first two dimensions of batch2 tensor to be: [{batches}, {}] but got: [{batches}, {}].",
+                a.cols, b.rows
+            ));
+        }
+        let last2 = |v: &[i64; MAX_DIMS]| [v[MAX_DIMS - 2], v[MAX_DIMS - 1]];
+        let mut out_shape = plan.out_shape.clone();
+        if ra > 1 {
+            out_shape.push(a.rows as i64);
+        }
+        if rb > 1 {
+            out_shape.push(b.cols as i64);
+        }
+        Ok(MatmulPlan {
+            out_shape,
+            m: a.rows,
+            n: b.cols,
+            k: a.cols,
+            a,
+            b,
+            bias_stride: None,
+            batch: [plan.sizes[MAX_DIMS - 2], plan.sizes[MAX_DIMS - 1]],
+            a_batch: last2(&plan.inputs[0]),
+            b_batch: last2(&plan.inputs[1]),
+        })
     }
 
-    /// `F.linear(x, w, bias)` for rank-2 `x`, `w` and rank-1 `bias`, or PyTorch's error.
+    /// `torch.bmm(a, b)`: rank 3 both, equal batch sizes (no broadcasting), or eager's error.
+    pub fn bmm(a_shape: &[i64], a_strides: &[i64], b_shape: &[i64], b_strides: &[i64]) -> Result<MatmulPlan, String> {
+        if a_shape.len() != 3 {
+            return Err("batch1 must be a 3D tensor".to_string());
+        }
+        if b_shape.len() != 3 {
+            return Err("batch2 must be a 3D tensor".to_string());
+        }
+        if a_shape[0] != b_shape[0] || a_shape[2] != b_shape[1] {
+            return Err(format!(
+                "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
+                a_shape[0], a_shape[2], b_shape[0], b_shape[1]
+            ));
+        }
+        MatmulPlan::matmul(a_shape, a_strides, b_shape, b_strides)
+    }
+
+    /// `F.linear(x, w, bias)` for `x` of rank 2–4, rank-2 `w` and rank-1 `bias`, or
+    /// PyTorch's error (which names `x` folded to 2-d, as eager computes it).
     pub fn linear(
         x_shape: &[i64],
         x_strides: &[i64],
@@ -196,19 +339,17 @@ impl MatmulPlan {
         w_strides: &[i64],
         bias: Option<(&[i64], &[i64])>,
     ) -> Result<MatmulPlan, String> {
-        if x_shape.len() != 2 || w_shape.len() != 2 {
-            return Err(format!(
-                "torchlower: CUDA linear supports rank-2 input and weight, got {}/{}",
-                x_shape.len(),
-                w_shape.len()
-            ));
+        let rx = x_shape.len();
+        if !(2..=MAX_DIMS).contains(&rx) || w_shape.len() != 2 {
+            return Err(format!("torchlower: CUDA linear supports input of rank 2–4 and a rank-2 weight, got {rx}/{}", w_shape.len()));
         }
-        let a = View2::of(x_shape, x_strides);
+        let a = matrix(x_shape, x_strides);
         let b = View2::of(w_shape, w_strides).transposed();
+        let folded_rows: i64 = x_shape[..rx - 1].iter().product();
         if a.cols != b.rows {
             return Err(format!(
-                "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
-                a.rows, a.cols, b.rows, b.cols
+                "mat1 and mat2 shapes cannot be multiplied ({folded_rows}x{} and {}x{})",
+                a.cols, b.rows, b.cols
             ));
         }
         let bias_stride = match bias {
@@ -218,29 +359,49 @@ impl MatmulPlan {
                 if shape.len() != 1 || (len != b.cols as i64 && len != 1) {
                     return Err(format!(
                         "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension {}.  Target sizes: [{}, {}].  Tensor sizes: {:?}",
-                        b.cols, len, 1, a.rows, b.cols, shape
+                        b.cols, len, 1, folded_rows, b.cols, shape
                     ));
                 }
                 Some(if len == 1 { 0 } else { strides[0] })
             }
         };
-        Ok(MatmulPlan { out_shape: vec![a.rows as i64, b.cols as i64], m: a.rows, n: b.cols, k: a.cols, a, b, bias_stride })
+        let (sizes, steps) = padded(&x_shape[..rx - 2], &x_strides[..rx - 2])?;
+        let mut out_shape = x_shape[..rx - 1].to_vec();
+        out_shape.push(b.cols as i64);
+        Ok(MatmulPlan {
+            out_shape,
+            m: a.rows,
+            n: b.cols,
+            k: a.cols,
+            a,
+            b,
+            bias_stride,
+            batch: [sizes[MAX_DIMS - 2], sizes[MAX_DIMS - 1]],
+            a_batch: [steps[MAX_DIMS - 2], steps[MAX_DIMS - 1]],
+            b_batch: [0, 0],
+        })
     }
 
-    /// Host execution in the kernel's order: one fused multiply-add per k, in increasing k,
-    /// starting from 0, then `+ bias`.
+    /// Host execution in the kernel's order: per batch, one fused multiply-add per k, in
+    /// increasing k, starting from 0, then `+ bias`.
     pub fn run_cpu(&self, a: &[f32], b: &[f32], bias: Option<&[f32]>) -> Vec<f32> {
-        let mut out = Vec::with_capacity((self.m * self.n) as usize);
-        for i in 0..self.m {
-            for j in 0..self.n {
-                let mut acc = 0f32;
-                for p in 0..self.k {
-                    acc = a[self.a.offset(i, p) as usize].mul_add(b[self.b.offset(p, j) as usize], acc);
+        let mut out = Vec::with_capacity((self.batches() * self.m * self.n) as usize);
+        for hi in 0..self.batch[0] {
+            for lo in 0..self.batch[1] {
+                let a_base = hi as i64 * self.a_batch[0] + lo as i64 * self.a_batch[1];
+                let b_base = hi as i64 * self.b_batch[0] + lo as i64 * self.b_batch[1];
+                for i in 0..self.m {
+                    for j in 0..self.n {
+                        let mut acc = 0f32;
+                        for p in 0..self.k {
+                            acc = a[(a_base + self.a.offset(i, p)) as usize].mul_add(b[(b_base + self.b.offset(p, j)) as usize], acc);
+                        }
+                        if let (Some(stride), Some(bias)) = (self.bias_stride, bias) {
+                            acc += bias[(j as i64 * stride) as usize];
+                        }
+                        out.push(acc);
+                    }
                 }
-                if let (Some(stride), Some(bias)) = (self.bias_stride, bias) {
-                    acc += bias[(j as i64 * stride) as usize];
-                }
-                out.push(acc);
             }
         }
         out
@@ -250,26 +411,62 @@ impl MatmulPlan {
 /// Threads per block of the reduction kernels (sum/mean, softmax, argmax).
 pub const REDUCE_THREADS: u32 = 256;
 
-/// A reduction along one dimension of a rank-1/2 tensor: `outer` independent lines of `len`
-/// elements, line `o` element `i` at `o * outer_stride + i * reduce_stride`; results written
-/// to a contiguous output (softmax writes a full contiguous tensor with its own strides).
+/// A reduction along one dimension of a tensor of rank ≤ [`MAX_DIMS`]: `outer` independent
+/// lines of `len` elements. The kept dimensions, in order, are merged where their strides
+/// allow into two groups `hi` and `lo` (`outer = hi_size * lo_size`); line `o` is
+/// `(o / lo_size, o % lo_size)` and its element `i` is at
+/// `hi * hi_stride + lo * lo_stride + i * reduce_stride`. Results go to a contiguous output
+/// (line `o` at `o`; softmax writes the full tensor, element `(o, i)` at
+/// `hi * out_hi_stride + lo * out_lo_stride + i * out_reduce_stride`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReducePlan {
     pub outer: u64,
     pub len: u64,
-    pub outer_stride: i64,
+    pub lo_size: u64,
+    pub hi_stride: i64,
+    pub lo_stride: i64,
     pub reduce_stride: i64,
-    /// For softmax: where line `o` element `i` goes in the contiguous output.
-    pub out_outer_stride: i64,
+    pub out_hi_stride: i64,
+    pub out_lo_stride: i64,
     pub out_reduce_stride: i64,
     /// Output shape of a reduction with `keepdim` as asked.
     pub out_shape: Vec<i64>,
 }
 
+/// `(size, stride, innermost dim)` groups of the kept dimensions in order: neighbours (not
+/// separated by the reduced one) merge when the outer steps exactly over the inner; size-1
+/// dimensions drop out. A merged group is adjacent in the shape, so the contiguous output
+/// merges it too, at the contiguous stride of its innermost dimension.
+fn merge_kept(shape: &[i64], strides: &[i64], reduced: usize) -> Vec<(u64, i64, usize)> {
+    let mut groups: Vec<(u64, i64, usize)> = Vec::new();
+    let mut previous_kept = false;
+    for d in 0..shape.len() {
+        if d == reduced {
+            previous_kept = false;
+            continue;
+        }
+        if shape[d] == 1 {
+            continue;
+        }
+        let (size, stride) = (shape[d] as u64, strides[d]);
+        match groups.last_mut() {
+            Some(last) if previous_kept && last.1 == stride * size as i64 => *last = (last.0 * size, stride, d),
+            _ => groups.push((size, stride, d)),
+        }
+        previous_kept = true;
+    }
+    groups
+}
+
 impl ReducePlan {
-    /// Reduction of dimension `dim` of a rank-1/2 tensor, or PyTorch-style error text.
-    pub fn along(shape: &[i64], strides: &[i64], dim: i64, keepdim: bool) -> Result<ReducePlan, String> {
+    /// Reduction of dimension `dim`, or PyTorch-style error text; `Ok(None)` when the kept
+    /// dimensions do not merge into two groups (the caller copies the input contiguous first,
+    /// after which they always do).
+    pub fn along(shape: &[i64], strides: &[i64], dim: i64, keepdim: bool) -> Result<Option<ReducePlan>, String> {
         let rank = shape.len() as i64;
+        if rank > MAX_DIMS as i64 {
+            return Err(format!("torchlower: the CUDA kernels take tensors of rank at most {MAX_DIMS}, got rank {rank}"));
+        }
         let d = if dim < 0 { dim + rank } else { dim };
         if !(0..rank).contains(&d) {
             return Err(format!(
@@ -278,35 +475,47 @@ impl ReducePlan {
                 rank - 1
             ));
         }
-        let view = View2::of(shape, strides);
-        let contiguous = View2::contiguous(view.rows, view.cols);
-        // For rank 1, the reduced dimension is the (only) column dimension.
-        let reduce_cols = rank == 1 || d == 1;
-        let (outer, len, outer_stride, reduce_stride, out_outer, out_reduce) = if reduce_cols {
-            (view.rows, view.cols, view.row_stride, view.col_stride, contiguous.row_stride, contiguous.col_stride)
-        } else {
-            (view.cols, view.rows, view.col_stride, view.row_stride, contiguous.col_stride, contiguous.row_stride)
+        let d = d as usize;
+        let groups = merge_kept(shape, strides, d);
+        let contiguous = contiguous_strides(shape);
+        let (hi, lo) = match groups.as_slice() {
+            [] => ((1, 0, 0), (1, 0, 0)),
+            [lo] => ((1, 0, 0), *lo),
+            [hi, lo] => (*hi, *lo),
+            _ => return Ok(None),
         };
+        // Output strides of each group; a missing group has size 1, so any stride does.
+        let out_stride = |g: (u64, i64, usize)| if g.0 == 1 { 0 } else { contiguous[g.2] };
         let mut out_shape = shape.to_vec();
         if keepdim {
-            out_shape[d as usize] = 1;
+            out_shape[d] = 1;
         } else {
-            out_shape.remove(d as usize);
+            out_shape.remove(d);
         }
-        Ok(ReducePlan {
-            outer,
-            len,
-            outer_stride,
-            reduce_stride,
-            out_outer_stride: out_outer,
-            out_reduce_stride: out_reduce,
+        Ok(Some(ReducePlan {
+            outer: hi.0 * lo.0,
+            len: shape[d] as u64,
+            lo_size: lo.0,
+            hi_stride: hi.1,
+            lo_stride: lo.1,
+            reduce_stride: strides[d],
+            out_hi_stride: out_stride(hi),
+            out_lo_stride: out_stride(lo),
+            out_reduce_stride: contiguous[d],
             out_shape,
-        })
+        }))
     }
 
     /// Element `i` of line `o` in the input.
     pub fn input_offset(&self, o: u64, i: u64) -> i64 {
-        o as i64 * self.outer_stride + i as i64 * self.reduce_stride
+        let (hi, lo) = (o / self.lo_size, o % self.lo_size);
+        hi as i64 * self.hi_stride + lo as i64 * self.lo_stride + i as i64 * self.reduce_stride
+    }
+
+    /// Where softmax writes element `i` of line `o`.
+    pub fn output_offset(&self, o: u64, i: u64) -> i64 {
+        let (hi, lo) = (o / self.lo_size, o % self.lo_size);
+        hi as i64 * self.out_hi_stride + lo as i64 * self.out_lo_stride + i as i64 * self.out_reduce_stride
     }
 
     /// The reduction order of the kernels: thread `t` of [`REDUCE_THREADS`] combines elements
@@ -353,7 +562,7 @@ impl ReducePlan {
             let sum = self.tree_reduce(o, 0f32, |off| Unary::Exp.eval(input[off as usize] - max), |a, b| a + b);
             for i in 0..self.len {
                 let value = Unary::Exp.eval(input[self.input_offset(o, i) as usize] - max) / sum;
-                out[(o as i64 * self.out_outer_stride + i as i64 * self.out_reduce_stride) as usize] = value;
+                out[self.output_offset(o, i) as usize] = value;
             }
         }
         out
@@ -410,4 +619,13 @@ pub fn argmax_combine(a: (f32, i64), b: (f32, i64)) -> (f32, i64) {
     } else {
         a
     }
+}
+
+/// Contiguous strides of `shape`.
+pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1].max(1);
+    }
+    strides
 }

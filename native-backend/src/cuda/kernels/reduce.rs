@@ -8,20 +8,28 @@ use super::math::{self, PtxScalar};
 use super::plan::REDUCE_THREADS;
 use super::ptx::PtxBuilder;
 
-/// `(out, in, len, outer_stride, reduce_stride, factor)`.
-pub const SUM_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, F32];
-/// `(out, in, len, outer_stride, reduce_stride, out_outer_stride, out_reduce_stride)`.
-pub const SOFTMAX_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64];
-/// `(out_i64, in, len, outer_stride, reduce_stride)`.
-pub const ARGMAX_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64];
+/// Line `o` (`ctaid.x`) is `(o / lo_size, o % lo_size)` over the kept dimensions, grouped
+/// in two ([`ReducePlan`](super::plan::ReducePlan)); its element `i` is at
+/// `hi * hi_stride + lo * lo_stride + i * reduce_stride`.
+/// `(out, in, len, lo_size, hi_stride, lo_stride, reduce_stride, factor)`.
+pub const SUM_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, F32];
+/// `(out, in, len, lo_size, hi_stride, lo_stride, reduce_stride, out_hi_stride,
+/// out_lo_stride, out_reduce_stride)`.
+pub const SOFTMAX_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, I64, I64, I64];
+/// `(out_i64, in, len, lo_size, hi_stride, lo_stride, reduce_stride)`.
+pub const ARGMAX_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64];
 
 /// Registers every reduction kernel starts with.
 struct Line {
     tid: String,
     tid64: String,
     line: String,
+    /// The line's two coordinates over the kept dimensions.
+    hi: String,
+    lo: String,
     len: String,
-    outer_stride: String,
+    /// Input offset of the line's first element.
+    base: String,
     reduce_stride: String,
     input: String,
 }
@@ -29,15 +37,24 @@ struct Line {
 fn line_prologue(b: &mut PtxBuilder) -> Line {
     let input = b.param_global_ptr(1);
     let len = b.param_s64(2);
-    let outer_stride = b.param_s64(3);
-    let reduce_stride = b.param_s64(4);
+    let lo_size = b.param_s64(3);
+    let hi_stride = b.param_s64(4);
+    let lo_stride = b.param_s64(5);
+    let reduce_stride = b.param_s64(6);
     let (tid, ctaid) = (b.b32(), b.b32());
     b.op(format!("mov.u32 {tid}, %tid.x"));
     b.op(format!("mov.u32 {ctaid}, %ctaid.x"));
     let (tid64, line) = (b.b64(), b.b64());
     b.op(format!("cvt.u64.u32 {tid64}, {tid}"));
     b.op(format!("cvt.u64.u32 {line}, {ctaid}"));
-    Line { tid, tid64, line, len, outer_stride, reduce_stride, input }
+    let (hi, lo) = (b.b64(), b.b64());
+    b.op(format!("div.u64 {hi}, {line}, {lo_size}"));
+    b.op(format!("mul.lo.s64 {lo}, {hi}, {lo_size}"));
+    b.op(format!("sub.s64 {lo}, {line}, {lo}"));
+    let base = b.b64();
+    b.op(format!("mul.lo.s64 {base}, {hi}, {hi_stride}"));
+    b.op(format!("mad.lo.s64 {base}, {lo}, {lo_stride}, {base}"));
+    Line { tid, tid64, line, hi, lo, len, base, reduce_stride, input }
 }
 
 /// Emits `for i in (t..len).step_by(T) { body(i, x_i) }`.
@@ -50,8 +67,7 @@ fn strided_loop(b: &mut PtxBuilder, l: &Line, body: &mut dyn FnMut(&mut PtxBuild
     b.op(format!("setp.ge.s64 {done}, {i}, {}", l.len));
     b.op(format!("@{done} bra {end}"));
     let off = b.b64();
-    b.op(format!("mul.lo.s64 {off}, {}, {}", l.line, l.outer_stride));
-    b.op(format!("mad.lo.s64 {off}, {i}, {}, {off}", l.reduce_stride));
+    b.op(format!("mad.lo.s64 {off}, {i}, {}, {}", l.reduce_stride, l.base));
     let address = b.element_address(&l.input, &off, 4);
     let x = b.f32();
     b.op(format!("ld.global.f32 {x}, [{address}]"));
@@ -98,7 +114,7 @@ pub fn sum_ptx(signature: &KernelSignature) -> String {
     b.shared_array("partial", 4, REDUCE_THREADS);
     let out = b.param_global_ptr(0);
     let l = line_prologue(&mut b);
-    let factor = b.param_f32(5);
+    let factor = b.param_f32(7);
     let acc = b.f32();
     b.op(format!("mov.f32 {acc}, 0f00000000"));
     strided_loop(&mut b, &l, &mut |b, _i, x| b.op(format!("add.rn.f32 {acc}, {acc}, {x}")));
@@ -124,8 +140,12 @@ pub fn softmax_ptx(signature: &KernelSignature) -> String {
     b.shared_array("partial", 4, REDUCE_THREADS);
     let out = b.param_global_ptr(0);
     let l = line_prologue(&mut b);
-    let out_outer = b.param_s64(5);
-    let out_reduce = b.param_s64(6);
+    let out_hi = b.param_s64(7);
+    let out_lo = b.param_s64(8);
+    let out_reduce = b.param_s64(9);
+    let out_base = b.b64();
+    b.op(format!("mul.lo.s64 {out_base}, {}, {out_hi}", l.hi));
+    b.op(format!("mad.lo.s64 {out_base}, {}, {out_lo}, {out_base}", l.lo));
     // 1. max, NaN-propagating.
     let acc = b.f32();
     b.op(format!("mov.f32 {acc}, 0fFF800000"));
@@ -157,8 +177,7 @@ pub fn softmax_ptx(signature: &KernelSignature) -> String {
         let y = b.f32();
         b.op(format!("div.rn.f32 {y}, {e}, {total}"));
         let off = b.b64();
-        b.op(format!("mul.lo.s64 {off}, {}, {out_outer}", l.line));
-        b.op(format!("mad.lo.s64 {off}, {i}, {out_reduce}, {off}"));
+        b.op(format!("mad.lo.s64 {off}, {i}, {out_reduce}, {out_base}"));
         let address = b.element_address(&out, &off, 4);
         b.op(format!("st.global.f32 [{address}], {y}"));
     });

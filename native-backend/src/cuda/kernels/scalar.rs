@@ -24,6 +24,10 @@ pub trait Scalar {
     /// Minimum/maximum that return NaN if either input is NaN.
     fn min_nan(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
     fn max_nan(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
+    /// PTX `min.f32`/`max.f32` (CUDA's `fminf`/`fmaxf`): a NaN input gives the other input;
+    /// of two zeros `max` gives +0.0 and `min` -0.0 unless both have that other sign.
+    fn min(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
+    fn max(&mut self, a: &Self::F, b: &Self::F) -> Self::F;
     /// Round to the nearest integer, ties to even (stays a float).
     fn rint(&mut self, a: &Self::F) -> Self::F;
     /// Ordered comparisons: false when either input is NaN.
@@ -96,6 +100,24 @@ impl Scalar for CpuScalar {
             f32::NAN
         } else {
             a.max(*b)
+        }
+    }
+    fn min(&mut self, a: &f32, b: &f32) -> f32 {
+        match (a.is_nan(), b.is_nan()) {
+            (true, _) => *b,
+            (_, true) => *a,
+            // equal values: the same bits, or two zeros where -0.0 (sign bit set) wins
+            _ if a == b => f32::from_bits(a.to_bits() | b.to_bits()),
+            _ => if a < b { *a } else { *b },
+        }
+    }
+    fn max(&mut self, a: &f32, b: &f32) -> f32 {
+        match (a.is_nan(), b.is_nan()) {
+            (true, _) => *b,
+            (_, true) => *a,
+            // equal values: the same bits, or two zeros where +0.0 (sign bit clear) wins
+            _ if a == b => f32::from_bits(a.to_bits() & b.to_bits()),
+            _ => if a > b { *a } else { *b },
         }
     }
     fn rint(&mut self, a: &f32) -> f32 {
@@ -228,6 +250,12 @@ impl Scalar for PtxScalar<'_> {
     }
     fn max_nan(&mut self, a: &String, b: &String) -> String {
         self.f_op("max.NaN.f32", &[a, b])
+    }
+    fn min(&mut self, a: &String, b: &String) -> String {
+        self.f_op("min.f32", &[a, b])
+    }
+    fn max(&mut self, a: &String, b: &String) -> String {
+        self.f_op("max.f32", &[a, b])
     }
     fn rint(&mut self, a: &String) -> String {
         self.f_op("cvt.rni.f32.f32", &[a])
