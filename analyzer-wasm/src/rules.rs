@@ -700,13 +700,13 @@ pub static ALL_EXTENSIONS: &[Extension] = &[
     Extension {
         id: "torchlower/ext-ranks-3-4",
         summary: "Every rule on ranks 3 and 4",
-        explanation: "TensorF32Cpu3D/4D (and int64/bool of ranks 1–4) are types: elementwise ops keep the rank, arithmetic broadcasts between any ranks as eager does (the result has the larger rank; sizes that do not broadcast raise eager's RuntimeError), matmul is batched (a rank-1 side drops its dim), F.linear takes an input of rank 2–4, sum/mean/softmax/argmax take any literal dim in range, and argmax gives int64 of rank r-1 (r with keepdim). The rules keep their seed ids (`…-rank1-2`, `…-2d`), which name the seed's rank matrix. On cuda:0, ranks 3–4 are rejected (TL209).",
+        explanation: "TensorF32Cpu3D/4D (and int64/bool of ranks 1–4) are types: elementwise ops keep the rank, arithmetic broadcasts between any ranks as eager does (the result has the larger rank; sizes that do not broadcast raise eager's RuntimeError), matmul is batched (a rank-1 side drops its dim), F.linear takes an input of rank 2–4, sum/mean/softmax/argmax take any literal dim in range, and argmax gives int64 of rank r-1 (r with keepdim). The rules keep their seed ids (`…-rank1-2`, `…-2d`), which name the seed's rank matrix. On cuda:0, ranks 3–4 take the same forms wherever the op has a CUDA kernel.",
         example: "def pool(x: TensorF32Cpu3D) -> TensorF32Cpu2D: return F.linear(x, w).relu().mean(dim=1)",
     },
     Extension {
         id: "torchlower/ext-cuda0-full-surface",
         summary: "Every rule on cuda:0 tensors",
-        explanation: "TensorF32Cuda0_1D/2D operands get the same claim surface as CPU ones (except argmax, which has no int64 CUDA type); emitted code calls `tl::cuda::ops::*`. Mixing CPU and CUDA operands is rejected (TL204); rank-3/4 CUDA tensors are rejected (TL209).",
+        explanation: "TensorF32Cuda0_1D–4D operands get the CPU claim surface of every op with a CUDA kernel (except argmax as a result, which has no int64 CUDA type); emitted code calls `tl::cuda::ops::*`. Mixing CPU and CUDA operands is rejected (TL204); ops without a CUDA kernel are rejected (TL209).",
         example: "def f(x: TensorF32Cuda0_2D, w: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D: return (x @ w).relu()",
     },
 ];
@@ -799,8 +799,8 @@ code!(BAD_RANKS, "TL208", Site, Error,
     "F.linear(x_1d, w, b)", "See the rule's rank matrix.");
 code!(CUDA_UNSUPPORTED, "TL209", Site, Error,
     "Not lowered on CUDA yet",
-    "The CUDA kernels take float32 tensors of ranks 1 and 2 (elementwise, matmul, reductions, softmax, argmax). An op with a rank-3 or rank-4 operand or result on `cuda:0`, or with a Python number operand, stays Python; the same op on CPU types is claimed (docs/gpu.md lists what is CPU-only).",
-    "x: TensorF32Cuda0_3D  ...  x.relu()   /   y: TensorF32Cuda0_2D  ...  y * 0.5", "Use the CPU types, or keep CUDA code to rank-1/2 tensor–tensor ops.");
+    "The CUDA kernels take float32 tensors of ranks 1–4: elementwise ops (with Python numbers too), pow for the exponents 2, 3, 0.5, -1, -2, 1, clamps, maximum/minimum, matmul/bmm/linear (batched), sum/mean/softmax/argmax over any dim, views (metadata only) and reshape/contiguous/cat/stack (a copy kernel). An op without a kernel of ours (its row in docs/rules.md has no CUDA kernel: the libtorch-backed activations, norms, convolution, …), `t ** e` for another or a run-time exponent, an in-place op, or a bool result on `cuda:0` stays Python; the same op on CPU types is claimed (docs/gpu.md lists what is CPU-only).",
+    "x: TensorF32Cuda0_3D  ...  F.silu(x)   /   x ** 2.5", "Use the CPU types, or keep CUDA code to the ops with CUDA kernels (docs/rules.md).");
 code!(ADVANCED_INDEX, "TL211", Site, Error,
     "Advanced indexing",
     "An index with a tensor, a bool, a list or a second `...` (eager's advanced indexing gathers a copy, or raises) is not lowered; ints, slices, `None` and one `...` are.",

@@ -55,6 +55,7 @@ impl TensorTy {
     pub const F32_CUDA0_1D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 1 };
     pub const F32_CUDA0_2D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 2 };
     pub const F32_CUDA0_3D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 3 };
+    pub const F32_CUDA0_4D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 4 };
 
     /// `dtype` on `device` with `rank`, if that type exists.
     pub fn new(dtype: Dtype, device: Device, rank: u8) -> Option<TensorTy> {

@@ -338,7 +338,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::Parts if row.op == Op::Unbind => ("x: M", format!("a\n    a, b = x.{}(0)", row.methods[0]), "V"),
                 Signature::Parts => ("x: M", format!("a\n    a, b = x.{}(1, 0)", row.methods[0]), "M"),
             };
-            // views are CPU-only so far (TL209 on cuda:0, tested in the lane)
+            // CPU-only ops are TL209 on cuda:0 (tested in the lanes)
             if row.cuda_kernel.is_empty() && marker.contains("Cuda") {
                 continue;
             }
@@ -363,7 +363,8 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
             // `call` may carry statements to run first, after a newline: `a\n    a, b = …`
             let (value, before) = call.split_once('\n').map_or((call.as_str(), ""), |(v, b)| (v, b));
             let source = format!(
-                "from torchlower.types import {marker}, {vector}, {batched}, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorBoolCpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
+                "from torchlower.types import {marker}, {vector}, {batched}, {}, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorBoolCpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
+                marker.replace("2D", "4D"),
                 params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")).replace(": B", &format!(": {batched}")),
             );
             let report = torchlower_analyzer::analyze(&source, "op.py");

@@ -410,3 +410,643 @@ fn erf_and_gelu_models_against_exact_f64() {
     // eager PyTorch's formula shares: a few times |x| * 2^-24.
     assert!(worst_gelu_abs <= 2.5e-7, "gelu max |error|/|x| {worst_gelu_abs:e}");
 }
+
+// --- N-d plans (rank ≤ 4) -----------------------------------------------------------------
+
+use torchlower_backend::cuda::kernels::math::{NumberForm, Pointwise};
+use torchlower_backend::cuda::kernels::plan::{contiguous_strides, CopyPlan};
+
+/// How a test tensor is laid out over its storage (always at storage offset 0, so the plans
+/// index the storage vector directly).
+#[derive(Debug, Clone)]
+enum Layout {
+    /// Contiguous of this shape.
+    Contig(Vec<i64>),
+    /// Contiguous storage of the first shape, viewed through `permute(perm)`.
+    Permuted(Vec<i64>, Vec<i64>),
+    /// Contiguous storage of the first shape, `expand`ed (stride 0) to the second.
+    Expanded(Vec<i64>, Vec<i64>),
+    /// Contiguous storage of the shape, every `step`-th index of dimension `dim`.
+    Sliced(Vec<i64>, i64, i64),
+}
+
+impl Layout {
+    fn storage_shape(&self) -> &[i64] {
+        match self {
+            Layout::Contig(s) | Layout::Permuted(s, _) | Layout::Expanded(s, _) | Layout::Sliced(s, _, _) => s,
+        }
+    }
+
+    fn storage_len(&self) -> usize {
+        self.storage_shape().iter().product::<i64>() as usize
+    }
+
+    /// The view of `data` (the storage) this layout describes.
+    fn view(&self, data: &[f32]) -> Tensor {
+        let base = tensor(data, self.storage_shape());
+        match self {
+            Layout::Contig(_) => base,
+            Layout::Permuted(_, perm) => base.permute(perm.as_slice()),
+            Layout::Expanded(_, target) => base.expand(target.as_slice(), false),
+            Layout::Sliced(_, dim, step) => base.slice(*dim, 0, None, *step),
+        }
+    }
+}
+
+/// Bit-identical, or both NaN (NaN payloads are not compared).
+fn same(got: f32, want: f32) -> bool {
+    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+}
+
+/// Random values in `[lo, hi)` with every third one replaced by a special value (NaN, ±inf,
+/// ±0, extremes), starting at a different special per `salt`.
+fn with_specials(rng: &mut Rng, n: usize, lo: f32, hi: f32, salt: usize) -> Vec<f32> {
+    let specials = &specials()[..40];
+    let mut data = rng.vec(n, lo, hi);
+    for i in (0..n).step_by(3) {
+        data[i] = specials[(i / 3 + salt) % specials.len()];
+    }
+    data
+}
+
+#[test]
+fn nd_broadcast_plans_are_bit_identical_to_eager() {
+    use Layout::*;
+    let mut rng = Rng(21);
+    let v = |s: &[i64]| s.to_vec();
+    let cases: Vec<(Layout, Layout)> = vec![
+        (Contig(v(&[2, 3, 4])), Contig(v(&[2, 3, 4]))),
+        (Permuted(v(&[4, 2, 3]), v(&[1, 2, 0])), Contig(v(&[3, 4]))),
+        (Contig(v(&[2, 3, 4])), Permuted(v(&[4, 3]), v(&[1, 0]))),
+        (Contig(v(&[2, 1, 4])), Contig(v(&[3, 1]))),
+        (Expanded(v(&[3, 1]), v(&[2, 3, 4])), Contig(v(&[4]))),
+        (Contig(v(&[4])), Expanded(v(&[1, 3, 1]), v(&[2, 3, 4]))),
+        (Contig(v(&[2, 3, 4, 5])), Permuted(v(&[5, 4]), v(&[1, 0]))),
+        (Permuted(v(&[5, 2, 4, 3]), v(&[1, 3, 2, 0])), Contig(v(&[3, 1, 5]))),
+        (Contig(v(&[1, 3, 1, 5])), Contig(v(&[2, 1, 4, 1]))),
+        (Expanded(v(&[1, 4, 1]), v(&[3, 4, 5])), Permuted(v(&[5, 4, 3]), v(&[2, 1, 0]))),
+        (Sliced(v(&[2, 6, 4]), 1, 2), Contig(v(&[2, 3, 4]))),
+        (Contig(v(&[2, 3, 4])), Sliced(v(&[2, 3, 8]), 2, 2)),
+        (Contig(v(&[5])), Contig(v(&[2, 3, 4, 1]))),
+        (Contig(v(&[2, 3, 4, 1])), Contig(v(&[5]))),
+        (Permuted(v(&[3, 2, 5, 4]), v(&[1, 0, 3, 2])), Permuted(v(&[5, 4, 3, 2]), v(&[3, 2, 1, 0]))),
+        (Expanded(v(&[2, 1, 1, 5]), v(&[2, 3, 4, 5])), Expanded(v(&[1, 3, 4, 1]), v(&[2, 3, 4, 5]))),
+        (Contig(v(&[2, 0, 4])), Contig(v(&[4]))),
+        (Contig(v(&[1])), Permuted(v(&[4, 3, 2]), v(&[2, 0, 1]))),
+    ];
+    for (salt, (a_layout, b_layout)) in cases.iter().enumerate() {
+        let a_data = with_specials(&mut rng, a_layout.storage_len(), -3.0, 3.0, salt);
+        let b_data = with_specials(&mut rng, b_layout.storage_len(), -3.0, 3.0, 7 * salt + 1);
+        let (a, b) = (a_layout.view(&a_data), b_layout.view(&b_data));
+        let what = format!("{a_layout:?} {:?}/{:?} with {b_layout:?} {:?}/{:?}", a.size(), a.stride(), b.size(), b.stride());
+        let plan = ElementwisePlan::broadcast(&a.size(), &a.stride(), &b.size(), &b.stride()).expect("broadcastable");
+        for &op in Binary::ALL {
+            let want = match op {
+                Binary::Add => &a + &b,
+                Binary::Sub => &a - &b,
+                Binary::Mul => &a * &b,
+                Binary::Div => &a / &b,
+            };
+            assert_eq!(plan.out_shape, want.size(), "{} {what}", op.name());
+            let got = plan.run_binary_cpu(op, &a_data, &b_data);
+            let want = to_vec(&want);
+            assert_eq!(got.len(), want.len(), "{} {what}", op.name());
+            for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                assert!(same(g, w), "{} {what} [{i}]: model {g:e} vs eager {w:e}", op.name());
+            }
+        }
+        // The unary plan over the same strided views (exactly rounded ops only).
+        for (data, t) in [(&a_data, &a), (&b_data, &b)] {
+            let plan = ElementwisePlan::unary(&t.size(), &t.stride()).unwrap();
+            assert_eq!(plan.out_shape, t.size());
+            for op in [Unary::Abs, Unary::Neg, Unary::Square] {
+                let got = plan.run_unary_cpu(op, data);
+                let want = to_vec(&eager_unary(op, t));
+                assert_eq!(got.len(), want.len());
+                for (&g, &w) in got.iter().zip(&want) {
+                    assert!(same(g, w), "{} {what}: {g:e} vs {w:e}", op.name());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn nd_broadcast_errors_have_eager_messages() {
+    let zeros = |shape: &[i64]| Tensor::zeros(shape, (Kind::Float, Device::Cpu));
+    let pairs: [(&[i64], &[i64]); 6] = [
+        (&[2, 3, 4], &[2, 5, 4]),
+        (&[2, 3, 4], &[5, 1]),
+        (&[3], &[2, 3, 4]),
+        (&[4, 3, 2, 1], &[3, 3, 1, 1]),
+        (&[2, 3, 4, 5], &[3, 1, 6]),
+        (&[2, 1, 4], &[7, 3, 1, 4]),
+    ];
+    for (a_shape, b_shape) in pairs {
+        let (a, b) = (zeros(a_shape), zeros(b_shape));
+        let plan_error = ElementwisePlan::broadcast(&a.size(), &a.stride(), &b.size(), &b.stride()).unwrap_err();
+        let eager = eager_error(|| a.f_add(&b));
+        assert!(eager.contains(&plan_error), "{a_shape:?} {b_shape:?}: plan {plan_error:?}, eager {eager:?}");
+        // Strided (permuted) operands give the same message.
+        let p = zeros(&a_shape.iter().rev().copied().collect::<Vec<_>>()).permute((0..a_shape.len() as i64).rev().collect::<Vec<_>>());
+        let plan_error = ElementwisePlan::broadcast(&p.size(), &p.stride(), &b.size(), &b.stride()).unwrap_err();
+        assert!(eager_error(|| p.f_mul(&b)).contains(&plan_error), "permuted {a_shape:?} {b_shape:?}: {plan_error}");
+    }
+}
+
+/// Values for the pointwise kernels: specials, random values of several magnitudes, and
+/// powers of ten from subnormal to near overflow, both signs.
+fn pointwise_inputs(rng: &mut Rng) -> Vec<f32> {
+    let mut inputs = specials();
+    inputs.extend(rng.vec(2048, -10.0, 10.0));
+    inputs.extend(rng.vec(512, -1e-3, 1e-3));
+    inputs.extend(rng.vec(512, -1e6, 1e6));
+    let powers: Vec<f32> = (0..260).map(|i| 10f32.powf(-45.0 + i as f32 * 0.32)).collect();
+    inputs.extend(powers.iter().copied());
+    inputs.extend(powers.iter().map(|p| -p));
+    inputs
+}
+
+/// Eager CPU, computed the way eager's CUDA kernel computes `form` of `x` and the Python
+/// number `s` (an integer when `int`).
+fn eager_number_form(form: NumberForm, x: &Tensor, s: f64, int: bool) -> Tensor {
+    let scalar = || if int { tch::Scalar::int(s as i64) } else { tch::Scalar::float(s) };
+    match form {
+        // eager CPU rounds the number to float32 as its CUDA kernel does
+        NumberForm::Add => x.g_add_scalar(scalar()),
+        NumberForm::Sub => x.g_sub_scalar(scalar()),
+        NumberForm::Mul => x.g_mul_scalar(scalar()),
+        // eager's CUDA `t / s` multiplies by the float32 reciprocal (eager CPU divides)
+        NumberForm::Div => x.g_mul_scalar(f64::from(1.0f32 / s as f32)),
+        NumberForm::ReverseSub => x.rsub_scalar(scalar()),
+        NumberForm::ReverseDiv => x.reciprocal().g_mul_scalar(scalar()),
+        NumberForm::ClampMin => x.clamp_min(scalar()),
+        NumberForm::ClampMax => x.clamp_max(scalar()),
+    }
+}
+
+/// Compares a pointwise model with eager: bit-identical (NaN with NaN), except that where
+/// `zero_sign_free` a zero result may differ in sign. That is for clamps and
+/// maximum/minimum, where eager's CUDA kernels use `fmaxf`/`fminf` (as ours) but eager
+/// CPU's vectorised max/min (`_mm512_max_ps`, ...) returns whichever operand the
+/// instruction picks for `max(+0, -0)`, so CPU eager does not pin the sign of a zero; the
+/// GPU check compares those cases with eager on CUDA itself. Returns how many zeros
+/// differed in sign.
+fn assert_pointwise_matches(got: &[f32], want: &[f32], inputs: &dyn Fn(usize) -> String, zero_sign_free: bool, what: &str) -> usize {
+    assert_eq!(got.len(), want.len(), "{what}");
+    let mut zero_signs = 0;
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        if zero_sign_free && g == 0.0 && w == 0.0 && g.to_bits() != w.to_bits() {
+            zero_signs += 1;
+            continue;
+        }
+        assert!(same(g, w), "{what} at {}: model {g:e} ({:#010x}) vs eager {w:e} ({:#010x})", inputs(i), g.to_bits(), w.to_bits());
+    }
+    zero_signs
+}
+
+#[test]
+fn pointwise_number_forms_match_eager_cuda_formulas() {
+    let mut rng = Rng(17);
+    let inputs = pointwise_inputs(&mut rng);
+    let x = tensor(&inputs, &[inputs.len() as i64]);
+    let plan = ElementwisePlan::unary(&x.size(), &x.stride()).unwrap();
+    let at = |i: usize| format!("x = {:e} [{i}]", inputs[i]);
+    let numbers: [(f64, bool); 6] = [(0.5, false), (-1.7, false), (3.0, false), (0.1, false), (1e-3, false), (7.0, true)];
+    let mut report = Vec::new();
+    for form in NumberForm::ALL {
+        let zero_sign_free = matches!(form, NumberForm::ClampMin | NumberForm::ClampMax);
+        let mut zero_signs = 0;
+        for (s, int) in numbers {
+            let (op, k) = form.kernel(s);
+            let got = plan.run_pointwise_cpu(op, &inputs, &[], k, 0.0);
+            let want = to_vec(&eager_number_form(form, &x, s, int));
+            let what = format!("{} (kernel {}, x = {k:e}) with s = {s}{}", form.eager_name(), op.entry_name(), if int { " (int)" } else { "" });
+            zero_signs += assert_pointwise_matches(&got, &want, &at, zero_sign_free, &what);
+        }
+        report.push(format!("{}: ok ({zero_signs} zeros of other sign)", form.eager_name()));
+    }
+    // How often eager CUDA's `t / s` differs from eager CPU's `t / s` (why Div is checked
+    // against the multiplication by the reciprocal).
+    for s in [0.1f64, -1.7, 1e-3, 7.0] {
+        let (op, k) = NumberForm::Div.kernel(s);
+        let got = plan.run_pointwise_cpu(op, &inputs, &[], k, 0.0);
+        let cpu_div = to_vec(&x.g_div_scalar(s));
+        let differ = got.iter().zip(&cpu_div).filter(|(g, w)| !same(**g, **w)).count();
+        report.push(format!("t / {s}: reciprocal-multiply differs from CPU division on {differ} of {}", inputs.len()));
+    }
+
+    // The power special cases and clamps with both bounds.
+    let powers: [(Pointwise, Tensor); 3] =
+        [(Pointwise::Cube, &(&x * &x) * &x), (Pointwise::Reciprocal, x.reciprocal()), (Pointwise::ReciprocalSquare, (&x * &x).reciprocal())];
+    for (op, want) in powers {
+        let got = plan.run_pointwise_cpu(op, &inputs, &[], 0.0, 0.0);
+        assert_pointwise_matches(&got, &to_vec(&want), &at, false, op.entry_name());
+    }
+    for (lo, hi) in [(-1.0f64, 1.0f64), (0.0, 6.0), (2.0, -2.0)] {
+        let got = plan.run_pointwise_cpu(Pointwise::Clamp, &inputs, &[], lo as f32, hi as f32);
+        let want = to_vec(&x.clamp(lo, hi));
+        let zero_signs = assert_pointwise_matches(&got, &want, &at, true, &format!("clamp({lo}, {hi})"));
+        report.push(format!("clamp({lo}, {hi}): ok ({zero_signs} zeros of other sign)"));
+    }
+    println!("{}", report.join("\n"));
+}
+
+#[test]
+fn maximum_minimum_plans_match_eager_with_broadcasting_and_nan() {
+    use Layout::*;
+    let mut rng = Rng(19);
+    let specials = specials()[..40].to_vec();
+    let v = |s: &[i64]| s.to_vec();
+    // Every pair of specials (a column against a row), then random strided layouts.
+    let mut cases: Vec<(Layout, Vec<f32>, Layout, Vec<f32>)> =
+        vec![(Contig(v(&[40, 1])), specials.clone(), Contig(v(&[40])), specials.clone())];
+    let layouts = [
+        (Permuted(v(&[4, 2, 3]), v(&[1, 2, 0])), Permuted(v(&[4, 3]), v(&[1, 0]))),
+        (Contig(v(&[2, 1, 4, 5])), Expanded(v(&[3, 1, 1]), v(&[3, 4, 5]))),
+        (Permuted(v(&[5, 4, 3, 2]), v(&[3, 2, 1, 0])), Contig(v(&[5]))),
+        (Sliced(v(&[3, 8]), 1, 2), Contig(v(&[2, 3, 1]))),
+    ];
+    for (salt, (a, b)) in layouts.into_iter().enumerate() {
+        let a_data = with_specials(&mut rng, a.storage_len(), -2.0, 2.0, salt);
+        let b_data = with_specials(&mut rng, b.storage_len(), -2.0, 2.0, 3 * salt + 2);
+        cases.push((a, a_data, b, b_data));
+    }
+    let mut zero_signs = [0usize; 2];
+    for (a_layout, a_data, b_layout, b_data) in &cases {
+        for (swap, (l, r, l_data, r_data)) in [(a_layout, b_layout, a_data, b_data), (b_layout, a_layout, b_data, a_data)].into_iter().enumerate() {
+            let (a, b) = (l.view(l_data), r.view(r_data));
+            let plan = ElementwisePlan::broadcast(&a.size(), &a.stride(), &b.size(), &b.stride()).unwrap();
+            for (k, (op, want)) in [(Pointwise::Maximum, a.maximum(&b)), (Pointwise::Minimum, a.minimum(&b))].into_iter().enumerate() {
+                assert_eq!(plan.out_shape, want.size(), "{} {l:?} {r:?}", op.entry_name());
+                let got = plan.run_pointwise_cpu(op, l_data, r_data, 0.0, 0.0);
+                let pair = |i: usize| {
+                    let offsets: Vec<i64> = plan.input_offsets(i as u64).collect();
+                    format!("({:e}, {:e}) [{i}]", l_data[offsets[0] as usize], r_data[offsets[1] as usize])
+                };
+                let what = format!("{} {l:?} {r:?} swapped={}", op.entry_name(), swap == 1);
+                zero_signs[k] += assert_pointwise_matches(&got, &to_vec(&want), &pair, true, &what);
+            }
+        }
+    }
+    println!("maximum: {} zeros of other sign, minimum: {}", zero_signs[0], zero_signs[1]);
+    // Where CPU eager is no reference for the sign of a zero, the model must give what PTX
+    // `max.f32`/`min.f32` (CUDA's `fmaxf`/`fminf`) give: max(+0, -0) = +0, min = -0.
+    for (a, b) in [(0.0f32, -0.0f32), (-0.0, 0.0)] {
+        assert_eq!(Pointwise::Maximum.eval(a, b, 0.0, 0.0).to_bits(), 0, "maximum({a}, {b})");
+        assert_eq!(Pointwise::Minimum.eval(a, b, 0.0, 0.0).to_bits(), 0x8000_0000, "minimum({a}, {b})");
+        assert_eq!(Pointwise::ClampMin.eval(a, 0.0, b, 0.0).to_bits(), 0, "clamp_min({a}, {b})");
+        assert_eq!(Pointwise::ClampMax.eval(a, 0.0, b, 0.0).to_bits(), 0x8000_0000, "clamp_max({a}, {b})");
+        assert_eq!(Pointwise::Clamp.eval(a, 0.0, b, 6.0).to_bits(), 0, "clamp({a}, {b}, 6)");
+    }
+}
+
+#[test]
+fn copy_plans_match_eager_contiguous_cat_and_stack() {
+    use Layout::*;
+    let mut rng = Rng(23);
+    let v = |s: &[i64]| s.to_vec();
+    // contiguous() of strided views
+    let views = [
+        Permuted(v(&[2, 3, 4]), v(&[2, 0, 1])),
+        Permuted(v(&[2, 3, 4]), v(&[0, 2, 1])),
+        Permuted(v(&[2, 3, 4, 5]), v(&[3, 1, 0, 2])),
+        Permuted(v(&[2, 3, 4, 5]), v(&[1, 0, 3, 2])),
+        Permuted(v(&[5, 4, 3, 2]), v(&[3, 2, 1, 0])),
+        Expanded(v(&[3, 1, 5]), v(&[2, 3, 4, 5])),
+        Sliced(v(&[2, 6, 4]), 1, 3),
+        Permuted(v(&[2, 0, 3]), v(&[2, 1, 0])),
+    ];
+    for layout in &views {
+        let data = with_specials(&mut rng, layout.storage_len(), -5.0, 5.0, 3);
+        let t = layout.view(&data);
+        let shape = t.size();
+        let plan = CopyPlan::new(&shape, &t.stride(), &contiguous_strides(&shape)).unwrap();
+        let mut out = vec![f32::from_bits(0x7fc0_dead); plan.numel() as usize];
+        plan.run_cpu(&data, &mut out);
+        let want = to_vec(&t.contiguous());
+        assert_eq!(out.len(), want.len(), "{layout:?}");
+        for (i, (g, w)) in out.iter().zip(&want).enumerate() {
+            assert_eq!(g.to_bits(), w.to_bits(), "contiguous {layout:?} [{i}]");
+        }
+    }
+
+    // cat / stack as `tl::cuda::ops::join`: one copy per input into its slice of a
+    // contiguous output (a stacked input is a size-1 slice: a new dim of stride 0).
+    let join = |inputs: &[(Vec<f32>, Tensor)], d: usize, stacked: bool| -> (Vec<i64>, Vec<f32>) {
+        let mut shape = inputs[0].1.size();
+        if stacked {
+            shape.insert(d, inputs.len() as i64);
+        } else {
+            shape[d] = inputs.iter().map(|(_, t)| t.size()[d]).sum();
+        }
+        let out_strides = contiguous_strides(&shape);
+        let mut out = vec![f32::from_bits(0x7fc0_dead); shape.iter().product::<i64>() as usize];
+        let mut start = 0i64;
+        for (data, t) in inputs {
+            let (mut sizes, mut strides) = (t.size(), t.stride());
+            if stacked {
+                sizes.insert(d, 1);
+                strides.insert(d, 0);
+            }
+            let plan = CopyPlan::new(&sizes, &strides, &out_strides).unwrap();
+            let offset = (start * out_strides[d]) as usize;
+            if plan.numel() > 0 {
+                plan.run_cpu(data, &mut out[offset..]);
+            }
+            start += sizes[d];
+        }
+        (shape, out)
+    };
+    let check = |what: &str, (shape, got): (Vec<i64>, Vec<f32>), want: Tensor| {
+        assert_eq!(shape, want.size(), "{what}");
+        let want = to_vec(&want);
+        assert_eq!(got.len(), want.len(), "{what}");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.to_bits(), w.to_bits(), "{what} [{i}]");
+        }
+    };
+    for base in [v(&[2, 3, 4]), v(&[2, 3, 4, 5])] {
+        let rank = base.len();
+        for d in 0..rank {
+            // cat: three contiguous inputs of sizes 1, base[d], 2 along d, plus the same
+            // with the middle input a permuted (strided) view
+            let mut inputs = Vec::new();
+            for (j, size) in [1, base[d], 2].into_iter().enumerate() {
+                let mut shape = base.clone();
+                shape[d] = size;
+                let layout = Contig(shape);
+                let data = with_specials(&mut rng, layout.storage_len(), -5.0, 5.0, j);
+                let t = layout.view(&data);
+                inputs.push((data, t));
+            }
+            let tensors: Vec<&Tensor> = inputs.iter().map(|(_, t)| t).collect();
+            check(&format!("cat {base:?} dim {d}"), join(&inputs, d, false), Tensor::cat(&tensors, d as i64));
+            let mut storage_shape = inputs[1].1.size();
+            storage_shape.reverse();
+            let layout = Permuted(storage_shape, (0..rank as i64).rev().collect());
+            let data = with_specials(&mut rng, layout.storage_len(), -5.0, 5.0, 9);
+            inputs[1] = (data.clone(), layout.view(&data));
+            let tensors: Vec<&Tensor> = inputs.iter().map(|(_, t)| t).collect();
+            check(&format!("cat {base:?} dim {d} (strided middle)"), join(&inputs, d, false), Tensor::cat(&tensors, d as i64));
+        }
+        if rank < MAX_RANK_FOR_STACK {
+            for d in 0..=rank {
+                let inputs: Vec<(Vec<f32>, Tensor)> = (0..3)
+                    .map(|j| {
+                        let layout = Contig(base.clone());
+                        let data = with_specials(&mut rng, layout.storage_len(), -5.0, 5.0, j);
+                        let t = layout.view(&data);
+                        (data, t)
+                    })
+                    .collect();
+                let tensors: Vec<&Tensor> = inputs.iter().map(|(_, t)| t).collect();
+                check(&format!("stack {base:?} dim {d}"), join(&inputs, d, true), Tensor::stack(&tensors, d as i64));
+            }
+        }
+    }
+    // stack of rank-3 inputs makes rank 4; also stack rank-2 inputs along each dim
+    for d in 0..=2usize {
+        let inputs: Vec<(Vec<f32>, Tensor)> = (0..2)
+            .map(|j| {
+                let layout = if j == 0 { Contig(v(&[3, 4])) } else { Permuted(v(&[4, 3]), v(&[1, 0])) };
+                let data = with_specials(&mut rng, layout.storage_len(), -5.0, 5.0, j);
+                let t = layout.view(&data);
+                (data, t)
+            })
+            .collect();
+        let tensors: Vec<&Tensor> = inputs.iter().map(|(_, t)| t).collect();
+        check(&format!("stack [3, 4] dim {d}"), join(&inputs, d, true), Tensor::stack(&tensors, d as i64));
+    }
+}
+
+/// Stacking adds a dimension: inputs of rank below this stay within the kernels' rank 4.
+const MAX_RANK_FOR_STACK: usize = 4;
+
+/// `|a| @ |b|` as the rounding scale of a product.
+fn abs_matmul(a: &Tensor, b: &Tensor) -> Vec<f32> {
+    to_vec(&a.abs().matmul(&b.abs()))
+}
+
+#[test]
+fn batched_matmul_bmm_and_linear_plans_match_eager() {
+    use Layout::*;
+    let mut rng = Rng(29);
+    let v = |s: &[i64]| s.to_vec();
+    let matmuls: Vec<(Layout, Layout)> = vec![
+        (Contig(v(&[2, 3, 4])), Contig(v(&[2, 4, 5]))),
+        (Contig(v(&[2, 1, 3, 4])), Contig(v(&[5, 4, 6]))),
+        (Contig(v(&[3, 4])), Contig(v(&[2, 4, 5]))),
+        (Contig(v(&[2, 3, 4])), Contig(v(&[4, 5]))),
+        (Contig(v(&[2, 3, 4])), Contig(v(&[4]))),
+        (Contig(v(&[4])), Contig(v(&[2, 4, 5]))),
+        // transposed batched operands
+        (Contig(v(&[2, 3, 4])), Permuted(v(&[2, 5, 4]), v(&[0, 2, 1]))),
+        (Permuted(v(&[2, 4, 3]), v(&[0, 2, 1])), Permuted(v(&[2, 5, 4]), v(&[0, 2, 1]))),
+        // batch dimension not outermost in memory, fully reversed, expanded (stride 0)
+        (Permuted(v(&[3, 2, 4]), v(&[1, 0, 2])), Contig(v(&[2, 4, 5]))),
+        (Permuted(v(&[4, 3, 2]), v(&[2, 1, 0])), Permuted(v(&[5, 4, 2]), v(&[2, 1, 0]))),
+        (Expanded(v(&[1, 3, 4]), v(&[2, 3, 4])), Contig(v(&[2, 4, 5]))),
+        (Contig(v(&[2, 3, 4])), Contig(v(&[1, 4, 5]))),
+        // rank 4, two batch dims
+        (Contig(v(&[2, 3, 4, 5])), Permuted(v(&[2, 3, 6, 5]), v(&[0, 1, 3, 2]))),
+        (Contig(v(&[3, 1, 2, 4])), Contig(v(&[1, 2, 4, 3]))),
+        (Permuted(v(&[5, 4, 3, 2]), v(&[3, 2, 1, 0])), Contig(v(&[5, 6]))),
+        (Contig(v(&[2, 3, 4, 5])), Contig(v(&[5]))),
+        (Contig(v(&[5])), Contig(v(&[2, 3, 5, 4]))),
+        (Contig(v(&[4, 5])), Contig(v(&[2, 3, 5, 6]))),
+        // larger than one tile, and empty
+        (Contig(v(&[2, 17, 33])), Permuted(v(&[2, 40, 33]), v(&[0, 2, 1]))),
+        (Contig(v(&[2, 3, 0])), Contig(v(&[2, 0, 5]))),
+        (Contig(v(&[0, 3, 4])), Contig(v(&[4, 5]))),
+    ];
+    for (a_layout, b_layout) in &matmuls {
+        let a_data = rng.vec(a_layout.storage_len(), -2.0, 2.0);
+        let b_data = rng.vec(b_layout.storage_len(), -2.0, 2.0);
+        let (a, b) = (a_layout.view(&a_data), b_layout.view(&b_data));
+        let what = format!("matmul {:?}@{:?} ({a_layout:?} @ {b_layout:?})", a.size(), b.size());
+        let plan = MatmulPlan::matmul(&a.size(), &a.stride(), &b.size(), &b.stride()).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let want = a.matmul(&b);
+        assert_eq!(plan.out_shape, want.size(), "{what}");
+        assert_close_to_eager(&plan.run_cpu(&a_data, &b_data, None), &to_vec(&want), &abs_matmul(&a, &b), &what);
+    }
+    let bmms: Vec<(Layout, Layout)> = vec![
+        (Contig(v(&[2, 3, 4])), Contig(v(&[2, 4, 5]))),
+        (Permuted(v(&[3, 2, 4]), v(&[1, 0, 2])), Permuted(v(&[2, 5, 4]), v(&[0, 2, 1]))),
+        (Contig(v(&[3, 16, 17])), Contig(v(&[3, 17, 18]))),
+    ];
+    for (a_layout, b_layout) in &bmms {
+        let a_data = rng.vec(a_layout.storage_len(), -2.0, 2.0);
+        let b_data = rng.vec(b_layout.storage_len(), -2.0, 2.0);
+        let (a, b) = (a_layout.view(&a_data), b_layout.view(&b_data));
+        let what = format!("bmm {:?}@{:?}", a.size(), b.size());
+        let plan = MatmulPlan::bmm(&a.size(), &a.stride(), &b.size(), &b.stride()).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let want = a.bmm(&b);
+        assert_eq!(plan.out_shape, want.size(), "{what}");
+        assert_close_to_eager(&plan.run_cpu(&a_data, &b_data, None), &to_vec(&want), &abs_matmul(&a, &b), &what);
+    }
+    // linear(x, w, bias) with x of rank 3 and 4, strided x and w, with and without bias
+    let linears: Vec<(Layout, Layout, bool)> = vec![
+        (Contig(v(&[2, 3, 4])), Contig(v(&[5, 4])), true),
+        (Contig(v(&[2, 3, 4])), Contig(v(&[5, 4])), false),
+        (Contig(v(&[2, 3, 2, 4])), Contig(v(&[6, 4])), true),
+        (Permuted(v(&[3, 2, 4]), v(&[1, 0, 2])), Permuted(v(&[4, 5]), v(&[1, 0])), true),
+        (Permuted(v(&[4, 2, 3, 5]), v(&[1, 2, 0, 3])), Contig(v(&[7, 5])), true),
+        (Expanded(v(&[1, 3, 4]), v(&[2, 3, 4])), Contig(v(&[5, 4])), true),
+        (Contig(v(&[2, 20, 33])), Contig(v(&[17, 33])), true),
+    ];
+    for (x_layout, w_layout, with_bias) in &linears {
+        let x_data = rng.vec(x_layout.storage_len(), -2.0, 2.0);
+        let w_data = rng.vec(w_layout.storage_len(), -2.0, 2.0);
+        let (x, w) = (x_layout.view(&x_data), w_layout.view(&w_data));
+        let n = w.size()[0];
+        let bias_data = rng.vec(n as usize, -1.0, 1.0);
+        let bias = tensor(&bias_data, &[n]);
+        let what = format!("linear {:?} {:?} bias={with_bias} ({x_layout:?}, {w_layout:?})", x.size(), w.size());
+        let (bias_size, bias_stride) = (bias.size(), bias.stride());
+        let bias_layout = with_bias.then_some((bias_size.as_slice(), bias_stride.as_slice()));
+        let plan = MatmulPlan::linear(&x.size(), &x.stride(), &w.size(), &w.stride(), bias_layout).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let want = if *with_bias { x.linear(&w, Some(&bias)) } else { x.linear::<Tensor>(&w, None) };
+        assert_eq!(plan.out_shape, want.size(), "{what}");
+        let got = plan.run_cpu(&x_data, &w_data, with_bias.then_some(bias_data.as_slice()));
+        let mut scale = x.abs().matmul(&w.abs().tr());
+        if *with_bias {
+            scale += bias.abs();
+        }
+        assert_close_to_eager(&got, &to_vec(&want), &to_vec(&scale), &what);
+    }
+}
+
+#[test]
+fn batched_matmul_errors_have_eager_messages() {
+    let zeros = |shape: &[i64]| Tensor::zeros(shape, (Kind::Float, Device::Cpu));
+    let check = |what: &str, plan: Result<MatmulPlan, String>, eager: String| {
+        let plan_error = plan.expect_err(what);
+        assert!(eager.contains(&plan_error), "{what}: plan {plan_error:?}, eager {eager:?}");
+    };
+    // batched k mismatch (also with broadcast batch dims)
+    // (a matrix or vector left operand with a batched right one: eager, for tensors that do
+    // not require grad, broadcasts it to a bmm and names the bmm sizes)
+    let k_mismatches: [(&[i64], &[i64]); 6] =
+        [(&[2, 3, 4], &[2, 5, 6]), (&[2, 1, 3, 4], &[5, 6, 7]), (&[2, 3, 4], &[1, 5, 6]), (&[3, 4], &[2, 5, 6]), (&[4], &[2, 5, 6]), (&[3, 4], &[2, 2, 5, 6])];
+    for (a_shape, b_shape) in k_mismatches {
+        let (a, b) = (zeros(a_shape), zeros(b_shape));
+        check(&format!("k {a_shape:?}@{b_shape:?}"), MatmulPlan::matmul(&a.size(), &a.stride(), &b.size(), &b.stride()), eager_error(|| a.f_matmul(&b)));
+    }
+    // batch broadcast mismatch
+    for (a_shape, b_shape) in [(&[2, 3, 4][..], &[3, 4, 5][..]), (&[2, 3, 3, 4], &[4, 4, 5]), (&[2, 2, 3, 4], &[3, 1, 4, 5])] {
+        let (a, b) = (zeros(a_shape), zeros(b_shape));
+        check(&format!("batch {a_shape:?}@{b_shape:?}"), MatmulPlan::matmul(&a.size(), &a.stride(), &b.size(), &b.stride()), eager_error(|| a.f_matmul(&b)));
+    }
+    // a batched left operand with a matrix or vector: eager folds it to 2-d
+    for (a_shape, b_shape) in [(&[2, 3, 4][..], &[5, 6][..]), (&[2, 2, 3, 4], &[5, 6]), (&[2, 3, 4], &[5])] {
+        let (a, b) = (zeros(a_shape), zeros(b_shape));
+        check(&format!("folded {a_shape:?}@{b_shape:?}"), MatmulPlan::matmul(&a.size(), &a.stride(), &b.size(), &b.stride()), eager_error(|| a.f_matmul(&b)));
+    }
+    // bmm: k mismatch and batch mismatch (bmm does not broadcast)
+    for (a_shape, b_shape) in [(&[2, 3, 4][..], &[2, 5, 6][..]), (&[2, 3, 4], &[3, 4, 5]), (&[2, 3, 4], &[1, 4, 5])] {
+        let (a, b) = (zeros(a_shape), zeros(b_shape));
+        check(&format!("bmm {a_shape:?}@{b_shape:?}"), MatmulPlan::bmm(&a.size(), &a.stride(), &b.size(), &b.stride()), eager_error(|| a.f_bmm(&b)));
+    }
+    // linear with a rank-3 / rank-4 input whose last dim does not match
+    for (x_shape, w_shape) in [(&[2, 3, 4][..], &[6, 5][..]), (&[2, 3, 2, 4], &[6, 5])] {
+        let (x, w) = (zeros(x_shape), zeros(w_shape));
+        check(&format!("linear {x_shape:?} {w_shape:?}"), MatmulPlan::linear(&x.size(), &x.stride(), &w.size(), &w.stride(), None), eager_error(|| x.f_linear::<Tensor>(&w, None)));
+    }
+}
+
+#[test]
+fn nd_reduction_plans_match_eager_sum_mean_softmax_argmax() {
+    use Layout::*;
+    let mut rng = Rng(31);
+    let v = |s: &[i64]| s.to_vec();
+    let layouts = [
+        Contig(v(&[3, 4, 5])),
+        Permuted(v(&[5, 3, 4]), v(&[1, 2, 0])),
+        Permuted(v(&[4, 5, 3]), v(&[2, 0, 1])),
+        Permuted(v(&[3, 5, 4]), v(&[0, 2, 1])),
+        Contig(v(&[2, 3, 4, 5])),
+        Permuted(v(&[5, 4, 3, 2]), v(&[3, 2, 1, 0])),
+        Permuted(v(&[2, 4, 3, 5]), v(&[0, 2, 1, 3])),
+        Permuted(v(&[3, 2, 5, 4]), v(&[1, 0, 3, 2])),
+        Permuted(v(&[4, 2, 5, 3]), v(&[1, 3, 0, 2])),
+        Contig(v(&[2, 1, 300, 3])),
+        Permuted(v(&[3, 300, 2]), v(&[2, 0, 1])),
+        Permuted(v(&[2, 3, 1, 4]), v(&[3, 2, 0, 1])),
+        Expanded(v(&[1, 4, 5]), v(&[3, 4, 5])),
+        Sliced(v(&[2, 6, 4, 3]), 1, 2),
+        Contig(v(&[2, 0, 3])),
+    ];
+    let (mut replanned, mut cases) = (0, 0);
+    for layout in &layouts {
+        for quantised in [true, false] {
+            let n = layout.storage_len();
+            // Quantised data has many ties (argmax must take the first); both get a NaN and
+            // an inf, which poison their lines in every reduction.
+            let mut data = rng.vec(n, -4.0, 4.0);
+            if quantised {
+                data.iter_mut().for_each(|x| *x = (*x * 2.0).round() / 2.0);
+            }
+            if n > 20 {
+                data[7] = f32::NAN;
+                data[n - 5] = f32::INFINITY;
+            }
+            let t0 = layout.view(&data);
+            let rank = t0.dim() as i64;
+            for dim in -rank..rank {
+                for keepdim in [false, true] {
+                    cases += 1;
+                    let what = format!("{layout:?} {:?}/{:?} quantised={quantised} dim={dim} keepdim={keepdim}", t0.size(), t0.stride());
+                    // As the ops: without a plan, reduce a contiguous copy.
+                    let (plan, t, input) = match ReducePlan::along(&t0.size(), &t0.stride(), dim, keepdim).unwrap() {
+                        Some(plan) => (plan, t0.shallow_clone(), data.clone()),
+                        None => {
+                            replanned += 1;
+                            let t = t0.contiguous();
+                            let shape = t.size();
+                            let plan = ReducePlan::along(&shape, &contiguous_strides(&shape), dim, keepdim)
+                                .unwrap()
+                                .unwrap_or_else(|| panic!("no plan for the contiguous copy: {what}"));
+                            (plan, t.shallow_clone(), to_vec(&t))
+                        }
+                    };
+                    let sum = t.sum_dim_intlist([dim].as_slice(), keepdim, Kind::Float);
+                    assert_eq!(plan.out_shape, sum.size(), "{what}");
+                    let scale = to_vec(&t.abs().sum_dim_intlist([dim].as_slice(), keepdim, Kind::Float));
+                    let got = plan.run_sum_cpu(&input, 1.0);
+                    let want = to_vec(&sum);
+                    assert_eq!(got.len(), want.len(), "sum {what}");
+                    for (i, ((g, w), s)) in got.iter().zip(&want).zip(&scale).enumerate() {
+                        assert!((g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= 1e-5 * s, "sum {what} [{i}]: {g} vs {w}");
+                    }
+                    let mean = t.mean_dim([dim].as_slice(), keepdim, Kind::Float);
+                    assert_eq!(plan.out_shape, mean.size(), "{what}");
+                    let got = plan.run_sum_cpu(&input, 1.0 / plan.len as f32);
+                    for (i, ((g, w), s)) in got.iter().zip(to_vec(&mean)).zip(&scale).enumerate() {
+                        let tol = 1e-5 * s / plan.len.max(1) as f32;
+                        assert!((g.is_nan() && w.is_nan()) || *g == w || (g - w).abs() <= tol, "mean {what} [{i}]: {g} vs {w}");
+                    }
+                    if plan.len > 0 {
+                        let argmax = t.argmax(dim, keepdim);
+                        assert_eq!(plan.out_shape, argmax.size(), "{what}");
+                        let want = Vec::<i64>::try_from(argmax.view([-1])).unwrap();
+                        assert_eq!(plan.run_argmax_cpu(&input), want, "argmax {what}");
+                    }
+                    if keepdim {
+                        let want = to_vec(&t.softmax(dim, Kind::Float));
+                        let got = plan.run_softmax_cpu(&input);
+                        assert_eq!(got.len(), want.len(), "softmax {what}");
+                        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                            assert_eq!(g.is_nan(), w.is_nan(), "softmax {what} [{i}]: {g} vs {w}");
+                            if !w.is_nan() {
+                                assert!((g - w).abs() <= 2e-6 * w.abs().max(1e-6) + 1e-7, "softmax {what} [{i}]: {g} vs {w}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("reductions: {cases} cases, {replanned} planned on a contiguous copy");
+    assert!(replanned > 0, "some layout must need the contiguous fallback");
+}

@@ -147,3 +147,27 @@ def test_with_a_driver_cpu_tensors_are_refused_not_moved(extension, tmp_path):
     assert outcome == {"raised": "RuntimeError", "message": "torchlower: CUDA relu expects tensors on cuda:0, got cpu"}
     outcome = call(extension, "tl_fn_1", str(fake))
     assert outcome == {"raised": "RuntimeError", "message": "torchlower: CUDA linear expects tensors on cuda:0, got cpu"}
+
+
+# --- the emitted code of the CUDA corpus: it compiles against tl::cuda::ops, and a call with
+# CPU tensors is refused at the boundary (no transfers), never a crash --------------------------
+
+CUDA_CORPUS = [REPO / "tests" / "corpus" / "accepted" / name for name in ("cuda.py", "cuda_language.py")]
+
+
+@pytest.mark.parametrize("path", CUDA_CORPUS, ids=lambda p: p.stem)
+def test_cuda_corpus_builds_and_refuses_cpu_tensors(path):
+    import torch
+    from torchlower import _compile
+
+    build = _compile.build_module(path.read_text(), str(path))
+    assert build.report is not None, str(build.error)
+    native = [f for f in build.report["functions"] if f["route"] == "native"]
+    assert native and all(f["route"] == "native" for f in build.report["functions"])
+    assert build.error is None, str(build.error)
+    module = build.extension
+    for entry in native:
+        function = getattr(module, entry["symbol"])
+        args = [torch.ones((2,) * int(p["type"][-2])) if "Tensor" in str(p["type"]) else 0.5 for p in entry["params"]]
+        with pytest.raises(ValueError, match="expects a cuda:0 tensor, got cpu"):
+            function(*args)

@@ -347,7 +347,7 @@ mod tests {
             panic!("claimed")
         };
         assert_eq!(c.options, Options::ScalarLeft);
-        assert_eq!(bin(Operator::Mult, t(T::F32_CUDA0_2D), half.clone()).0, "TL209");
+        assert_eq!(bin(Operator::Mult, t(T::F32_CUDA0_2D), half.clone()), ("torchlower/tensor-mul-scalar-f32".into(), "TensorF32Cuda0_2D".into()));
         assert_eq!(bin(Operator::Mult, unknown(), half).0, "not_covered");
     }
 
@@ -364,13 +364,14 @@ mod tests {
     }
 
     #[test]
-    fn cuda_ranks_3_and_4_are_rejected_with_their_code() {
-        let (c1, c3) = (T::F32_CUDA0_1D, T::F32_CUDA0_3D);
-        assert_eq!(bin(Operator::Add, t(c3), t(c1)).0, "TL209");
-        assert_eq!(outcome(&method(&t(c3), "relu", &[], &[])).0, "TL209");
-        // a rank-1 result of a rank-3 operand is still a rank-3 operand on the device
-        assert_eq!(bin(Operator::MatMult, t(c3), t(c1)).0, "TL209");
-        assert_eq!(bin(Operator::Add, t(T::F32_CUDA0_2D), t(c1)).0, "torchlower/tensor-add-f32-2d-1d-broadcast");
+    fn cuda_takes_ranks_3_and_4_and_rejects_ops_without_kernels() {
+        let (c1, c3, c4) = (T::F32_CUDA0_1D, T::F32_CUDA0_3D, T::F32_CUDA0_4D);
+        assert_eq!(bin(Operator::Add, t(c3), t(c1)), ("torchlower/tensor-add-f32-2d-1d-broadcast".into(), "TensorF32Cuda0_3D".into()));
+        assert_eq!(outcome(&method(&t(c3), "relu", &[], &[])).1, "TensorF32Cuda0_3D");
+        assert_eq!(bin(Operator::MatMult, t(c3), t(c1)).1, "TensorF32Cuda0_2D");
+        assert_eq!(bin(Operator::MatMult, t(c4), t(c3)).1, "TensorF32Cuda0_4D");
+        // libtorch-backed ops have no kernel of ours yet
+        assert_eq!(outcome(&call("torch.nn.functional.silu", &[t(c3)], &[])).0, "TL209");
     }
 
     #[test]

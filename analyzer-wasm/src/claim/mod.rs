@@ -29,7 +29,7 @@ use crate::rules::{self, Code, Rule};
 use crate::ty::{Device, Dtype, TensorTy, Ty};
 use ruff_python_ast::Operator;
 use torchlower_ops::unclaimed::{TRANSFER_METHODS, VIEW_METHODS};
-use torchlower_ops::Lane;
+use torchlower_ops::{Lane, CUDA_POW_EXPONENTS};
 
 /// Static value of an argument, when it is a literal.
 #[derive(Debug, Clone, PartialEq)]
@@ -170,25 +170,41 @@ pub fn negation(operand: &Operand) -> Decision {
     cuda_gate(&q, decision)
 }
 
-/// What the CUDA kernels do not take yet is rejected on `cuda:0` with its own code: a
-/// rank-3/4 tensor (operand or result), a Python number operand.
+/// What the CUDA kernels do not take yet is rejected on `cuda:0` with its own code: an op
+/// without a kernel (its table row's `cuda_kernel` is empty), and `t ** e` for an exponent
+/// other than those eager's CUDA kernel computes exactly (`CUDA_POW_EXPONENTS`).
 pub(crate) fn cuda_gate(q: &Query, decision: Decision) -> Decision {
     let Decision::Claimed(claim) = &decision else { return decision };
     if claim.result.device != Device::Cuda0 {
         return decision;
     }
-    let operands = q.receiver.into_iter().chain(q.args).chain(q.keywords.iter().map(|k| &k.value));
-    let tensors = operands.filter_map(|o| o.ty.tensor()).chain([claim.result]);
-    if let Some(rank) = tensors.filter(|t| t.device == Device::Cuda0).map(|t| t.rank).max().filter(|&r| r > 2) {
-        return Decision::reject(&rules::CUDA_UNSUPPORTED, format!("a rank-{rank} tensor on cuda:0 (the CUDA kernels take ranks 1 and 2)"));
-    }
-    if matches!(claim.options, Options::ScalarLeft | Options::ScalarRight) {
-        return Decision::reject(&rules::CUDA_UNSUPPORTED, "a Python number operand on cuda:0 (no CUDA kernel takes one yet)");
-    }
     if claim.op.info().cuda_kernel.is_empty() {
         return Decision::reject(&rules::CUDA_UNSUPPORTED, format!("`{}` is CPU-only so far", claim.op.name()));
     }
+    if claim.op == Op::Pow {
+        let exponent = claim.operands.last().and_then(|&at| operand(q, at)).map(|o| &o.lit);
+        let value = match exponent {
+            Some(Lit::Int(i)) => Some(*i as f64),
+            Some(Lit::Float(f)) => Some(*f),
+            _ => None,
+        };
+        if !value.is_some_and(|v| CUDA_POW_EXPONENTS.contains(&v)) {
+            return Decision::reject(
+                &rules::CUDA_UNSUPPORTED,
+                format!("`t ** e` on cuda:0 is lowered for a literal e in {CUDA_POW_EXPONENTS:?} (the exponents eager's CUDA kernel computes exactly)"),
+            );
+        }
+    }
     decision
+}
+
+/// The operand a claim refers to.
+fn operand<'q>(q: &Query<'q>, at: OperandRef) -> Option<&'q Operand> {
+    match at {
+        OperandRef::Receiver => q.receiver,
+        OperandRef::Arg(i) => q.args.get(i),
+        OperandRef::Keyword(i) => q.keywords.get(i).map(|k| &k.value),
+    }
 }
 
 fn decide_function(q: &Query, path: &str) -> Decision {

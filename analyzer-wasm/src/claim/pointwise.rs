@@ -222,6 +222,8 @@ fn clamp(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: Ope
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
+    use super::super::{Lit, Operand};
+    use crate::ty::Ty;
     use super::super::{decide, Query, Target};
     use crate::ty::TensorTy as T;
     use ruff_python_ast::Operator;
@@ -243,6 +245,12 @@ mod tests {
         assert_eq!(outcome(&method(&x, "clamp", &[], &[])).0, "TL202");
         assert_eq!(outcome(&call("torch.clamp_min", &[x.clone(), int(0)], &[])).0, "torchlower/clamp-min-number");
         assert_eq!(outcome(&call("torch.maximum", &[x.clone(), t(T::F32_CPU_1D)], &[])), ("torchlower/maximum".into(), "TensorF32Cpu3D".into()));
-        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "clamp_max", &[half], &[])).0, "TL209");
+        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "clamp_max", &[half.clone()], &[])).1, "TensorF32Cuda0_2D");
+        // on cuda:0, `**` only for the exponents eager's CUDA kernel special-cases
+        let c = t(T::F32_CUDA0_3D);
+        assert_eq!(outcome(&method(&c, "pow", &[int(2)], &[])).1, "TensorF32Cuda0_3D");
+        assert_eq!(outcome(&method(&c, "pow", &[half], &[])).1, "TensorF32Cuda0_3D");
+        assert_eq!(outcome(&method(&c, "pow", &[Operand { ty: Ty::Float, lit: Lit::Float(2.5) }], &[])).0, "TL209");
+        assert_eq!(outcome(&method(&c, "pow", &[Operand { ty: Ty::Float, lit: Lit::NotLiteral }], &[])).0, "TL209");
     }
 }

@@ -361,6 +361,7 @@ mod tests {
         assert_eq!(outcome(&method(&x, "t", &[], &[])).0, "TL208");
         assert_eq!(outcome(&method(&x, "contiguous", &[], &[])).1, "TensorF32Cpu3D");
         assert_eq!(outcome(&method(&t(T::I64_CPU_1D), "view", &[int(1), int(-1)], &[])).1, "TensorI64Cpu2D");
-        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "view", &[int(-1)], &[])).0, "TL209");
+        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "view", &[int(-1)], &[])).1, "TensorF32Cuda0_1D");
+        assert_eq!(outcome(&method(&t(T::F32_CUDA0_3D), "permute", &[int(2), int(0), int(1)], &[])).1, "TensorF32Cuda0_3D");
     }
 }

@@ -297,6 +297,10 @@ impl Walker<'_> {
             _ => &rules::DIV_IN_PLACE,
         };
         let decision = match out_of_place {
+            // libtorch's in-place kernels would run on the GPU: no kernel of ours writes in place
+            Decision::Claimed(c) if c.result.device == crate::ty::Device::Cuda0 => {
+                Decision::reject(&rules::CUDA_UNSUPPORTED, "in-place ops on cuda:0 are not lowered yet")
+            }
             Decision::Claimed(c) if Ty::Tensor(c.result) == local.ty && matches!(c.options, ir::Options::None | ir::Options::ScalarRight) => {
                 let operands = if other.is_some() { vec![OperandRef::Receiver, OperandRef::Arg(0)] } else { vec![OperandRef::Receiver] };
                 Decision::Claimed(claim::Claim { rule, result: c.result, op: c.op, options: c.options, operands })

@@ -85,8 +85,6 @@ impl Walker<'_> {
         let rank = i64::from(t.rank);
         let decision = if ints + slices > rank {
             Decision::reject(&rules::BAD_RANKS, format!("{} indices for a rank-{rank} tensor (IndexError)", ints + slices))
-        } else if t.device == crate::ty::Device::Cuda0 {
-            Decision::reject(&rules::CUDA_UNSUPPORTED, "indexing is CPU-only so far")
         } else {
             let result_rank = rank - ints + new_axes;
             match crate::ty::TensorTy::new(t.dtype, t.device, u8::try_from(result_rank).unwrap_or(0)) {

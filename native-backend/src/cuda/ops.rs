@@ -14,6 +14,7 @@
 //! contiguous tensors; inputs are never written.
 
 use pyo3::prelude::*;
+use torchlower_ops::CUDA_POW_EXPONENTS;
 use tch::{Device, Kind, Tensor};
 
 use super::kernels::args;
@@ -188,11 +189,7 @@ pub fn scalar_div<S: Into<tch::Scalar>>(s: S, t: &Tensor) -> Result<Tensor> {
     number_form(NumberForm::ReverseDiv, "div", t, s)
 }
 
-/// The exponents whose kernels eager special-cases on CUDA, which ours reproduce exactly;
-/// the analyzer claims `t ** e` on cuda:0 for these only.
-pub const POW_EXPONENTS: [f64; 6] = [2.0, 3.0, 0.5, -1.0, -2.0, 1.0];
-
-/// `t ** s` on cuda:0 for `s` in [`POW_EXPONENTS`].
+/// `t ** s` on cuda:0 for `s` in [`CUDA_POW_EXPONENTS`] (the analyzer claims no other).
 pub fn pow<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
     let exponent = s.into().to_float()?;
     match exponent {
@@ -203,7 +200,7 @@ pub fn pow<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
         -2.0 => with_number(Pointwise::ReciprocalSquare, "pow", t, 0.0),
         // eager copies the base
         1.0 => copy_contiguous(t),
-        other => Err(unsupported(format!("torchlower: CUDA pow supports the exponents {POW_EXPONENTS:?}, got {other}"))),
+        other => Err(unsupported(format!("torchlower: CUDA pow supports the exponents {CUDA_POW_EXPONENTS:?}, got {other}"))),
     }
 }
 

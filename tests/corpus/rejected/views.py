@@ -1,6 +1,6 @@
 # Seed row "Views / reshape": the seed rejected every view. view, reshape, permute, transpose,
-# t, unsqueeze, flatten, contiguous, narrow, select, unflatten, squeeze(dim) and detach are claimed now (tests/corpus/accepted/views.py); these
-# stay rejected.
+# t, unsqueeze, flatten, contiguous, narrow, select, unflatten, squeeze(dim) and detach are claimed now (tests/corpus/accepted/views.py,
+# and on cuda:0 tests/corpus/accepted/cuda_language.py); these stay rejected.
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
@@ -14,8 +14,8 @@ def t_attribute(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return x.T
 
 
-def cuda_view(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_1D:
-    return x.view(-1)
+def cuda_repeat(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    return x.repeat(2, 1)
 
 
 def view_to_rank6(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
