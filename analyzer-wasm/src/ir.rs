@@ -60,6 +60,10 @@ pub enum FloatOp {
 pub enum MathFn {
     /// `math.sqrt`: `ValueError` below zero
     Sqrt,
+    /// `math.log` of one argument: `ValueError` at and below zero
+    Log,
+    /// `math.exp`: `OverflowError` when a finite argument overflows
+    Exp,
 }
 
 /// Checked Python int arithmetic (`tl::scalar`).

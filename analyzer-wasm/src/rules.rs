@@ -746,8 +746,8 @@ code!(RETURN_UNSUPPORTED, "TL104", Signature, Warning,
     "def f(x: TensorF32Cpu2D) -> None: ...", "Return a single tensor, int or bool.");
 code!(PARAM_DEFAULT, "TL105", Signature, Warning,
     "Default argument values",
-    "Default values are evaluated once at definition time in Python; the native route does not model them.",
-    "def f(x: TensorF32Cpu2D, n: int = 3): ...", "Remove the default and pass the value explicitly.");
+    "A literal default of the parameter's type (`n: int = 3`, `eps: float = 1e-5`, `flip: bool = False`; an int literal for a float parameter reaches native code as Python's int, which the boundary refuses, so auto mode reruns Python when it is used) is applied by the host before the native call. Any other default (a tensor parameter's, `None`, an expression) makes the function fall back.",
+    "def f(x: TensorF32Cpu2D, w: TensorF32Cpu2D = None): ...", "Remove the default and pass the value explicitly, or make it a literal of the parameter's type.");
 code!(PARAM_VARIADIC, "TL106", Signature, Warning,
     "*args, **kwargs or keyword-only parameters",
     "The generated function takes positional parameters only.",

@@ -213,6 +213,29 @@ pub fn math_sqrt(x: f64) -> Result<f64> {
     Ok(x.sqrt())
 }
 
+/// `math.log(x)` (one argument): CPython's `ValueError` at and below zero; the platform's
+/// `log`, as CPython calls it.
+#[inline]
+pub fn math_log(x: f64) -> Result<f64> {
+    if x <= 0.0 {
+        return Err(Error::Value(MATH_DOMAIN.into()));
+    }
+    Ok(x.ln())
+}
+
+/// CPython's `math` range error (`OverflowError`).
+const MATH_RANGE: &str = "math range error";
+
+/// `math.exp(x)`: CPython's `OverflowError` when a finite `x` overflows.
+#[inline]
+pub fn math_exp(x: f64) -> Result<f64> {
+    let y = x.exp();
+    if y.is_infinite() && x.is_finite() {
+        return Err(Error::Overflow(MATH_RANGE));
+    }
+    Ok(y)
+}
+
 /// Python `range(start, stop, step)`.
 pub fn range(start: i64, stop: i64, step: i64) -> Result<PyRange> {
     if step == 0 {

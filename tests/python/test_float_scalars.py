@@ -25,7 +25,8 @@ INTS = [0, 1, -1, 2, -3, 7, 2**53, -(2**53), 2**53 + 1, 2**62, -(2**63)]
 @pytest.fixture(scope="module")
 def compiled():
     module = import_path(CASES / "float_semantics.py")
-    names = ["power", "divide", "int_divide", "root", "int_power", "mixed", "compare"]
+    names = ["power", "divide", "int_divide", "root", "int_power", "mixed", "compare", "logarithm", "exponential",
+             "with_defaults", "calls_with_defaults"]
     functions = {name: torchlower.compile(getattr(module, name)) for name in names}
     for name, fn in functions.items():
         assert fn.route == "native", f"{name}: {fn.reason}"
@@ -88,6 +89,21 @@ def test_sqrt_and_mixed_arithmetic(compiled):
         same_outcome(native["root"], module.root, a)
         for n in INTS[:6]:
             same_outcome(native["mixed"], module.mixed, a, n)
+
+
+def test_log_and_exp_match_cpython(compiled):
+    module, native = compiled
+    for a in FLOATS + [1e-320, 709.0, 710.0, -745.0, -746.0]:
+        same_outcome(native["logarithm"], module.logarithm, a)
+        same_outcome(native["exponential"], module.exponential, a)
+
+
+def test_literal_defaults_are_applied_as_python_applies_them(compiled):
+    module, native = compiled
+    for a in FLOATS:
+        same_outcome(native["with_defaults"], module.with_defaults, a)
+        same_outcome(lambda a: native["with_defaults"](a, 4, negate=True), lambda a: module.with_defaults(a, 4, negate=True), a)
+        same_outcome(native["calls_with_defaults"], module.calls_with_defaults, a)
 
 
 def test_float_comparisons_match_cpython(compiled):

@@ -119,13 +119,47 @@ fn like(q: &Query, op: Op, path: &str) -> Decision {
 }
 
 fn arange(q: &Query, op: Op, path: &str) -> Decision {
-    if let Err(d) = keywords_only(q, &["dtype", "device"], path) {
+    if let Err(d) = keywords_only(q, &["start", "end", "step", "dtype", "device"], path) {
         return d;
     }
-    if q.starred || q.args.is_empty() || q.args.len() > 3 {
-        return Decision::reject(&rules::BAD_ARITY, format!("{path} takes one to three Python ints positionally"));
+    if q.starred || q.args.len() > 3 {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} takes one to three Python ints"));
     }
-    if let Some(bad) = q.args.iter().find(|a| a.ty != Ty::Int) {
+    // the bounds (start, end, step): positionally one argument is `end`; with a bound given
+    // by keyword, positional arguments fill start, end, step in order (eager's signatures)
+    let by_keyword = ["start", "end", "step"].map(|name| keyword(q, name).map(|(i, _)| super::OperandRef::Keyword(i)));
+    let mut slots: [Option<super::OperandRef>; 3] = [None; 3];
+    if by_keyword.iter().all(Option::is_none) {
+        let positions: &[usize] = match q.args.len() {
+            1 => &[1],
+            2 => &[0, 1],
+            _ => &[0, 1, 2],
+        };
+        for (i, &slot) in positions.iter().enumerate() {
+            slots[slot] = Some(super::OperandRef::Arg(i));
+        }
+    } else {
+        for i in 0..q.args.len() {
+            slots[i] = Some(super::OperandRef::Arg(i));
+        }
+        for (slot, given) in by_keyword.into_iter().enumerate() {
+            if let Some(at) = given {
+                if slots[slot].is_some() {
+                    return Decision::reject(&rules::BAD_ARITY, format!("{path}: a bound given both positionally and by keyword (TypeError)"));
+                }
+                slots[slot] = Some(at);
+            }
+        }
+    }
+    if slots[1].is_none() {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs `end`"));
+    }
+    let bounds = slots.iter().flatten().map(|&at| match at {
+        super::OperandRef::Arg(i) => &q.args[i],
+        super::OperandRef::Keyword(i) => &q.keywords[i].value,
+        super::OperandRef::Receiver => &q.args[0],
+    });
+    if let Some(bad) = bounds.clone().find(|a| a.ty != Ty::Int) {
         return match bad.ty {
             Ty::Unknown => Decision::NotCovered(format!("a bound of {path} has an unresolved type")),
             other => Decision::reject(&rules::SCALAR_OPERAND, format!("{path} of {} (Python ints are claimed; float bounds round differently)", other.describe())),
@@ -141,13 +175,9 @@ fn arange(q: &Query, op: Op, path: &str) -> Decision {
         Some(Lit::Str(s)) if s == "cpu" => {}
         Some(_) => return Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{path}: only the CPU is claimed for created tensors")),
     }
-    // bit i: parameter i of (start, end, step); one argument is `end`
-    let present: u32 = match q.args.len() {
-        1 => 0b010,
-        2 => 0b011,
-        _ => 0b111,
-    };
-    let operands = (0..q.args.len()).map(super::OperandRef::Arg).collect();
+    // bit i: parameter i of (start, end, step) is given; operands in that order
+    let present = slots.iter().enumerate().filter(|(_, s)| s.is_some()).fold(0u32, |bits, (i, _)| bits | 1 << i);
+    let operands = slots.iter().flatten().copied().collect();
     let result = TensorTy { dtype, device: Device::Cpu, rank: 1 };
     Decision::Claimed(super::Claim { rule: &rules::ARANGE, result, op, options: Options::Params { present, choice }, operands })
 }
@@ -165,9 +195,13 @@ mod tests {
         let cpu = Operand { ty: Ty::Unknown, lit: Lit::Device("cpu") };
         assert_eq!(outcome(&call("torch.arange", &[int(4)], &[])), ("torchlower/arange".into(), "TensorI64Cpu1D".into()));
         assert_eq!(outcome(&call("torch.arange", &[int(0), int(4)], &[kw("dtype", long), kw("device", cpu)])).0, "torchlower/arange");
-        assert_eq!(outcome(&call("torch.arange", &[int(0), int(9), int(2)], &[kw("dtype", float)])).1, "TensorF32Cpu1D");
+        assert_eq!(outcome(&call("torch.arange", &[int(0), int(9), int(2)], &[kw("dtype", float.clone())])).1, "TensorF32Cpu1D");
         assert_eq!(outcome(&call("torch.arange", &[int(4)], &[kw("device", string("cuda"))])).0, "TL209");
         assert_eq!(outcome(&call("torch.arange", &[int(4)], &[kw("layout", none())])).0, "TL201");
+        // bounds by keyword, as diffusers writes them
+        assert_eq!(outcome(&call("torch.arange", &[], &[kw("start", int(0)), kw("end", int(4)), kw("dtype", float.clone())])).1, "TensorF32Cpu1D");
+        assert_eq!(outcome(&call("torch.arange", &[int(1)], &[kw("end", int(4))])).0, "torchlower/arange");
+        assert_eq!(outcome(&call("torch.arange", &[int(1)], &[kw("start", int(4))])).0, "TL202");
         assert_eq!(outcome(&call("torch.arange", &[super::super::Operand { ty: Ty::Float, lit: Lit::Float(0.5) }], &[])).0, "TL242");
     }
 }

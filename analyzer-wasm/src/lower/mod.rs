@@ -434,6 +434,8 @@ impl FnEmitter<'_> {
             Expr::Math { f, arg } => {
                 let name = match f {
                     MathFn::Sqrt => "sqrt",
+                    MathFn::Log => "log",
+                    MathFn::Exp => "exp",
                 };
                 let _ = write!(self.out, "tl::scalar::math_{name}(");
                 self.expr(arg);

@@ -22,6 +22,8 @@ impl Walker<'_> {
         let method_name: Option<String>;
         match (&*c.func, &path) {
             (_, Some(p)) if p == "math.sqrt" => return self.number_call(c, "math.sqrt", Some(ir::MathFn::Sqrt)),
+            (_, Some(p)) if p == "math.log" => return self.number_call(c, "math.log", Some(ir::MathFn::Log)),
+            (_, Some(p)) if p == "math.exp" => return self.number_call(c, "math.exp", Some(ir::MathFn::Exp)),
             (Expr::Name(n), None) if n.id.as_str() == "float" && !locals.contains("float") && self.scope.is_builtin("float") => {
                 return self.number_call(c, "float", None);
             }
@@ -240,7 +242,8 @@ impl Walker<'_> {
         }
     }
 
-    /// `math.sqrt(x)` (`f` given) or `float(x)` (`f` None) of one int or float: a float.
+    /// `math.sqrt(x)`, `math.log(x)`, `math.exp(x)` (`f` given) or `float(x)` (`f` None) of
+    /// one int or float: a float.
     fn number_call(&mut self, c: &ast::ExprCall, name: &str, f: Option<ir::MathFn>) -> Val {
         let (args, keywords, starred) = self.args(c);
         let [arg] = args.as_slice() else {
@@ -440,6 +443,12 @@ impl Walker<'_> {
             match keyword.and_then(|k| callee.params.iter().position(|(p, _)| *p == k)) {
                 Some(i) if bound[i].is_none() => bound[i] = Some(v),
                 _ => problem = Some("a keyword that matches no free parameter".to_string()),
+            }
+        }
+        // an omitted argument with a literal default: that value, as Python passes it
+        for (slot, default) in bound.iter_mut().zip(&callee.defaults) {
+            if let (None, Some((ty, lit, ir))) = (&slot, default) {
+                *slot = Some(Val::lowered(*ty, lit.clone(), ir.clone()));
             }
         }
         // arguments of other types than the annotations (Python ignores them): a specialised

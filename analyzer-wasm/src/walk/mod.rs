@@ -35,6 +35,8 @@ pub struct Callee {
     /// its index among the module's functions (the report's order)
     pub index: usize,
     pub params: Vec<(String, Ty)>,
+    /// each parameter's literal default, as a value (`signature::literal_default`)
+    pub defaults: Vec<Option<(Ty, crate::claim::Lit, crate::ir::Expr)>>,
     pub returns: Ty,
     /// the element types when it returns a tuple (`returns` is then `Ty::Tuple(n)`)
     pub returns_tuple: Vec<Ty>,
@@ -227,27 +229,33 @@ fn analyze_with<'a>(
     Analyzed { params: report_params, returns, sites: w.sites, diagnostics: w.diags, ir, calls: w.calls }
 }
 
-/// The call signature of a top-level function, when every parameter is positional, has no
-/// default and is annotated with a type of the vocabulary (the return too, or a tuple of it).
+/// The call signature of a top-level function, when every parameter is positional, is
+/// annotated with a type of the vocabulary and has no default or a literal one of its type
+/// (the return too, or a tuple of it).
 pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> Option<Callee> {
     use crate::resolve::annotations::resolve_annotation;
     let args = &def.parameters;
     if args.vararg.is_some() || args.kwarg.is_some() || !args.kwonlyargs.is_empty() || !def.decorator_list.is_empty() {
         return None;
     }
+    let mut defaults = Vec::new();
     let params = args
         .posonlyargs
         .iter()
         .chain(args.args.iter())
-        .map(|a| match (&a.default, a.parameter.annotation.as_deref()) {
-            (None, Some(ann)) => resolve_annotation(scope, ann).map(|ty| (a.parameter.name.to_string(), ty)),
-            _ => None,
+        .map(|a| {
+            let ty = resolve_annotation(scope, a.parameter.annotation.as_deref()?)?;
+            defaults.push(match &a.default {
+                None => None,
+                Some(default) => Some(signature::literal_default(default, ty)?),
+            });
+            Some((a.parameter.name.to_string(), ty))
         })
         .collect::<Option<Vec<_>>>()?;
     let annotation = def.returns.as_deref()?;
     match (resolve_annotation(scope, annotation), crate::resolve::annotations::resolve_tuple_annotation(scope, annotation)) {
-        (Some(returns), _) => Some(Callee { index, params, returns, returns_tuple: Vec::new() }),
-        (None, Some(items)) => Some(Callee { index, params, returns: Ty::Tuple(items.len() as u8), returns_tuple: items }),
+        (Some(returns), _) => Some(Callee { index, params, defaults, returns, returns_tuple: Vec::new() }),
+        (None, Some(items)) => Some(Callee { index, params, defaults, returns: Ty::Tuple(items.len() as u8), returns_tuple: items }),
         (None, None) => None,
     }
 }

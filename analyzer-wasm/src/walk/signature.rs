@@ -4,6 +4,8 @@
 use super::Walker;
 use crate::report::Param;
 use crate::resolve::annotations::{resolve_annotation, resolve_tuple_annotation};
+use crate::claim::Lit;
+use crate::ir;
 use crate::rules;
 use crate::ty::Ty;
 use ruff_python_ast as ast;
@@ -42,9 +44,6 @@ impl Walker<'_> {
         let mut tys = Vec::new();
         for a in args.posonlyargs.iter().chain(args.args.iter()) {
             let name = a.parameter.name.to_string();
-            if let Some(default) = &a.default {
-                self.diag(&rules::PARAM_DEFAULT, format!("parameter `{name}` has a default value"), default.range());
-            }
             let ty = match &a.parameter.annotation {
                 None => {
                     self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}` has no annotation"), a.parameter.range());
@@ -58,6 +57,11 @@ impl Walker<'_> {
                     }
                 },
             };
+            if let Some(default) = &a.default {
+                if literal_default(default, ty).is_none() {
+                    self.diag(&rules::PARAM_DEFAULT, format!("parameter `{name}`: only a literal default of its type (an int, float or bool) is lowered"), default.range());
+                }
+            }
             params.push(Param { name: name.clone(), ty: ty.marker().map(str::to_string) });
             tys.push((name, ty));
         }
@@ -80,4 +84,35 @@ impl Walker<'_> {
         self.env.bind(name, Ty::Unknown);
     }
 
+}
+
+/// `default` when it is a literal the native boundary takes for a parameter of type `ty`,
+/// as (its Python type, value, IR): the host binds the call's arguments and applies the
+/// defaults before the native call, so such a default reaches native code as a passed value,
+/// and a call from another function of the module passes it the same way. An int literal for
+/// a `float` parameter is Python's own int there, which the boundary refuses (auto mode reruns
+/// Python), as when a caller passes one; a module-internal call passes an int (a specialised
+/// copy of the callee, as for any int argument).
+pub fn literal_default(default: &ast::Expr, ty: Ty) -> Option<(Ty, Lit, ir::Expr)> {
+    let (number, negative) = match default {
+        ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::USub => (&*u.operand, true),
+        ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::UAdd => (&*u.operand, false),
+        other => (other, false),
+    };
+    match (number, ty) {
+        (ast::Expr::BooleanLiteral(b), Ty::Bool) if !negative => Some((Ty::Bool, Lit::Bool(b.value), ir::Expr::Bool(b.value))),
+        (ast::Expr::NumberLiteral(n), Ty::Int | Ty::Float) => match &n.value {
+            ast::Number::Int(i) => {
+                let v = i.as_i64()?;
+                let v = if negative { v.checked_neg()? } else { v };
+                Some((Ty::Int, Lit::Int(v), ir::Expr::Int(v)))
+            }
+            ast::Number::Float(f) if ty == Ty::Float => {
+                let v = if negative { -*f } else { *f };
+                Some((Ty::Float, Lit::Float(v), ir::Expr::Float(v)))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }

@@ -29,3 +29,20 @@ def mixed(a: float, n: int) -> float:
 
 def compare(a: float, n: int) -> bool:
     return a < n <= 2.5 or a == n
+
+
+def logarithm(a: float) -> float:
+    return math.log(a)
+
+
+def exponential(a: float) -> float:
+    return math.exp(a)
+
+
+def with_defaults(a: float, n: int = 3, scale: float = 0.5, negate: bool = False) -> float:
+    y = a * n * scale
+    return -y if negate else y
+
+
+def calls_with_defaults(a: float) -> float:
+    return with_defaults(a) + with_defaults(a, 2, negate=True)
