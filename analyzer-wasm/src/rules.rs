@@ -737,9 +737,9 @@ code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
     "Only torchlower.types / rextio_torch.types markers, `int` and `bool` are supported parameter types.",
     "def f(x: torch.Tensor, s: float): ...", "Use TensorF32Cpu1D/2D, TensorI64Cpu1D, TensorF32Cuda0_1D/2D, int or bool.");
 code!(RETURN_UNANNOTATED, "TL103", Signature, Warning,
-    "Missing return annotation",
-    "The native route needs the return type to build the boundary.",
-    "def f(x: TensorF32Cpu2D): return x.relu()", "Add `-> TensorF32Cpu2D` (or another supported type).");
+    "Missing return annotation, not inferable",
+    "Without a return annotation the return type is inferred from the first `return` of a typed value (each other `return` must agree, TL401); a function whose returns carry no type (only unresolved values, or no `return` at all) has none to build the boundary with.",
+    "def f(x: TensorF32Cpu2D): print(x)", "Return a typed value, or add `-> TensorF32Cpu2D` (or another supported type).");
 code!(RETURN_UNSUPPORTED, "TL104", Signature, Warning,
     "Unsupported return annotation",
     "Only the tensor markers, `int` and `bool` can be returned natively (no None, tuples or floats).",

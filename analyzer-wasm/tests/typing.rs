@@ -82,3 +82,22 @@ fn chained_comparison_evaluates_each_operand_once() {
     let rust = r.rust.expect("rust");
     assert_eq!(rust.matches("tl::scalar::mul(v_b_i, 2i64)?").count(), 1, "{rust}");
 }
+
+#[test]
+fn unannotated_helpers_are_specialised_per_call_and_return_types_inferred() {
+    let src = format!(
+        "{HEADER}import torch.nn.functional as F\n\ndef helper(h, scale=2.0):\n    return F.gelu(h) * scale\n\n\
+         def caller(x: TensorF32Cpu2D, w: TensorF32Cpu2D):\n    return helper(x @ w) + helper(x, 0.5).sum(dim=1, keepdim=True)\n"
+    );
+    let r = torchlower_analyzer::analyze(&src, "t.py");
+    let (helper, caller) = (&r.functions[0], &r.functions[1]);
+    // alone, the helper has no types: TL101 (torchlower.compile specialises it on its calls)
+    assert_eq!(helper.route, Route::Fallback);
+    assert!(codes(helper).contains(&"TL101"), "{:?}", helper.diagnostics);
+    // called with types, a specialised copy is native, its return type inferred
+    assert_eq!(caller.route, Route::Native, "{:?}", caller.diagnostics);
+    assert_eq!(caller.returns.as_deref(), Some("TensorF32Cpu2D"));
+    let rust = r.rust.expect("native code");
+    // both calls pass (a rank-2 tensor, a float): one copy serves them
+    assert_eq!(rust.matches("fn tl_body_").count(), 2, "the caller and one copy of the helper:\n{rust}");
+}

@@ -117,3 +117,18 @@ def test_the_corpus_native_count_does_not_fall():
         report = torchlower.analyze(path.read_text(), filename=path.name)
         native += sum(f["route"] == "native" for f in report["functions"])
     assert native >= MIN_NATIVE, f"{native} functions of tests/realworld route native, fewer than {MIN_NATIVE}"
+
+
+def test_unannotated_corpus_specialises_to_the_same_native_functions():
+    """Issue "real models as they are written": the corpus without any annotation, each
+    function specialised on its example inputs as ``torchlower.compile`` specialises it on a
+    first call, routes native exactly where the annotated corpus does."""
+    coverage = _import(REALWORLD / "coverage.py")
+    for path in FILES:
+        stripped = torchlower.analyze(coverage.strip_annotations(path.read_text()), filename=path.name)
+        typed = [f["name"] for f in stripped["functions"] if f["route"] == "native" and any(p["type"] for p in f["params"])]
+        assert typed == [], f"{path.name}: annotations left after stripping: {typed}"
+    result = coverage.measure_unannotated(FILES)
+    lost = {row["file"]: row["lost"] for row in result["files"] if row["lost"]}
+    assert result["specialised"] == result["native"] and not lost, lost
+    assert result["native"] >= MIN_NATIVE

@@ -1,11 +1,17 @@
 """How much of the real-code corpus routes native, and what still blocks it.
 
-    python tests/realworld/coverage.py [--json] [--top N]
+    python tests/realworld/coverage.py [--json] [--top N] [--unannotated]
 
 Analyzes every ``tests/realworld/*.py`` with ``torchlower.analyze`` and prints, per file and in
 total, native functions / functions and claimed torch call sites / sites; then the blockers
 ranked by how many functions they keep from routing native: each fallback function counts once
 for every distinct diagnostic code (or, for sites that are not covered, call target) on it.
+
+``--unannotated`` measures the unannotated path instead: every file with all its parameter and
+return annotations removed, each natively routed function specialised as
+``torchlower.compile`` would on its first call (``torchlower._specialise``: the example
+arguments of the file's ``INPUTS`` give the types) and analyzed again; it prints how many of
+the annotated version's native functions stay native.
 """
 
 from __future__ import annotations
@@ -59,6 +65,71 @@ def measure(files: list[Path]) -> dict:
     return {"files": per_file, "totals": dict(totals), "blockers": blockers.most_common()}
 
 
+def strip_annotations(source: str) -> str:
+    """``source`` with the parameter and return annotations of its module-level functions
+    removed (lines kept, so the analyzer's line numbers still match)."""
+    import ast
+
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    cuts = []  # (line, start byte, end byte)
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+        for a in arguments:
+            if a.annotation is not None and a.annotation.end_lineno == a.lineno:
+                cuts.append((a.lineno, a.col_offset + len(a.arg.encode()), a.annotation.end_col_offset))
+        if node.returns is not None and node.returns.lineno == node.returns.end_lineno:
+            raw = lines[node.returns.lineno - 1].encode()
+            arrow = raw.rfind(b"->", 0, node.returns.col_offset)
+            if arrow >= 0:
+                start = arrow - 1 if raw[arrow - 1:arrow] == b" " else arrow
+                cuts.append((node.returns.lineno, start, node.returns.end_col_offset))
+    for line, start, end in sorted(cuts, reverse=True):
+        raw = lines[line - 1].encode()
+        lines[line - 1] = (raw[:start] + raw[end:]).decode()
+    return "".join(lines)
+
+
+def measure_unannotated(files: list[Path]) -> dict:
+    """Native functions of the annotated corpus, and how many of them route native again when
+    unannotated and specialised on their example inputs."""
+    import importlib.util
+    import inspect
+
+    import torch
+    import torchlower
+    from torchlower import _specialise
+
+    rows = []
+    for path in files:
+        source = path.read_text()
+        report = torchlower.analyze(source, filename=path.name)
+        spec = importlib.util.spec_from_file_location(f"_tl_unannotated_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        stripped = strip_annotations(source)
+        native, specialised, lost = 0, 0, []
+        for entry in report["functions"]:
+            if entry["route"] != "native" or entry["name"] not in getattr(module, "INPUTS", {}):
+                continue
+            native += 1
+            torch.manual_seed(0)
+            args = module.INPUTS[entry["name"]]()
+            names = list(inspect.signature(getattr(module, entry["name"])).parameters)
+            types = {n: _specialise.type_name(a) for n, a in zip(names, args)}
+            annotated = _specialise.annotate(stripped, entry["name"], entry["line"], {n: t for n, t in types.items() if t})
+            again = torchlower.analyze(annotated or "", filename=path.name)
+            route = next((f["route"] for f in again["functions"] if f["name"] == entry["name"] and f["line"] == entry["line"]), None)
+            if route == "native":
+                specialised += 1
+            else:
+                lost.append(entry["name"])
+        rows.append({"file": path.name, "native": native, "specialised": specialised, "lost": lost})
+    return {"files": rows, "native": sum(r["native"] for r in rows), "specialised": sum(r["specialised"] for r in rows)}
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.1f}%" if whole else "-"
 
@@ -67,7 +138,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the measurement as JSON")
     parser.add_argument("--top", type=int, default=25, help="how many blockers to list")
+    parser.add_argument("--unannotated", action="store_true", help="measure the unannotated, specialised path")
     args = parser.parse_args(argv)
+    if args.unannotated:
+        result = measure_unannotated(corpus_files())
+        for row in result["files"]:
+            lost = f"  lost: {', '.join(row['lost'])}" if row["lost"] else ""
+            print(f"{row['file']:28} {row['specialised']:>4}/{row['native']:<4}{lost}")
+        print(f"{'total':28} {result['specialised']:>4}/{result['native']:<4} native functions stay native unannotated")
+        return 0
     result = measure(corpus_files())
     if args.json:
         json.dump(result, sys.stdout, indent=2)

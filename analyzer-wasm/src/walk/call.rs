@@ -456,7 +456,8 @@ impl Walker<'_> {
         let given: Option<Vec<Ty>> = bound.iter().map(|v| v.as_ref().filter(|v| !v.explained).map(|v| v.ty)).collect();
         let mut target = (callee.index, callee.returns, callee.returns_tuple.clone());
         if let (None, Some(types)) = (&problem, given) {
-            let differs = types.iter().zip(&callee.params).any(|(t, (_, want))| t != want);
+            // an unannotated callee (parameters or return `Unknown`) is always specialised
+            let differs = types.iter().zip(&callee.params).any(|(t, (_, want))| t != want) || callee.returns == Ty::Unknown;
             let concrete = types.iter().all(|t| matches!(t, Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool));
             if differs && concrete {
                 match self.spec.variant(callee.index, &types) {

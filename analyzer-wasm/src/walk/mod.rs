@@ -209,6 +209,11 @@ fn analyze_with<'a>(
         w.env.bind(name, *ty);
     }
     let (body, reachable) = w.block(&def.body);
+    // no annotation and no `return` whose type could stand for it
+    if def.returns.is_none() && w.returns.is_none() && params.is_none() {
+        let def_range = crate::parse::def_range(w.index.source(), def);
+        w.diag(&rules::RETURN_UNANNOTATED, "the function has no return annotation, and no `return` of a typed value to infer it from".into(), def_range);
+    }
     let unsupported_statement = w.diags.iter().any(|d| d.code == rules::UNSUPPORTED_STATEMENT.code);
     if reachable && !unsupported_statement {
         let end = usize::from(def.range().end());
@@ -229,9 +234,10 @@ fn analyze_with<'a>(
     Analyzed { params: report_params, returns, sites: w.sites, diagnostics: w.diags, ir, calls: w.calls }
 }
 
-/// The call signature of a top-level function, when every parameter is positional, is
-/// annotated with a type of the vocabulary and has no default or a literal one of its type
-/// (the return too, or a tuple of it).
+/// The call signature of a top-level function, when every parameter is positional and has
+/// no default or a literal one of its type. A parameter without an annotation (or a missing
+/// return annotation) is `Ty::Unknown`: calls then use a copy specialised for the arguments'
+/// types, whose return type is inferred (`helper_call`).
 pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> Option<Callee> {
     use crate::resolve::annotations::resolve_annotation;
     let args = &def.parameters;
@@ -244,7 +250,10 @@ pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> 
         .iter()
         .chain(args.args.iter())
         .map(|a| {
-            let ty = resolve_annotation(scope, a.parameter.annotation.as_deref()?)?;
+            let ty = match a.parameter.annotation.as_deref() {
+                None => Ty::Unknown,
+                Some(ann) => resolve_annotation(scope, ann)?,
+            };
             defaults.push(match &a.default {
                 None => None,
                 Some(default) => Some(signature::literal_default(default, ty)?),
@@ -252,7 +261,9 @@ pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> 
             Some((a.parameter.name.to_string(), ty))
         })
         .collect::<Option<Vec<_>>>()?;
-    let annotation = def.returns.as_deref()?;
+    let Some(annotation) = def.returns.as_deref() else {
+        return Some(Callee { index, params, defaults, returns: Ty::Unknown, returns_tuple: Vec::new() });
+    };
     match (resolve_annotation(scope, annotation), crate::resolve::annotations::resolve_tuple_annotation(scope, annotation)) {
         (Some(returns), _) => Some(Callee { index, params, defaults, returns, returns_tuple: Vec::new() }),
         (None, Some(items)) => Some(Callee { index, params, defaults, returns: Ty::Tuple(items.len() as u8), returns_tuple: items }),

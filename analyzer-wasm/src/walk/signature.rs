@@ -40,24 +40,29 @@ impl Walker<'_> {
             self.locals.insert(p.name.to_string());
             self.env.bind(p.name.as_str(), ty);
         }
+        // a specialised copy (its parameter types given by its call) needs no annotations
+        let types_given = self.infer_returns;
         let mut params = Vec::new();
         let mut tys = Vec::new();
         for a in args.posonlyargs.iter().chain(args.args.iter()) {
             let name = a.parameter.name.to_string();
             let ty = match &a.parameter.annotation {
                 None => {
-                    self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}` has no annotation"), a.parameter.range());
+                    if !types_given {
+                        self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}` has no annotation"), a.parameter.range());
+                    }
                     Ty::Unknown
                 }
                 Some(ann) => match resolve_annotation(self.scope, ann) {
                     Some(t) => t,
+                    None if types_given => Ty::Unknown,
                     None => {
                         self.diag(&rules::PARAM_UNSUPPORTED, format!("parameter `{name}`: annotation is not a supported type"), ann.range());
                         Ty::Unknown
                     }
                 },
             };
-            if let Some(default) = &a.default {
+            if let (Some(default), false) = (&a.default, types_given) {
                 if literal_default(default, ty).is_none() {
                     self.diag(&rules::PARAM_DEFAULT, format!("parameter `{name}`: only a literal default of its type (an int, float or bool) is lowered"), default.range());
                 }
@@ -66,7 +71,8 @@ impl Walker<'_> {
             tys.push((name, ty));
         }
         match &def.returns {
-            None => self.diag(&rules::RETURN_UNANNOTATED, "the function has no return annotation".into(), def_range),
+            // inferred from the `return` statements (checked after the body)
+            None => self.infer_returns = true,
             Some(ann) => match (resolve_annotation(self.scope, ann), resolve_tuple_annotation(self.scope, ann)) {
                 (Some(t), _) => self.returns = Some(t),
                 (None, Some(items)) => {
@@ -100,14 +106,15 @@ pub fn literal_default(default: &ast::Expr, ty: Ty) -> Option<(Ty, Lit, ir::Expr
         other => (other, false),
     };
     match (number, ty) {
-        (ast::Expr::BooleanLiteral(b), Ty::Bool) if !negative => Some((Ty::Bool, Lit::Bool(b.value), ir::Expr::Bool(b.value))),
-        (ast::Expr::NumberLiteral(n), Ty::Int | Ty::Float) => match &n.value {
+        (ast::Expr::BooleanLiteral(b), Ty::Bool | Ty::Unknown) if !negative => Some((Ty::Bool, Lit::Bool(b.value), ir::Expr::Bool(b.value))),
+        // an unannotated parameter's default is a value of its own type
+        (ast::Expr::NumberLiteral(n), Ty::Int | Ty::Float | Ty::Unknown) => match &n.value {
             ast::Number::Int(i) => {
                 let v = i.as_i64()?;
                 let v = if negative { v.checked_neg()? } else { v };
                 Some((Ty::Int, Lit::Int(v), ir::Expr::Int(v)))
             }
-            ast::Number::Float(f) if ty == Ty::Float => {
+            ast::Number::Float(f) if matches!(ty, Ty::Float | Ty::Unknown) => {
                 let v = if negative { -*f } else { *f };
                 Some((Ty::Float, Lit::Float(v), ir::Expr::Float(v)))
             }

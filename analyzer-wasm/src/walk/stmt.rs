@@ -387,11 +387,8 @@ impl Walker<'_> {
         }
         if let Some(want) = self.returns {
             if ty != want && !(v.explained && ty == Ty::Unknown) {
-                self.diag(
-                    &rules::RETURN_MISMATCH,
-                    format!("returns {} but the annotation says {}", ty.describe(), want.describe()),
-                    value.range(),
-                );
+                let source = if self.infer_returns { "an earlier `return` gives" } else { "the annotation says" };
+                self.diag(&rules::RETURN_MISMATCH, format!("returns {} but {source} {}", ty.describe(), want.describe()), value.range());
                 return;
             }
         }

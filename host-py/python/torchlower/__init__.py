@@ -10,5 +10,6 @@
 from . import types
 from ._analyze import AnalyzerError, analyze, rules
 from ._compile import BuildError, compile, native
+from ._specialise import SpecialisationWarning
 
-__all__ = ["analyze", "rules", "compile", "native", "types", "AnalyzerError", "BuildError"]
+__all__ = ["analyze", "rules", "compile", "native", "types", "AnalyzerError", "BuildError", "SpecialisationWarning"]

@@ -4,7 +4,10 @@
 extension for all native functions of that module (shared with every other ``compile`` of the
 same module, see :mod:`torchlower._build`), and returns a callable with
 
-- ``.route``: ``"native"`` or ``"fallback"``;
+- ``.route``: ``"native"``, ``"fallback"``, or ``"specialising"`` for a function with
+  unannotated parameters, specialised on each call's argument types
+  (:mod:`torchlower._specialise`; ``.specialisations`` holds one routed callable per
+  combination met);
 - ``.report``: the analyzer's entry for this function (``None`` if it has none);
 - ``.reason``: why the function falls back (``None`` when native).
 
@@ -38,6 +41,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
+from . import _specialise
 from ._build import BuildError, build_extension
 
 __all__ = ["BuildError", "BuildWarning", "compile", "native", "current_mode"]
@@ -149,7 +153,13 @@ def compile(fn: Callable) -> Callable:  # noqa: A001 - the public name of the AP
     filename, source = located
     build = build_module(source, filename)
     entry = _report_entry(build.report, fn)
+    if entry is not None and entry.get("route") != "native" and _specialise.unannotated(fn):
+        return _specialising(fn, filename, source, entry)
+    return _routed(fn, build, entry, filename)
 
+
+def _routed(fn: Callable, build: ModuleBuild, entry: dict | None, filename: str) -> Callable:
+    """The callable of ``fn`` for one analysis and build of its module: native or fallback."""
     if build.report is None and build.error is not None:  # the analysis itself failed
         return _failed_build(fn, build, build.error, entry)
     if entry is None:
@@ -163,6 +173,25 @@ def compile(fn: Callable) -> Callable:  # noqa: A001 - the public name of the AP
     if native_fn is None:
         return _fallback_callable(fn, entry, f"the built extension has no native symbol {symbol!r}")
     return _native_callable(fn, native_fn, entry)
+
+
+def _specialising(fn: Callable, filename: str, source: str, entry: dict) -> Callable:
+    """An unannotated ``fn``: specialised per argument-type combination on its calls
+    (:mod:`torchlower._specialise`). ``.route`` is ``"specialising"``; ``.specialisations`` maps
+    each combination met to its routed callable (with its own ``.route`` and ``.report``)."""
+
+    def compile_source(annotated: str) -> Callable:
+        build = build_module(annotated, filename)
+        return _routed(fn, build, _report_entry(build.report, fn), filename)
+
+    def fallback(reason: str) -> Callable:
+        return _fallback_callable(fn, entry, reason)
+
+    call = _specialise.specialising_callable(fn, source, entry["line"], compile_source, fallback)
+    specialisations = call.specialisations  # type: ignore[attr-defined]
+    routed = _decorate(call, fn, "specialising", entry, "unannotated parameters: specialised on each call's argument types")
+    routed.specialisations = specialisations  # type: ignore[attr-defined]
+    return routed
 
 
 def native(fn: Callable) -> Callable:

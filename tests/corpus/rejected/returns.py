@@ -28,3 +28,10 @@ def bare_return(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 def falls_off_loop(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
     while n > 0:
         return x
+
+
+# Without an annotation, returns of different types do not agree on one (TL401).
+def inferred_returns_disagree(x: TensorF32Cpu2D, flag: bool):
+    if flag:
+        return x
+    return x.sum(dim=0)

@@ -1,0 +1,165 @@
+"""Unannotated functions, specialised on their calls' argument types.
+
+A function whose parameters lack annotations cannot be typed ahead of its calls. Its first
+call does it: each unannotated parameter takes the type of its argument (a tensor's dtype,
+device and rank as the marker naming them, ``TensorF32Cpu2D``; a Python ``int``/``float``/
+``bool``), the module's source is analyzed again with those annotations written in (and the
+marker names imported at its end, so no line moves), and the result is built and cached like
+any module (:func:`torchlower._compile.build_module`). Later calls with the same types reuse
+that specialisation; another combination gets its own, up to :data:`MAX_SPECIALISATIONS`, after
+which further new combinations run the Python function (with one warning). The analyzer
+stays pure: it sees an annotated source, as if the user had written the annotations.
+
+The return type needs no annotation: the analyzer infers it from the ``return`` statements.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import threading
+import warnings
+from typing import Any, Callable
+
+#: How many argument-type combinations one function is specialised for.
+MAX_SPECIALISATIONS = 8
+
+# dtype name -> marker part, and the ranks each (dtype, device) has a marker for
+_DTYPES = {"torch.float32": "F32", "torch.int64": "I64", "torch.bool": "Bool"}
+_RANKS = {("F32", "Cpu"): range(1, 6), ("I64", "Cpu"): range(1, 5), ("Bool", "Cpu"): range(1, 5), ("F32", "Cuda0_"): range(1, 5)}
+
+
+class SpecialisationWarning(UserWarning):
+    """A function met more argument-type combinations than it is specialised for."""
+
+
+def type_name(value: Any) -> str | None:
+    """The annotation that describes ``value`` (a marker or ``int``/``float``/``bool``), or None
+    when no annotation of the vocabulary does (the call then runs the Python function)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return None
+    dtype = _DTYPES.get(str(value.dtype))
+    device = value.device
+    place = "Cpu" if device.type == "cpu" else "Cuda0_" if device.type == "cuda" and device.index in (0, None) else None
+    if dtype is None or place is None or value.dim() not in _RANKS.get((dtype, place), ()):
+        return None
+    return f"Tensor{dtype}{place}{value.dim()}D"
+
+
+def unannotated(fn: Callable) -> list[str]:
+    """The names of ``fn``'s parameters without an annotation."""
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.annotation is inspect.Parameter.empty]
+
+
+def annotate(source: str, name: str, line: int, types: dict[str, str]) -> str | None:
+    """``source`` with the parameters of the function ``name`` defined at ``line`` annotated
+    with ``types``, and the markers imported at the end of the module; None when the function
+    is not found there."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    # the report's line is the definition's first (a decorator's, if any)
+    node = next(
+        (
+            n
+            for n in tree.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.name == name
+            and min([n.lineno, *(d.lineno for d in n.decorator_list)]) <= line <= n.lineno
+        ),
+        None,
+    )
+    if node is None:
+        return None
+    lines = source.splitlines(keepends=True)
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    # insert from the last position back, so earlier offsets (UTF-8 bytes) stay valid
+    insertions = sorted(
+        ((a.end_lineno, a.end_col_offset, types[a.arg]) for a in arguments if a.annotation is None and a.arg in types),
+        reverse=True,
+    )
+    for end_line, end_col, annotation in insertions:
+        raw = lines[end_line - 1].encode()
+        lines[end_line - 1] = (raw[:end_col] + f": {annotation}".encode() + raw[end_col:]).decode()
+    markers = sorted({t for t in types.values() if t.startswith("Tensor")})
+    text = "".join(lines)
+    if markers:
+        text += ("" if text.endswith("\n") else "\n") + f"from torchlower.types import {', '.join(markers)}\n"
+    return text
+
+
+def specialising_callable(
+    fn: Callable, source: str, line: int, compile_source: Callable[[str], Callable], fallback: Callable[[str], Callable]
+) -> Callable:
+    """The callable of an unannotated ``fn``: per argument-type combination of its unannotated
+    parameters, the routed callable ``compile_source(annotated source)`` returns (native or
+    fallback), made on the first call with that combination. ``fallback(reason)`` makes the
+    Python callable used where no specialisation applies."""
+    signature = inspect.signature(fn)
+    names = unannotated(fn)
+    specialised: dict[tuple, Callable] = {}
+    lock = threading.Lock()
+    warned = False
+
+    def for_call(args: tuple, kwargs: dict) -> Callable:
+        nonlocal warned
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return fn  # Python raises its own TypeError
+        bound.apply_defaults()
+        key = tuple(type_name(bound.arguments.get(n)) for n in names)
+        routed = specialised.get(key)
+        if routed is not None:
+            return routed
+        with lock:
+            routed = specialised.get(key)
+            if routed is not None:
+                return routed
+            if None in key:
+                described = ", ".join(f"{n}={_describe(bound.arguments.get(n))}" for n, t in zip(names, key) if t is None)
+                routed = fallback(f"no annotation of the vocabulary describes the argument(s) {described}")
+            elif len(specialised) >= MAX_SPECIALISATIONS:
+                if not warned:
+                    warned = True
+                    warnings.warn(
+                        f"torchlower: {fn.__name__} met more than {MAX_SPECIALISATIONS} argument-type combinations; "
+                        "new ones run as Python",
+                        SpecialisationWarning,
+                        stacklevel=4,
+                    )
+                return fallback(f"more than {MAX_SPECIALISATIONS} argument-type combinations")
+            else:
+                annotated = annotate(source, fn.__name__, line, dict(zip(names, key)))
+                routed = compile_source(annotated) if annotated is not None else fallback("its definition was not found in its source")
+            specialised[key] = routed
+            return routed
+
+    @_wraps(fn)
+    def call(*args, **kwargs):
+        return for_call(args, kwargs)(*args, **kwargs)
+
+    call.specialisations = specialised  # type: ignore[attr-defined]
+    return call
+
+
+def _describe(value: Any) -> str:
+    """A value's type as a diagnostic names it: a tensor's dtype, device and rank."""
+    if type(value).__name__ == "Tensor" and hasattr(value, "dtype"):
+        return f"Tensor({value.dtype}, {value.device}, rank {value.dim()})"
+    return type(value).__name__
+
+
+def _wraps(fn: Callable) -> Callable:
+    import functools
+
+    return functools.wraps(fn)

@@ -1,0 +1,100 @@
+"""Unannotated functions through torchlower.compile: specialised on each call's argument types
+(torchlower._specialise), routed native where the annotated version would be, equal to eager
+on every call, and bounded in how many specialisations one function gets."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+import torchlower
+from torchlower import _specialise
+from test_native_cpu import assert_matches_eager, import_path
+
+CASES = Path(__file__).resolve().parent / "native_cases"
+
+
+@pytest.fixture(scope="module")
+def module():
+    return import_path(CASES / "unannotated.py")
+
+
+def mlp_inputs(*batch):
+    return (torch.randn(*batch, 8), torch.randn(16, 8), torch.randn(16), torch.randn(8, 16), torch.randn(8))
+
+
+def test_an_unannotated_function_is_specialised_per_argument_types(module):
+    compiled = torchlower.compile(module.gelu_mlp)
+    assert compiled.route == "specialising"
+    for batch in [(4,), (2, 3), (4,)]:
+        args = mlp_inputs(*batch)
+        assert_matches_eager(compiled(*args), module.gelu_mlp(*args))
+        assert_matches_eager(compiled(*args, scale=0.25), module.gelu_mlp(*args, scale=0.25))
+    routes = {key: routed.route for key, routed in compiled.specialisations.items()}
+    # rank 2 and rank 3 inputs: one specialisation each (the default `scale` is a float)
+    assert routes == {
+        ("TensorF32Cpu2D", "TensorF32Cpu2D", "TensorF32Cpu1D", "TensorF32Cpu2D", "TensorF32Cpu1D", "float"): "native",
+        ("TensorF32Cpu3D", "TensorF32Cpu2D", "TensorF32Cpu1D", "TensorF32Cpu2D", "TensorF32Cpu1D", "float"): "native",
+    }, routes
+
+
+def test_python_scalars_specialise_by_their_own_type(module):
+    compiled = torchlower.compile(module.scaled)
+    x = torch.randn(3, 4)
+    for n, flag in [(2, True), (2.5, False), (3, False)]:
+        assert_matches_eager(compiled(x, n, flag), module.scaled(x, n, flag))
+    # an int and a float `n` are two specialisations (`bool` would be a third: `x * True` is
+    # rejected, TL242, so its specialisation would fall back)
+    assert {key[1:] for key in compiled.specialisations} == {("int", "bool"), ("float", "bool")}
+    assert all(routed.route == "native" for routed in compiled.specialisations.values())
+
+
+def test_unannotated_helpers_are_specialised_too(module):
+    compiled = torchlower.compile(module.norm_then_helper)
+    x, weight = torch.randn(2, 5, 16), torch.randn(16)
+    assert_matches_eager(compiled(x, weight), module.norm_then_helper(x, weight))
+    (routed,) = compiled.specialisations.values()
+    assert routed.route == "native", routed.reason
+
+
+def test_arguments_no_annotation_describes_run_as_python(module, monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    compiled = torchlower.compile(module.gelu_mlp)
+    args = [a.double() for a in mlp_inputs(4)]
+    assert_matches_eager(compiled(*args), module.gelu_mlp(*args))
+    routed = compiled.specialisations[(None, None, None, None, None, "float")]
+    assert routed.route == "fallback" and "x=Tensor(torch.float64, cpu, rank 2)" in routed.reason
+
+
+def test_only_the_unannotated_parameters_are_specialised(module):
+    compiled = torchlower.compile(module.partly_annotated)
+    x, w = torch.randn(3, 4), torch.randn(4, 5)
+    assert_matches_eager(compiled(x, w), module.partly_annotated(x, w))
+    assert list(compiled.specialisations) == [("TensorF32Cpu2D",)]
+
+
+def test_specialisations_are_bounded(module, monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    monkeypatch.setattr(_specialise, "MAX_SPECIALISATIONS", 2)
+    compiled = torchlower.compile(module.scaled)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for rank in range(1, 5):
+            x = torch.randn(*(2,) * rank)
+            assert_matches_eager(compiled(x, 2, False), module.scaled(x, 2, False))
+    assert len(compiled.specialisations) == 2
+    # one warning, at the first combination past the bound (builds may warn of other things)
+    assert sum(w.category is _specialise.SpecialisationWarning for w in caught) == 1, [str(w.message) for w in caught]
+
+
+def test_annotate_inserts_annotations_without_moving_lines():
+    source = "import torch\n\n@deco\ndef f(x, n=3, *, k):\n    return x\n"
+    annotated = _specialise.annotate(source, "f", 3, {"x": "TensorF32Cpu2D", "n": "int"})
+    lines = annotated.splitlines()
+    assert lines[3] == "def f(x: TensorF32Cpu2D, n: int=3, *, k):"
+    assert lines[:3] == source.splitlines()[:3] and lines[4] == "    return x"
+    assert lines[-1] == "from torchlower.types import TensorF32Cpu2D"
+    assert _specialise.annotate(source, "g", 3, {}) is None
