@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import threading
 import tokenize
 import warnings
@@ -41,7 +42,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from . import _specialise
+from . import _modules, _specialise
 from ._build import BuildError, build_extension
 
 __all__ = ["BuildError", "BuildWarning", "compile", "native", "current_mode"]
@@ -147,6 +148,8 @@ def compile(fn: Callable) -> Callable:  # noqa: A001 - the public name of the AP
     """
     if getattr(fn, "__torchlower__", False):
         return fn
+    if _is_module(fn):
+        return _compile_module(fn)
     located = _locate_source(fn)
     if isinstance(located, str):
         return _fallback_callable(fn, None, located)
@@ -192,6 +195,38 @@ def _specialising(fn: Callable, filename: str, source: str, entry: dict) -> Call
     routed = _decorate(call, fn, "specialising", entry, "unannotated parameters: specialised on each call's argument types")
     routed.specialisations = specialisations  # type: ignore[attr-defined]
     return routed
+
+
+def _is_module(value: Any) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.nn.Module)
+
+
+def _compile_module(module: Any) -> Callable:
+    """An ``nn.Module`` instance (:mod:`torchlower._modules`): ``forward`` rewritten as
+    functions appended to its class's source file, specialised per call."""
+    cls = type(module)
+    try:
+        filename = inspect.getsourcefile(cls) or ""
+        with tokenize.open(filename) as handle:
+            source = handle.read()
+    except (OSError, TypeError, SyntaxError):
+        filename, source = f"<{cls.__name__}>", ""
+
+    def build(annotated: str, name: str) -> tuple[Callable | None, str | None]:
+        build = build_module(annotated, filename)
+        entries = [f for f in (build.report or {}).get("functions", []) if f.get("name") == name]
+        if not entries:
+            return None, str(build.error) if build.error else f"the analyzer reported no function {name}"
+        entry = entries[-1]
+        if entry.get("route") != "native":
+            return None, fallback_reason(entry)
+        if build.error is not None:
+            return None, str(build.error)
+        native_fn = getattr(build.extension, entry.get("symbol") or "", None)
+        return native_fn, None if native_fn is not None else "the built extension has no native symbol"
+
+    return _modules.compile_module(module, build, filename, source, _RERUN_IN_PYTHON, current_mode)
 
 
 def native(fn: Callable) -> Callable:

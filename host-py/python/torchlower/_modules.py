@@ -1,0 +1,543 @@
+"""``torchlower.compile(module)``: an ``nn.Module`` instance as its project wrote it.
+
+The analyzer stays pure: it sees only annotated Python functions. For a module instance the
+host writes one: ``forward`` rewritten as a top-level function whose extra parameters are the
+tensors the instance holds (parameters and buffers, read again at every call, never baked),
+with
+
+- ``self.<attr>`` of an ``int``/``float``/``bool``/``str``/``None`` attribute as its value,
+  ``self.training`` as ``False`` (only eval mode runs native);
+- calls of known leaf submodules as their functional form with the hyper-parameters read from
+  the instance (``nn.Linear`` → ``F.linear(x, w, b)``, ``nn.LayerNorm``, ``nn.RMSNorm``,
+  ``nn.Embedding``, ``nn.BatchNorm1d/2d`` in eval, the activations, ``nn.Dropout``/
+  ``nn.Identity`` as the identity), ``nn.Sequential`` as the chain of its children;
+- calls of custom submodules as calls of their own rewritten ``forward`` (one generated
+  function per submodule instance), and ``for block in self.blocks:`` over an
+  ``nn.ModuleList``/``nn.Sequential`` unrolled, one copy of the body per child.
+
+The generated functions are appended to the module's own source file text (so its imports,
+constants and helpers resolve) and specialised on each call's argument types like any
+unannotated function (:mod:`torchlower._specialise`). Anything else in ``forward`` (another
+method of ``self``, a module used as a value, an unknown leaf) leaves a form the analyzer does
+not claim, and the module runs eagerly.
+
+Guards, checked at every call: eval mode, no hooks on any submodule, and either autograd off
+(``torch.no_grad()``/``inference_mode``) or no parameter requiring grad — otherwise the call
+runs the module itself, so training, hooks and autograd graphs behave exactly as eager.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import textwrap
+import threading
+from typing import Any, Callable
+
+from . import _specialise
+
+#: The generated top-level function's name; its helpers are `_tl_module_<path>`.
+ENTRY = "_tl_module_forward"
+
+
+class Unsupported(Exception):
+    """A form of ``forward`` the rewriting does not handle."""
+
+
+def _leaf_call(module: Any, arg: ast.expr, param: Callable[[str], ast.expr]) -> ast.expr | None:
+    """The functional form of a known leaf submodule applied to ``arg`` (None: not a known
+    leaf). ``param(name)`` is the expression of the submodule's tensor ``name``."""
+    import torch.nn as nn
+
+    def node(value: Any) -> ast.expr:
+        return value if isinstance(value, ast.AST) else ast.Constant(value)
+
+    def call(function: str, *args: Any, **keywords: Any) -> ast.expr:
+        kw = [ast.keyword(arg=k, value=node(v)) for k, v in keywords.items()]
+        return ast.Call(func=ast.parse(function, mode="eval").body, args=[node(a) for a in args], keywords=kw)
+
+    def tensor_or_none(name: str) -> ast.expr:
+        return param(name) if getattr(module, name, None) is not None else ast.Constant(None)
+
+    def shape(values: Any) -> ast.expr:
+        return ast.Tuple(elts=[ast.Constant(int(v)) for v in values], ctx=ast.Load())
+
+    kind = type(module)
+    if kind is nn.Linear:
+        return call("torch.nn.functional.linear", arg, param("weight"), tensor_or_none("bias"))
+    if kind is nn.LayerNorm:
+        return call("torch.nn.functional.layer_norm", arg, shape(module.normalized_shape), tensor_or_none("weight"),
+                    tensor_or_none("bias"), float(module.eps))
+    if kind.__name__ == "RMSNorm" and kind.__module__.startswith("torch.nn"):
+        eps = module.eps
+        return call("torch.nn.functional.rms_norm", arg, shape(module.normalized_shape), tensor_or_none("weight"),
+                    ast.Constant(None if eps is None else float(eps)))
+    if kind is nn.Embedding:
+        if module.padding_idx is not None or module.max_norm is not None:
+            return None
+        return call("torch.nn.functional.embedding", arg, param("weight"))
+    if kind in (nn.BatchNorm1d, nn.BatchNorm2d):
+        if not module.track_running_stats or module.running_mean is None:
+            return None
+        return call("torch.nn.functional.batch_norm", arg, param("running_mean"), param("running_var"),
+                    tensor_or_none("weight"), tensor_or_none("bias"), False, float(module.momentum or 0.0), float(module.eps))
+    if kind in (nn.Conv1d, nn.Conv2d) and module.padding_mode == "zeros":
+        function = "torch.nn.functional.conv1d" if kind is nn.Conv1d else "torch.nn.functional.conv2d"
+        padding = module.padding if isinstance(module.padding, str) else shape(module.padding)
+        return call(function, arg, param("weight"), tensor_or_none("bias"), shape(module.stride), padding,
+                    shape(module.dilation), int(module.groups))
+    if kind is nn.AdaptiveAvgPool2d and module.output_size is not None:
+        size = module.output_size
+        return call("torch.nn.functional.adaptive_avg_pool2d", arg, int(size) if isinstance(size, int) else shape(size))
+    if kind is nn.MaxPool2d and not module.return_indices:
+        return call("torch.nn.functional.max_pool2d", arg, shape(_pair(module.kernel_size)), shape(_pair(module.stride)),
+                    shape(_pair(module.padding)), shape(_pair(module.dilation)), bool(module.ceil_mode))
+    if kind in (nn.Dropout, nn.Identity):
+        return arg
+    if kind is nn.ReLU:
+        return call("torch.relu", arg)
+    if kind is nn.GELU:
+        return call("torch.nn.functional.gelu", arg, approximate=module.approximate)
+    if kind is nn.SiLU:
+        return call("torch.nn.functional.silu", arg)
+    if kind is nn.Tanh:
+        return call("torch.tanh", arg)
+    if kind is nn.Sigmoid:
+        return call("torch.sigmoid", arg)
+    if kind is nn.Softmax and module.dim is not None:
+        return call("torch.softmax", arg, dim=module.dim)
+    return None
+
+
+def _pair(value: Any) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+class _Rewriter:
+    """Rewrites the ``forward`` of every custom module of one instance's tree."""
+
+    def __init__(self) -> None:
+        #: argument name -> attribute path from the root, of every tensor read at call time
+        self.paths: dict[str, str] = {}
+        self.functions: list[str] = []
+        #: per module instance: its generated function and the tensors it takes
+        self._made: dict[tuple[int, str], tuple[str, list[str]]] = {}
+
+    def register(self, path: str) -> str:
+        name = "p_" + path.replace(".", "__")
+        self.paths[name] = path
+        return name
+
+    def function_of(self, module: Any, path: str, method: str = "forward") -> tuple[str, list[str]]:
+        """The generated function of a custom module's ``method`` (made once per instance and
+        method) and the names of the tensors it takes after the method's own arguments."""
+        key = (id(module), method)
+        if key not in self._made:
+            stem = "_tl_module_" + path.replace(".", "__") if path else "_tl_module"
+            name = ENTRY if (not path and method == "forward") else f"{stem}{'' if method == 'forward' else '__' + method}"
+            if not path and method != "forward":
+                name = f"_tl_module__{method}"
+            self._made[key] = (name, [])  # a method calling itself stops here
+            text, tensors = self._rewrite(module, path, name, method)
+            self.functions.append(text)
+            self._made[key] = (name, tensors)
+        return self._made[key]
+
+    def _rewrite(self, module: Any, path: str, name: str, method: str) -> tuple[str, list[str]]:
+        import torch.nn as nn
+
+        if method == "forward" and isinstance(module, nn.Sequential) and type(module).forward is nn.Sequential.forward:
+            return self._sequential(module, path, name)
+        try:
+            source = textwrap.dedent(inspect.getsource(getattr(type(module), method)))
+        except (OSError, TypeError) as error:
+            raise Unsupported(f"the source of {type(module).__name__}.{method} is not available") from error
+        forward = ast.parse(source).body[0]
+        if not isinstance(forward, ast.FunctionDef) or not forward.args.args:
+            raise Unsupported(f"{type(module).__name__}.forward is not a plain method")
+        if forward.args.vararg or forward.args.kwarg or forward.args.kwonlyargs or forward.args.posonlyargs:
+            raise Unsupported(f"{type(module).__name__}.forward takes *args, **kwargs, keyword-only or positional-only parameters")
+        body = _Body(self, module, path, forward.args.args[0].arg)
+        statements: list[ast.stmt] = []
+        for statement in forward.body:
+            result = body.visit(statement)
+            statements.extend(result if isinstance(result, list) else [result])
+        # no annotations (each function is specialised on its call's types) and no defaults
+        # (the host applies the entry's; calls between generated functions pass every argument)
+        arguments = forward.args.args[1:] + [ast.arg(arg=t) for t in body.used]
+        for a in arguments:
+            a.annotation = None
+        forward.args = ast.arguments(posonlyargs=[], args=arguments, kwonlyargs=[], kw_defaults=[], defaults=[])
+        forward.name = name
+        forward.decorator_list = []
+        forward.returns = None
+        forward.body = statements
+        return ast.unparse(ast.fix_missing_locations(forward)), body.used
+
+    def _sequential(self, module: Any, path: str, name: str) -> tuple[str, list[str]]:
+        """An ``nn.Sequential`` (or a subclass keeping its ``forward``) as the chain of its
+        children."""
+        body = _Body(self, module, path, "self")
+        value = body._apply(module, path, [ast.Name(id="input", ctx=ast.Load())])
+        arguments = [ast.arg(arg="input")] + [ast.arg(arg=t) for t in body.used]
+        function = ast.FunctionDef(
+            name=name, args=ast.arguments(posonlyargs=[], args=arguments, kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=[ast.Return(value=value)], decorator_list=[], returns=None,
+        )
+        if "type_params" in ast.FunctionDef._fields:
+            function.type_params = []
+        return ast.unparse(ast.fix_missing_locations(function)), body.used
+
+
+class _Body(ast.NodeTransformer):
+    """One ``forward`` body: ``self.…`` resolved against the live instance."""
+
+    def __init__(self, rewriter: _Rewriter, module: Any, path: str, self_name: str) -> None:
+        self.rewriter = rewriter
+        self.module = module
+        self.path = path
+        self.self_name = self_name
+        #: loop variables bound to a child module while a `for` over a module list is unrolled
+        self.bound: dict[str, tuple[Any, str]] = {}
+        #: the tensors this function takes, in first-use order
+        self.used: list[str] = []
+
+    def tensor(self, path: str) -> ast.expr:
+        name = self.rewriter.register(path)
+        if name not in self.used:
+            self.used.append(name)
+        return ast.Name(id=name, ctx=ast.Load())
+
+    def _method(self, node: ast.expr) -> str | None:
+        """`self.name` naming a plain method of the instance's class (not `forward`)."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
+            attribute = inspect.getattr_static(self.module, node.attr, None)
+            if inspect.isfunction(attribute) and node.attr != "forward" and node.attr not in vars(__import__("torch").nn.Module):
+                return node.attr
+        return None
+
+    def _child_path(self, attr: str) -> str:
+        return _join(self.path, attr)
+
+    def _resolve(self, node: ast.expr) -> tuple[Any, str] | None:
+        """The module (and its path) a callee expression names: `self.x`, `self.x[i]`, a bound
+        loop variable."""
+        import torch.nn as nn
+
+        if isinstance(node, ast.Name) and node.id in self.bound:
+            return self.bound[node.id]
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
+            value = getattr(self.module, node.attr, None)
+            if isinstance(value, nn.Module):
+                return value, self._child_path(node.attr)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+            container = self._resolve(node.value)
+            if container is not None and isinstance(container[0], (nn.ModuleList, nn.Sequential)):
+                index = node.slice.value
+                return container[0][index], _join(container[1], str(index % len(container[0])))
+        return None
+
+    def _chain(self, node: ast.expr) -> list[str] | None:
+        """`self.a.b.c` as ["a", "b", "c"] (None: not an attribute chain on `self`)."""
+        names: list[str] = []
+        while isinstance(node, ast.Attribute):
+            names.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id == self.self_name and names:
+            return names[::-1]
+        return None
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        import torch
+        import torch.nn as nn
+
+        chain = self._chain(node) if isinstance(node.ctx, ast.Load) else None
+        if chain is None:
+            return self.generic_visit(node)
+        if chain == ["training"]:
+            return ast.Constant(False)
+        value: Any = self.module
+        for index, name in enumerate(chain):
+            if isinstance(value, nn.Module) and name == "training":
+                return ast.Constant(False)
+            value = getattr(value, name, _MISSING)
+            if value is _MISSING:
+                raise Unsupported(f"self.{'.'.join(chain[: index + 1])} does not exist on the instance")
+        path = ".".join([self.path, *chain] if self.path else chain)
+        if isinstance(value, torch.Tensor):
+            return self.tensor(path)
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return ast.Constant(value)
+        if isinstance(value, (tuple, list)) and all(isinstance(v, (bool, int, float)) for v in value):
+            return ast.Tuple(elts=[ast.Constant(v) for v in value], ctx=ast.Load())
+        function = _torch_function_path(value)
+        if function is not None:
+            return ast.parse(function, mode="eval").body
+        if isinstance(value, nn.Module):
+            raise Unsupported(f"the submodule self.{'.'.join(chain)} is used as a value, not called")
+        raise Unsupported(f"self.{'.'.join(chain)} ({type(value).__name__}) has no native form")
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        method = self._method(node.func)
+        if method is not None:
+            if node.keywords:
+                raise Unsupported(f"a keyword argument to self.{method}()")
+            args = [self.visit(a) for a in node.args]
+            name, tensors = self.rewriter.function_of(self.module, self.path, method)
+            for tensor_name in tensors:
+                if tensor_name not in self.used:
+                    self.used.append(tensor_name)
+            return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args + [ast.Name(id=t, ctx=ast.Load()) for t in tensors], keywords=[])
+        target = self._resolve(node.func)
+        if target is None:
+            return self.generic_visit(node)
+        module, path = target
+        args = [self.visit(a) for a in node.args]
+        if node.keywords:
+            raise Unsupported(f"a keyword argument to the submodule {path}")
+        return self._apply(module, path, args)
+
+    def _apply(self, module: Any, path: str, args: list[ast.expr]) -> ast.expr:
+        import torch.nn as nn
+
+        if isinstance(module, nn.Sequential) and type(module).forward is nn.Sequential.forward:
+            if len(args) != 1:
+                raise Unsupported(f"{path} (nn.Sequential) called with {len(args)} arguments")
+            value = args[0]
+            for index, child in enumerate(module):
+                value = self._apply(child, _join(path, str(index)), [value])
+            return value
+        if len(args) == 1:
+            leaf = _leaf_call(module, args[0], lambda name: self.tensor(_join(path, name)))
+            if leaf is not None:
+                return leaf
+        if type(module).forward is nn.Module.forward or type(module).__module__.startswith("torch.nn"):
+            raise Unsupported(f"{path} ({type(module).__name__}) has no native form")
+        # omitted arguments with literal defaults, as Python fills them
+        parameters = list(inspect.signature(module.forward).parameters.values())
+        if len(args) > len(parameters):
+            raise Unsupported(f"{path} called with {len(args)} arguments")
+        for p in parameters[len(args):]:
+            if p.default is inspect.Parameter.empty or not (p.default is None or isinstance(p.default, (bool, int, float, str))):
+                raise Unsupported(f"{path}: no literal value for its argument `{p.name}`")
+            args.append(ast.Constant(p.default))
+        name, tensors = self.rewriter.function_of(module, path)
+        for tensor_name in tensors:  # the child's tensors are this function's too
+            if tensor_name not in self.used:
+                self.used.append(tensor_name)
+        return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args + [ast.Name(id=t, ctx=ast.Load()) for t in tensors], keywords=[])
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        """A comparison of values read from the instance (`self.downsample is not None`) is
+        known now: its result, so the analyzer keeps only the branch Python takes."""
+        node = self.generic_visit(node)
+        operands = [node.left, *node.comparators]
+        if not all(isinstance(o, ast.Constant) for o in operands):
+            return node
+        import operator
+
+        table = {ast.Is: operator.is_, ast.IsNot: operator.is_not, ast.Eq: operator.eq, ast.NotEq: operator.ne}
+        result = True
+        for op, (left, right) in zip(node.ops, zip(operands, operands[1:])):
+            if type(op) not in table:
+                return node
+            result = result and bool(table[type(op)](left.value, right.value))
+        return ast.Constant(result)
+
+    def visit_For(self, node: ast.For) -> Any:
+        import torch.nn as nn
+
+        container = self._resolve(node.iter)
+        if container is None or not isinstance(node.target, ast.Name):
+            return self.generic_visit(node)
+        modules, path = container
+        if not isinstance(modules, (nn.ModuleList, nn.Sequential)) or node.orelse:
+            raise Unsupported(f"a `for` over {path} ({type(modules).__name__})")
+        unrolled: list[ast.stmt] = []
+        for index, child in enumerate(modules):
+            self.bound[node.target.id] = (child, _join(path, str(index)))
+            for statement in node.body:
+                unrolled.append(self.visit(copy.deepcopy(statement)))
+        self.bound.pop(node.target.id, None)
+        return unrolled or [ast.Pass()]
+
+
+_MISSING = object()
+
+
+def _join(path: str, part: str) -> str:
+    """The attribute path of ``part`` under ``path`` (the root's path is empty)."""
+    return f"{path}.{part}" if path else part
+
+
+def _torch_function_path(value: Any) -> str | None:
+    """The dotted path of a function of ``torch`` / ``torch.nn.functional`` held as an
+    attribute (transformers' ``self.act = nn.functional.gelu``), or None."""
+    import torch
+    import torch.nn.functional as F
+
+    if not callable(value) or isinstance(value, type):
+        return None
+    for prefix, namespace in (("torch.nn.functional", F), ("torch", torch)):
+        name = getattr(value, "__name__", None)
+        if name and getattr(namespace, name, None) is value:
+            return f"{prefix}.{name}"
+    return None
+
+
+def rewrite(module: Any) -> tuple[str, list[tuple[str, str]]]:
+    """The generated functions of ``module``'s tree (helpers first, the entry :data:`ENTRY`
+    last) and the tensors the entry takes after ``forward``'s own arguments, as (name,
+    attribute path)."""
+    rewriter = _Rewriter()
+    _, tensors = rewriter.function_of(module, "")
+    return "\n\n\n".join(rewriter.functions), [(n, rewriter.paths[n]) for n in tensors]
+
+
+def _attribute(root: Any, path: str) -> Any:
+    value = root
+    for part in path.split("."):
+        value = value[int(part)] if part.isdigit() else getattr(value, part)
+    return value
+
+
+def _owner(root: Any, path: str) -> tuple[Any, str]:
+    """The module holding the tensor at ``path`` and its name there."""
+    parent, _, name = path.rpartition(".")
+    return (_attribute(root, parent) if parent else root), name
+
+
+def _global_hook_dicts() -> list[dict]:
+    """PyTorch's global module hooks (registered for every module), if this version has them."""
+    from torch.nn.modules import module as torch_module
+
+    names = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks", "_global_backward_pre_hooks")
+    return [getattr(torch_module, n) for n in names if isinstance(getattr(torch_module, n, None), dict)]
+
+
+def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | None, str | None]], filename: str, source: str,
+                   rerun: tuple, mode: Callable[[], str]) -> Callable:
+    """The callable of a module instance. ``build(source, name)`` analyzes and builds a source
+    and returns the native function ``name`` (or None and why not); ``rerun`` are the native
+    errors after which ``auto`` mode runs the module itself; ``mode()`` the current mode."""
+    import torch
+
+    try:
+        generated, tensors = rewrite(module)
+        reason = None
+    except Unsupported as error:
+        generated, tensors, reason = "", [], str(error)
+    signature = inspect.signature(module.forward)
+    text = source + ("" if source.endswith("\n") else "\n") + "\n\n" + generated + "\n"
+    line = text[: text.index(f"def {ENTRY}(")].count("\n") + 1 if generated else 0
+    names = list(signature.parameters) + [n for n, _ in tensors]
+    specialised: dict[tuple, Callable | None] = {}
+    reasons: dict[tuple, str] = {}
+    lock = threading.Lock()
+
+    def native_for(values: tuple) -> Callable | None:
+        key = tuple(_specialise.type_name(v) for v in values)
+        if key in specialised:
+            return specialised[key]
+        with lock:
+            if key not in specialised:
+                found, why = None, None
+                if None in key:
+                    why = "an argument or tensor of the module no annotation of the vocabulary describes"
+                elif len(specialised) >= _specialise.MAX_SPECIALISATIONS:
+                    why = f"more than {_specialise.MAX_SPECIALISATIONS} argument-type combinations"
+                else:
+                    annotated = _specialise.annotate(text, ENTRY, line, dict(zip(names, key)))
+                    found, why = build(annotated, ENTRY) if annotated is not None else (None, "the generated forward was not found")
+                specialised[key] = found
+                if why:
+                    reasons[key] = why
+            return specialised[key]
+
+    calls = {"native": 0, "eager": 0}
+    parameters = list(signature.parameters.values())
+    plain = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in parameters)
+    # where each tensor lives: its owner module and name, found again if a module is rebound
+    owners = [_owner(module, path) for _, path in tensors]
+    tree = list(module.named_modules())
+    global_hooks = _global_hook_dicts()
+    # per-call key -> native function: (dtype, device, rank) of tensors, the type of others
+    fast: dict[tuple, Callable | None] = {}
+
+    def eager(*args, **kwargs):
+        calls["eager"] += 1
+        return module(*args, **kwargs)
+
+    def held_tensors() -> list | None:
+        """The tensors the instance holds now (None: its tree changed since compile)."""
+        values = []
+        for (owner, name), (_, path) in zip(owners, tensors):
+            value = owner._parameters.get(name) if name in owner._parameters else owner._buffers.get(name, _MISSING)
+            if value is _MISSING or value is None:
+                return None
+            values.append(value)
+        return values
+
+    def unchanged_tree() -> bool:
+        return all(parent._modules.get(name) is child for (parent, name, child) in structure)
+
+    structure = [(parent, name, child) for _, parent in tree for name, child in parent._modules.items()]
+
+    def hooked() -> bool:
+        return any(d for d in global_hooks) or any(
+            m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks for _, m in tree
+        )
+
+    def call(*args, **kwargs):
+        current = mode()
+        if current == "fallback" or reason is not None or module.training or hooked() or not unchanged_tree():
+            if current == "native" and reason is not None:
+                raise _build_error(f"torchlower: {type(module).__name__} is not native: {reason}")
+            return eager(*args, **kwargs)
+        if plain and not kwargs and len(args) == len(parameters):
+            given = args
+        else:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                return eager(*args, **kwargs)
+            bound.apply_defaults()
+            given = tuple(bound.arguments.values())
+        held = held_tensors()
+        if held is None:
+            return eager(*args, **kwargs)
+        if torch.is_grad_enabled() and any(t.requires_grad for t in held):
+            return eager(*args, **kwargs)  # autograd records eager's graph
+        values = (*given, *held)
+        key = tuple((v.dtype, v.device, v.dim()) if isinstance(v, torch.Tensor) else type(v) for v in values)
+        native = fast[key] if key in fast else fast.setdefault(key, native_for(values))
+        if native is None:
+            if current == "native":
+                key = tuple(_specialise.type_name(v) for v in values)
+                raise _build_error(f"torchlower: {type(module).__name__} is not native: {reasons.get(key)}")
+            return eager(*args, **kwargs)
+        calls["native"] += 1
+        if current == "native":
+            return native(*values)
+        try:
+            return native(*values)
+        except rerun:
+            calls["native"] -= 1
+            return eager(*args, **kwargs)
+
+    call.calls = calls  # type: ignore[attr-defined]
+    call.route = "module" if reason is None else "fallback"  # type: ignore[attr-defined]
+    call.reason = reason  # type: ignore[attr-defined]
+    call.reasons = reasons  # type: ignore[attr-defined]
+    call.specialisations = specialised  # type: ignore[attr-defined]
+    call.generated = generated  # type: ignore[attr-defined]
+    call.module = module  # type: ignore[attr-defined]
+    call.__torchlower__ = True  # type: ignore[attr-defined]
+    return call
+
+
+def _build_error(message: str) -> Exception:
+    from ._build import BuildError
+
+    return BuildError(message)

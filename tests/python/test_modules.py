@@ -1,0 +1,179 @@
+"""``torchlower.compile(module)`` on the module corpus (tests/realworld/modules/): nn.Module
+classes as their projects wrote them, each rewritten to functions by the host
+(torchlower._modules), specialised on its calls, routed native where the analyzer claims every
+site, equal to eager — also after new weights are loaded — and guarded: training mode, hooks,
+autograd and dtype changes run the module itself."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import torchlower
+from test_native_cpu import assert_matches_eager
+
+MODULES = Path(__file__).resolve().parents[1] / "realworld" / "modules"
+FILES = sorted(MODULES.glob("*.py"))
+#: share of the module corpus that must run native (issue: at least 80%)
+MIN_NATIVE_SHARE = 0.8
+
+
+def _load(path: Path):
+    name = f"_tl_modules_{path.stem}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _examples():
+    for path in FILES:
+        for name in _load(path).EXAMPLES:
+            yield pytest.param(path, name, id=f"{path.stem}.{name}")
+
+
+def _new_weights(model: torch.nn.Module, seed: int) -> dict:
+    generator = torch.Generator().manual_seed(seed)
+    return {k: torch.randn(v.shape, generator=generator) if v.is_floating_point() else v for k, v in model.state_dict().items()}
+
+
+def _same(native, eager):
+    if isinstance(eager, tuple):
+        assert isinstance(native, tuple) and len(native) == len(eager)
+        for n, e in zip(native, eager):
+            assert_matches_eager(n, e)
+    else:
+        assert_matches_eager(native, eager)
+
+
+@pytest.mark.parametrize("path,name", list(_examples()))
+def test_module_matches_eager_and_reads_weights_at_call_time(path, name, monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    make, inputs = _load(path).EXAMPLES[name]
+    torch.manual_seed(0)
+    model = make().eval()
+    compiled = torchlower.compile(model)
+    torch.manual_seed(1)
+    args = inputs()
+    before = [a.clone() for a in args]
+    with torch.no_grad():
+        _same(compiled(*args), model(*args))
+        special = tuple(a.masked_fill(torch.rand(a.shape) < 0.05, float("nan")) for a in args)
+        _same(compiled(*special), model(*special))
+        model.load_state_dict(_new_weights(model, 7))
+        _same(compiled(*args), model(*args))
+    for a, b in zip(args, before):
+        assert torch.equal(a, b), "input mutated"
+    native = any(v is not None for v in compiled.specialisations.values())
+    if native:
+        assert compiled.calls["native"] == 3, compiled.calls
+    else:
+        assert compiled.reason or compiled.reasons, "an eager module says why"
+
+
+def test_most_of_the_module_corpus_runs_native(monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    routes = {}
+    for path in FILES:
+        for name, (make, inputs) in _load(path).EXAMPLES.items():
+            torch.manual_seed(0)
+            compiled = torchlower.compile(make().eval())
+            with torch.no_grad():
+                compiled(*inputs())
+            routes[f"{path.stem}.{name}"] = compiled.calls["native"] == 1
+    native = sum(routes.values())
+    assert len(routes) >= 20 and native / len(routes) >= MIN_NATIVE_SHARE, routes
+
+
+@pytest.fixture
+def mlp(monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    make, inputs = _load(MODULES / "nanogpt.py").EXAMPLES["MLP"]
+    torch.manual_seed(0)
+    model = make().eval()
+    return model, torchlower.compile(model), inputs()
+
+
+def test_training_mode_runs_the_module_itself(mlp):
+    model, compiled, args = mlp
+    model.train()
+    out = compiled(*args)
+    assert compiled.calls == {"native": 0, "eager": 1}
+    assert out.requires_grad  # eager's autograd graph
+    model.eval()
+    with torch.no_grad():
+        compiled(*args)
+    assert compiled.calls["native"] == 1
+
+
+def test_a_hook_runs_the_module_itself(mlp):
+    model, compiled, args = mlp
+    seen = []
+    handle = model.c_fc.register_forward_hook(lambda m, i, o: seen.append(o.shape))
+    with torch.no_grad():
+        _same(compiled(*args), model(*args))
+    assert compiled.calls == {"native": 0, "eager": 1} and len(seen) == 2
+    handle.remove()
+    with torch.no_grad():
+        compiled(*args)
+    assert compiled.calls["native"] == 1
+
+
+def test_autograd_outside_no_grad_runs_eager_and_native_outputs_never_require_grad(mlp):
+    model, compiled, args = mlp
+    out = compiled(*args)  # parameters require grad, autograd is on: eager's graph
+    assert out.requires_grad and compiled.calls["eager"] == 1
+    with torch.inference_mode():
+        out = compiled(*args)
+    assert not out.requires_grad and compiled.calls["native"] == 1
+
+
+def test_in_place_weight_updates_are_seen(mlp):
+    model, compiled, args = mlp
+    with torch.no_grad():
+        first = compiled(*args)
+        model.c_fc.weight.mul_(2.0)
+        model.c_proj.bias.add_(1.0)
+        second = compiled(*args)
+        _same(second, model(*args))
+    assert not torch.equal(first, second) and compiled.calls["native"] == 2
+
+
+def test_a_dtype_change_runs_eager(mlp):
+    model, compiled, args = mlp
+    model.double()
+    with torch.no_grad():
+        out = compiled(*(a.double() for a in args))
+        _same(out, model(*(a.double() for a in args)))
+    assert out.dtype == torch.float64 and compiled.calls == {"native": 0, "eager": 1}
+
+
+def test_an_unsupported_module_says_why_and_runs_eager(monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+
+    class Holder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.run(x, self.inner)
+
+        def run(self, x, layer):
+            return layer(x)
+
+    model = Holder().eval()
+    compiled = torchlower.compile(model)
+    assert compiled.route == "fallback" and "self.inner" in compiled.reason
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        _same(compiled(x), model(x))
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    with pytest.raises(torchlower.BuildError, match="Holder is not native"):
+        compiled(x)
