@@ -283,12 +283,7 @@ class _Body(ast.NodeTransformer):
         if method is not None:
             if node.keywords:
                 raise Unsupported(f"a keyword argument to self.{method}()")
-            args = [self.visit(a) for a in node.args]
-            name, tensors = self.rewriter.function_of(self.module, self.path, method)
-            for tensor_name in tensors:
-                if tensor_name not in self.used:
-                    self.used.append(tensor_name)
-            return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args + [ast.Name(id=t, ctx=ast.Load()) for t in tensors], keywords=[])
+            return self._generated_call(self.module, self.path, method, [self.visit(a) for a in node.args])
         target = self._resolve(node.func)
         if target is None:
             return self.generic_visit(node)
@@ -322,8 +317,13 @@ class _Body(ast.NodeTransformer):
             if p.default is inspect.Parameter.empty or not (p.default is None or isinstance(p.default, (bool, int, float, str))):
                 raise Unsupported(f"{path}: no literal value for its argument `{p.name}`")
             args.append(ast.Constant(p.default))
-        name, tensors = self.rewriter.function_of(module, path)
-        for tensor_name in tensors:  # the child's tensors are this function's too
+        return self._generated_call(module, path, "forward", args)
+
+    def _generated_call(self, module: Any, path: str, method: str, args: list[ast.expr]) -> ast.expr:
+        """A call of the generated function of ``module.method``: its arguments, then the
+        tensors it takes (which this function takes too, to pass them on)."""
+        name, tensors = self.rewriter.function_of(module, path, method)
+        for tensor_name in tensors:
             if tensor_name not in self.used:
                 self.used.append(tensor_name)
         return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args + [ast.Name(id=t, ctx=ast.Load()) for t in tensors], keywords=[])

@@ -214,8 +214,13 @@ fn matrix(shape: &[i64], strides: &[i64]) -> View2 {
 }
 
 impl MatmulPlan {
+    /// A plan of `a b` per batch; `m`, `n`, `k` from the matrices.
+    fn new(out_shape: Vec<i64>, a: View2, b: View2, bias_stride: Option<i64>, batch: [u64; 2], a_batch: [i64; 2], b_batch: [i64; 2]) -> MatmulPlan {
+        MatmulPlan { out_shape, m: a.rows, n: b.cols, k: a.cols, a, b, bias_stride, batch, a_batch, b_batch }
+    }
+
     fn single(out_shape: Vec<i64>, a: View2, b: View2) -> MatmulPlan {
-        MatmulPlan { out_shape, m: a.rows, n: b.cols, k: a.cols, a, b, bias_stride: None, batch: [1, 1], a_batch: [0, 0], b_batch: [0, 0] }
+        MatmulPlan::new(out_shape, a, b, None, [1, 1], [0, 0], [0, 0])
     }
 
     pub fn batches(&self) -> u64 {
@@ -299,18 +304,8 @@ impl MatmulPlan {
         if rb > 1 {
             out_shape.push(b.cols as i64);
         }
-        Ok(MatmulPlan {
-            out_shape,
-            m: a.rows,
-            n: b.cols,
-            k: a.cols,
-            a,
-            b,
-            bias_stride: None,
-            batch: [plan.sizes[MAX_DIMS - 2], plan.sizes[MAX_DIMS - 1]],
-            a_batch: last2(&plan.inputs[0]),
-            b_batch: last2(&plan.inputs[1]),
-        })
+        let batch = [plan.sizes[MAX_DIMS - 2], plan.sizes[MAX_DIMS - 1]];
+        Ok(MatmulPlan::new(out_shape, a, b, None, batch, last2(&plan.inputs[0]), last2(&plan.inputs[1])))
     }
 
     /// `torch.bmm(a, b)`: rank 3 both, equal batch sizes (no broadcasting), or eager's error.
@@ -368,18 +363,8 @@ impl MatmulPlan {
         let (sizes, steps) = padded(&x_shape[..rx - 2], &x_strides[..rx - 2])?;
         let mut out_shape = x_shape[..rx - 1].to_vec();
         out_shape.push(b.cols as i64);
-        Ok(MatmulPlan {
-            out_shape,
-            m: a.rows,
-            n: b.cols,
-            k: a.cols,
-            a,
-            b,
-            bias_stride,
-            batch: [sizes[MAX_DIMS - 2], sizes[MAX_DIMS - 1]],
-            a_batch: [steps[MAX_DIMS - 2], steps[MAX_DIMS - 1]],
-            b_batch: [0, 0],
-        })
+        let batch = [sizes[MAX_DIMS - 2], sizes[MAX_DIMS - 1]];
+        Ok(MatmulPlan::new(out_shape, a, b, bias_stride, batch, [steps[MAX_DIMS - 2], steps[MAX_DIMS - 1]], [0, 0]))
     }
 
     /// Host execution in the kernel's order: per batch, one fused multiply-add per k, in
