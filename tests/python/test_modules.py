@@ -73,6 +73,12 @@ def test_module_matches_eager_and_reads_weights_at_call_time(path, name, monkeyp
     native = any(v is not None for v in compiled.specialisations.values())
     if native:
         assert compiled.calls["native"] == 3, compiled.calls
+        # the report lists every generated forward (a nested one is native as the copy its
+        # caller specialises; alone, unannotated, it is not), the entry native, its sites claimed
+        (entries,) = compiled.reports.values()
+        entry = entries[-1]
+        assert entry["name"] == "_tl_module_forward" and entry["route"] == "native"
+        assert all(s["outcome"] == "claimed" for s in entry["sites"])
     else:
         assert compiled.reason or compiled.reasons, "an eager module says why"
 

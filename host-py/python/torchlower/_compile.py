@@ -213,18 +213,20 @@ def _compile_module(module: Any) -> Callable:
     except (OSError, TypeError, SyntaxError):
         filename, source = f"<{cls.__name__}>", ""
 
-    def build(annotated: str, name: str) -> tuple[Callable | None, str | None]:
+    def build(annotated: str, name: str) -> tuple[Callable | None, str | None, list[dict]]:
         build = build_module(annotated, filename)
-        entries = [f for f in (build.report or {}).get("functions", []) if f.get("name") == name]
+        # the generated functions' entries (they follow the file's own)
+        generated = [f for f in (build.report or {}).get("functions", []) if f.get("name", "").startswith("_tl_module")]
+        entries = [f for f in generated if f.get("name") == name]
         if not entries:
-            return None, str(build.error) if build.error else f"the analyzer reported no function {name}"
+            return None, str(build.error) if build.error else f"the analyzer reported no function {name}", generated
         entry = entries[-1]
         if entry.get("route") != "native":
-            return None, fallback_reason(entry)
+            return None, fallback_reason(entry), generated
         if build.error is not None:
-            return None, str(build.error)
+            return None, str(build.error), generated
         native_fn = getattr(build.extension, entry.get("symbol") or "", None)
-        return native_fn, None if native_fn is not None else "the built extension has no native symbol"
+        return native_fn, None if native_fn is not None else "the built extension has no native symbol", generated
 
     return _modules.compile_module(module, build, filename, source, _RERUN_IN_PYTHON, current_mode)
 

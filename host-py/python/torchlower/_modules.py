@@ -416,11 +416,12 @@ def _global_hook_dicts() -> list[dict]:
     return [getattr(torch_module, n) for n in names if isinstance(getattr(torch_module, n, None), dict)]
 
 
-def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | None, str | None]], filename: str, source: str,
-                   rerun: tuple, mode: Callable[[], str]) -> Callable:
+def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | None, str | None, list[dict]]], filename: str,
+                   source: str, rerun: tuple, mode: Callable[[], str]) -> Callable:
     """The callable of a module instance. ``build(source, name)`` analyzes and builds a source
-    and returns the native function ``name`` (or None and why not); ``rerun`` are the native
-    errors after which ``auto`` mode runs the module itself; ``mode()`` the current mode."""
+    and returns the native function ``name`` (or None and why not) and the report entries of
+    the generated functions; ``rerun`` are the native errors after which ``auto`` mode runs the
+    module itself; ``mode()`` the current mode."""
     import torch
 
     try:
@@ -434,6 +435,8 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
     names = list(signature.parameters) + [n for n, _ in tensors]
     specialised: dict[tuple, Callable | None] = {}
     reasons: dict[tuple, str] = {}
+    #: per combination, the analyzer's entries of the generated functions (every forward)
+    reports: dict[tuple, list[dict]] = {}
     lock = threading.Lock()
 
     def native_for(values: tuple) -> Callable | None:
@@ -449,7 +452,10 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
                     why = f"more than {_specialise.MAX_SPECIALISATIONS} argument-type combinations"
                 else:
                     annotated = _specialise.annotate(text, ENTRY, line, dict(zip(names, key)))
-                    found, why = build(annotated, ENTRY) if annotated is not None else (None, "the generated forward was not found")
+                    if annotated is None:
+                        why = "the generated forward was not found"
+                    else:
+                        found, why, reports[key] = build(annotated, ENTRY)
                 specialised[key] = found
                 if why:
                     reasons[key] = why
@@ -530,6 +536,7 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
     call.route = "module" if reason is None else "fallback"  # type: ignore[attr-defined]
     call.reason = reason  # type: ignore[attr-defined]
     call.reasons = reasons  # type: ignore[attr-defined]
+    call.reports = reports  # type: ignore[attr-defined]
     call.specialisations = specialised  # type: ignore[attr-defined]
     call.generated = generated  # type: ignore[attr-defined]
     call.module = module  # type: ignore[attr-defined]
