@@ -183,3 +183,13 @@ def test_an_unsupported_module_says_why_and_runs_eager(monkeypatch):
     monkeypatch.setenv("TORCHLOWER_MODE", "native")
     with pytest.raises(torchlower.BuildError, match="Holder is not native"):
         compiled(x)
+
+
+def test_the_readme_example_runs():
+    import subprocess
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "module_and_unannotated.py"
+    done = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "MLP module: route module, calls {'native': 1, 'eager': 0}" in done.stdout
+    assert "scaled_softmax('TensorF32Cpu3D', 'float'): native" in done.stdout
