@@ -377,6 +377,8 @@ impl Pass<'_> {
                     .map(|item| match item {
                         IndexItem::Int(e) => IndexItem::Int(self.expr(e)),
                         IndexItem::Slice(a, b, c) => IndexItem::Slice(a.map(|e| self.expr(e)), b.map(|e| self.expr(e)), c.map(|e| self.expr(e))),
+                        IndexItem::Tensor(e) => IndexItem::Tensor(self.expr(e)),
+                        IndexItem::List(items) => IndexItem::List(items.into_iter().map(|e| self.expr(e)).collect()),
                         other => other,
                     })
                     .collect();

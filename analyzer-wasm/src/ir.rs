@@ -161,6 +161,10 @@ pub enum IndexItem {
     Slice(Option<Expr>, Option<Expr>, Option<Expr>),
     NewAxis,
     Ellipsis,
+    /// an int64 index tensor or a bool mask (advanced indexing)
+    Tensor(Expr),
+    /// a list of ints (advanced indexing with a rank-1 index)
+    List(Vec<Expr>),
 }
 
 impl IndexItem {
@@ -169,6 +173,8 @@ impl IndexItem {
         match self {
             IndexItem::Int(e) => vec![e],
             IndexItem::Slice(a, b, c) => [a, b, c].into_iter().flatten().collect(),
+            IndexItem::Tensor(e) => vec![e],
+            IndexItem::List(items) => items.iter().collect(),
             IndexItem::NewAxis | IndexItem::Ellipsis => Vec::new(),
         }
     }

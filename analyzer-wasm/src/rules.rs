@@ -279,7 +279,7 @@ rule!(SOFTMAX_DIM, "torchlower/softmax-static-dim-f32-rank1-2", Softmax, false,
 rule!(FUNCTIONAL_SOFTMAX, "torchlower/functional-softmax-f32-rank1-2", Softmax, false,
     "torch.nn.functional.softmax(t, dim)", "Like the method, and additionally the keyword literal `dtype=None` is permitted.", "F.softmax(logits, dim=1, dtype=None)");
 rule!(ARGMAX_DIM, "torchlower/argmax-static-dim-i64-rank1", Argmax, false,
-    "argmax over one static dim giving int64 rank-1 labels", "Method or `torch.argmax`: literal dim once; rank-2 with keepdim omitted/False, or rank-1 dim 0 with keyword keepdim=True. Result: TensorI64Cpu1D (CPU only: there is no int64 CUDA type).", "probs.argmax(dim=1)");
+    "argmax over one static dim giving int64 rank-1 labels", "Method or `torch.argmax`: literal dim once; rank-2 with keepdim omitted/False, or rank-1 dim 0 with keyword keepdim=True. Result: TensorI64Cpu1D (CPU only: there is no int64 CUDA type). The input is float32 or, as an extension, int64 (token ids).", "probs.argmax(dim=1)");
 
 rule!(VIEW, "torchlower/tensor-view", View, true,
     "EXTENSION: t.view(*shape) with Python ints",
@@ -319,6 +319,10 @@ rule!(INDEX, "torchlower/tensor-basic-indexing", Index, true,
     "EXTENSION: t[…] with ints, slices, None and ...",
     "Basic indexing of a tensor of any dtype: int items (literals or int expressions, negative ones from the end) select and drop a dim, slices `a:b:c` (bounds optional, ints) narrow one, `None` inserts a size-1 dim, one `...` stands for the dims no other item names. The result (rank 1–4) is a view of `t` with eager's strides and offset; an out-of-range int raises eager's IndexError, a zero or negative step eager's ValueError.",
     "x[:, 0]  /  h[..., :k]  /  mask[:, None, None, :]");
+rule!(ADVANCED_INDEXING, "torchlower/tensor-advanced-indexing", Index, true,
+    "EXTENSION: t[…] with int64 index tensors, bool masks and lists of ints",
+    "Advanced indexing, on the CPU: besides basic items, an int64 index tensor (any rank 1–4) or a list of ints (`[-1]`, `[i, j]`) names one dim, a bool mask of rank k names k dims; the index tensors broadcast together (a mask counts as its rank-1 nonzero positions) and their dims replace the named ones, as eager places them. The result is a gathered copy (eager's `at::index`), with eager's IndexError for an index out of range and its error for a mask of another shape.",
+    "pmfs[torch.arange(n), action]  /  x[:, [-1], :]  /  scores[mask]");
 rule!(POW, "torchlower/pow-number", Pow, true,
     "EXTENSION: t ** s / torch.pow(t, s) / t.pow(s) with a Python number",
     "A float32 tensor of any rank and a Python int or float exponent (eager's `pow.Tensor_Scalar`, with its exact special cases for 2, 0.5, -1, …); the result has the tensor's type. A tensor exponent and `number ** tensor` are rejected (TL242).",
@@ -665,7 +669,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
     &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
-    &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
+    &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -803,8 +807,8 @@ code!(CUDA_UNSUPPORTED, "TL209", Site, Error,
     "x: TensorF32Cuda0_3D  ...  F.silu(x)   /   x ** 2.5", "Use the CPU types, or keep CUDA code to the ops with CUDA kernels (docs/rules.md).");
 code!(ADVANCED_INDEX, "TL211", Site, Error,
     "Advanced indexing",
-    "An index with a tensor, a bool, a list or a second `...` (eager's advanced indexing gathers a copy, or raises) is not lowered; ints, slices, `None` and one `...` are.",
-    "x[idx_tensor]  /  logits[logits < v[:, [-1]]]", "Use `torch.gather`/`torch.where` in Python, or basic indexing.");
+    "The advanced indexing forms not lowered: a float tensor or a Python bool as an index, a list of non-ints, a second `...`, an index tensor on another device or on cuda:0, a bool mask together with other index tensors, and assignment through an index (`x[mask] = v`). Int64 index tensors, bool masks and lists of ints are claimed (torchlower/tensor-advanced-indexing).",
+    "x[float_tensor]  /  x[mask, idx]  /  logits[logits < v] = -inf", "Use int64 indices or one bool mask, or `torch.where`/`masked_fill`.");
 code!(LINEAR_KEYWORD_OPERAND, "TL210", Linear, Error,
     "F.linear input/weight passed as keywords",
     "Only the bias may be a keyword (`bias=b` or `bias=None`); input and weight must be positional.",

@@ -52,6 +52,8 @@ impl TensorTy {
     pub const F32_CPU_3D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 3 };
     pub const F32_CPU_4D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 4 };
     pub const I64_CPU_1D: TensorTy = TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 1 };
+    pub const I64_CPU_2D: TensorTy = TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 2 };
+    pub const BOOL_CPU_2D: TensorTy = TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 2 };
     pub const F32_CUDA0_1D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 1 };
     pub const F32_CUDA0_2D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 2 };
     pub const F32_CUDA0_3D: TensorTy = TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 3 };

@@ -95,12 +95,16 @@ fn cuda_message(error: &CudaError) -> String {
 /// `TchError::Torch(String)`; the C++ class (`c10::IndexError` vs `c10::Error`) is gone. So
 /// the class is recognised by the messages of the index checks the claimed ops can hit at
 /// run time: a reduction over an empty dimension (`argmax` of a `(3, 0)` tensor along its
-/// dim 1) and an out-of-range dimension (`c10::maybe_wrap_dim`). Where our own code finds
-/// such a condition it says so with [`Error::Index`] instead.
+/// dim 1), an out-of-range dimension (`c10::maybe_wrap_dim`), and advanced indexing's checks
+/// (`at::index`: an index out of bounds, index tensors that do not broadcast, a mask of
+/// another shape). Where our own code finds such a condition it says so with [`Error::Index`]
+/// instead.
 fn is_index_error(message: &str) -> bool {
     // libtorch's TORCH_CHECK_INDEX messages: a dim or an index out of range (`select`,
-    // `embedding`'s "index out of range in self"), a reduction dim
-    message.contains("Expected reduction dim") || message.contains("out of range")
+    // `embedding`'s "index out of range in self"), a reduction dim, `at::index`'s
+    ["Expected reduction dim", "out of range", "is out of bounds for dimension", "indexing tensors could not be broadcast together", "The shape of the mask"]
+        .iter()
+        .any(|pattern| message.contains(pattern))
 }
 
 #[cfg(test)]
@@ -156,6 +160,8 @@ mod tests {
     fn index_checks_of_libtorch_become_index_errors() {
         assert!(is_index_error("argmax(): Expected reduction dim 1 to have non-zero size."));
         assert!(is_index_error("Dimension out of range (expected to be in range of [-1, 0], but got 1)"));
+        assert!(is_index_error("index 5 is out of bounds for dimension 0 with size 3"));
+        assert!(is_index_error("The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [4, 3] at index 0"));
         assert!(!is_index_error("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"));
     }
 }

@@ -1,16 +1,18 @@
-//! Basic indexing, `t[…]` with ints, slices, `None` and `...`, exactly as eager's Python
-//! indexing applies it (`applySlicing` in torch/csrc/autograd/python_variable_indexing.cpp):
-//! left to right, an int selects (with eager's bounds check and message), a slice narrows
-//! (a full `:` leaves the dim alone), `None` inserts a size-1 dim, `...` skips the dims no
-//! other item names. The result is a view of `t` with eager's strides and offset.
+//! Indexing, `t[…]`, exactly as eager's Python indexing applies it (`applySlicing` in
+//! torch/csrc/autograd/python_variable_indexing.cpp): left to right, an int selects (with
+//! eager's bounds check and message), a slice narrows (a full `:` leaves the dim alone),
+//! `None` inserts a size-1 dim, `...` skips the dims no other item names — the result a view
+//! of `t` with eager's strides and offset. An index tensor (int64, or a bool mask) or a list
+//! of ints is recorded for its dim(s), and when there is one the recorded list goes to
+//! `at::index` at the end, as eager does (advanced indexing: a gathered copy).
 
 use tch::Tensor;
 
 use crate::error::{Error, Result};
 
 /// One item of an index expression.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Item {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Item<'a> {
     /// `t[i]`: selects index `i` (negative counts from the end) and drops the dim.
     Int(i64),
     /// `t[a:b:c]`, each bound optional.
@@ -19,18 +21,35 @@ pub enum Item {
     NewAxis,
     /// `t[...]`: as many full slices as the other items leave dims.
     Ellipsis,
+    /// `t[idx]`: an int64 index tensor (one dim) or a bool mask (as many dims as its rank).
+    Tensor(&'a Tensor),
+    /// `t[[i, j]]`: a list of ints, an int64 index tensor of rank 1.
+    List(&'a [i64]),
+}
+
+/// How many dims of the indexed tensor an item names.
+fn dims_named(item: &Item) -> i64 {
+    match item {
+        Item::Int(_) | Item::Slice(..) | Item::List(_) => 1,
+        Item::Tensor(t) if t.kind() == tch::Kind::Bool => t.dim() as i64,
+        Item::Tensor(_) => 1,
+        Item::NewAxis | Item::Ellipsis => 0,
+    }
 }
 
 /// `t[items]`.
 pub fn get(t: &Tensor, items: &[Item]) -> Result<Tensor> {
     let rank = t.dim() as i64;
-    let specified = items.iter().filter(|i| matches!(i, Item::Int(_) | Item::Slice(..))).count() as i64;
+    let specified: i64 = items.iter().map(dims_named).sum();
     if specified > rank {
         return Err(Error::Index(format!("too many indices for tensor of dimension {rank}")));
     }
     let mut result: Option<Tensor> = None;
     // `dim`: the dim of the result the next item applies to; `real_dim`: the same dim of `t`
     let (mut dim, mut real_dim) = (0i64, 0i64);
+    // at::index's list: per dim of the result so far, the index tensor recorded for it (a
+    // bool mask's entry stands for as many dims as its rank)
+    let mut recorded: Vec<Option<Tensor>> = Vec::new();
     for item in items {
         let current = result.as_ref().unwrap_or(t);
         match *item {
@@ -56,18 +75,36 @@ pub fn get(t: &Tensor, items: &[Item]) -> Result<Tensor> {
                 if !(start == 0 && stop >= length && step == 1) {
                     result = Some(current.f_slice(dim, Some(start), Some(stop), step)?);
                 }
+                recorded.push(None);
                 dim += 1;
                 real_dim += 1;
             }
             Item::NewAxis => {
                 result = Some(current.f_unsqueeze(dim)?);
+                recorded.push(None);
                 dim += 1;
             }
             Item::Ellipsis => {
+                recorded.extend((0..rank - specified).map(|_| None));
                 dim += rank - specified;
                 real_dim += rank - specified;
             }
+            Item::Tensor(index) => {
+                let named = dims_named(item);
+                recorded.push(Some(index.shallow_clone()));
+                dim += named;
+                real_dim += named;
+            }
+            Item::List(values) => {
+                recorded.push(Some(Tensor::f_from_slice(values)?));
+                dim += 1;
+                real_dim += 1;
+            }
         }
+    }
+    if recorded.iter().any(Option::is_some) {
+        let current = result.as_ref().unwrap_or(t);
+        return Ok(current.f_index(&recorded)?);
     }
     // nothing applied (`t[...]`, `t[:]`): eager returns an alias of `t`
     match result {

@@ -67,7 +67,11 @@ fn argmax_function(q: &Query) -> Decision {
 
 fn argmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: OperandRef) -> Decision {
     let check = || -> Result<Claim, Decision> {
-        let t = f32_tensor(input, &format!("{form} input"))?;
+        // float32, or int64 as eager takes it (CLIP's `text.argmax(dim=-1)` of token ids)
+        let t = match input.ty {
+            crate::ty::Ty::Tensor(t) if t.dtype == Dtype::I64 => t,
+            _ => f32_tensor(input, &format!("{form} input"))?,
+        };
         keywords_only(q, &["dim", "keepdim"], form)?;
         let args = dim_args(q, positional, form, true)?;
         let Some(dim) = args.dim else {
@@ -124,6 +128,8 @@ mod tests {
         assert_eq!(outcome(&method(&t(one), "argmax", &[], &[kw("dim", int(0))])).0, "TL261");
         assert_eq!(outcome(&method(&t(two), "argmax", &[], &[])).0, "TL250");
         assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "argmax", &[int(1)], &[])).0, "TL261");
-        assert_eq!(outcome(&method(&t(T::I64_CPU_1D), "argmax", &[int(0)], &[])).0, "TL200");
+        // int64 input (token ids), as eager takes it; bool is not
+        assert_eq!(outcome(&method(&t(T::I64_CPU_2D), "argmax", &[int(-1)], &[])), (a.into(), "TensorI64Cpu1D".into()));
+        assert_eq!(outcome(&method(&t(T::BOOL_CPU_2D), "argmax", &[int(1)], &[])).0, "TL200");
     }
 }

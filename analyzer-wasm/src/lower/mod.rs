@@ -316,6 +316,21 @@ impl FnEmitter<'_> {
                         }
                         ir::IndexItem::NewAxis => self.out.push_str("tl::index::Item::NewAxis"),
                         ir::IndexItem::Ellipsis => self.out.push_str("tl::index::Item::Ellipsis"),
+                        ir::IndexItem::Tensor(e) => {
+                            self.out.push_str("tl::index::Item::Tensor(");
+                            self.borrow(Some(e));
+                            self.out.push(')');
+                        }
+                        ir::IndexItem::List(values) => {
+                            self.out.push_str("tl::index::Item::List(&[");
+                            for (k, v) in values.iter().enumerate() {
+                                if k > 0 {
+                                    self.out.push_str(", ");
+                                }
+                                self.expr(v);
+                            }
+                            self.out.push_str("])");
+                        }
                     }
                 }
                 self.out.push_str("])?");

@@ -1,5 +1,6 @@
-//! Subscripts: tensor indexing (basic indexing is a claimed site of the views lane, anything
-//! else advanced indexing, TL211) and indexing or slicing of tuples of known length.
+//! Subscripts: tensor indexing (basic indexing, and advanced indexing with int64 index
+//! tensors, bool masks and lists of ints, are claimed sites of the views lane; other
+//! advanced forms TL211) and indexing or slicing of tuples of known length.
 
 use super::{Val, Walker};
 use crate::claim::{self, Decision, Lit};
@@ -21,6 +22,8 @@ impl Walker<'_> {
         let mut items = Vec::new();
         let mut advanced: Option<String> = None;
         let mut unknown = false;
+        // the index tensors (int64: rank, bool: rank named) of advanced indexing
+        let mut index_tensors: Vec<crate::ty::TensorTy> = Vec::new();
         let int_of = |w: &mut Self, e: &Expr, unknown: &mut bool, advanced: &mut Option<String>| -> Option<ir::Expr> {
             let v = w.expr(e);
             match v.ty {
@@ -57,13 +60,35 @@ impl Walker<'_> {
                         items.push(ir::IndexItem::Slice(a.flatten(), b.flatten(), c.flatten()));
                     }
                 }
-                Expr::List(_) | Expr::ListComp(_) => {
+                Expr::List(list) => {
+                    let values: Vec<Val> = list.elts.iter().map(|e| self.expr(e)).collect();
+                    match values.iter().map(|v| v.ir.clone().filter(|_| v.ty == Ty::Int)).collect::<Option<Vec<_>>>() {
+                        Some(ints) if !ints.is_empty() => {
+                            index_tensors.push(crate::ty::TensorTy { dtype: crate::ty::Dtype::I64, device: crate::ty::Device::Cpu, rank: 1 });
+                            items.push(ir::IndexItem::List(ints));
+                        }
+                        _ if values.iter().any(|v| v.explained) => unknown = true,
+                        _ => advanced = Some("a list index of other values than ints".into()),
+                    }
+                }
+                Expr::ListComp(_) => {
                     let _ = self.expr(e);
-                    advanced = Some("a list index".into());
+                    advanced = Some("a list comprehension index".into());
                 }
                 other => {
-                    if let Some(i) = int_of(self, other, &mut unknown, &mut advanced) {
-                        items.push(ir::IndexItem::Int(i));
+                    let v = self.expr(other);
+                    match (v.ty, v.ir) {
+                        (Ty::Int, Some(i)) => items.push(ir::IndexItem::Int(i)),
+                        (Ty::Tensor(index), Some(ir)) if matches!(index.dtype, crate::ty::Dtype::I64 | crate::ty::Dtype::Bool) => {
+                            index_tensors.push(index);
+                            items.push(ir::IndexItem::Tensor(ir));
+                        }
+                        (Ty::Tensor(_) | Ty::Bool, _) => advanced = Some(format!("an index of {}", v.ty.describe())),
+                        _ if v.explained => unknown = true,
+                        (ty, _) => {
+                            unknown = true;
+                            advanced = Some(format!("an index of {}", ty.describe()));
+                        }
                     }
                 }
             }
@@ -83,13 +108,22 @@ impl Walker<'_> {
             count(|i| matches!(i, ir::IndexItem::NewAxis)),
         );
         let rank = i64::from(t.rank);
-        let decision = if ints + slices > rank {
-            Decision::reject(&rules::BAD_RANKS, format!("{} indices for a rank-{rank} tensor (IndexError)", ints + slices))
+        // advanced: each index tensor names one dim (a bool mask its rank); together they
+        // broadcast (a mask as its rank-1 positions) to the dims that replace the named ones
+        let bool_mask = |i: &crate::ty::TensorTy| i.dtype == crate::ty::Dtype::Bool;
+        let named: i64 = index_tensors.iter().map(|i| if bool_mask(i) { i64::from(i.rank) } else { 1 }).sum();
+        let broadcast: i64 = index_tensors.iter().map(|i| if bool_mask(i) { 1 } else { i64::from(i.rank) }).max().unwrap_or(0);
+        let decision = if ints + slices + named > rank {
+            Decision::reject(&rules::BAD_RANKS, format!("{} indices for a rank-{rank} tensor (IndexError)", ints + slices + named))
+        } else if index_tensors.iter().any(|i| i.device != t.device || t.device == crate::ty::Device::Cuda0) {
+            Decision::reject(&rules::ADVANCED_INDEX, "advanced indexing with a tensor on cuda:0 or on another device than the indexed tensor")
+        } else if index_tensors.len() > 1 && index_tensors.iter().any(bool_mask) {
+            Decision::reject(&rules::ADVANCED_INDEX, "a bool mask together with other index tensors")
         } else {
-            let result_rank = rank - ints + new_axes;
+            let result_rank = rank - ints - named + broadcast + new_axes;
             match crate::ty::TensorTy::new(t.dtype, t.device, u8::try_from(result_rank).unwrap_or(0)) {
                 Some(result) => Decision::Claimed(claim::Claim {
-                    rule: &rules::INDEX,
+                    rule: if index_tensors.is_empty() { &rules::INDEX } else { &rules::ADVANCED_INDEXING },
                     result,
                     op: ir::Op::Index,
                     options: ir::Options::None,

@@ -1,7 +1,7 @@
 # Seed row "Views / reshape": the seed rejected every view. view, reshape, permute, transpose,
 # t, unsqueeze, flatten, contiguous, narrow, select, unflatten, squeeze(dim) and detach are claimed now (tests/corpus/accepted/views.py,
 # and on cuda:0 tests/corpus/accepted/cuda_language.py); these stay rejected.
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+from torchlower.types import TensorBoolCpu1D, TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
 
@@ -26,12 +26,14 @@ def transpose_dynamic_dim(x: TensorF32Cpu2D, d: int) -> TensorF32Cpu2D:
     return x.transpose(d, 1)
 
 
-def advanced_index(x: TensorF32Cpu2D, idx: TensorI64Cpu1D) -> TensorF32Cpu2D:
+# Int64 index tensors, bool masks and lists of ints are claimed (tests/corpus/accepted/
+# advanced_indexing.py); a float index and a mask beside another index tensor are not.
+def float_index(x: TensorF32Cpu2D, idx: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return x[idx]
 
 
-def list_index(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x[:, [-1]]
+def mask_with_index(x: TensorF32Cpu2D, mask: TensorBoolCpu1D, idx: TensorI64Cpu1D) -> TensorF32Cpu1D:
+    return x[mask, idx]
 
 
 def rank0_index(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
