@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import operator
 import textwrap
 import threading
 from typing import Any, Callable
@@ -408,6 +409,12 @@ def _owner(root: Any, path: str) -> tuple[Any, str]:
     return (_attribute(root, parent) if parent else root), name
 
 
+def _hook_dicts(module: Any) -> list[dict]:
+    """A module's hook dicts (PyTorch mutates them in place when hooks are added)."""
+    names = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
+    return [d for d in (getattr(module, n, None) for n in names) if isinstance(d, dict)]
+
+
 def _global_hook_dicts() -> list[dict]:
     """PyTorch's global module hooks (registered for every module), if this version has them."""
     from torch.nn.modules import module as torch_module
@@ -464,10 +471,17 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
     calls = {"native": 0, "eager": 0}
     parameters = list(signature.parameters.values())
     plain = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in parameters)
-    # where each tensor lives: its owner module and name, found again if a module is rebound
-    owners = [_owner(module, path) for _, path in tensors]
-    tree = list(module.named_modules())
-    global_hooks = _global_hook_dicts()
+    # Per-call guards, made of C-level checks over lists built once: every hook dict of the
+    # tree (and the global ones), every module's `training`, every module's children (a rebound
+    # submodule changes them), and where each tensor is read (its owner's `_parameters` or
+    # `_buffers` dict: a new Parameter assigned to the same name is read, never a stale one).
+    modules = [m for _, m in module.named_modules()]
+    hook_dicts = [d for m in modules for d in _hook_dicts(m)] + _global_hook_dicts()
+    children = [(m._modules, tuple(m._modules.values())) for m in modules if m._modules]
+    training = operator.attrgetter("training")
+    where = []
+    for owner, name in (_owner(module, path) for _, path in tensors):
+        where.append((owner._parameters if name in owner._parameters else owner._buffers, name))
     # per-call key -> native function: (dtype, device, rank) of tensors, the type of others
     fast: dict[tuple, Callable | None] = {}
 
@@ -475,29 +489,16 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
         calls["eager"] += 1
         return module(*args, **kwargs)
 
-    def held_tensors() -> list | None:
-        """The tensors the instance holds now (None: its tree changed since compile)."""
-        values = []
-        for (owner, name), (_, path) in zip(owners, tensors):
-            value = owner._parameters.get(name) if name in owner._parameters else owner._buffers.get(name, _MISSING)
-            if value is _MISSING or value is None:
-                return None
-            values.append(value)
-        return values
-
-    def unchanged_tree() -> bool:
-        return all(parent._modules.get(name) is child for (parent, name, child) in structure)
-
-    structure = [(parent, name, child) for _, parent in tree for name, child in parent._modules.items()]
-
-    def hooked() -> bool:
-        return any(d for d in global_hooks) or any(
-            m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks for _, m in tree
+    def must_run_eagerly() -> bool:
+        return (
+            any(hook_dicts)
+            or any(map(training, modules))
+            or any(tuple(d.values()) != snapshot for d, snapshot in children)
         )
 
     def call(*args, **kwargs):
         current = mode()
-        if current == "fallback" or reason is not None or module.training or hooked() or not unchanged_tree():
+        if current == "fallback" or reason is not None or must_run_eagerly():
             if current == "native" and reason is not None:
                 raise _build_error(f"torchlower: {type(module).__name__} is not native: {reason}")
             return eager(*args, **kwargs)
@@ -510,8 +511,9 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
                 return eager(*args, **kwargs)
             bound.apply_defaults()
             given = tuple(bound.arguments.values())
-        held = held_tensors()
-        if held is None:
+        try:
+            held = [d[name] for d, name in where]
+        except KeyError:  # a tensor was deleted from the instance
             return eager(*args, **kwargs)
         if torch.is_grad_enabled() and any(t.requires_grad for t in held):
             return eager(*args, **kwargs)  # autograd records eager's graph
