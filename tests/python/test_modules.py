@@ -193,3 +193,16 @@ def test_the_readme_example_runs():
     assert done.returncode == 0, done.stderr
     assert "MLP module: route module, calls {'native': 1, 'eager': 0}" in done.stdout
     assert "scaled_softmax('TensorF32Cpu3D', 'float'): native" in done.stdout
+
+
+def test_a_submodule_in_training_mode_or_rebound_runs_eager(mlp):
+    model, compiled, args = mlp
+    model.dropout.train()  # only the dropout: eager applies it (p=0 here), so must we
+    with torch.no_grad():
+        _same(compiled(*args), model(*args))
+    assert compiled.calls == {"native": 0, "eager": 1}
+    model.dropout.eval()
+    model.c_fc = torch.nn.Linear(model.c_fc.in_features, model.c_fc.out_features)
+    with torch.no_grad():
+        _same(compiled(*args), model(*args))  # the new layer's weights, as eager
+    assert compiled.calls == {"native": 0, "eager": 2}
