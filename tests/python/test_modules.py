@@ -206,3 +206,22 @@ def test_a_submodule_in_training_mode_or_rebound_runs_eager(mlp):
     with torch.no_grad():
         _same(compiled(*args), model(*args))  # the new layer's weights, as eager
     assert compiled.calls == {"native": 0, "eager": 2}
+
+
+def test_a_held_tensor_changing_type_is_seen_by_the_next_call(monkeypatch):
+    """Calls are keyed by their arguments; the instance's tensors are checked by the native
+    boundary, whose refusal specialises again for what they are now."""
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    make, inputs = _load(MODULES / "timm_torchvision.py").EXAMPLES["LayerScale"]
+    model = make().eval()
+    compiled = torchlower.compile(model)
+    (x,) = inputs()
+    with torch.no_grad():
+        _same(compiled(x), model(x))
+        model.gamma.data = model.gamma.data.double()  # what Module.to(float64) does to a parameter
+        out = compiled(x)
+        _same(out, model(x))
+        assert out.dtype == torch.float64
+        model.gamma.data = model.gamma.data.float()
+        _same(compiled(x), model(x))
+    assert compiled.calls == {"native": 2, "eager": 1}, compiled.calls

@@ -447,7 +447,7 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
     lock = threading.Lock()
 
     def native_for(values: tuple) -> Callable | None:
-        key = tuple(_specialise.type_name(v) for v in values)
+        key = _specialise_key(values)
         if key in specialised:
             return specialised[key]
         with lock:
@@ -489,6 +489,8 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
         calls["eager"] += 1
         return module(*args, **kwargs)
 
+    Tensor = torch.Tensor
+
     def must_run_eagerly() -> bool:
         return (
             any(hook_dicts)
@@ -518,21 +520,38 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
         if torch.is_grad_enabled() and any(t.requires_grad for t in held):
             return eager(*args, **kwargs)  # autograd records eager's graph
         values = (*given, *held)
-        key = tuple((v.dtype, v.device, v.dim()) if isinstance(v, torch.Tensor) else type(v) for v in values)
-        native = fast[key] if key in fast else fast.setdefault(key, native_for(values))
+        # Keyed by the call's arguments only: the instance's tensors are checked by the native
+        # boundary (dtype, device, rank), and a refusal there specialises again for what they
+        # are now (after `.to()`), so their types cost nothing per call.
+        key = tuple((v.dtype, v.device, v.dim()) if isinstance(v, Tensor) else type(v) for v in given)
+        entry = fast.get(key)
+        if entry is None:
+            entry = fast[key] = (_specialise_key(values), native_for(values))
+        native = entry[1]
         if native is None:
+            # eager for these types; unless the instance's tensors changed type since (the
+            # eager path is slow anyway, so look again)
+            now = _specialise_key(values)
+            if now != entry[0]:
+                fast[key] = (now, native_for(values))
+                return call(*args, **kwargs)
             if current == "native":
-                key = tuple(_specialise.type_name(v) for v in values)
-                raise _build_error(f"torchlower: {type(module).__name__} is not native: {reasons.get(key)}")
+                raise _build_error(f"torchlower: {type(module).__name__} is not native: {reasons.get(entry[0])}")
             return eager(*args, **kwargs)
-        calls["native"] += 1
         if current == "native":
+            calls["native"] += 1
             return native(*values)
         try:
-            return native(*values)
+            result = native(*values)
         except rerun:
-            calls["native"] -= 1
-            return eager(*args, **kwargs)
+            # the instance's tensors changed type since this key was specialised?
+            now = _specialise_key(values)
+            if now == entry[0]:
+                return eager(*args, **kwargs)
+            fast[key] = (now, native_for(values))
+            return call(*args, **kwargs)
+        calls["native"] += 1
+        return result
 
     call.calls = calls  # type: ignore[attr-defined]
     call.route = "module" if reason is None else "fallback"  # type: ignore[attr-defined]
@@ -544,6 +563,11 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
     call.module = module  # type: ignore[attr-defined]
     call.__torchlower__ = True  # type: ignore[attr-defined]
     return call
+
+
+def _specialise_key(values: tuple) -> tuple:
+    """The annotation of every value (None where no marker describes one)."""
+    return tuple(_specialise.type_name(v) for v in values)
 
 
 def _build_error(message: str) -> Exception:
