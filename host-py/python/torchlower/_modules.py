@@ -123,29 +123,34 @@ class _Rewriter:
         self.paths: dict[str, str] = {}
         self.functions: list[str] = []
         #: per module instance: its generated function and the tensors it takes
-        self._made: dict[tuple[int, str], tuple[str, list[str]]] = {}
+        self._made: dict[tuple, tuple[str, list[str]]] = {}
 
     def register(self, path: str) -> str:
         name = "p_" + path.replace(".", "__")
         self.paths[name] = path
         return name
 
-    def function_of(self, module: Any, path: str, method: str = "forward") -> tuple[str, list[str]]:
-        """The generated function of a custom module's ``method`` (made once per instance and
-        method) and the names of the tensors it takes after the method's own arguments."""
-        key = (id(module), method)
+    def function_of(self, module: Any, path: str, method: str = "forward", modules: dict | None = None) -> tuple[str, list[str]]:
+        """The generated function of a custom module's ``method`` (made once per instance,
+        method and module arguments) and the names of the tensors it takes after the method's
+        own arguments. ``modules`` binds parameters of the method to submodules passed to it
+        (DLRM's `self.apply_mlp(x, self.bot_l)`): those parameters leave the signature."""
+        modules = modules or {}
+        key = (id(module), method, tuple(sorted((n, id(m)) for n, (m, _) in modules.items())))
         if key not in self._made:
             stem = "_tl_module_" + path.replace(".", "__") if path else "_tl_module"
             name = ENTRY if (not path and method == "forward") else f"{stem}{'' if method == 'forward' else '__' + method}"
             if not path and method != "forward":
                 name = f"_tl_module__{method}"
+            if modules:
+                name += "__" + "__".join(p.replace(".", "_") for _, p in sorted(modules.values(), key=lambda v: v[1]))
             self._made[key] = (name, [])  # a method calling itself stops here
-            text, tensors = self._rewrite(module, path, name, method)
+            text, tensors = self._rewrite(module, path, name, method, modules)
             self.functions.append(text)
             self._made[key] = (name, tensors)
         return self._made[key]
 
-    def _rewrite(self, module: Any, path: str, name: str, method: str) -> tuple[str, list[str]]:
+    def _rewrite(self, module: Any, path: str, name: str, method: str, modules: dict) -> tuple[str, list[str]]:
         import torch.nn as nn
 
         if method == "forward" and isinstance(module, nn.Sequential) and type(module).forward is nn.Sequential.forward:
@@ -160,13 +165,14 @@ class _Rewriter:
         if forward.args.vararg or forward.args.kwarg or forward.args.kwonlyargs or forward.args.posonlyargs:
             raise Unsupported(f"{type(module).__name__}.forward takes *args, **kwargs, keyword-only or positional-only parameters")
         body = _Body(self, module, path, forward.args.args[0].arg)
+        body.bound.update(modules)
         statements: list[ast.stmt] = []
         for statement in forward.body:
             result = body.visit(statement)
             statements.extend(result if isinstance(result, list) else [result])
         # no annotations (each function is specialised on its call's types) and no defaults
         # (the host applies the entry's; calls between generated functions pass every argument)
-        arguments = forward.args.args[1:] + [ast.arg(arg=t) for t in body.used]
+        arguments = [a for a in forward.args.args[1:] if a.arg not in modules] + [ast.arg(arg=t) for t in body.used]
         for a in arguments:
             a.annotation = None
         forward.args = ast.arguments(posonlyargs=[], args=arguments, kwonlyargs=[], kw_defaults=[], defaults=[])
@@ -284,7 +290,16 @@ class _Body(ast.NodeTransformer):
         if method is not None:
             if node.keywords:
                 raise Unsupported(f"a keyword argument to self.{method}()")
-            return self._generated_call(self.module, self.path, method, [self.visit(a) for a in node.args])
+            # a submodule passed as an argument is bound into a copy of the method
+            names = list(inspect.signature(getattr(self.module, method)).parameters)
+            modules, args = {}, []
+            for index, a in enumerate(node.args):
+                target = self._resolve(a)
+                if target is not None and index < len(names):
+                    modules[names[index]] = target
+                else:
+                    args.append(self.visit(a))
+            return self._generated_call(self.module, self.path, method, args, modules)
         target = self._resolve(node.func)
         if target is None:
             return self.generic_visit(node)
@@ -320,10 +335,10 @@ class _Body(ast.NodeTransformer):
             args.append(ast.Constant(p.default))
         return self._generated_call(module, path, "forward", args)
 
-    def _generated_call(self, module: Any, path: str, method: str, args: list[ast.expr]) -> ast.expr:
+    def _generated_call(self, module: Any, path: str, method: str, args: list[ast.expr], modules: dict | None = None) -> ast.expr:
         """A call of the generated function of ``module.method``: its arguments, then the
         tensors it takes (which this function takes too, to pass them on)."""
-        name, tensors = self.rewriter.function_of(module, path, method)
+        name, tensors = self.rewriter.function_of(module, path, method, modules)
         for tensor_name in tensors:
             if tensor_name not in self.used:
                 self.used.append(tensor_name)
