@@ -252,3 +252,26 @@ def test_claims_lists_every_claimed_site(capsys, monkeypatch):
         )
     _, without, _ = run_check(capsys, monkeypatch, relative(INPUT), "--color", "never")
     assert ": claimed " not in without
+
+
+UNANNOTATED = HERE / "native_cases" / "unannotated.py"
+
+
+def test_example_shapes_analyze_unannotated_code_as_compile_specialises_it(capsys, monkeypatch):
+    code, out, _ = run_check(capsys, monkeypatch, str(UNANNOTATED), "--format", "json")
+    plain = {f["name"]: f["route"] for f in json.loads(out)["functions"]}
+    assert plain["gelu_mlp"] == "fallback"
+    spec = "gelu_mlp:x=float32[4,8],w1=float32[16,8],b1=float32[16],w2=TensorF32Cpu2D,b2=float32[8],scale=float"
+    code, out, err = run_check(capsys, monkeypatch, str(UNANNOTATED), "--format", "json", "--example-shapes", spec)
+    assert code == 0, err
+    report = {f["name"]: f for f in json.loads(out)["functions"]}
+    assert report["gelu_mlp"]["route"] == "native"
+    assert [p["type"] for p in report["gelu_mlp"]["params"]] == [
+        "TensorF32Cpu2D", "TensorF32Cpu2D", "TensorF32Cpu1D", "TensorF32Cpu2D", "TensorF32Cpu1D", "float"]
+    assert report["gelu_mlp"]["line"] == 11  # lines do not move
+
+
+@pytest.mark.parametrize("spec", ["gelu_mlp", "gelu_mlp:x", "gelu_mlp:x=float64[2]", "gelu_mlp:x=float32[a]", "missing:x=int"])
+def test_malformed_example_shapes_are_errors(capsys, monkeypatch, spec):
+    code, _, err = run_check(capsys, monkeypatch, str(UNANNOTATED), "--example-shapes", spec)
+    assert code == 2 and "--example-shapes" in err

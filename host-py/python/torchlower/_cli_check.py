@@ -7,8 +7,14 @@ Formats:
 - ``json``: the analyzer's report; a JSON array of reports when several files are given.
 - ``sarif``: one SARIF 2.1.0 log for all files, for editors and code-scanning services.
 
+``--example-shapes FUNC:NAME=SPEC,...`` analyzes unannotated code as ``torchlower.compile``
+would specialise it on a call with those arguments: each SPEC is ``int``, ``float``, ``bool``,
+a marker (``TensorF32Cpu2D``) or a dtype with a shape (``float32[4,8]``, ``int64[3]``,
+``bool[2,2]``, ``float32[4,8]@cuda``); the parameters named are annotated before analysis.
+
 Exit status: 0; 1 with ``--strict`` when any function falls back (or a file has a
-module-level error such as a syntax error); 2 when a file cannot be read or analyzed.
+module-level error such as a syntax error); 2 when a file cannot be read or analyzed, or an
+``--example-shapes`` is malformed or names no function.
 """
 
 from __future__ import annotations
@@ -38,6 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--color", choices=("auto", "always", "never"), default="auto",
         help="colour the text format (auto: on a terminal, unless NO_COLOR is set)",
     )
+    parser.add_argument(
+        "--example-shapes", action="append", default=[], metavar="FUNC:NAME=SPEC,...",
+        help="types of an example call of an unannotated function (SPEC: int, float, bool, a marker, "
+        "or float32[4,8], int64[3], bool[2,2], float32[4,8]@cuda); repeatable",
+    )
 
 
 class UnreadableSource(Exception):
@@ -66,6 +77,72 @@ def read_source(path: Path) -> str | bytes:
         raise UnreadableSource(f"not valid {encoding} at byte {exc.start}") from None
 
 
+_DTYPES = {"float32": "F32", "int64": "I64", "bool": "Bool"}
+
+
+class BadExample(Exception):
+    pass
+
+
+def example_type(spec: str) -> str:
+    """The annotation an ``--example-shapes`` SPEC stands for."""
+    spec = spec.strip()
+    if spec in ("int", "float", "bool") or (spec.startswith("Tensor") and spec.isidentifier()):
+        return spec
+    head, _, device = spec.partition("@")
+    dtype, bracket, dims = head.partition("[")
+    if dtype not in _DTYPES or not bracket or not dims.endswith("]") or device not in ("", "cpu", "cuda", "cuda:0"):
+        raise BadExample(f"{spec!r} is not int, float, bool, a marker or DTYPE[d0,d1,...][@cuda]")
+    sizes = [d for d in dims[:-1].split(",") if d.strip()]
+    if not all(d.strip().isdigit() for d in sizes):
+        raise BadExample(f"{spec!r}: the shape must list non-negative ints")
+    place = "Cuda0_" if device.startswith("cuda") else "Cpu"
+    return f"Tensor{_DTYPES[dtype]}{place}{len(sizes)}D"
+
+
+def parse_examples(specs: list[str]) -> dict[str, dict[str, str]]:
+    """``FUNC:NAME=SPEC,...`` options as {function: {parameter: annotation}}."""
+    examples: dict[str, dict[str, str]] = {}
+    for option in specs:
+        function, sep, rest = option.partition(":")
+        if not sep or not function.strip().isidentifier():
+            raise BadExample(f"{option!r} is not FUNC:NAME=SPEC,...")
+        types = examples.setdefault(function.strip(), {})
+        # split on commas outside brackets (shapes hold commas)
+        depth, start = 0, 0
+        parts = []
+        for i, ch in enumerate(rest + ","):
+            depth += ch == "["
+            depth -= ch == "]"
+            if ch == "," and depth == 0:
+                parts.append(rest[start:i])
+                start = i + 1
+        for part in filter(str.strip, parts):
+            name, eq, spec = part.partition("=")
+            if not eq or not name.strip().isidentifier():
+                raise BadExample(f"{part!r} is not NAME=SPEC")
+            types[name.strip()] = example_type(spec)
+    return examples
+
+
+def apply_examples(source: str, examples: dict[str, dict[str, str]]) -> str:
+    """``source`` with the example types written into the named functions."""
+    import ast
+
+    from ._specialise import annotate
+
+    lines = {n.name: min([n.lineno, *(d.lineno for d in n.decorator_list)])
+             for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for function, types in examples.items():
+        if function not in lines:
+            raise BadExample(f"no module-level function {function!r}")
+        annotated = annotate(source, function, lines[function], types)
+        if annotated is None:
+            raise BadExample(f"cannot annotate {function!r}")
+        source = annotated
+    return source
+
+
 def _as_text(source: str | bytes) -> str:
     return source if isinstance(source, str) else source.decode("utf-8")
 
@@ -89,10 +166,17 @@ def main(args: argparse.Namespace) -> int:
     style = Style.for_stream(sys.stdout, args.color)
     analyzed: list[tuple[str, dict[str, Any], str, str]] = []  # name, report, source, json
     failed = False
+    try:
+        examples = parse_examples(args.example_shapes)
+    except BadExample as exc:
+        print(f"torchlower check: --example-shapes: {exc}", file=sys.stderr)
+        return 2
     for path in args.files:
         name = str(path)
         try:
             source = read_source(path)
+            if examples:
+                source = apply_examples(_as_text(source), examples)
             report_json = analyze_json(source, name)
         except UnreadableSource as exc:
             print(f"torchlower check: cannot read {name}: {exc}", file=sys.stderr)
@@ -100,6 +184,10 @@ def main(args: argparse.Namespace) -> int:
             continue
         except AnalyzerError as exc:
             print(f"torchlower check: cannot analyze {exc} [{exc.kind}]", file=sys.stderr)
+            failed = True
+            continue
+        except (BadExample, SyntaxError) as exc:
+            print(f"torchlower check: --example-shapes in {name}: {exc}", file=sys.stderr)
             failed = True
             continue
         analyzed.append((name, json.loads(report_json), _as_text(source), report_json))
