@@ -368,21 +368,17 @@ impl Pass<'_> {
             Expr::IntToFloat(inner) => Expr::IntToFloat(self.boxed(*inner)),
             Expr::IntToFloatExact(inner) => Expr::IntToFloatExact(self.boxed(*inner)),
             Expr::Math { f, arg } => Expr::Math { f, arg: self.boxed(*arg) },
+            Expr::Extreme { max, kind, items } => Expr::Extreme { max, kind, items: items.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Tuple(items) => Expr::Tuple(items.into_iter().map(|e| self.expr(e)).collect()),
             Expr::Call { function, args } => Expr::Call { function, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::InPlace { site, op, options, args } => Expr::InPlace { site, op, options, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Index { site, tensor, items } => {
-                let items = items
-                    .into_iter()
-                    .map(|item| match item {
-                        IndexItem::Int(e) => IndexItem::Int(self.expr(e)),
-                        IndexItem::Slice(a, b, c) => IndexItem::Slice(a.map(|e| self.expr(e)), b.map(|e| self.expr(e)), c.map(|e| self.expr(e))),
-                        IndexItem::Tensor(e) => IndexItem::Tensor(self.expr(e)),
-                        IndexItem::List(items) => IndexItem::List(items.into_iter().map(|e| self.expr(e)).collect()),
-                        other => other,
-                    })
-                    .collect();
+                let items = self.index_items(items);
                 Expr::Index { site, tensor: self.boxed(*tensor), items }
+            }
+            Expr::IndexPut { site, tensor, items, value, number } => {
+                let items = self.index_items(items);
+                Expr::IndexPut { site, tensor: self.boxed(*tensor), items, value: self.boxed(*value), number }
             }
             Expr::Size { tensor, dim } => Expr::Size { tensor: self.boxed(*tensor), dim },
             Expr::Numel(tensor) => Expr::Numel(self.boxed(*tensor)),
@@ -403,6 +399,19 @@ impl Pass<'_> {
 
     fn boxed(&self, e: Expr) -> Box<Expr> {
         Box::new(self.expr(e))
+    }
+
+    fn index_items(&self, items: Vec<IndexItem>) -> Vec<IndexItem> {
+        items
+            .into_iter()
+            .map(|item| match item {
+                IndexItem::Int(e) => IndexItem::Int(self.expr(e)),
+                IndexItem::Slice(a, b, c) => IndexItem::Slice(a.map(|e| self.expr(e)), b.map(|e| self.expr(e)), c.map(|e| self.expr(e))),
+                IndexItem::Tensor(e) => IndexItem::Tensor(self.expr(e)),
+                IndexItem::List(items) => IndexItem::List(items.into_iter().map(|e| self.expr(e)).collect()),
+                other => other,
+            })
+            .collect()
     }
 
     /// `e` as one fused node, its operands fused in turn, if it is a fusable group.

@@ -125,6 +125,9 @@ pub enum Expr {
     IntTrueDiv(Box<Expr>, Box<Expr>),
     /// `math.sqrt(x)` & co. on a float
     Math { f: MathFn, arg: Box<Expr> },
+    /// Python's `min(a, b, …)` / `max(…)` of values of one scalar kind (the first extreme, as
+    /// CPython's left-to-right comparisons keep it)
+    Extreme { max: bool, kind: ScalarKind, items: Vec<Expr> },
     /// a returned tuple (`return a, b`): tuples are values only here
     Tuple(Vec<Expr>),
     /// `t.shape[dim]` / `t.size(dim)` of a tensor local, `dim` checked against the static rank
@@ -138,6 +141,9 @@ pub enum Expr {
     InPlace { site: usize, op: Op, options: Options, args: Vec<Expr> },
     /// `t[items]`, basic indexing (site `site`, op `Op::Index`)
     Index { site: usize, tensor: Box<Expr>, items: Vec<IndexItem> },
+    /// `tensor[items] = value` in place (a statement's effect); `number`: the value is a
+    /// Python number (a float expression)
+    IndexPut { site: usize, tensor: Box<Expr>, items: Vec<IndexItem>, value: Box<Expr>, number: bool },
     /// A call of another native function of the module (`function`: its index in the report),
     /// its arguments in parameter order.
     Call { function: usize, args: Vec<Expr> },
@@ -388,10 +394,16 @@ impl Expr {
                 inner.visit(f)
             }
             Expr::Math { arg, .. } => arg.visit(f),
+            Expr::Extreme { items, .. } => items.iter().for_each(|e| e.visit(f)),
             Expr::Tuple(items) | Expr::Call { args: items, .. } | Expr::InPlace { args: items, .. } => items.iter().for_each(|e| e.visit(f)),
             Expr::Index { tensor, items, .. } => {
                 tensor.visit(f);
                 items.iter().flat_map(IndexItem::exprs).for_each(|e| e.visit(f));
+            }
+            Expr::IndexPut { tensor, items, value, .. } => {
+                tensor.visit(f);
+                items.iter().flat_map(IndexItem::exprs).for_each(|e| e.visit(f));
+                value.visit(f);
             }
             Expr::Size { tensor, .. } | Expr::Numel(tensor) => tensor.visit(f),
             Expr::Field { tuple, .. } => tuple.visit(f),

@@ -319,6 +319,10 @@ rule!(INDEX, "torchlower/tensor-basic-indexing", Index, true,
     "EXTENSION: t[…] with ints, slices, None and ...",
     "Basic indexing of a tensor of any dtype: int items (literals or int expressions, negative ones from the end) select and drop a dim, slices `a:b:c` (bounds optional, ints) narrow one, `None` inserts a size-1 dim, one `...` stands for the dims no other item names. The result (rank 1–4) is a view of `t` with eager's strides and offset; an out-of-range int raises eager's IndexError, a zero or negative step eager's ValueError.",
     "x[:, 0]  /  h[..., :k]  /  mask[:, None, None, :]");
+rule!(INDEX_ASSIGN, "torchlower/tensor-index-assignment", Index, true,
+    "EXTENSION: t[…] = value on a tensor local that aliases no parameter",
+    "Assignment through basic or advanced indexing (the items of torchlower/tensor-basic-indexing and torchlower/tensor-advanced-indexing), in place as eager's `__setitem__`: a fresh result of a claimed op (never a parameter or a view of one: TL203) receives a Python number (converted to its dtype, eager's `fill_` / `index_put_`) or a tensor of its dtype and device (`copy_`, broadcast). CPU only.",
+    "logits[logits < v[:, [-1]]] = -float('Inf')");
 rule!(ADVANCED_INDEXING, "torchlower/tensor-advanced-indexing", Index, true,
     "EXTENSION: t[…] with int64 index tensors, bool masks and lists of ints",
     "Advanced indexing, on the CPU: besides basic items, an int64 index tensor (any rank 1–4) or a list of ints (`[-1]`, `[i, j]`) names one dim, a bool mask of rank k names k dims; the index tensors broadcast together (a mask counts as its rank-1 nonzero positions) and their dims replace the named ones, as eager places them. The result is a gathered copy (eager's `at::index`), with eager's IndexError for an index out of range and its error for a mask of another shape.",
@@ -611,6 +615,10 @@ rule!(CLAMP_TENSOR, "torchlower/clamp-tensors", ClampTensor, true,
     "EXTENSION: torch.clamp(t, min=lo, max=hi) / t.clamp(…) / clip with tensor bounds",
     "float32 tensor bounds (either may be None or omitted), broadcast as eager broadcasts them; libtorch's `clamp.Tensor` (NaN propagates).",
     "torch.clamp(x, min=lower, max=upper)");
+rule!(TOPK, "torchlower/topk", Topk, true,
+    "EXTENSION: torch.topk(t, k, dim=-1, largest=True, sorted=True) / t.topk(…)",
+    "The `(values, indices)` pair of the k largest (or smallest) elements along a dim of a float32 tensor, libtorch's kernel as eager's (its order among equal values included): values float32 and indices int64 of the input's rank. Lowered where it is unpacked (`v, i = torch.topk(…)`), returned, or indexed (`torch.topk(…)[0]`, `.values`, `.indices`); `k` larger than the dim raises eager's RuntimeError.",
+    "v, _ = torch.topk(logits, 10)");
 rule!(MAX_DIM, "torchlower/max-dim", MaxDim, true,
     "EXTENSION: torch.max(t, dim, keepdim=False) / t.max(dim)",
     "A float32 tensor and a Python-int dim: the (values, indices) pair, taken apart (`v, i = t.max(1)`), indexed (`t.max(1)[0]`, `.values`, `.indices`) or returned. libtorch's kernel.",
@@ -668,8 +676,8 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
-    &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
+    &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -128,6 +128,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     if matches!(row.op, Op::MaxDim | Op::MinDim) {
         return format!("x.{}(1)[0]", row.methods[0]);
     }
+    if row.op == Op::Topk {
+        return "w.topk(2)[0]".to_string();
+    }
     if let Some((value, before, _)) = distribution_use(row.op) {
         return format!("{value}\n    {before}");
     }
@@ -348,7 +351,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
                 (Op::Arange | Op::Full, _) => "TensorI64Cpu1D".to_string(),
                 (Op::Zeros | Op::Ones, _) => vector.clone(),
-                (Op::Addmm | Op::MaxDim | Op::MinDim, _) => marker.to_string(),
+                (Op::Addmm | Op::MaxDim | Op::MinDim | Op::Topk, _) => marker.to_string(),
                 (op, _) if distribution_use(op).is_some() => distribution_use(op).map(|(_, _, r)| r.to_string()).unwrap_or_default(),
                 (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm | Op::Amax | Op::Amin | Op::Logsumexp | Op::Var | Op::Std | Op::Prod, _) => marker.to_string(),
                 (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),

@@ -37,8 +37,10 @@ fn dims_named(item: &Item) -> i64 {
     }
 }
 
-/// `t[items]`.
-pub fn get(t: &Tensor, items: &[Item]) -> Result<Tensor> {
+/// The basic part of `t[items]` applied (a view of `t`, or `t` itself when nothing applies)
+/// and at::index's list of the index tensors recorded per dim (empty of `Some` for basic
+/// indexing).
+fn walk(t: &Tensor, items: &[Item]) -> Result<(Option<Tensor>, Vec<Option<Tensor>>)> {
     let rank = t.dim() as i64;
     let specified: i64 = items.iter().map(dims_named).sum();
     if specified > rank {
@@ -102,8 +104,17 @@ pub fn get(t: &Tensor, items: &[Item]) -> Result<Tensor> {
             }
         }
     }
-    if recorded.iter().any(Option::is_some) {
-        let current = result.as_ref().unwrap_or(t);
+    if !recorded.iter().any(Option::is_some) {
+        recorded.clear();
+    }
+    Ok((result, recorded))
+}
+
+/// `t[items]`.
+pub fn get(t: &Tensor, items: &[Item]) -> Result<Tensor> {
+    let (result, recorded) = walk(t, items)?;
+    let current = result.as_ref().unwrap_or(t);
+    if !recorded.is_empty() {
         return Ok(current.f_index(&recorded)?);
     }
     // nothing applied (`t[...]`, `t[:]`): eager returns an alias of `t`
@@ -111,4 +122,37 @@ pub fn get(t: &Tensor, items: &[Item]) -> Result<Tensor> {
         Some(r) => Ok(r),
         None => Ok(t.f_alias()?),
     }
+}
+
+/// The right-hand side of `t[items] = value`.
+#[derive(Debug, Clone, Copy)]
+pub enum Value<'a> {
+    /// A Python number, converted to `t`'s dtype as eager converts it.
+    Number(f64),
+    Tensor(&'a Tensor),
+}
+
+/// `t[items] = value`, in place on `t` as eager's `__setitem__`: the basic part a view of `t`;
+/// with index tensors `index_put_` through it (a number as a 0-dim tensor of `t`'s dtype),
+/// else `fill_` with a number or `copy_` of a tensor (broadcast).
+pub fn set(t: &Tensor, items: &[Item], value: Value) -> Result<()> {
+    let (result, recorded) = walk(t, items)?;
+    let mut target = result.unwrap_or_else(|| t.shallow_clone());
+    if !recorded.is_empty() {
+        let source = match value {
+            Value::Number(x) => Tensor::from(x).f_to_kind(t.kind())?,
+            Value::Tensor(v) => v.shallow_clone(),
+        };
+        let _ = target.f_index_put_(&recorded, &source, false)?;
+        return Ok(());
+    }
+    match value {
+        Value::Number(x) => {
+            let _ = target.f_fill_(x)?;
+        }
+        Value::Tensor(v) => {
+            target.f_copy_(v)?;
+        }
+    }
+    Ok(())
 }

@@ -1146,6 +1146,12 @@ pub fn max_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> 
     Ok(t.f_max_dim(dim, keepdim)?)
 }
 
+/// `torch.topk(t, k, dim, largest, sorted)`: the (values, indices) pair (libtorch's kernel).
+#[inline]
+pub fn topk(t: &Tensor, k: i64, dim: i64, largest: bool, sorted: bool) -> Result<(Tensor, Tensor)> {
+    Ok(t.f_topk(k, dim, largest, sorted)?)
+}
+
 /// `torch.min(t, dim, keepdim)`: the (values, indices) pair.
 #[inline]
 pub fn min_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {

@@ -236,6 +236,27 @@ pub fn math_exp(x: f64) -> Result<f64> {
     Ok(y)
 }
 
+/// Python's `min(a, b, …)`: the first smallest, comparing left to right as CPython does
+/// (`x < result`), so a leading NaN stays and a later one is skipped.
+pub fn py_min_f64(values: &[f64]) -> f64 {
+    values.iter().copied().reduce(|result, x| if x < result { x } else { result }).unwrap_or(f64::NAN)
+}
+
+/// Python's `max(a, b, …)`: the first largest (`x > result`).
+pub fn py_max_f64(values: &[f64]) -> f64 {
+    values.iter().copied().reduce(|result, x| if x > result { x } else { result }).unwrap_or(f64::NAN)
+}
+
+/// Python's `min(a, b, …)` of ints.
+pub fn py_min_i64(values: &[i64]) -> i64 {
+    values.iter().copied().min().unwrap_or(0)
+}
+
+/// Python's `max(a, b, …)` of ints.
+pub fn py_max_i64(values: &[i64]) -> i64 {
+    values.iter().copied().max().unwrap_or(0)
+}
+
 /// Python `range(start, stop, step)`.
 pub fn range(start: i64, stop: i64, step: i64) -> Result<PyRange> {
     if step == 0 {

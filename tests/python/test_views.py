@@ -271,3 +271,56 @@ def test_advanced_index_errors_are_eagers(advanced, native_mode, name, make):
         compiled[name](*args)
     assert type(native.value) is type(eager.value)
     assert str(native.value).splitlines()[0] == str(eager.value).splitlines()[0]
+
+
+ASSIGNMENT = REPO / "tests" / "corpus" / "accepted" / "index_assignment.py"
+
+
+@pytest.fixture(scope="module")
+def assignment():
+    module = import_path(ASSIGNMENT)
+    names = ["top_k_filter", "zero_first_column", "copy_rows", "mask_fill_by_index"]
+    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
+    for name, fn in compiled.items():
+        assert fn.route == "native", f"{name}: {fn.reason}"
+    return module, compiled
+
+
+@pytest.mark.parametrize(
+    "name,make",
+    [
+        ("top_k_filter", lambda: (torch.randn(3, 10), 0.7, 4)),
+        ("top_k_filter", lambda: (torch.randn(3, 10), 1.0, 50)),
+        ("zero_first_column", lambda: (torch.randn(4, 3).t(),)),
+        ("copy_rows", lambda: (torch.randn(5, 3), torch.tensor([4, 0]), torch.randn(2, 3))),
+        ("copy_rows", lambda: (torch.randn(5, 3), torch.tensor([1, 1]), torch.randn(1, 3))),
+        ("mask_fill_by_index", lambda: (torch.randn(3, 3), torch.rand(3, 3) > 0.5)),
+    ],
+)
+def test_index_assignment_matches_eager_and_leaves_inputs_alone(assignment, name, make):
+    module, compiled = assignment
+    args = make()
+    before = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    native = compiled[name](*args)
+    for a, b in zip(args, before):
+        if isinstance(a, torch.Tensor):
+            assert torch.equal(a, b), "input mutated"
+    assert torch.equal(native, getattr(module, name)(*args))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: (torch.randn(5, 3), torch.tensor([5]), torch.randn(1, 3)),
+        lambda: (torch.randn(5, 3), torch.tensor([1, 2]), torch.randn(3, 3)),
+    ],
+)
+def test_index_assignment_errors_are_eagers(assignment, native_mode, make):
+    module, compiled = assignment
+    args = make()
+    with pytest.raises(Exception) as eager:
+        module.copy_rows(*args)
+    with pytest.raises(Exception) as native:
+        compiled["copy_rows"](*args)
+    assert type(native.value) is type(eager.value)
+    assert str(native.value).splitlines()[0] == str(eager.value).splitlines()[0]

@@ -189,6 +189,7 @@ pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
         Op::Any => &rules::ANY,
         Op::MaxDim => &rules::MAX_DIM,
         Op::MinDim => &rules::MIN_DIM,
+        Op::Topk => return topk(q, form),
         other => return super::not_in_lane(other),
     };
     let bound = match super::params::bind(q, op, form) {
@@ -212,6 +213,20 @@ pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
         Ok(result) => bound.claim(rule, op, result),
         Err(d) => d,
     }
+}
+
+/// `torch.topk`: values of the input's type; the indices' int64 type is added where the pair
+/// is taken apart (`walk/call.rs`).
+fn topk(q: &Query, form: &str) -> Decision {
+    let bound = match super::params::bind(q, Op::Topk, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
+    if t.dtype != crate::ty::Dtype::F32 {
+        return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {}: float32 is claimed", crate::ty::Ty::Tensor(t).describe()));
+    }
+    bound.claim(&rules::TOPK, Op::Topk, t)
 }
 
 /// How many dims a reduction bound by its signature removes (`dim` an int or a tuple of them;

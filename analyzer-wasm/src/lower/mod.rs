@@ -287,53 +287,27 @@ impl FnEmitter<'_> {
                 self.out.push_str("tl::index::get(");
                 self.borrow(Some(tensor));
                 self.out.push_str(", &[");
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    match item {
-                        ir::IndexItem::Int(e) => {
-                            self.out.push_str("tl::index::Item::Int(");
-                            self.expr(e);
-                            self.out.push(')');
-                        }
-                        ir::IndexItem::Slice(a, b, c) => {
-                            self.out.push_str("tl::index::Item::Slice(");
-                            for (k, bound) in [a, b, c].into_iter().enumerate() {
-                                if k > 0 {
-                                    self.out.push_str(", ");
-                                }
-                                match bound {
-                                    Some(e) => {
-                                        self.out.push_str("Some(");
-                                        self.expr(e);
-                                        self.out.push(')');
-                                    }
-                                    None => self.out.push_str("None"),
-                                }
-                            }
-                            self.out.push(')');
-                        }
-                        ir::IndexItem::NewAxis => self.out.push_str("tl::index::Item::NewAxis"),
-                        ir::IndexItem::Ellipsis => self.out.push_str("tl::index::Item::Ellipsis"),
-                        ir::IndexItem::Tensor(e) => {
-                            self.out.push_str("tl::index::Item::Tensor(");
-                            self.borrow(Some(e));
-                            self.out.push(')');
-                        }
-                        ir::IndexItem::List(values) => {
-                            self.out.push_str("tl::index::Item::List(&[");
-                            for (k, v) in values.iter().enumerate() {
-                                if k > 0 {
-                                    self.out.push_str(", ");
-                                }
-                                self.expr(v);
-                            }
-                            self.out.push_str("])");
-                        }
-                    }
-                }
+                self.index_items(items);
                 self.out.push_str("])?");
+                if let Some(slot) = self.site_ranges.get_mut(*site) {
+                    *slot = Some([start, self.out.len()]);
+                }
+            }
+            Expr::IndexPut { site, tensor, items, value, number } => {
+                let start = self.out.len();
+                self.out.push_str("tl::index::set(");
+                self.borrow(Some(tensor));
+                self.out.push_str(", &[");
+                self.index_items(items);
+                if *number {
+                    self.out.push_str("], tl::index::Value::Number(");
+                    self.expr(value);
+                    self.out.push_str("))?");
+                } else {
+                    self.out.push_str("], tl::index::Value::Tensor(");
+                    self.borrow(Some(value));
+                    self.out.push_str("))?");
+                }
                 if let Some(slot) = self.site_ranges.get_mut(*site) {
                     *slot = Some([start, self.out.len()]);
                 }
@@ -446,6 +420,18 @@ impl FnEmitter<'_> {
                 self.expr(right);
                 self.out.push_str(")?");
             }
+            Expr::Extreme { max, kind, items } => {
+                let which = if *max { "max" } else { "min" };
+                let ty = if *kind == ScalarKind::Int { "i64" } else { "f64" };
+                let _ = write!(self.out, "tl::scalar::py_{which}_{ty}(&[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.expr(item);
+                }
+                self.out.push_str("])");
+            }
             Expr::Math { f, arg } => {
                 let name = match f {
                     MathFn::Sqrt => "sqrt",
@@ -515,6 +501,56 @@ impl FnEmitter<'_> {
 
     /// `a < b < c`: each operand evaluated once, left to right, stopping at the first false
     /// comparison (Python semantics).
+    /// The items of an index expression, as `tl::index::Item`s.
+    fn index_items(&mut self, items: &[ir::IndexItem]) {
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            match item {
+                ir::IndexItem::Int(e) => {
+                    self.out.push_str("tl::index::Item::Int(");
+                    self.expr(e);
+                    self.out.push(')');
+                }
+                ir::IndexItem::Slice(a, b, c) => {
+                    self.out.push_str("tl::index::Item::Slice(");
+                    for (k, bound) in [a, b, c].into_iter().enumerate() {
+                        if k > 0 {
+                            self.out.push_str(", ");
+                        }
+                        match bound {
+                            Some(e) => {
+                                self.out.push_str("Some(");
+                                self.expr(e);
+                                self.out.push(')');
+                            }
+                            None => self.out.push_str("None"),
+                        }
+                    }
+                    self.out.push(')');
+                }
+                ir::IndexItem::NewAxis => self.out.push_str("tl::index::Item::NewAxis"),
+                ir::IndexItem::Ellipsis => self.out.push_str("tl::index::Item::Ellipsis"),
+                ir::IndexItem::Tensor(e) => {
+                    self.out.push_str("tl::index::Item::Tensor(");
+                    self.borrow(Some(e));
+                    self.out.push(')');
+                }
+                ir::IndexItem::List(values) => {
+                    self.out.push_str("tl::index::Item::List(&[");
+                    for (k, v) in values.iter().enumerate() {
+                        if k > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.expr(v);
+                    }
+                    self.out.push_str("])");
+                }
+            }
+        }
+    }
+
     fn compare(&mut self, kind: ScalarKind, first: &Expr, rest: &[(CmpOp, Expr)]) {
         let ty = match kind {
             ScalarKind::Int => "i64",

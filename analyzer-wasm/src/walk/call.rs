@@ -30,6 +30,9 @@ impl Walker<'_> {
             (Expr::Name(n), None) if n.id.as_str() == "len" && !locals.contains("len") && self.scope.is_builtin("len") => {
                 return self.len_call(c);
             }
+            (Expr::Name(n), None) if matches!(n.id.as_str(), "min" | "max") && !locals.contains(n.id.as_str()) && self.scope.is_builtin(n.id.as_str()) => {
+                return self.extreme_call(c, n.id.as_str() == "max");
+            }
             (Expr::Name(n), None) if n.id.as_str() == "isinstance" && !locals.contains("isinstance") && self.scope.is_builtin("isinstance") => {
                 return self.isinstance_call(c);
             }
@@ -172,9 +175,9 @@ impl Walker<'_> {
             return Val::explained(Ty::Unknown);
         }
         let decision = keywords_in_evaluation_order(decision, &args, &keywords);
-        // `t.max(dim)`: the (values, indices) pair, a tuple value of the IR op
+        // `t.max(dim)`, `t.topk(k)`: the (values, indices) pair, a tuple value of the IR op
         let pair = match &decision {
-            Decision::Claimed(claim) if matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim) => {
+            Decision::Claimed(claim) if matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk) => {
                 crate::ty::TensorTy::new(crate::ty::Dtype::I64, claim.result.device, claim.result.rank).map(|i| [Ty::Tensor(claim.result), Ty::Tensor(i)])
             }
             _ => None,
@@ -269,6 +272,40 @@ impl Walker<'_> {
         match f {
             Some(f) => Val::lowered(Ty::Float, Lit::NotLiteral, ir::Expr::Math { f, arg: Box::new(value) }),
             None => Val::lowered(Ty::Float, Lit::NotLiteral, value),
+        }
+    }
+
+    /// `min(a, b, …)` / `max(…)` of two or more ints, or of floats: CPython's first extreme.
+    /// Mixed ints and floats are not lowered (CPython returns whichever object wins, so the
+    /// result's type would depend on the values).
+    fn extreme_call(&mut self, c: &ast::ExprCall, max: bool) -> Val {
+        let name = if max { "max" } else { "min" };
+        let (args, keywords, starred) = self.args(c);
+        let kind = match args.first().map(|a| a.ty) {
+            Some(Ty::Int) => ir::ScalarKind::Int,
+            Some(Ty::Float) => ir::ScalarKind::Float,
+            _ => ir::ScalarKind::Bool,
+        };
+        let same = args.iter().all(|a| a.ty == args[0].ty) && kind != ir::ScalarKind::Bool;
+        if starred || !keywords.is_empty() || args.len() < 2 || !same {
+            if !args.iter().any(|a| a.explained) {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` is lowered for two or more ints, or two or more floats"), c.range());
+            }
+            return Val::explained(Ty::Unknown);
+        }
+        let ty = args[0].ty;
+        // all literal: the value, as CPython computes it
+        let literal = match kind {
+            ir::ScalarKind::Int => {
+                let ints: Option<Vec<i64>> = args.iter().map(|a| if let Lit::Int(i) = a.lit { Some(i) } else { None }).collect();
+                ints.and_then(|v| if max { v.iter().copied().max() } else { v.iter().copied().min() }).map(Lit::Int)
+            }
+            _ => None,
+        };
+        let Some(items) = args.into_iter().map(|a| a.ir).collect::<Option<Vec<_>>>() else { return Val::explained(Ty::Unknown) };
+        match literal {
+            Some(Lit::Int(v)) => Val::lowered(ty, Lit::Int(v), ir::Expr::Int(v)),
+            _ => Val::lowered(ty, Lit::NotLiteral, ir::Expr::Extreme { max, kind, items }),
         }
     }
 

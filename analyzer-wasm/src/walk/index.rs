@@ -11,11 +11,22 @@ use crate::ty::Ty;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
+/// The items of one index expression, parsed (`Walker::index_items`).
+pub(super) struct IndexParse {
+    items: Vec<ir::IndexItem>,
+    /// the index tensors' types (a list of ints counts as an int64 rank-1 tensor)
+    index_tensors: Vec<crate::ty::TensorTy>,
+    /// a form not lowered (TL211), and what it is
+    advanced: Option<String>,
+    /// an item whose type is unresolved (already explained)
+    unknown: bool,
+}
+
 impl Walker<'_> {
-    /// `t[items]`: basic indexing (ints, slices of ints, `None`, one `...`) is a claimed site
-    /// of the views lane; anything else is advanced indexing (TL211).
-    pub(super) fn tensor_index(&mut self, s: &ast::ExprSubscript, tensor: Val, t: crate::ty::TensorTy) -> Val {
-        let elts: Vec<&Expr> = match &*s.slice {
+    /// The items of an index expression: ints, slices, `None`, `...`, int64 index tensors,
+    /// bool masks, lists of ints; what is not lowered (`advanced`) or not typed (`unknown`).
+    fn index_items(&mut self, slice: &Expr) -> IndexParse {
+        let elts: Vec<&Expr> = match slice {
             Expr::Tuple(items) => items.elts.iter().collect(),
             single => vec![single],
         };
@@ -93,14 +104,14 @@ impl Walker<'_> {
                 }
             }
         }
-        let target = (SiteKind::Method, "Tensor.__getitem__".to_string());
-        if let Some(what) = advanced {
-            let decision = Decision::reject(&rules::ADVANCED_INDEX, format!("advanced indexing: {what}"));
-            return self.site(target, decision, s.range(), Some(tensor), &[], &[]);
-        }
-        if unknown || tensor.ir.is_none() {
-            return Val::explained(Ty::Unknown);
-        }
+        IndexParse { items, index_tensors, advanced, unknown }
+    }
+
+    /// The claim of indexing a tensor of type `t` with `parse`'s items (`rule` for basic
+    /// indexing; advanced indexing has its own): the result type, or why not.
+    fn index_decision(&self, parse: &IndexParse, t: crate::ty::TensorTy, rule: &'static rules::Rule) -> Decision {
+        let items = &parse.items;
+        let index_tensors = &parse.index_tensors;
         let count = |f: fn(&ir::IndexItem) -> bool| items.iter().filter(|i| f(i)).count() as i64;
         let (ints, slices, new_axes) = (
             count(|i| matches!(i, ir::IndexItem::Int(_))),
@@ -113,35 +124,103 @@ impl Walker<'_> {
         let bool_mask = |i: &crate::ty::TensorTy| i.dtype == crate::ty::Dtype::Bool;
         let named: i64 = index_tensors.iter().map(|i| if bool_mask(i) { i64::from(i.rank) } else { 1 }).sum();
         let broadcast: i64 = index_tensors.iter().map(|i| if bool_mask(i) { 1 } else { i64::from(i.rank) }).max().unwrap_or(0);
-        let decision = if ints + slices + named > rank {
-            Decision::reject(&rules::BAD_RANKS, format!("{} indices for a rank-{rank} tensor (IndexError)", ints + slices + named))
-        } else if index_tensors.iter().any(|i| i.device != t.device || t.device == crate::ty::Device::Cuda0) {
-            Decision::reject(&rules::ADVANCED_INDEX, "advanced indexing with a tensor on cuda:0 or on another device than the indexed tensor")
-        } else if index_tensors.len() > 1 && index_tensors.iter().any(bool_mask) {
-            Decision::reject(&rules::ADVANCED_INDEX, "a bool mask together with other index tensors")
-        } else {
-            let result_rank = rank - ints - named + broadcast + new_axes;
-            match crate::ty::TensorTy::new(t.dtype, t.device, u8::try_from(result_rank).unwrap_or(0)) {
-                Some(result) => Decision::Claimed(claim::Claim {
-                    rule: if index_tensors.is_empty() { &rules::INDEX } else { &rules::ADVANCED_INDEXING },
-                    result,
-                    op: ir::Op::Index,
-                    options: ir::Options::None,
-                    operands: vec![claim::OperandRef::Receiver],
-                }),
-                None if result_rank == 0 => Decision::reject(&rules::RANK0_RESULT, "indexing every dim gives a rank-0 tensor"),
-                None => Decision::reject(&rules::BAD_RANKS, format!("the result would be rank {result_rank} (no tensor type has that rank)")),
-            }
-        };
+        if ints + slices + named > rank {
+            return Decision::reject(&rules::BAD_RANKS, format!("{} indices for a rank-{rank} tensor (IndexError)", ints + slices + named));
+        }
+        if index_tensors.iter().any(|i| i.device != t.device || t.device == crate::ty::Device::Cuda0) {
+            return Decision::reject(&rules::ADVANCED_INDEX, "advanced indexing with a tensor on cuda:0 or on another device than the indexed tensor");
+        }
+        if index_tensors.len() > 1 && index_tensors.iter().any(bool_mask) {
+            return Decision::reject(&rules::ADVANCED_INDEX, "a bool mask together with other index tensors");
+        }
+        let result_rank = rank - ints - named + broadcast + new_axes;
+        match crate::ty::TensorTy::new(t.dtype, t.device, u8::try_from(result_rank).unwrap_or(0)) {
+            Some(result) => Decision::Claimed(claim::Claim {
+                rule: if index_tensors.is_empty() { rule } else { &rules::ADVANCED_INDEXING },
+                result,
+                op: ir::Op::Index,
+                options: ir::Options::None,
+                operands: vec![claim::OperandRef::Receiver],
+            }),
+            None if result_rank == 0 => Decision::reject(&rules::RANK0_RESULT, "indexing every dim gives a rank-0 tensor"),
+            None => Decision::reject(&rules::BAD_RANKS, format!("the result would be rank {result_rank} (no tensor type has that rank)")),
+        }
+    }
+
+    /// `t[items]`: basic indexing (ints, slices of ints, `None`, one `...`) and advanced
+    /// indexing with int64 index tensors, bool masks and lists of ints are claimed sites of
+    /// the views lane; other advanced forms TL211.
+    pub(super) fn tensor_index(&mut self, s: &ast::ExprSubscript, tensor: Val, t: crate::ty::TensorTy) -> Val {
+        let parse = self.index_items(&s.slice);
+        let target = (SiteKind::Method, "Tensor.__getitem__".to_string());
+        if let Some(what) = &parse.advanced {
+            let decision = Decision::reject(&rules::ADVANCED_INDEX, format!("advanced indexing: {what}"));
+            return self.site(target, decision, s.range(), Some(tensor), &[], &[]);
+        }
+        if parse.unknown || tensor.ir.is_none() {
+            return Val::explained(Ty::Unknown);
+        }
+        let decision = self.index_decision(&parse, t, &rules::INDEX);
         let v = self.site(target, decision, s.range(), Some(tensor), &[], &[]);
         match v.ir {
             Some(ir::Expr::Tensor { site, args, .. }) => {
                 let tensor = args.into_iter().next().expect("the indexed tensor");
-                let mut indexed = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::Index { site, tensor: Box::new(tensor), items });
+                let mut indexed = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::Index { site, tensor: Box::new(tensor), items: parse.items });
                 indexed.fresh = v.fresh;
                 indexed
             }
             _ => v,
+        }
+    }
+
+    /// `t[items] = value` on a tensor local that aliases no parameter (a fresh result of a
+    /// claimed op, as for the in-place ops): in place as eager's `__setitem__`, with a Python
+    /// number or a tensor of `t`'s dtype and device as the value.
+    pub(super) fn index_assign(&mut self, s: &ast::ExprSubscript, value: Val, range: ruff_text_size::TextRange, out: &mut Vec<ir::Stmt>) {
+        let tensor = self.expr(&s.value);
+        let Ty::Tensor(t) = tensor.ty else {
+            if !tensor.explained {
+                self.diag(&rules::UNSUPPORTED_TARGET, format!("assignment through an index of {}", tensor.ty.describe()), range);
+            }
+            return;
+        };
+        let parse = self.index_items(&s.slice);
+        let target = (SiteKind::Method, "Tensor.__setitem__".to_string());
+        let decision = if let Some(what) = &parse.advanced {
+            Decision::reject(&rules::ADVANCED_INDEX, format!("advanced indexing: {what}"))
+        } else if !tensor.fresh {
+            Decision::reject(&rules::IN_PLACE, "assignment through an index writes into a tensor that may be a parameter or a view of one")
+        } else if t.device == crate::ty::Device::Cuda0 {
+            Decision::reject(&rules::CUDA_UNSUPPORTED, "assignment through an index on cuda:0 is not lowered yet")
+        } else {
+            match value.ty {
+                Ty::Int | Ty::Float | Ty::Bool => self.index_decision(&parse, t, &rules::INDEX_ASSIGN),
+                Ty::Tensor(v) if v.dtype == t.dtype && v.device == t.device => self.index_decision(&parse, t, &rules::INDEX_ASSIGN),
+                Ty::Tensor(v) => Decision::reject(&rules::BAD_RANKS, format!("the value ({}) is not of the tensor's dtype and device", Ty::Tensor(v).describe())),
+                _ if value.explained => return,
+                other => Decision::reject(&rules::UNSUPPORTED_TARGET, format!("assigning {} through an index", other.describe())),
+            }
+        };
+        if parse.unknown && parse.advanced.is_none() {
+            return;
+        }
+        // the index rule's claim says which rule; an assignment keeps `INDEX_ASSIGN` even with
+        // index tensors
+        let decision = match decision {
+            Decision::Claimed(mut claim) => {
+                claim.rule = &rules::INDEX_ASSIGN;
+                Decision::Claimed(claim)
+            }
+            other => other,
+        };
+        let v = self.site(target, decision, range, Some(tensor), std::slice::from_ref(&value), &[]);
+        if let (Some(ir::Expr::Tensor { site, args, .. }), Some(value_ir)) = (v.ir, value.ir) {
+            let tensor = args.into_iter().next().expect("the indexed tensor");
+            let number = matches!(value.ty, Ty::Int | Ty::Float | Ty::Bool);
+            let value_ir = if number { super::expr::float_operand(Val::lowered(value.ty, value.lit.clone(), value_ir)) } else { Some(value_ir) };
+            if let Some(value_ir) = value_ir {
+                out.push(ir::Stmt::Effect(ir::Expr::IndexPut { site, tensor: Box::new(tensor), items: parse.items, value: Box::new(value_ir), number }));
+            }
         }
     }
 

@@ -77,6 +77,7 @@ impl Walker<'_> {
                     [Expr::Name(n)] => self.assign(n.id.as_str(), v, s.value.range(), out),
                     [Expr::Tuple(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range(), out),
                     [Expr::List(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range(), out),
+                    [Expr::Subscript(sub)] => self.index_assign(sub, v, s.range(), out),
                     _ => {
                         self.diag(&rules::UNSUPPORTED_TARGET, "only `name = value` assignments are lowered".into(), s.range());
                         for t in &s.targets {

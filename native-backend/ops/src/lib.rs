@@ -376,6 +376,13 @@ const REDUCE_ANY: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind:
 const ONE_DIM_REDUCE: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false")), p("dtype", Kind::Fixed("None"), None)];
 /// `t.max(dim, keepdim=False)`: the (values, indices) pair.
 const EXTREMUM: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false"))];
+const TOPK: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("k", Kind::Int, None),
+    p("dim", Kind::Int, Some("-1i64")),
+    p("largest", Kind::Bool, Some("true")),
+    p("sorted", Kind::Bool, Some("true")),
+];
 const ARGMIN: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false"))];
 const MOMENT: &[Param] = &[
     p("input", Kind::Tensor, None),
@@ -1241,6 +1248,13 @@ op_table! {
         MinDim {
             name: "min_dim", lane: Reductions, signature: Params(EXTREMUM),
             functions: [], methods: ["min"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `(values, indices)` of the `k` largest (or smallest) along a dim (`torch.topk`, `t.topk`).
+        Topk {
+            name: "topk", lane: Reductions, signature: Params(TOPK),
+            functions: ["torch.topk"], methods: ["topk"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

@@ -58,3 +58,9 @@ def growing_in_place(x: TensorF32Cpu1D, y: TensorF32Cpu2D) -> TensorF32Cpu1D:
     h = x * 1.0
     h += y
     return h
+
+
+# Assignment through an index writes into the caller's tensor here (a parameter): TL203.
+def index_assign_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    x[:, 0] = 0.0
+    return x
