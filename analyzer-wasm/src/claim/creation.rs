@@ -139,8 +139,8 @@ fn arange(q: &Query, op: Op, path: &str) -> Decision {
             slots[slot] = Some(super::OperandRef::Arg(i));
         }
     } else {
-        for i in 0..q.args.len() {
-            slots[i] = Some(super::OperandRef::Arg(i));
+        for (i, slot) in slots.iter_mut().enumerate().take(q.args.len()) {
+            *slot = Some(super::OperandRef::Arg(i));
         }
         for (slot, given) in by_keyword.into_iter().enumerate() {
             if let Some(at) = given {
