@@ -606,6 +606,10 @@ def min_dim(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
     return x.min(dim=-1).indices
 
 
+def topk(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.topk(x, 8)[0]
+
+
 def logical_and(m: TensorBoolCpu2D, n: TensorBoolCpu2D) -> TensorBoolCpu2D:
     return m & n
 
@@ -680,7 +684,7 @@ OPS = {
     "expand": "expand", "expand_as": "expand_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
     "softplus": "softplus", "layer_norm": "layer_norm",
     "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "embedding": "embedding", "arange": "arange", "zeros": "zeros", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention",
-    "addmm": "addmm", "baddbmm": "baddbmm", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev"
+    "addmm": "addmm", "baddbmm": "baddbmm", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "topk": "topk", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev"
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -694,6 +698,7 @@ SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 #: The op families on libtorch's kernels: the call is what native code adds, on a small grid
 #: (rows × cols of the 2-D input; the other shapes follow from it in ``inputs``).
 FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "embedding", "arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa"]
+FAMILIES += ["topk"]
 FAMILIES += ["addmm", "baddbmm", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
