@@ -1,7 +1,7 @@
 # Rejected (seed: illustrative rejected forms): each function uses a recognized torch form
 # with the wrong static shape or a semantic-changing option, so the site is rejected with a
 # diagnostic and the function stays on the Python fallback. Never a false native claim.
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
 import torch
 import torch.nn.functional as F
 
@@ -33,8 +33,8 @@ def vector_dot(a_1d: TensorF32Cpu1D, b_1d: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return a_1d @ b_1d
 
 
-def gather_rows(matrix: TensorF32Cpu2D, rows: TensorI64Cpu1D) -> TensorF32Cpu2D:
-    # indexing with a tensor is advanced indexing (a gathered copy), not a view
+def gather_with_float_index(matrix: TensorF32Cpu2D, rows: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    # an index tensor must be int64 (or a bool mask); eager raises for a float one
     return matrix[rows]
 
 
