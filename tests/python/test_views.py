@@ -16,15 +16,20 @@ from test_native_cpu import REPO, import_path
 VIEWS = REPO / "tests" / "corpus" / "accepted" / "views.py"
 
 
+def compile_native(module, names: list[str]) -> dict:
+    """``torchlower.compile`` of each named function of ``module``, each checked native."""
+    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
+    for name, fn in compiled.items():
+        assert fn.route == "native", f"{name}: {fn.reason}"
+    return compiled
+
+
 @pytest.fixture(scope="module")
 def views():
     module = import_path(VIEWS)
     names = ["transpose", "view", "reshape", "split_heads", "merge_heads", "shape_tuple", "unsqueezed_mask", "matrix_t", "numbers_of_a_shape", "pair",
              "narrow_view", "select_view", "unflatten_view", "squeeze_view", "detach_view"]
-    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
-    for name, fn in compiled.items():
-        assert fn.route == "native", f"{name}: {fn.reason}"
-    return module, compiled
+    return module, compile_native(module, names)
 
 
 def layout(t: torch.Tensor, base: torch.Tensor) -> tuple:
@@ -108,10 +113,7 @@ INDEXING = REPO / "tests" / "corpus" / "accepted" / "indexing.py"
 def indexing():
     module = import_path(INDEXING)
     names = ["cls_token", "last_token", "first_k", "strided", "mask_4d", "window", "pick", "rotate_half", "vector_slice"]
-    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
-    for name, fn in compiled.items():
-        assert fn.route == "native", f"{name}: {fn.reason}"
-    return module, compiled
+    return module, compile_native(module, names)
 
 
 @pytest.mark.parametrize(
@@ -221,10 +223,7 @@ ADVANCED = REPO / "tests" / "corpus" / "accepted" / "advanced_indexing.py"
 def advanced():
     module = import_path(ADVANCED)
     names = ["rows", "last_step", "pick_per_row", "gather_2d", "masked_rows", "masked_values"]
-    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
-    for name, fn in compiled.items():
-        assert fn.route == "native", f"{name}: {fn.reason}"
-    return module, compiled
+    return module, compile_native(module, names)
 
 
 @pytest.mark.parametrize(
@@ -280,10 +279,7 @@ ASSIGNMENT = REPO / "tests" / "corpus" / "accepted" / "index_assignment.py"
 def assignment():
     module = import_path(ASSIGNMENT)
     names = ["top_k_filter", "zero_first_column", "copy_rows", "mask_fill_by_index"]
-    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
-    for name, fn in compiled.items():
-        assert fn.route == "native", f"{name}: {fn.reason}"
-    return module, compiled
+    return module, compile_native(module, names)
 
 
 @pytest.mark.parametrize(
