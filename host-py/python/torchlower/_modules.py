@@ -219,8 +219,10 @@ class _Body(ast.NodeTransformer):
     def _method(self, node: ast.expr) -> str | None:
         """`self.name` naming a plain method of the instance's class (not `forward`)."""
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
+            import torch.nn as nn
+
             attribute = inspect.getattr_static(self.module, node.attr, None)
-            if inspect.isfunction(attribute) and node.attr != "forward" and node.attr not in vars(__import__("torch").nn.Module):
+            if inspect.isfunction(attribute) and node.attr != "forward" and node.attr not in vars(nn.Module):
                 return node.attr
         return None
 

@@ -16,6 +16,7 @@ The return type needs no annotation: the analyzer infers it from the ``return`` 
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import threading
 import warnings
@@ -144,7 +145,7 @@ def specialising_callable(
             specialised[key] = routed
             return routed
 
-    @_wraps(fn)
+    @functools.wraps(fn)
     def call(*args, **kwargs):
         return for_call(args, kwargs)(*args, **kwargs)
 
@@ -157,9 +158,3 @@ def _describe(value: Any) -> str:
     if type(value).__name__ == "Tensor" and hasattr(value, "dtype"):
         return f"Tensor({value.dtype}, {value.device}, rank {value.dim()})"
     return type(value).__name__
-
-
-def _wraps(fn: Callable) -> Callable:
-    import functools
-
-    return functools.wraps(fn)
