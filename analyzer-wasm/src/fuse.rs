@@ -372,6 +372,7 @@ impl Pass<'_> {
             Expr::Tuple(items) => Expr::Tuple(items.into_iter().map(|e| self.expr(e)).collect()),
             Expr::Call { function, args } => Expr::Call { function, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::InPlace { site, op, options, args } => Expr::InPlace { site, op, options, args: args.into_iter().map(|e| self.expr(e)).collect() },
+            Expr::Defer { site, what, args } => Expr::Defer { site, what, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Index { site, tensor, items } => {
                 let items = self.index_items(items);
                 Expr::Index { site, tensor: self.boxed(*tensor), items }

@@ -139,6 +139,13 @@ pub enum Expr {
     /// `h += x`, `h.relu_()`, `F.relu(h, inplace=True)` on a local whose storage is not a
     /// parameter's: `op` applied in place to `args[0]` (the local), the value being that local
     InPlace { site: usize, op: Op, options: Options, args: Vec<Expr> },
+    /// An in-place write into a tensor that may be a parameter (`x.mul_(y) if inplace else
+    /// x * y`), on a branch taken only for some arguments: native code refuses when it is
+    /// reached (a `ValueError`, so auto mode reruns Python, which writes as eager does).
+    /// `args`: the tensor written into, then the write's tensor operands, computed first as
+    /// Python computes them (a chain `x.add_(3.).clamp_(0., 6.)` nests, so the first write
+    /// refuses); `what` names the write.
+    Defer { site: usize, what: String, args: Vec<Expr> },
     /// `t[items]`, basic indexing (site `site`, op `Op::Index`)
     Index { site: usize, tensor: Box<Expr>, items: Vec<IndexItem> },
     /// `tensor[items] = value` in place (a statement's effect); `number`: the value is a
@@ -395,7 +402,9 @@ impl Expr {
             }
             Expr::Math { arg, .. } => arg.visit(f),
             Expr::Extreme { items, .. } => items.iter().for_each(|e| e.visit(f)),
-            Expr::Tuple(items) | Expr::Call { args: items, .. } | Expr::InPlace { args: items, .. } => items.iter().for_each(|e| e.visit(f)),
+            Expr::Tuple(items) | Expr::Call { args: items, .. } | Expr::InPlace { args: items, .. } | Expr::Defer { args: items, .. } => {
+                items.iter().for_each(|e| e.visit(f))
+            }
             Expr::Index { tensor, items, .. } => {
                 tensor.visit(f);
                 items.iter().flat_map(IndexItem::exprs).for_each(|e| e.visit(f));

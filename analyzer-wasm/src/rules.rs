@@ -252,6 +252,10 @@ rule!(ADD_IN_PLACE, "torchlower/add-in-place-fresh", Add, true,
 rule!(SUB_IN_PLACE, "torchlower/sub-in-place-fresh", Sub, true, "EXTENSION: h -= y / h.sub_(y) on a fresh local", "As for `+=`.", "h -= mean");
 rule!(MUL_IN_PLACE, "torchlower/mul-in-place-fresh", Mul, true, "EXTENSION: h *= y / h.mul_(y) on a fresh local", "As for `+=`.", "h.mul_(scale)");
 rule!(DIV_IN_PLACE, "torchlower/div-in-place-fresh", Div, true, "EXTENSION: h /= y / h.div_(y) on a fresh local", "As for `+=`.", "h /= norm");
+rule!(DEFERRED_WRITE, "torchlower/in-place-argument-deferred", Mul, true,
+    "EXTENSION: x.mul_(y) if inplace else x * y — an in-place write into an argument on a branch",
+    "An in-place op (`x.mul_(…)`, `x.add_(…).clamp_(…)`, `x -= y`, `F.relu(x, inplace=True)`, `x[i] = v`) on a tensor that may be a parameter or a view of one, inside a branch of an `if` or a conditional expression whose condition is known only at run time. Native code never mutates its arguments: when such a branch is reached it refuses (`ValueError`) and auto mode reruns the call in Python, which writes as eager does; the other branches run natively. The same write outside such a branch is TL203.",
+    "return x.mul_(x.sigmoid()) if inplace else x.mul(x.sigmoid())");
 rule!(FUNCTION_ADD, "torchlower/function-add-f32-rank1-2", Add, false,
     "torch.add(a, b)", "Two positional tensors, no keywords (no `alpha`, no `out`); same rank matrix as `+`.", "torch.add(a, b)");
 rule!(FUNCTION_SUB, "torchlower/function-sub-f32-rank1-2", Sub, false,
@@ -669,7 +673,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &ADD_SAME, &ADD_BCAST, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
     &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV, &METHOD_ADD, &METHOD_SUB, &METHOD_MUL, &METHOD_DIV,
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
-    &RELU_IN_PLACE, &ADD_IN_PLACE, &SUB_IN_PLACE, &MUL_IN_PLACE, &DIV_IN_PLACE,
+    &RELU_IN_PLACE, &ADD_IN_PLACE, &SUB_IN_PLACE, &MUL_IN_PLACE, &DIV_IN_PLACE, &DEFERRED_WRITE,
     &MEAN_DIM, &SUM_DIM,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
     &LAYER_NORM,

@@ -748,6 +748,15 @@ pub fn unflatten(t: &Tensor, dim: i64, sizes: &[i64]) -> Result<Tensor> {
     Ok(t.f_unflatten(dim, sizes)?)
 }
 
+/// An in-place write into an argument (`x.mul_(y)` on a branch taken only for some
+/// arguments): native code never mutates its inputs, so it refuses with a `ValueError` and
+/// auto mode reruns the call in Python, which writes as eager does.
+pub fn defer_write(what: &str) -> Result<Tensor> {
+    Err(crate::Error::Value(format!(
+        "torchlower: {what} writes into an argument in place (native code refuses; auto mode reruns Python)"
+    )))
+}
+
 /// `t.squeeze(dim)`, a view one rank lower. Eager returns `t` itself (same rank) when that
 /// dim's size is not 1, a rank the annotated types cannot hold: native code refuses with a
 /// `ValueError`, and auto mode reruns the call in Python.

@@ -79,6 +79,11 @@ def bitwise_copy(values):
     return [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in values]
 
 
+def twin_copy(values):
+    """Copies of `values` that keep `requires_grad` (for a call that may write into them)."""
+    return [v.detach().clone().requires_grad_(v.requires_grad) if isinstance(v, torch.Tensor) else v for v in values]
+
+
 def assert_unchanged(before, after):
     for old, new in zip(before, after):
         if isinstance(old, torch.Tensor):
@@ -94,17 +99,21 @@ def run_both(compiled, python_fn, inputs):
     except (RuntimeError, IndexError, ValueError, AssertionError) as error:
         assert_unchanged(before, inputs)
         if isinstance(error, ValueError) and "native code refuses" in str(error):
-            # a documented refusal (squeeze of a dim that is not 1): auto mode reruns Python
+            # a documented refusal (squeeze of a dim that is not 1, a write into an argument
+            # on a branch): auto mode reruns Python. Rerun and eager each get their own copies,
+            # since that Python may write into its arguments, and must write as eager does.
+            rerun_inputs, eager_inputs = twin_copy(inputs), twin_copy(inputs)
             with pytest.MonkeyPatch.context() as patch:
                 patch.setenv("TORCHLOWER_MODE", "auto")
                 try:
-                    rerun = compiled(*inputs)
+                    rerun = compiled(*rerun_inputs)
                 except Exception as rerun_error:  # noqa: BLE001 - eager's own error, from Python
                     with pytest.raises(type(rerun_error)) as eager_error:
-                        python_fn(*inputs)
+                        python_fn(*eager_inputs)
                     assert str(eager_error.value) == str(rerun_error)
                     return None, None
-            assert_matches_eager(rerun, python_fn(*inputs))
+            assert_matches_eager(rerun, python_fn(*eager_inputs))
+            assert_unchanged(eager_inputs, rerun_inputs)
             return None, None
         # native raised: eager must raise the same, with the same message (e.g. a view of
         # sizes that do not fit); nothing was changed on the way
@@ -555,6 +564,35 @@ def test_corpus_function_matches_eager(path, name):
         if isinstance(item, torch.Tensor):
             assert item.requires_grad is False
     assert_matches_eager(native, eager)
+
+
+@pytest.mark.parametrize("name", ["swish", "hard_sigmoid", "scale_maybe_in_place"])
+def test_writes_into_arguments_on_a_branch_are_deferred_to_python(name, monkeypatch):
+    """torchlower/in-place-argument-deferred: the branch without the write runs natively and
+    leaves the arguments alone; the branch with it refuses in native mode and, in auto mode,
+    reruns Python, which writes into the arguments exactly as eager does."""
+    module, build = corpus_module(CORPUS / "in_place.py")
+    python_fn = getattr(module, name)
+    compiled = torchlower.compile(python_fn)
+    assert compiled.route == "native", compiled.reason
+    generator = torch.Generator().manual_seed(5)
+    tensors = [torch.randn(4, 6, generator=generator) for _ in range(2 if name == "scale_maybe_in_place" else 1)]
+    for inplace in (False, True):
+        native_args, eager_args = twin_copy(tensors) + [inplace], twin_copy(tensors) + [inplace]
+        monkeypatch.setenv("TORCHLOWER_MODE", "native")
+        if inplace:
+            with pytest.raises(ValueError, match="writes into an argument in place"):
+                compiled(*native_args)
+            assert_unchanged(tensors, native_args)
+            monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+        result = compiled(*native_args)
+        expected = python_fn(*eager_args)
+        assert_matches_eager(result, expected)
+        assert_unchanged(eager_args[:-1], native_args[:-1])
+        if not inplace:
+            assert_unchanged(tensors, native_args[:-1])
+        else:
+            assert not all(torch.equal(a, b) for a, b in zip(tensors, native_args)), "eager writes into x"
 
 
 # --- the decorator on a real module, and the CLI ----------------------------------------------------

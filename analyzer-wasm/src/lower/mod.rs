@@ -330,6 +330,21 @@ impl FnEmitter<'_> {
                     *slot = Some([start, self.out.len()]);
                 }
             }
+            Expr::Defer { site, what, args } => {
+                // the operands as Python computes them (they may raise eager's errors), then
+                // the refusal: Python reruns the whole call
+                let start = self.out.len();
+                self.out.push_str("{ ");
+                for arg in args {
+                    self.out.push_str("let _ = ");
+                    self.borrow(Some(arg));
+                    self.out.push_str("; ");
+                }
+                let _ = write!(self.out, "tl::ops::defer_write({})? }}", rust_str_literal(what));
+                if let Some(slot) = self.site_ranges.get_mut(*site) {
+                    *slot = Some([start, self.out.len()]);
+                }
+            }
             Expr::Call { function, args } => {
                 let _ = write!(self.out, "{}(", body_symbol(*function));
                 for (i, arg) in args.iter().enumerate() {

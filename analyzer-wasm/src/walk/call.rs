@@ -103,6 +103,15 @@ impl Walker<'_> {
                 _ => None,
             };
             let plain_args = c.arguments.keywords.is_empty() && c.arguments.args.len() == usize::from(name != "relu_") && !c.arguments.args.iter().any(|a| matches!(a, Expr::Starred(_)));
+            // `x.mul_(y)` / `x.add_(3.).clamp_(0., 6.)` on an argument, on a branch: deferred
+            let base = name.strip_suffix('_').filter(|b| !b.is_empty() && !name.starts_with('_'));
+            let known = base.is_some_and(|b| ir::Op::from_method(b).is_some());
+            if known && receiver.as_ref().is_some_and(|r| self.defers_write(r)) {
+                let (args, keywords, _) = self.args(c);
+                let local = receiver.take().expect("a receiver");
+                let operands = args.into_iter().chain(keywords.into_iter().map(|(_, v)| v)).collect();
+                return self.deferred_write((SiteKind::Method, format!("Tensor.{name}")), local, operands, c.range());
+            }
             if let (Some(op), true, true) = (in_place_op, fresh, plain_args) {
                 let other = c.arguments.args.first().map(|a| self.expr(a));
                 let local = receiver.take().expect("a receiver");
@@ -125,6 +134,10 @@ impl Walker<'_> {
         let (mut args, keywords, starred) = self.args(c);
         // `F.relu(h, inplace=True)` on a local that aliases no parameter
         let inplace_true = keywords.iter().any(|(k, v)| k.as_deref() == Some("inplace") && v.lit == Lit::Bool(true));
+        if path.as_deref() == Some("torch.nn.functional.relu") && inplace_true && keywords.len() == 1 && !starred && args.len() == 1 && self.defers_write(&args[0]) {
+            let local = args.remove(0);
+            return self.deferred_write((SiteKind::Call, "torch.nn.functional.relu".to_string()), local, Vec::new(), c.range());
+        }
         if path.as_deref() == Some("torch.nn.functional.relu") && inplace_true && keywords.len() == 1 && !starred && args.len() == 1 && args[0].fresh {
             let local = args.remove(0);
             return self.in_place((SiteKind::Call, "torch.nn.functional.relu".to_string()), ir::Op::Relu, local, None, c.range());
@@ -306,6 +319,33 @@ impl Walker<'_> {
         match literal {
             Some(Lit::Int(v)) => Val::lowered(ty, Lit::Int(v), ir::Expr::Int(v)),
             _ => Val::lowered(ty, Lit::NotLiteral, ir::Expr::Extreme { max, kind, items }),
+        }
+    }
+
+    /// Whether an in-place write into `target` is deferred to Python rather than rejected: it
+    /// may alias a parameter, and it sits on a branch of a run-time condition (so the other
+    /// branch can run natively). See [`rules::DEFERRED_WRITE`].
+    pub(super) fn defers_write(&self, target: &Val) -> bool {
+        self.conditional > 0 && !target.fresh && matches!(target.ty, Ty::Tensor(t) if t.device == crate::ty::Device::Cpu)
+    }
+
+    /// An in-place write into `local`, a tensor that may be a parameter, on a branch of a
+    /// run-time condition: the site is claimed as deferred, and native code refuses when it is
+    /// reached (`Expr::Defer`). The value has `local`'s type and, like eager's result, may
+    /// alias a parameter (so a chained `x.add_(3).clamp_(0, 6)` defers too).
+    pub(super) fn deferred_write(&mut self, target: (SiteKind, String), local: Val, operands: Vec<Val>, range: TextRange) -> Val {
+        let Ty::Tensor(t) = local.ty else { return Val::explained(Ty::Unknown) };
+        let what = match target.0 {
+            SiteKind::Binop => format!("`{}`", target.1),
+            _ => format!("`{}`", target.1.trim_start_matches("Tensor.")),
+        };
+        let claim = claim::Claim { rule: &rules::DEFERRED_WRITE, result: t, op: ir::Op::Mul, options: ir::Options::None, operands: Vec::new() };
+        let v = self.site(target, Decision::Claimed(claim), range, None, &[], &[]);
+        // the tensor operands are computed (their sites have code), then the write refuses
+        let args: Option<Vec<ir::Expr>> = std::iter::once(&local).chain(&operands).filter(|o| matches!(o.ty, Ty::Tensor(_))).map(|o| o.ir.clone()).collect();
+        match (v.ir, args) {
+            (Some(ir::Expr::Tensor { site, .. }), Some(args)) => Val::lowered(local.ty, Lit::NotLiteral, ir::Expr::Defer { site, what, args }),
+            _ => Val::explained(local.ty),
         }
     }
 

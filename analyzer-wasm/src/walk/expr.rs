@@ -212,7 +212,9 @@ impl Walker<'_> {
         if let ir::Expr::Bool(taken) = cond {
             return self.expr(if taken { &e.body } else { &e.orelse });
         }
+        self.conditional += 1;
         let (then, orelse) = (self.expr(&e.body), self.expr(&e.orelse));
+        self.conditional -= 1;
         if then.ty != orelse.ty || then.elems.is_some() {
             if !(then.explained || orelse.explained) {
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("a conditional expression of {} and {} is not lowered", then.ty.describe(), orelse.ty.describe()), e.range());

@@ -186,6 +186,13 @@ impl Walker<'_> {
         };
         let parse = self.index_items(&s.slice);
         let target = (SiteKind::Method, "Tensor.__setitem__".to_string());
+        // `x[i] = v` into an argument, on a branch: deferred
+        if self.defers_write(&tensor) && !parse.unknown {
+            if let Some(deferred) = self.deferred_write(target, tensor, vec![value], range).ir {
+                out.push(ir::Stmt::Effect(deferred));
+            }
+            return;
+        }
         let decision = if let Some(what) = &parse.advanced {
             Decision::reject(&rules::ADVANCED_INDEX, format!("advanced indexing: {what}"))
         } else if !tensor.fresh {

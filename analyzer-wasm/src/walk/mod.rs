@@ -148,6 +148,9 @@ struct Walker<'a> {
     spec: &'a variants::Specialiser<'a>,
     /// a specialised copy: the return type is the first `return`'s, not the annotation's
     infer_returns: bool,
+    /// how many branches of run-time conditions enclose the code being walked: an in-place
+    /// write into an argument there is deferred to Python (`Walker::deferred_write`)
+    conditional: usize,
 }
 
 /// Where control leaves a loop body early, and with which environment.
@@ -191,6 +194,7 @@ fn analyze_with<'a>(
         loop_exits: Vec::new(),
         spec,
         infer_returns: params.is_some(),
+        conditional: 0,
     };
     let (report_params, mut param_tys) = w.signature(def);
     if let Some(types) = params {

@@ -130,8 +130,8 @@ impl Walker<'_> {
                 }
                 let v = self.expr(&s.value);
                 match v.ir {
-                    // `h.relu_()`: made for its effect
-                    Some(e @ ir::Expr::InPlace { .. }) => out.push(ir::Stmt::Effect(e)),
+                    // `h.relu_()`: made for its effect (or refused: `x.relu_()` on an argument)
+                    Some(e @ (ir::Expr::InPlace { .. } | ir::Expr::Defer { .. })) => out.push(ir::Stmt::Effect(e)),
                     _ if v.explained => {}
                     _ => self.diag(&rules::UNSUPPORTED_STATEMENT, "expression statements are not lowered (the value would be discarded)".into(), s.range()),
                 }
@@ -348,6 +348,11 @@ impl Walker<'_> {
                 let symbol = crate::claim::operator_symbol(s.op);
                 self.in_place((crate::report::SiteKind::Binop, format!("{symbol}=")), op, current, Some(rhs), s.range())
             }
+            // `x -= y` on an argument, on a branch: deferred
+            Some(_) if self.defers_write(&current) => {
+                let symbol = crate::claim::operator_symbol(s.op);
+                self.deferred_write((crate::report::SiteKind::Binop, format!("{symbol}=")), current, vec![rhs], s.range())
+            }
             _ => self.binop(s.op, true, current, rhs, s.range()),
         };
         self.assign(n.id.as_str(), v, s.range(), out);
@@ -488,9 +493,11 @@ impl Walker<'_> {
             return live;
         }
         let before = self.env.clone();
+        self.conditional += 1;
         let (then, then_live) = self.block(body);
         let after_then = std::mem::replace(&mut self.env, before);
         let (orelse, else_live) = self.else_branch(rest);
+        self.conditional -= 1;
         let after_else = std::mem::take(&mut self.env);
         self.env = match (then_live, else_live) {
             (true, true) => after_then.join(&after_else),

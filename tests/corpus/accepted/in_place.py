@@ -30,3 +30,25 @@ def view_of_fresh(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     v = h.view(-1)
     v.relu_()
     return h
+
+
+# An in-place write into an argument on a branch taken only for some arguments (timm's
+# activations): deferred — native code refuses when the branch is reached, and auto mode
+# reruns Python, which writes as eager does; the other branch runs natively.
+def swish(x: TensorF32Cpu2D, inplace: bool) -> TensorF32Cpu2D:
+    return x.mul_(x.sigmoid()) if inplace else x.mul(x.sigmoid())
+
+
+def hard_sigmoid(x: TensorF32Cpu2D, inplace: bool) -> TensorF32Cpu2D:
+    if inplace:
+        return x.add_(3.).clamp_(0., 6.).div_(6.)
+    else:
+        return F.relu6(x + 3.) / 6.
+
+
+def scale_maybe_in_place(x: TensorF32Cpu2D, y: TensorF32Cpu2D, inplace: bool) -> TensorF32Cpu2D:
+    if inplace:
+        x -= y
+        x[0] = 1.0
+        F.relu(x, inplace=True)
+    return x + 1
