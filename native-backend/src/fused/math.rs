@@ -74,13 +74,6 @@ pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + exp(-x))
 }
 
-/// `F.gelu(x, approximate="none")` in the form `0.5 · (x + x·erf(x/√2))`, which (like
-/// torch's CPU kernel) gives `+0.0` for `-0.0` and NaN for `-inf`.
-#[inline(always)]
-pub fn gelu(x: f32) -> f32 {
-    0.5 * (x + x * libm::erff(x * std::f32::consts::FRAC_1_SQRT_2))
-}
-
 /// One unary op on one value.
 #[inline(always)]
 pub fn unary(op: Unary, x: f32) -> f32 {
@@ -88,7 +81,7 @@ pub fn unary(op: Unary, x: f32) -> f32 {
         Unary::Relu => relu(x),
         Unary::Sigmoid => sigmoid(x),
         Unary::Tanh => x.tanh(),
-        Unary::Gelu => gelu(x),
+        Unary::Gelu => super::gelu::gelu(x),
         Unary::Abs => x.abs(),
         Unary::Neg => -x,
         Unary::Square => x * x,
@@ -166,7 +159,7 @@ macro_rules! multiversion {
 }
 
 /// Whether [`unary_in_place`] runs `op` as a vectorised loop at least as fast as libtorch's
-/// kernel on this CPU. Tanh, GELU and log call a scalar function per element. Exp, sigmoid
+/// kernel on this CPU. Tanh and log call a scalar function per element. Exp, sigmoid
 /// and sqrt are compute-bound: on AVX-512 CPUs libtorch's 16-lane kernels (SLEEF) run them
 /// about twice as fast as our polynomial (measured: `tests/kernel_timing.rs`), so there they
 /// are libtorch's; on AVX2 CPUs ours keep pace and fuse.
@@ -174,7 +167,9 @@ pub fn vectorised(op: Unary) -> bool {
     match op {
         Unary::Relu | Unary::Square | Unary::Neg | Unary::Abs => true,
         Unary::Sigmoid | Unary::Exp | Unary::Sqrt => !avx512_cpu(),
-        Unary::Tanh | Unary::Gelu | Unary::Log => false,
+        // oneDNN's AVX-512 polynomial, vectorised (`fused::gelu`); other CPUs run libtorch
+        Unary::Gelu => avx512_cpu(),
+        Unary::Tanh | Unary::Log => false,
     }
 }
 
@@ -194,6 +189,7 @@ multiversion! {
     fn unary_in_place(op: Unary, values: &mut [f32]) {
         match op {
             Unary::Relu => relu_in_place(values),
+            Unary::Gelu => super::gelu::in_place(values),
             Unary::Sigmoid => values.iter_mut().for_each(|v| *v = sigmoid(*v)),
             Unary::Exp => values.iter_mut().for_each(|v| *v = exp(*v)),
             Unary::Square => values.iter_mut().for_each(|v| *v = *v * *v),
@@ -210,6 +206,7 @@ multiversion! {
     fn unary_into(op: Unary, src: &[f32], dst: &mut [f32]) {
         match op {
             Unary::Relu => relu_into(src, dst),
+            Unary::Gelu => super::gelu::into(src, dst),
             Unary::Sigmoid => dst.iter_mut().zip(src).for_each(|(d, s)| *d = sigmoid(*s)),
             Unary::Exp => dst.iter_mut().zip(src).for_each(|(d, s)| *d = exp(*s)),
             Unary::Square => dst.iter_mut().zip(src).for_each(|(d, s)| *d = *s * *s),
@@ -509,9 +506,6 @@ mod tests {
         assert_eq!(sigmoid(f32::INFINITY), 1.0);
         assert_eq!(sigmoid(-0.0), 0.5);
         assert!(sigmoid(f32::NAN).is_nan());
-        assert!(gelu(-0.0).is_sign_positive());
-        assert!(gelu(f32::NEG_INFINITY).is_nan());
-        assert_eq!(gelu(f32::INFINITY), f32::INFINITY);
         assert!(sum(&[-0.0; 19], 8).is_sign_positive() && sum(&[-0.0; 37], 16).is_sign_positive());
         let mut out = [1.0; 3];
         sum_columns(&[-0.0; 60], 20, 3, &mut out, 8);

@@ -15,6 +15,7 @@ mod blas;
 mod calibrate;
 mod dense;
 mod epilogue;
+mod gelu;
 mod math;
 mod small_gemm;
 mod stack_machine;
@@ -226,7 +227,8 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 /// Each op rounds to float32 as eager does, so the result equals the op-by-op chain.
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     // The direct kernel works in chunks, so every op must be position-independent here.
-    let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::native(*op)));
+    let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::native(*op)))
+        && !(program.contains(&Step::Unary(Unary::Gelu)) && loads_a_single_element(operands, program));
     // It runs on one thread: above libtorch's grain size, with more than one torch thread,
     // libtorch's parallel kernels op by op are faster (measured: ×0.78 at 2^18 elements on 2).
     let parallel = crate::facts::num_threads() > 1;
@@ -235,6 +237,13 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
         Some(plan) => plan.run(program),
         None => elementwise_with_ops(operands, program),
     }
+}
+
+/// Whether `program` loads an operand of at most one element: eager's GELU of such a tensor
+/// (or of a value broadcast from it) is ATen's kernel, not the oneDNN one ours reproduces
+/// (`calibrate::whole_tensors_only`).
+fn loads_a_single_element(operands: &[&Tensor], program: &[Step]) -> bool {
+    program.iter().any(|step| matches!(step, Step::Load(i) if operands.get(*i).is_some_and(|t| t.numel() <= 1)))
 }
 
 /// libtorch's `GRAIN_SIZE`: below it its kernels run on one thread too.
@@ -249,7 +258,8 @@ const LONE_UNARY_MAX: usize = 1 << 14;
 /// skips the dispatcher and TensorIterator set-up that dominate small tensors), else
 /// libtorch's op itself.
 pub fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
-    let small = Dense::of(t).is_some_and(|v| v.len() <= LONE_UNARY_MAX);
+    // GELU at any size: ours skips oneDNN's per-call set-up and runs 16 lanes at a time
+    let small = Dense::of(t).is_some_and(|v| v.len() <= LONE_UNARY_MAX || op == Unary::Gelu);
     if small && calibrate::native(op) {
         elementwise(&[t], &[Step::Load(0), Step::Unary(op)])
     } else {
