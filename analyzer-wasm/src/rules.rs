@@ -217,6 +217,10 @@ rule!(ADD_SAME, "torchlower/tensor-add-f32-same-rank", Add, false,
     "a + b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2 on one device; result of that rank.", "h + h");
 rule!(ADD_BCAST, "torchlower/tensor-add-f32-2d-1d-broadcast", Add, false,
     "a + b with one rank-2 and one rank-1 tensor (either order)", "Trailing-dimension broadcast; result rank 2.", "x @ w + b");
+rule!(INT64_ELEMENTWISE, "torchlower/tensor-arith-int64", Add, true,
+    "EXTENSION: a + b, a - b, a * b, a / b with an int64 tensor (operators, torch.add & co., methods)",
+    "Two CPU tensors, int64 and int64 or float32, broadcast as eager: int64 `+ - *` int64 is int64 (libtorch's kernels, which wrap on overflow as eager's do), `/` and a float32 operand give float32. A Python number with an int64 tensor stays TL241.",
+    "F.embedding(x + category_offsets[None], weight)");
 rule!(SUB_SAME, "torchlower/tensor-sub-f32-same-rank", Sub, false,
     "a - b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2; result of that rank.", "a - b");
 rule!(SUB_BCAST, "torchlower/tensor-sub-f32-2d-1d-broadcast", Sub, false,
@@ -550,6 +554,10 @@ rule!(INDEX_SELECT, "torchlower/index-select", IndexSelect, true,
     "A tensor of any dtype, a Python-int dim and a rank-1 int64 index.", "emb.index_select(0, ids)");
 rule!(ONE_HOT, "torchlower/one-hot", OneHot, true,
     "EXTENSION: F.one_hot(labels, num_classes=-1)", "int64 labels of rank 1–4; int64 one-hot rows (one rank more). `num_classes=-1` infers the count from the data, as eager.", "F.one_hot(actions, n_actions)");
+rule!(CROSS_ENTROPY, "torchlower/cross-entropy-none", CrossEntropy, true,
+    "EXTENSION: F.cross_entropy(scores, targets, reduction=\"none\", ignore_index=…, label_smoothing=…)",
+    "float32 class scores `(N, C, d…)` and int64 targets `(N, d…)` (one rank less); the loss per target, float32 of the targets' shape (0 where a target is `ignore_index`), libtorch's kernel with eager's errors for a target out of range. `reduction=\"mean\"`/`\"sum\"` give a rank-0 tensor (TL207); class weights and probability targets are not claimed.",
+    "-F.cross_entropy(logits.transpose(1, 2), tokens, reduction=\"none\", ignore_index=pad_id)");
 rule!(RMS_NORM, "torchlower/rms-norm", RmsNorm, true,
     "EXTENSION: F.rms_norm(x, normalized_shape, weight=None, eps=None)",
     "A float32 input, `normalized_shape` an int or a tuple of ints, an optional float32 weight, eps a Python number or None. libtorch's kernel.",
@@ -670,7 +678,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &UNARY_ABS, &UNARY_NEG, &UNARY_NEGATIVE, &NEG_OPERATOR, &UNARY_SQUARE, &UNARY_EXP, &UNARY_LOG, &UNARY_SQRT,
     &GELU_NONE,
     &MATMUL_OP_2D, &MATMUL_OP_MIXED, &MATMUL_CALL_2D, &MATMUL_CALL_MIXED,
-    &ADD_SAME, &ADD_BCAST, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
+    &ADD_SAME, &ADD_BCAST, &INT64_ELEMENTWISE, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
     &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV, &METHOD_ADD, &METHOD_SUB, &METHOD_MUL, &METHOD_DIV,
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &RELU_IN_PLACE, &ADD_IN_PLACE, &SUB_IN_PLACE, &MUL_IN_PLACE, &DIV_IN_PLACE, &DEFERRED_WRITE,
@@ -680,7 +688,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
@@ -843,8 +851,8 @@ code!(ARITH_METHOD, "TL240", Binops, Error,
     "a.add(b, alpha=2)  /  a.div(b, rounding_mode=\"floor\")", "Use the operator form, or compute the option with separate ops.");
 code!(INT64_ARITH, "TL241", Binops, Error,
     "Arithmetic on int64 tensors",
-    "Classification results (TensorI64Cpu1D) are only returned; elementwise arithmetic and matmul stay float32-only.",
-    "labels + labels", "Return the labels directly.");
+    "int64 tensors take `+ - * /` with another tensor (torchlower/tensor-arith-int64); with a Python number, in a matmul, or in the other ops of float32 they are not claimed.",
+    "labels * 2", "Make the number a tensor, or convert with `.float()` first.");
 code!(SCALAR_OPERAND, "TL242", Binops, Error,
     "Tensor arithmetic with this scalar operand",
     "Python int and float operands are claimed (`x * 2.0`, `1 - x`); a bool operand (`x * True`), or a number first in the function form (`torch.add(2.0, x)`, which eager rejects too), is not.",

@@ -74,6 +74,12 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
         let scale = Keyword { name: Some("scale_factor".to_string()), value: Operand { ty: Ty::Float, lit: Lit::Float(2.0) } };
         return (vec![tensor(TensorTy::F32_CPU_4D)], vec![scale]);
     }
+    if params.iter().any(|p| p.name == "label_smoothing") {
+        // cross_entropy: scores over the classes of dim 1, targets of one rank less, per target
+        let targets = tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type"));
+        let none = Keyword { name: Some("reduction".to_string()), value: Operand { ty: Ty::Str, lit: Lit::Str("none".to_string()) } };
+        return (vec![tensor(TensorTy::F32_CPU_3D), targets], vec![none]);
+    }
     let (mut positional, mut keywords) = (Vec::new(), Vec::new());
     let mut skipped = false;
     for p in params {
@@ -130,6 +136,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::Topk {
         return "w.topk(2)[0]".to_string();
+    }
+    if row.op == Op::CrossEntropy {
+        return "F.cross_entropy(x, i, reduction=\"none\")".to_string();
     }
     if let Some((value, before, _)) = distribution_use(row.op) {
         return format!("{value}\n    {before}");
@@ -357,6 +366,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),
                 (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),
                 (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),
+                (Op::CrossEntropy, _) => marker.to_string(),
                 (Op::Unflatten, _) => marker.replace("2D", "4D"),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (Op::LogicalNot, _) => "TensorBoolCpu2D".to_string(),

@@ -952,6 +952,18 @@ pub fn one_hot(t: &Tensor, num_classes: i64) -> Result<Tensor> {
     Ok(t.f_one_hot(num_classes)?)
 }
 
+/// `F.cross_entropy(scores, targets, ignore_index=…, reduction=…, label_smoothing=…)`,
+/// libtorch's kernel (the one eager's Python function calls).
+#[inline]
+pub fn cross_entropy(scores: &Tensor, targets: &Tensor, ignore_index: i64, reduction: &str, label_smoothing: f64) -> Result<Tensor> {
+    let reduction = match reduction {
+        "none" => tch::Reduction::None,
+        "sum" => tch::Reduction::Sum,
+        _ => tch::Reduction::Mean,
+    };
+    Ok(scores.f_cross_entropy_loss::<Tensor>(targets, None, reduction, ignore_index, label_smoothing)?)
+}
+
 /// `F.rms_norm(x, normalized_shape, weight, eps)`, libtorch's kernel.
 #[inline]
 pub fn rms_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, eps: Option<f64>) -> Result<Tensor> {

@@ -143,6 +143,9 @@ fn arith_function(q: &Query, op: Op, form: &str) -> Decision {
 }
 
 fn elementwise(left: &Operand, right: &Operand, op: Op, same: &'static Rule, bcast: &'static Rule, form: &str) -> Decision {
+    if let Some(decision) = with_int64(left, right, op) {
+        return decision;
+    }
     match elementwise_types(left, right, form) {
         Ok((a, b, device)) => {
             let (rule, rank) = if a.rank == b.rank { (same, a.rank) } else { (bcast, a.rank.max(b.rank)) };
@@ -153,6 +156,27 @@ fn elementwise(left: &Operand, right: &Operand, op: Op, same: &'static Rule, bca
         }
         Err(d) => d,
     }
+}
+
+/// Two tensors of which one or both are int64 (the other int64 or float32), on the CPU:
+/// eager's promotion — int64 `+ - *` int64 stays int64 (wrapping as libtorch's kernels wrap),
+/// `/` and any float32 operand give float32. The values are libtorch's (the fused kernels
+/// take float32 only, so these run op by op). `None` when no operand is int64.
+fn with_int64(left: &Operand, right: &Operand, op: Op) -> Option<Decision> {
+    let (Ty::Tensor(a), Ty::Tensor(b)) = (left.ty, right.ty) else { return None };
+    if a.dtype != Dtype::I64 && b.dtype != Dtype::I64 {
+        return None;
+    }
+    let numeric = |t: TensorTy| matches!(t.dtype, Dtype::I64 | Dtype::F32);
+    if !numeric(a) || !numeric(b) || a.device != Device::Cpu || b.device != Device::Cpu {
+        return None; // the float32 rules give the code
+    }
+    let dtype = if a.dtype == Dtype::I64 && b.dtype == Dtype::I64 && op != Op::Div { Dtype::I64 } else { Dtype::F32 };
+    let rank = a.rank.max(b.rank);
+    Some(match TensorTy::new(dtype, Device::Cpu, rank) {
+        Some(result) => Decision::Claimed(Claim { rule: &rules::INT64_ELEMENTWISE, result, op, options: Options::None, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }),
+        None => Decision::reject(&rules::BAD_RANKS, format!("no result type for ranks {} and {}", a.rank, b.rank)),
+    })
 }
 
 /// A float32 tensor with a Python int or float on either side (`number_left`: the form lets
@@ -313,8 +337,10 @@ mod tests {
         let x = t(T::F32_CPU_2D);
         assert_eq!(bin(Operator::Mult, x.clone(), boolean(true)).0, "TL242");
         assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), int(1)).0, "TL241");
-        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::I64_CPU_1D)).0, "TL241");
-        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::F32_CPU_1D)).0, "TL241");
+        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::I64_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorI64Cpu1D".into()));
+        assert_eq!(bin(Operator::Sub, t(T::I64_CPU_2D), t(T::I64_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorI64Cpu2D".into()));
+        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::F32_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorF32Cpu1D".into()));
+        assert_eq!(bin(Operator::Div, t(T::I64_CPU_1D), t(T::I64_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorF32Cpu1D".into()));
         assert_eq!(bin(Operator::Add, x.clone(), t(T::F32_CUDA0_2D)).0, "TL204");
         assert_eq!(bin(Operator::FloorDiv, x.clone(), x.clone()).0, "not_covered");
         assert_eq!(bin(Operator::Add, unknown(), x.clone()).0, "not_covered");

@@ -12,6 +12,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::Embedding => embedding(q, op, path),
         Op::Gather | Op::IndexSelect | Op::OneHot => picking(q, op, path),
+        Op::CrossEntropy => cross_entropy(q, op, path),
         other => super::not_in_lane(other),
     }
 }
@@ -50,6 +51,29 @@ fn picking(q: &Query, op: Op, form: &str) -> Decision {
     }
 }
 
+/// `F.cross_entropy(scores, targets, reduction="none")`: float32 scores with the classes in
+/// dim 1 and int64 targets of one rank less; the loss per target (the targets' type as
+/// float32). The other reductions return a rank-0 tensor.
+fn cross_entropy(q: &Query, op: Op, path: &str) -> Decision {
+    let bound = match params::bind(q, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let (Some(scores), Some(targets)) = (bound.tensor("input"), bound.tensor("target")) else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the scores and the targets"));
+    };
+    if bound.choice != 2 {
+        return Decision::reject(&rules::RANK0_RESULT, format!("{path}: reduction=\"mean\" or \"sum\" returns a rank-0 tensor; pass reduction=\"none\""));
+    }
+    if targets.rank == 0 || scores.rank != targets.rank + 1 {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path}: rank-{} scores need rank-{} class-index targets, not rank {} (eager raises)", scores.rank, scores.rank.saturating_sub(1), targets.rank));
+    }
+    match TensorTy::f32(scores.device, targets.rank) {
+        Some(result) => bound.claim(&rules::CROSS_ENTROPY, op, result),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{path}: no tensor type for the result")),
+    }
+}
+
 fn embedding(q: &Query, op: Op, path: &str) -> Decision {
     let bound = match params::bind(q, op, path) {
         Ok(b) => b,
@@ -79,5 +103,15 @@ mod tests {
         assert_eq!(outcome(&call("torch.nn.functional.embedding", &[idx.clone(), w.clone()], &[kw("max_norm", int(1))])).0, "TL201");
         assert_eq!(outcome(&call("torch.nn.functional.embedding", &[w.clone(), w.clone()], &[])).0, "TL200");
         assert_eq!(outcome(&call("torch.nn.functional.embedding", &[idx, t(T::F32_CPU_3D)], &[])).0, "TL208");
+    }
+
+    #[test]
+    fn cross_entropy_per_target_only() {
+        let (scores, targets) = (t(T::F32_CPU_3D), t(T::I64_CPU_2D));
+        let none = kw("reduction", string("none"));
+        assert_eq!(outcome(&call("torch.nn.functional.cross_entropy", &[scores.clone(), targets.clone()], &[none.clone()])), ("torchlower/cross-entropy-none".into(), "TensorF32Cpu2D".into()));
+        assert_eq!(outcome(&call("torch.nn.functional.cross_entropy", &[scores.clone(), targets.clone()], &[])).0, "TL207");
+        assert_eq!(outcome(&call("torch.nn.functional.cross_entropy", &[scores.clone(), targets.clone()], &[kw("weight", scores.clone()), none.clone()])).0, "TL201");
+        assert_eq!(outcome(&call("torch.nn.functional.cross_entropy", &[scores.clone(), t(T::I64_CPU_1D)], &[none])).0, "TL208");
     }
 }

@@ -713,8 +713,9 @@ impl Walker<'_> {
 }
 
 /// Rust evaluates a call's arguments in parameter order, Python in source order: keywords out
-/// of parameter order are fine only when no argument computes anything (so no error can come
-/// first in one order and second in the other). `slot` finds a keyword's parameter.
+/// of parameter order are fine as long as the arguments that compute something keep their
+/// order (so no error can come first in one order and second in the other); locals and
+/// literals compute nothing. `slot` finds a keyword's parameter.
 fn reorders_computation(args: &[Val], keywords: &[(Option<String>, Val)], slot: impl Fn(&str) -> Option<usize>) -> bool {
     fn simple(v: &Val) -> bool {
         match (&v.ir, &v.elems) {
@@ -723,8 +724,15 @@ fn reorders_computation(args: &[Val], keywords: &[(Option<String>, Val)], slot: 
             (None, None) => true,
         }
     }
-    let order: Vec<usize> = keywords.iter().filter_map(|(k, _)| k.as_deref().and_then(&slot)).collect();
-    order.windows(2).any(|w| w[0] > w[1]) && !(args.iter().all(simple) && keywords.iter().all(|(_, v)| simple(v)))
+    // the slots of the values that compute something, in source order: only their relative
+    // order can be observed (which error surfaces first); locals and literals move freely
+    let positional = args.iter().enumerate().filter(|(_, v)| !simple(v)).map(|(i, _)| Some(i));
+    let named = keywords.iter().filter(|(_, v)| !simple(v)).map(|(k, _)| k.as_deref().and_then(&slot));
+    let order: Vec<Option<usize>> = positional.chain(named).collect();
+    order.windows(2).any(|w| match (w[0], w[1]) {
+        (Some(a), Some(b)) => a > b,
+        _ => true,
+    })
 }
 
 const REORDERED: &str = "keywords out of parameter order around arguments that compute something (Python evaluates them in source order)";

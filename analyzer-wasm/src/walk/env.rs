@@ -42,6 +42,12 @@ impl Env {
         self.statics.insert(name.to_string(), value);
     }
 
+    /// Remember the literal an int, float or bool local was just bound to (an unrolled loop's
+    /// variable): reads keep the local's code and carry the literal for static decisions.
+    pub fn remember_literal(&mut self, name: &str, value: Lit) {
+        self.statics.insert(name.to_string(), value);
+    }
+
     /// The static value `name` is bound to, if any.
     pub fn static_value(&self, name: &str) -> Option<&Lit> {
         self.statics.get(name)

@@ -162,7 +162,8 @@ impl Walker<'_> {
             }
             Some(b) => match b.ty {
                 Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float => {
-                    let mut v = Val::lowered(b.ty, Lit::NotLiteral, ir::Expr::Local { name: name.to_string(), ty: b.ty });
+                    let lit = self.env.static_value(name).cloned().unwrap_or(Lit::NotLiteral);
+                    let mut v = Val::lowered(b.ty, lit, ir::Expr::Local { name: name.to_string(), ty: b.ty });
                     v.fresh = self.env.is_fresh(name);
                     v
                 }

@@ -10,8 +10,19 @@ use crate::ty::Ty;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
+/// Most iterations unrolled in one function (`for t in [q, k, v]`, nested loops multiply):
+/// each is one more walk of the body, so a hostile module cannot make the analysis explode.
+const MAX_UNROLLED: usize = 256;
+
 impl Walker<'_> {
     pub(super) fn for_stmt(&mut self, s: &ast::StmtFor, out: &mut Vec<ir::Stmt>) {
+        if let (Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }), Expr::Name(n)) = (&*s.iter, &*s.target) {
+            let plain = s.orelse.is_empty() && !elts.iter().any(|e| matches!(e, Expr::Starred(_))) && !leaves_early(&s.body);
+            if plain && self.unrolled + elts.len() <= MAX_UNROLLED {
+                self.unrolled_for(n.id.as_str(), elts, &s.body, s.range(), out);
+                return;
+            }
+        }
         if !s.orelse.is_empty() {
             self.diag(&rules::UNSUPPORTED_LOOP, "`for ... else` is not lowered".into(), s.range());
         }
@@ -35,6 +46,36 @@ impl Walker<'_> {
         self.env = next.iter().chain(&breaks).fold(before, |env, exit| env.join(exit));
         if let (Some(var), Some((start, stop, step))) = (var, bounds) {
             out.push(ir::Stmt::For { var, start, stop, step, body });
+        }
+    }
+
+    /// `for name in [a, b, c]:` (a list or tuple display): the elements are evaluated once, in
+    /// order, as Python builds the sequence; then the body is walked once per element with
+    /// `name` bound to it (literals stay literals, so `x.sum(dim=d)` keeps a static dim).
+    fn unrolled_for(&mut self, var: &str, elements: &[Expr], body: &[Stmt], range: TextRange, out: &mut Vec<ir::Stmt>) {
+        let mut values = Vec::with_capacity(elements.len());
+        for element in elements {
+            let v = self.expr(element);
+            if v.lit != crate::claim::Lit::NotLiteral || v.elems.is_some() {
+                values.push(v);
+            } else {
+                let temp = self.temp();
+                self.assign(&temp, v, element.range(), out);
+                values.push(self.name_of_temp(&temp));
+            }
+        }
+        self.unrolled += values.len();
+        for value in values {
+            let literal = matches!(value.lit, crate::claim::Lit::Int(_) | crate::claim::Lit::Float(_) | crate::claim::Lit::Bool(_)).then(|| value.lit.clone());
+            self.assign(var, value, range, out);
+            if let Some(literal) = literal {
+                self.env.remember_literal(var, literal);
+            }
+            let (block, live) = self.block(body);
+            out.extend(block);
+            if !live {
+                break; // every path returned: the later iterations never run
+            }
         }
     }
 
@@ -145,4 +186,17 @@ fn rebound_in(body: &[Stmt]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `body` has a `break` or `continue` of its own loop (not of a loop nested in it).
+fn leaves_early(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Break(_) | Stmt::Continue(_) => true,
+        Stmt::If(i) => crate::parse::if_blocks(i).any(leaves_early),
+        Stmt::With(w) => leaves_early(&w.body),
+        Stmt::Try(t) => leaves_early(&t.body) || leaves_early(&t.orelse) || leaves_early(&t.finalbody) || t.handlers.iter().any(|h| match h {
+            ast::ExceptHandler::ExceptHandler(h) => leaves_early(&h.body),
+        }),
+        _ => false,
+    })
 }

@@ -151,6 +151,8 @@ struct Walker<'a> {
     /// how many branches of run-time conditions enclose the code being walked: an in-place
     /// write into an argument there is deferred to Python (`Walker::deferred_write`)
     conditional: usize,
+    /// iterations of `for … in [a, b]` loops unrolled so far (`loops::MAX_UNROLLED`)
+    unrolled: usize,
 }
 
 /// Where control leaves a loop body early, and with which environment.
@@ -195,6 +197,7 @@ fn analyze_with<'a>(
         spec,
         infer_returns: params.is_some(),
         conditional: 0,
+        unrolled: 0,
     };
     let (report_params, mut param_tys) = w.signature(def);
     if let Some(types) = params {
@@ -293,7 +296,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A fresh synthetic local name (`#3`): no Python name contains `#`.
-    fn temp(&mut self) -> String {
+    pub(super) fn temp(&mut self) -> String {
         self.temps += 1;
         format!("#{}", self.temps)
     }

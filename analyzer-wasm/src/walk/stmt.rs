@@ -221,7 +221,7 @@ impl Walker<'_> {
         true
     }
 
-    fn assign(&mut self, name: &str, v: Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
+    pub(super) fn assign(&mut self, name: &str, v: Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
         if let (Ty::Distribution(kind), Some(elems)) = (v.ty, v.elems.clone()) {
             // `d2 = d`: the same stored tensors under the new name
             for (i, elem) in elems.into_iter().enumerate() {
@@ -317,7 +317,7 @@ impl Walker<'_> {
     }
 
     /// The value of a synthetic local (a tuple temp, read like a local).
-    fn name_of_temp(&mut self, temp: &str) -> Val {
+    pub(super) fn name_of_temp(&mut self, temp: &str) -> Val {
         match self.env.get(temp) {
             Some(b) if matches!(b.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float) => {
                 Val::lowered(b.ty, crate::claim::Lit::NotLiteral, ir::Expr::Local { name: temp.to_string(), ty: b.ty })

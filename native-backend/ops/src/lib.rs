@@ -446,6 +446,17 @@ const EMBEDDING: &[Param] = &[
     p("sparse", Kind::Fixed("False"), None),
 ];
 
+const CROSS_ENTROPY: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("target", Kind::Indices, None),
+    p("weight", Kind::Fixed("None"), None),
+    p("size_average", Kind::Fixed("None"), None),
+    p("ignore_index", Kind::Int, Some("-100i64")),
+    p("reduce", Kind::Fixed("None"), None),
+    p("reduction", Kind::Choice(&["mean", "sum", "none"]), None),
+    p("label_smoothing", Kind::Float, Some("0.0f64")),
+];
+
 /// One row of the table.
 #[derive(Debug, PartialEq, Eq)]
 pub struct OpInfo {
@@ -1570,6 +1581,14 @@ op_table! {
         GroupNorm {
             name: "group_norm", lane: Norms, signature: Params(GROUP_NORM),
             functions: ["torch.nn.functional.group_norm", "torch.group_norm"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The cross-entropy of class scores against int64 targets, per target
+        /// (`reduction="none"`), libtorch's kernel.
+        CrossEntropy {
+            name: "cross_entropy", lane: Embedding, signature: Params(CROSS_ENTROPY),
+            functions: ["torch.nn.functional.cross_entropy"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

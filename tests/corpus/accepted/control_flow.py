@@ -42,3 +42,14 @@ def is_small(n: int) -> bool:
     if n:
         return n < 10
     return True
+
+
+# `for t in [q, k, v]:` over a list or tuple display: unrolled, the elements evaluated once
+# first (rtdl's multi-head attention checks each projection this way).
+def unrolled_checks(q: TensorF32Cpu2D, k: TensorF32Cpu2D, n_heads: int) -> TensorF32Cpu2D:
+    for tensor in [q, k.relu()]:
+        assert tensor.shape[-1] % n_heads == 0
+    total = q
+    for dim in (0, 1):
+        total = total + total.sum(dim=dim, keepdim=True)
+    return total

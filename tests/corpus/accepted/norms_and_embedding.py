@@ -34,3 +34,12 @@ def vector_norms(x: TensorF32Cpu3D) -> TensorF32Cpu1D:
 
 def normalized(q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return F.normalize(q, dim=-1) + F.normalize(k, p=1.0, dim=1, eps=1e-6)
+
+
+# Llama's prompt log-probs: the loss per token, the classes in dim 1.
+def token_logprobs(logits: TensorF32Cpu3D, tokens: TensorI64Cpu2D, pad_id: int) -> TensorF32Cpu2D:
+    return -F.cross_entropy(input=logits.transpose(1, 2), target=tokens, reduction="none", ignore_index=pad_id)
+
+
+def smoothed_loss(scores: TensorF32Cpu2D, labels: TensorI64Cpu1D) -> TensorF32Cpu1D:
+    return F.cross_entropy(scores, labels, reduction="none", label_smoothing=0.1)
