@@ -223,8 +223,8 @@ impl Walker<'_> {
         }
     }
 
-    /// `isinstance(v, torch.Tensor)` (or `int`, `float`, `bool`) of a typed value: static, as
-    /// the boundary checked the type.
+    /// `isinstance(v, torch.Tensor)` (or `int`, `float`, `bool`, `str`) of a typed or static
+    /// value: static, as the boundary checked the type.
     fn isinstance_call(&mut self, c: &ast::ExprCall) -> Val {
         let static_answer = match (&c.arguments.args[..], c.arguments.keywords.is_empty()) {
             ([value, class], true) => {
@@ -244,6 +244,13 @@ impl Walker<'_> {
                     // bool is a subclass of int
                     Ty::Bool if builtin("bool") || builtin("int") => Some(true),
                     Ty::Int | Ty::Float | Ty::Bool if builtin("int") || builtin("float") || builtin("bool") => Some(false),
+                    // a static string (`device_type = x.device.type`), dtype or device
+                    Ty::Str if builtin("str") => match v.lit {
+                        Lit::Str(_) => Some(true),
+                        Lit::Dtype(_) | Lit::Device(_) => Some(false),
+                        _ => None,
+                    },
+                    Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool if builtin("str") => Some(false),
                     _ => None,
                 }
             }
@@ -252,7 +259,7 @@ impl Walker<'_> {
         match static_answer {
             Some(value) => Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value)),
             None => {
-                self.diag(&rules::UNSUPPORTED_EXPRESSION, "`isinstance` is lowered on a typed value and torch.Tensor, int, float or bool only".into(), c.range());
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, "`isinstance` is lowered on a typed value and torch.Tensor, int, float, bool or str only".into(), c.range());
                 Val::explained(Ty::Unknown)
             }
         }

@@ -39,16 +39,10 @@ impl Walker<'_> {
             Expr::BoolOp(b) => self.bool_op(b),
             Expr::Compare(c) => self.compare(c),
             Expr::Call(c) => self.call(c),
-            Expr::Tuple(t) if !t.elts.iter().any(|e| matches!(e, Expr::Starred(_))) => {
-                let elems = t.elts.iter().map(|e| self.expr(e)).collect();
-                Val::tuple(elems)
-            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) => self.display(elts),
             // a list display is a sequence like a tuple (its only uses here: the tensors of
             // `torch.cat`, a shape); no list method is lowered, so it is never mutated
-            Expr::List(l) if !l.elts.iter().any(|e| matches!(e, Expr::Starred(_))) => {
-                let elems = l.elts.iter().map(|e| self.expr(e)).collect();
-                Val::tuple(elems)
-            }
+            Expr::List(ast::ExprList { elts, .. }) => self.display(elts),
             Expr::Subscript(s) => self.subscript(s),
             Expr::If(e) => self.if_else(e),
             Expr::Attribute(a) => {
@@ -229,6 +223,29 @@ impl Walker<'_> {
         }
     }
 
+    /// A tuple or list display; `*t` of a tuple of known length is its elements, as Python
+    /// unpacks it (`(*input_shape, -1, head_dim)`).
+    fn display(&mut self, elts: &[Expr]) -> Val {
+        let mut elems = Vec::with_capacity(elts.len());
+        for e in elts {
+            let Expr::Starred(starred) = e else {
+                elems.push(self.expr(e));
+                continue;
+            };
+            let v = self.expr(&starred.value);
+            match v.elems {
+                Some(inner) => elems.extend(inner),
+                None => {
+                    if !v.explained {
+                        self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`*` of {} in a display is not lowered", v.ty.describe()), e.range());
+                    }
+                    return Val::explained(Ty::Unknown);
+                }
+            }
+        }
+        Val::tuple(elems)
+    }
+
     /// Element `i` of the tuple local `name` (the local `name#i`).
     pub(super) fn element(&self, name: &str, i: u8) -> Val {
         let local = element_name(name, i);
@@ -400,6 +417,13 @@ impl Walker<'_> {
                 self.diag(&rules::SCALAR_OPERATOR, "`and`/`or` are lowered on bool operands only".into(), b.range());
             }
             return Val::explained(Ty::Unknown);
+        }
+        let and = matches!(b.op, ast::BoolOp::And);
+        // all static (`isinstance(d, str) and d != "mps"`): the value, as Python computes it
+        let literals: Option<Vec<bool>> = vals.iter().map(|v| if let Lit::Bool(x) = v.lit { Some(x) } else { None }).collect();
+        if let Some(literals) = literals {
+            let value = if and { literals.iter().all(|x| *x) } else { literals.iter().any(|x| *x) };
+            return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
         }
         let irs: Option<Vec<ir::Expr>> = vals.into_iter().map(|v| v.ir).collect();
         match irs {

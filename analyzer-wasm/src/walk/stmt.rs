@@ -106,6 +106,12 @@ impl Walker<'_> {
                 false
             }
             Stmt::If(s) => self.if_stmt(&s.test, &s.body, &s.elif_else_clauses, out),
+            Stmt::With(w) if !w.is_async && w.items.iter().all(|item| self.transparent_context(item)) => {
+                // `with torch.autocast(…, enabled=False):` / `torch.no_grad()`: the body as is
+                let (block, live) = self.block(&w.body);
+                out.extend(block);
+                live
+            }
             Stmt::Assert(s) => {
                 self.assert_stmt(s, out);
                 true
@@ -479,6 +485,27 @@ impl Walker<'_> {
             }
         }
         Some(parts)
+    }
+
+    /// A `with` item that changes nothing native code computes: `torch.no_grad()` and
+    /// `torch.inference_mode()` (native code never records grad), `torch.autocast(…,
+    /// enabled=False)` (native code computes in the annotated dtypes, as eager does with
+    /// autocast off), with no `as` target.
+    fn transparent_context(&self, item: &ast::WithItem) -> bool {
+        let Expr::Call(c) = &item.context_expr else { return false };
+        if item.optional_vars.is_some() || c.arguments.args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+            return false;
+        }
+        let locals = &self.locals;
+        let path = self.scope.dotted_path(&c.func, &|n| locals.contains(n));
+        let keyword_false = |name: &str| {
+            c.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name) && matches!(&k.value, Expr::BooleanLiteral(b) if !b.value))
+        };
+        match path.as_deref() {
+            Some("torch.no_grad" | "torch.inference_mode") => c.arguments.args.is_empty() && c.arguments.keywords.is_empty(),
+            Some("torch.autocast" | "torch.amp.autocast" | "torch.cpu.amp.autocast") => keyword_false("enabled"),
+            _ => false,
+        }
     }
 
     /// `if test: body` followed by its `elif`/`else` clauses (`rest`); an `elif` is lowered

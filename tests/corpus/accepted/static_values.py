@@ -85,3 +85,17 @@ def conversions(x: TensorF32Cpu2D, labels: TensorI64Cpu1D) -> TensorF32Cpu2D:
     flags = x.bool()
     back = as_int.float() + flags.to(torch.float32) + flags.type(torch.float32) + labels.type_as(x)
     return back + (x > 0).to(x.dtype) + x.to(device=x.device, dtype=torch.float32)
+
+
+# LLaMA's rotary embedding: a static string tested with `isinstance(…, str)` and `and`, a block
+# under `torch.autocast(…, enabled=False)` (native code computes in the annotated dtypes, as
+# eager does with autocast off), a shape built with `*` from another.
+def rotary_like(x: TensorF32Cpu2D, inv_freq: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    device_type = x.device.type
+    device_type = device_type if isinstance(device_type, str) and device_type != "mps" else "cpu"
+    with torch.autocast(device_type=device_type, enabled=False):
+        freqs = x * inv_freq
+        emb = torch.cat((freqs, freqs), dim=-1)
+    with torch.no_grad():
+        shape = (*x.shape[:-1], -1, 2)
+    return emb.cos().view(shape).sum(dim=-1)

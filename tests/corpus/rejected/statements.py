@@ -90,3 +90,18 @@ def keyword_order(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def calls_scale(h: TensorF32Cpu2D, by: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.cumsum(h * by, dim=0)
+
+
+# Only contexts that change nothing native code computes are transparent (`torch.no_grad()`,
+# `torch.inference_mode()`, `torch.autocast(…, enabled=False)`): autocast on would compute
+# in another dtype, `enable_grad` would record grad.
+def autocast_on(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    with torch.autocast(device_type="cpu"):
+        y = x @ x
+    return y
+
+
+def enable_grad(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    with torch.enable_grad():
+        y = x * 2.0
+    return y
