@@ -558,6 +558,14 @@ rule!(CROSS_ENTROPY, "torchlower/cross-entropy-none", CrossEntropy, true,
     "EXTENSION: F.cross_entropy(scores, targets, reduction=\"none\", ignore_index=…, label_smoothing=…)",
     "float32 class scores `(N, C, d…)` and int64 targets `(N, d…)` (one rank less); the loss per target, float32 of the targets' shape (0 where a target is `ignore_index`), libtorch's kernel with eager's errors for a target out of range. `reduction=\"mean\"`/`\"sum\"` give a rank-0 tensor (TL207); class weights and probability targets are not claimed.",
     "-F.cross_entropy(logits.transpose(1, 2), tokens, reduction=\"none\", ignore_index=pad_id)");
+rule!(WHERE_NONZERO, "torchlower/where-nonzero-rank1", WhereNonzero, true,
+    "EXTENSION: torch.where(cond) of a rank-1 tensor",
+    "A rank-1 tensor of any dtype: the 1-tuple of the int64 indices of its nonzero (true) elements, eager's `cond.nonzero(as_tuple=True)`; used as `torch.where(keep)[0]`, unpacked or returned. How many indices is known only at run time. A condition of higher rank is TL208.",
+    "keep = torch.where(keep)[0]");
+rule!(MULTINOMIAL, "torchlower/multinomial", Multinomial, true,
+    "EXTENSION: torch.multinomial(probs, num_samples, replacement=False) / probs.multinomial(…)",
+    "Rank-1 or rank-2 float32 probabilities; int64 indices of that rank, drawn from torch's default CPU generator by libtorch's kernel, so a call after `torch.manual_seed(s)` draws what eager draws (and advances the generator as eager does). A `generator=` is not claimed (TL201).",
+    "idx_next = torch.multinomial(probs, num_samples=1)");
 rule!(RMS_NORM, "torchlower/rms-norm", RmsNorm, true,
     "EXTENSION: F.rms_norm(x, normalized_shape, weight=None, eps=None)",
     "A float32 input, `normalized_shape` an int or a tuple of ints, an optional float32 weight, eps a Python number or None. libtorch's kernel.",
@@ -688,7 +696,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

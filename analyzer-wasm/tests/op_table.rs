@@ -74,6 +74,9 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
         let scale = Keyword { name: Some("scale_factor".to_string()), value: Operand { ty: Ty::Float, lit: Lit::Float(2.0) } };
         return (vec![tensor(TensorTy::F32_CPU_4D)], vec![scale]);
     }
+    if params.iter().any(|p| p.name == "num_samples") {
+        return (vec![tensor(TensorTy::F32_CPU_2D), int(1)], vec![]); // multinomial: rows of probabilities
+    }
     if params.iter().any(|p| p.name == "label_smoothing") {
         // cross_entropy: scores over the classes of dim 1, targets of one rank less, per target
         let targets = tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type"));
@@ -136,6 +139,12 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::Topk {
         return "w.topk(2)[0]".to_string();
+    }
+    if row.op == Op::Multinomial {
+        return "torch.multinomial(w, 1)".to_string();
+    }
+    if row.op == Op::WhereNonzero {
+        return "torch.where(i1 > 0)[0]".to_string();
     }
     if row.op == Op::CrossEntropy {
         return "F.cross_entropy(x, i, reduction=\"none\")".to_string();
@@ -256,6 +265,11 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let q = Query { target: Target::Function(path), receiver: None, args: &operands[..2], keywords: &same, starred: false };
             queries.push((format!("{path}(padding=\"same\")"), decide(&q)));
         }
+        if row.op == Op::WhereNonzero {
+            let mask = [tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 1).expect("a type"))];
+            let q = Query { target: Target::Function("torch.where"), receiver: None, args: &mask, keywords: &[], starred: false };
+            queries.push(("torch.where(cond)".to_string(), decide(&q)));
+        }
         if row.op == Op::ClampTensor {
             let bounds = [Keyword { name: Some("min".to_string()), value: operands[0].clone() }];
             let q = Query { target: Target::Function("torch.clamp"), receiver: None, args: &operands[..1], keywords: &bounds, starred: false };
@@ -367,6 +381,8 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),
                 (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),
                 (Op::CrossEntropy, _) => marker.to_string(),
+                (Op::Multinomial, _) => "TensorI64Cpu2D".to_string(),
+                (Op::WhereNonzero, _) => "TensorI64Cpu1D".to_string(),
                 (Op::Unflatten, _) => marker.replace("2D", "4D"),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (Op::LogicalNot, _) => "TensorBoolCpu2D".to_string(),

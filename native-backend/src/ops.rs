@@ -1173,6 +1173,22 @@ pub fn topk(t: &Tensor, k: i64, dim: i64, largest: bool, sorted: bool) -> Result
     Ok(t.f_topk(k, dim, largest, sorted)?)
 }
 
+/// `torch.where(cond)` of a rank-1 tensor: the 1-tuple of its nonzero indices (int64).
+#[inline]
+pub fn where_nonzero(cond: &Tensor) -> Result<(Tensor,)> {
+    let [indices]: [Tensor; 1] = cond
+        .f_nonzero_numpy()?
+        .try_into()
+        .map_err(|_| crate::Error::Value("torch.where(cond): the condition is not rank 1 (native code refuses)".into()))?;
+    Ok((indices,))
+}
+
+/// `torch.multinomial(probs, num_samples, replacement)`, from torch's default CPU generator.
+#[inline]
+pub fn multinomial(probs: &Tensor, num_samples: i64, replacement: bool) -> Result<Tensor> {
+    Ok(probs.f_multinomial(num_samples, replacement)?)
+}
+
 /// `torch.min(t, dim, keepdim)`: the (values, indices) pair.
 #[inline]
 pub fn min_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {

@@ -79,6 +79,10 @@ def bitwise_copy(values):
     return [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in values]
 
 
+# The state of torch's default generator each side of a parity check starts from.
+RNG_SEED = 20261201
+
+
 def twin_copy(values):
     """Copies of `values` that keep `requires_grad` (for a call that may write into them)."""
     return [v.detach().clone().requires_grad_(v.requires_grad) if isinstance(v, torch.Tensor) else v for v in values]
@@ -92,9 +96,12 @@ def assert_unchanged(before, after):
 
 
 def run_both(compiled, python_fn, inputs):
-    """Native then eager on the same inputs; checks parity and that the inputs survive."""
+    """Native then eager on the same inputs; checks parity and that the inputs survive. Both
+    start from the same state of torch's default generator (`torch.multinomial` draws from
+    it, natively as in eager)."""
     before = bitwise_copy(inputs)
     try:
+        torch.manual_seed(RNG_SEED)
         native = compiled(*inputs)
     except (RuntimeError, IndexError, ValueError, AssertionError) as error:
         assert_unchanged(before, inputs)
@@ -106,12 +113,14 @@ def run_both(compiled, python_fn, inputs):
             with pytest.MonkeyPatch.context() as patch:
                 patch.setenv("TORCHLOWER_MODE", "auto")
                 try:
+                    torch.manual_seed(RNG_SEED)
                     rerun = compiled(*rerun_inputs)
                 except Exception as rerun_error:  # noqa: BLE001 - eager's own error, from Python
                     with pytest.raises(type(rerun_error)) as eager_error:
                         python_fn(*eager_inputs)
                     assert str(eager_error.value) == str(rerun_error)
                     return None, None
+            torch.manual_seed(RNG_SEED)
             assert_matches_eager(rerun, python_fn(*eager_inputs))
             assert_unchanged(eager_inputs, rerun_inputs)
             return None, None
@@ -122,6 +131,7 @@ def run_both(compiled, python_fn, inputs):
         assert str(eager_error.value) == str(error)
         return None, None
     assert_unchanged(before, inputs)
+    torch.manual_seed(RNG_SEED)
     eager = python_fn(*inputs)
     assert_matches_eager(native, eager)
     return native, eager
@@ -550,11 +560,13 @@ def test_corpus_function_matches_eager(path, name):
     run_both(compiled, python_fn, corpus_inputs(entry, 9, special=True, seed=0))
     grad_inputs = corpus_inputs(entry, 5, special=False, seed=3, requires_grad=True)
     try:
+        torch.manual_seed(RNG_SEED)
         with torch.no_grad():
             eager = python_fn(*grad_inputs)
     except (RuntimeError, AssertionError, IndexError, ValueError):
         return  # these sizes do not fit the function (checked against native just above)
     try:
+        torch.manual_seed(RNG_SEED)
         native = compiled(*grad_inputs)
     except ValueError as error:
         if "native code refuses" in str(error):
@@ -593,6 +605,22 @@ def test_writes_into_arguments_on_a_branch_are_deferred_to_python(name, monkeypa
             assert_unchanged(tensors, native_args[:-1])
         else:
             assert not all(torch.equal(a, b) for a, b in zip(tensors, native_args)), "eager writes into x"
+
+
+def test_multinomial_draws_and_advances_the_generator_as_eager():
+    """torchlower/multinomial: the same draws as eager from the same seed, and the default
+    generator left in the same state (the next draw of the caller agrees too)."""
+    module, _ = corpus_module(CORPUS / "masking.py")
+    compiled = torchlower.compile(module.sample_next)
+    assert compiled.route == "native", compiled.reason
+    logits, idx = torch.randn(64, 50), torch.randint(0, 50, (64, 3))
+    torch.manual_seed(7)
+    native, native_next = compiled(logits, idx), torch.rand(4)
+    torch.manual_seed(7)
+    eager, eager_next = module.sample_next(logits, idx), torch.rand(4)
+    assert torch.equal(native, eager) and torch.equal(native_next, eager_next)
+    torch.manual_seed(8)
+    assert not torch.equal(compiled(logits, idx), native), "another seed draws other samples"
 
 
 # --- the decorator on a real module, and the CLI ----------------------------------------------------

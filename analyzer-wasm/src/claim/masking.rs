@@ -39,6 +39,13 @@ pub fn operator(q: &Query, sym: &str) -> Decision {
 }
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    // `torch.where(cond)`: eager's `cond.nonzero(as_tuple=True)`
+    if op == Op::Where && q.args.len() == 1 && q.keywords.is_empty() && !q.starred {
+        return where_nonzero(q, path);
+    }
+    if op == Op::Multinomial {
+        return multinomial(q, op, path);
+    }
     if !params::of(op).is_empty() {
         return through_signature(q, op, path);
     }
@@ -51,8 +58,48 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     compare(&q.args[0], &q.args[1], op, path, false, [OperandRef::Arg(0), OperandRef::Arg(1)])
 }
 
+/// `torch.where(cond)` of a rank-1 tensor of any dtype: the 1-tuple of the int64 indices of
+/// its nonzero elements (how many is known only at run time; the rank is 1). A condition of
+/// rank 2 or more gives a tuple of that many index tensors: not claimed.
+fn where_nonzero(q: &Query, path: &str) -> Decision {
+    let bound = match params::bind(q, Op::WhereNonzero, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    match bound.tensor("condition") {
+        Some(cond) if cond.rank == 1 => match TensorTy::new(crate::ty::Dtype::I64, cond.device, 1) {
+            Some(result) => bound.claim(&rules::WHERE_NONZERO, Op::WhereNonzero, result),
+            None => Decision::reject(&rules::BAD_RANKS, format!("{path}: no result type")),
+        },
+        Some(cond) => Decision::reject(&rules::BAD_RANKS, format!("{path}(cond) of a rank-{} condition returns {} index tensors; only rank 1 is lowered", cond.rank, cond.rank)),
+        None => Decision::reject(&rules::BAD_ARITY, format!("{path} needs a condition tensor")),
+    }
+}
+
+/// `torch.multinomial(probs, num_samples, replacement=False)`: int64 indices of the input's
+/// rank (1 or 2), drawn from torch's default generator as eager draws them (libtorch's kernel).
+fn multinomial(q: &Query, op: Op, path: &str) -> Decision {
+    let bound = match params::bind(q, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    match bound.tensor("input") {
+        Some(probs) if matches!(probs.rank, 1 | 2) => match TensorTy::new(crate::ty::Dtype::I64, probs.device, probs.rank) {
+            Some(result) => bound.claim(&rules::MULTINOMIAL, op, result),
+            None => Decision::reject(&rules::BAD_RANKS, format!("{path}: no result type")),
+        },
+        _ => Decision::reject(&rules::BAD_RANKS, format!("{path} takes rank-1 or rank-2 probabilities (eager raises)")),
+    }
+}
+
 pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
+    if op == Op::Multinomial {
+        let mut args = vec![receiver.clone()];
+        args.extend(q.args.iter().cloned());
+        let shifted = Query { target: q.target, receiver: None, args: &args, keywords: q.keywords, starred: q.starred };
+        return multinomial(&shifted, op, &form);
+    }
     if op == Op::LogicalNot {
         let operands = [receiver.clone()];
         if let Some(decision) = logical(q, op, &form, &operands, [OperandRef::Receiver, OperandRef::Receiver]) {
@@ -198,7 +245,13 @@ mod tests {
         assert_eq!(outcome(&method(&x, "masked_fill", &[x.clone(), int(0)], &[])).0, "TL200");
         assert_eq!(outcome(&call("torch.where", &[mask.clone(), x.clone(), int(0)], &[])).0, "torchlower/where");
         assert_eq!(outcome(&call("torch.where", &[mask.clone(), int(1), int(0)], &[])).1, "TensorI64Cpu2D");
-        assert_eq!(outcome(&call("torch.where", &[mask], &[])).0, "TL202");
+        // one argument: the nonzero indices, for a rank-1 condition only
+        assert_eq!(outcome(&call("torch.where", &[mask], &[])).0, "TL208");
+        assert_eq!(outcome(&call("torch.where", &[t(T::new(crate::ty::Dtype::Bool, crate::ty::Device::Cpu, 1).expect("a type"))], &[])), ("torchlower/where-nonzero-rank1".into(), "TensorI64Cpu1D".into()));
+        assert_eq!(outcome(&call("torch.multinomial", &[t(T::F32_CPU_2D), int(1)], &[])), ("torchlower/multinomial".into(), "TensorI64Cpu2D".into()));
+        assert_eq!(outcome(&method(&t(T::F32_CPU_1D), "multinomial", &[int(3)], &[kw("replacement", boolean(true))])), ("torchlower/multinomial".into(), "TensorI64Cpu1D".into()));
+        assert_eq!(outcome(&call("torch.multinomial", &[t(T::F32_CPU_2D), int(1)], &[kw("generator", none())])).0, "torchlower/multinomial");
+        assert_eq!(outcome(&call("torch.multinomial", &[t(T::F32_CPU_3D), int(1)], &[])).0, "TL208");
         assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "gt", &[int(0)], &[])).0, "TL209");
     }
 }

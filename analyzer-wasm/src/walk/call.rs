@@ -191,8 +191,10 @@ impl Walker<'_> {
         // `t.max(dim)`, `t.topk(k)`: the (values, indices) pair, a tuple value of the IR op
         let pair = match &decision {
             Decision::Claimed(claim) if matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk) => {
-                crate::ty::TensorTy::new(crate::ty::Dtype::I64, claim.result.device, claim.result.rank).map(|i| [Ty::Tensor(claim.result), Ty::Tensor(i)])
+                crate::ty::TensorTy::new(crate::ty::Dtype::I64, claim.result.device, claim.result.rank).map(|i| vec![Ty::Tensor(claim.result), Ty::Tensor(i)])
             }
+            // `torch.where(cond)`: a 1-tuple of indices
+            Decision::Claimed(claim) if claim.op == ir::Op::WhereNonzero => Some(vec![Ty::Tensor(claim.result)]),
             _ => None,
         };
         let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
@@ -216,8 +218,9 @@ impl Walker<'_> {
         let v = self.site(claim::describe_target(target), decision, c.range(), receiver, &args, &kw_vals);
         match (pair, v.ir.clone()) {
             (Some(types), Some(ir)) => {
-                self.returned_tuple = types.to_vec();
-                Val::lowered(Ty::Tuple(2), Lit::NotLiteral, ir)
+                let n = types.len() as u8;
+                self.returned_tuple = types;
+                Val::lowered(Ty::Tuple(n), Lit::NotLiteral, ir)
             }
             _ => v,
         }

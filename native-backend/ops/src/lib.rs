@@ -419,6 +419,13 @@ const LOC_SCALE_VALUE: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kin
 const CLAMP_TENSOR: &[Param] = &[p("input", Kind::Tensor, None), p("min", Kind::OptTensor, None), p("max", Kind::OptTensor, None)];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
+const WHERE_NONZERO: &[Param] = &[p("condition", Kind::AnyTensor, None)];
+const MULTINOMIAL: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("num_samples", Kind::Int, None),
+    p("replacement", Kind::Bool, Some("false")),
+    p("generator", Kind::Fixed("None"), None),
+];
 const BATCH_NORM: &[Param] = &[
     p("input", Kind::Tensor, None),
     p("running_mean", Kind::Tensor, None),
@@ -1170,6 +1177,21 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// `torch.where(cond)` of a rank-1 tensor: the 1-tuple of the int64 indices of its
+        /// nonzero elements (eager's `nonzero(as_tuple=True)`).
+        WhereNonzero {
+            name: "where_nonzero", lane: Masking, signature: Params(WHERE_NONZERO),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Samples of class indices from rows of probabilities, from torch's default generator.
+        Multinomial {
+            name: "multinomial", lane: Masking, signature: Params(MULTINOMIAL),
+            functions: ["torch.multinomial"], methods: ["multinomial"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// `start, start + step, …` below `end`, int64 (or float32) on the CPU.
         Arange {
             name: "arange", lane: Creation, signature: Params(ARANGE),
@@ -1609,6 +1631,7 @@ pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
     (Op::Conv1dPadding, "torch.nn.functional.conv1d(x, w, padding=\"same\")"),
     (Op::Conv2dPadding, "torch.nn.functional.conv2d(x, w, padding=\"same\")"),
     (Op::ToDtype, "x.to(torch.int64)"),
+    (Op::WhereNonzero, "torch.where(keep)[0]"),
     (Op::ClampTensor, "torch.clamp(x, min=x, max=x)"),
     (Op::CategoricalProbs, "Categorical(logits=x).probs"),
     (Op::CategoricalLogProb, "Categorical(logits=x).log_prob(i)"),
