@@ -101,3 +101,18 @@ fn unannotated_helpers_are_specialised_per_call_and_return_types_inferred() {
     // both calls pass (a rank-2 tensor, a float): one copy serves them
     assert_eq!(rust.matches("fn tl_body_").count(), 2, "the caller and one copy of the helper:\n{rust}");
 }
+
+#[test]
+fn a_helper_result_is_fresh_only_when_every_tensor_argument_is() {
+    let src = format!(
+        "{HEADER}def passthrough(t: TensorF32Cpu2D) -> TensorF32Cpu2D:\n    return t\n\n\
+         def via_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n    h = passthrough(x)\n    h += 1.0\n    return h\n\n\
+         def via_fresh(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n    h = passthrough(x * 2.0)\n    h += 1.0\n    return h\n"
+    );
+    let r = torchlower_analyzer::analyze(&src, "t.py");
+    let by_name = |n: &str| r.functions.iter().find(|f| f.name == n).expect("the function");
+    // the helper may return the caller's parameter: the update would write into it
+    assert_eq!(by_name("via_parameter").route, Route::Fallback);
+    assert_eq!(codes(by_name("via_parameter")), vec!["TL203"]);
+    assert_eq!(by_name("via_fresh").route, Route::Native);
+}

@@ -555,6 +555,7 @@ impl Walker<'_> {
         }
         let params = self.spec_params(&target, &callee.params, &bound);
         let mut irs = Vec::new();
+        let arguments_fresh = bound.iter().flatten().all(|v| v.fresh || !matches!(v.ty, Ty::Tensor(_)));
         for ((param, ty), v) in params.iter().zip(bound) {
             match v {
                 None => problem = problem.or(Some(format!("no argument for `{param}`"))),
@@ -577,11 +578,17 @@ impl Walker<'_> {
         if problem.is_none() && !returns_tuple.is_empty() && !statement_value {
             problem = Some(format!("`{name}` returns a tuple, which is lowered only as `a, b = {name}(…)` or `return {name}(…)`"));
         }
+        // the callee can return only new tensors or its arguments (and views of them): with
+        // every tensor argument fresh, so is the result (`log_prob = f(d.log_prob(a));
+        // log_prob -= …` updates nothing of the caller's)
+        let fresh = matches!(returns, Ty::Tensor(_)) && arguments_fresh;
         match problem {
             None => {
                 self.calls.insert(function);
                 self.returned_tuple = returns_tuple;
-                Val::lowered(returns, Lit::NotLiteral, ir::Expr::Call { function, args: irs })
+                let mut v = Val::lowered(returns, Lit::NotLiteral, ir::Expr::Call { function, args: irs });
+                v.fresh = fresh;
+                v
             }
             Some(why) => {
                 if !why.is_empty() {

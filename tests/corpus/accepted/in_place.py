@@ -52,3 +52,15 @@ def scale_maybe_in_place(x: TensorF32Cpu2D, y: TensorF32Cpu2D, inplace: bool) ->
         x[0] = 1.0
         F.relu(x, inplace=True)
     return x + 1
+
+
+# A helper returns new tensors or its arguments (or views of them): given only fresh tensors,
+# its result aliases no parameter of the caller (stable-baselines3's log-prob correction).
+def sum_rows(t: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return t.sum(dim=1)
+
+
+def corrected(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    log_prob = sum_rows(x * 2.0)
+    log_prob -= torch.sum(y, dim=1)
+    return log_prob
