@@ -16,7 +16,9 @@ back too, with a :class:`BuildWarning` carrying cargo's error — except in ``na
 
 The mode is ``TORCHLOWER_MODE``, read at every call:
 
-- ``auto`` (default): native where it can be; when native code refuses the arguments
+- ``auto`` (default): native where it can be — not inside an enabled ``torch.autocast``
+  region, where eager computes in lower precision: there the original Python runs; when
+  native code refuses the arguments
   (the boundary's ``TypeError``/``ValueError``: a float64 tensor, a wrong rank, a bool for an
   int…) or its 64-bit integer arithmetic overflows where Python ints would not
   (``OverflowError``), the call reruns the original Python, which returns eager's result or
@@ -59,6 +61,17 @@ _environ_key: Any = (
 )
 _environ_lookup = _environ_data.get if _environ_data is not None else os.environ.get
 _decode = os.environ.decodevalue if _environ_data is not None else (lambda v: v)  # type: ignore[attr-defined]
+
+# Whether an autocast region is active (on any device): eager then computes matmuls and
+# convolutions in a lower precision, which native code (the annotated dtypes) would not, so
+# `auto` mode runs the Python function there. The private query is the cheap one (~50 ns);
+# the public one is its fallback.
+def _autocast_query() -> Callable[[], bool]:
+    import torch
+
+    return getattr(torch._C, "_is_any_autocast_enabled", None) or (
+        lambda: torch.is_autocast_enabled("cpu") or torch.is_autocast_enabled("cuda")
+    )
 
 # Native errors that make `auto` mode rerun the Python function (see the module docstring).
 _RERUN_IN_PYTHON = (TypeError, ValueError, OverflowError)
@@ -334,10 +347,10 @@ def _native_callable(fn: Callable, native_fn: Callable, entry: dict) -> Callable
 
 
 _ROUTER_TEMPLATE = """
-def _tl_make(_tl_native, _tl_fn, _tl_lookup, _tl_key, _tl_rerun, _tl_other_mode):
+def _tl_make(_tl_native, _tl_fn, _tl_lookup, _tl_key, _tl_rerun, _tl_other_mode, _tl_autocast):
     def call({parameters}):
         _tl_raw = _tl_lookup(_tl_key)
-        if _tl_raw is None:
+        if _tl_raw is None and not _tl_autocast():
             try:
                 return _tl_native({arguments})
             except _tl_rerun:
@@ -367,9 +380,11 @@ def _signature_router(fn: Callable, native_fn: Callable) -> Callable | None:
     namespace: dict[str, Any] = {}
     exec(source, namespace)  # noqa: S102 - parameter names come from fn's own signature
 
+    autocast_enabled = _autocast_query()
+
     def other_mode(raw: Any, values: tuple) -> Any:
-        mode = _parse_mode(raw)
-        if mode == "fallback":
+        mode = "auto" if raw is None else _parse_mode(raw)
+        if mode == "fallback" or (mode == "auto" and autocast_enabled()):
             return fn(*values)
         if mode == "native":
             return native_fn(*values)
@@ -378,7 +393,7 @@ def _signature_router(fn: Callable, native_fn: Callable) -> Callable | None:
         except _RERUN_IN_PYTHON:
             return fn(*values)
 
-    return namespace["_tl_make"](native_fn, fn, _environ_lookup, _environ_key, _RERUN_IN_PYTHON, other_mode)
+    return namespace["_tl_make"](native_fn, fn, _environ_lookup, _environ_key, _RERUN_IN_PYTHON, other_mode, autocast_enabled)
 
 
 def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
@@ -388,6 +403,7 @@ def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
     names = list(signature.parameters)
     arity = len(names)
     lookup, key, rerun = _environ_lookup, _environ_key, _RERUN_IN_PYTHON
+    autocast_enabled = _autocast_query()
 
     def positional(args: tuple, kwargs: dict) -> tuple | None:
         if not kwargs and len(args) == arity:
@@ -401,13 +417,14 @@ def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
 
     def call(*args, **kwargs):
         raw = lookup(key)
-        if raw is None and not kwargs and len(args) == arity:
+        autocast = autocast_enabled()
+        if raw is None and not kwargs and len(args) == arity and not autocast:
             try:
                 return native_fn(*args)
             except rerun:
                 return fn(*args)
         mode = "auto" if raw is None else _parse_mode(raw)
-        if mode == "fallback":
+        if mode == "fallback" or (mode == "auto" and autocast):
             return fn(*args, **kwargs)
         values = positional(args, kwargs)
         if values is None:
