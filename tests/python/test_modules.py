@@ -223,3 +223,25 @@ def test_a_held_tensor_changing_type_is_seen_by_the_next_call(monkeypatch):
         model.gamma.data = model.gamma.data.float()
         _same(compiled(x), model(x))
     assert compiled.calls == {"native": 2, "eager": 1}, compiled.calls
+
+
+def test_a_module_runs_itself_inside_an_autocast_region(monkeypatch):
+    """Inside `torch.autocast("cpu")` eager computes the Linear in bfloat16: the compiled
+    module runs the module itself there (auto mode), natively again outside."""
+    import torch.nn as nn
+
+    import torchlower
+
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)).eval()
+    compiled = torchlower.compile(model)
+    x = torch.randn(3, 8)
+    with torch.no_grad():
+        compiled(x)
+        native_calls = compiled.calls["native"]
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            routed, eager = compiled(x), model(x)
+        assert routed.dtype == torch.bfloat16 and torch.equal(routed, eager)
+        assert compiled.calls["native"] == native_calls
+        compiled(x)
+        assert compiled.calls["native"] == native_calls + 1

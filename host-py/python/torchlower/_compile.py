@@ -44,7 +44,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from . import _modules, _specialise
+from . import _autocast, _modules, _specialise
 from ._build import BuildError, build_extension
 
 __all__ = ["BuildError", "BuildWarning", "compile", "native", "current_mode"]
@@ -61,17 +61,6 @@ _environ_key: Any = (
 )
 _environ_lookup = _environ_data.get if _environ_data is not None else os.environ.get
 _decode = os.environ.decodevalue if _environ_data is not None else (lambda v: v)  # type: ignore[attr-defined]
-
-# Whether an autocast region is active (on any device): eager then computes matmuls and
-# convolutions in a lower precision, which native code (the annotated dtypes) would not, so
-# `auto` mode runs the Python function there. The private query is the cheap one (~50 ns);
-# the public one is its fallback.
-def _autocast_query() -> Callable[[], bool]:
-    import torch
-
-    return getattr(torch._C, "_is_any_autocast_enabled", None) or (
-        lambda: torch.is_autocast_enabled("cpu") or torch.is_autocast_enabled("cuda")
-    )
 
 # Native errors that make `auto` mode rerun the Python function (see the module docstring).
 _RERUN_IN_PYTHON = (TypeError, ValueError, OverflowError)
@@ -380,7 +369,7 @@ def _signature_router(fn: Callable, native_fn: Callable) -> Callable | None:
     namespace: dict[str, Any] = {}
     exec(source, namespace)  # noqa: S102 - parameter names come from fn's own signature
 
-    autocast_enabled = _autocast_query()
+    autocast_enabled = _autocast.enabled_query()
 
     def other_mode(raw: Any, values: tuple) -> Any:
         mode = "auto" if raw is None else _parse_mode(raw)
@@ -403,7 +392,7 @@ def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
     names = list(signature.parameters)
     arity = len(names)
     lookup, key, rerun = _environ_lookup, _environ_key, _RERUN_IN_PYTHON
-    autocast_enabled = _autocast_query()
+    autocast_enabled = _autocast.enabled_query()
 
     def positional(args: tuple, kwargs: dict) -> tuple | None:
         if not kwargs and len(args) == arity:

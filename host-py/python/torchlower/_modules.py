@@ -21,7 +21,8 @@ unannotated function (:mod:`torchlower._specialise`). Anything else in ``forward
 method of ``self``, a module used as a value, an unknown leaf) leaves a form the analyzer does
 not claim, and the module runs eagerly.
 
-Guards, checked at every call: eval mode, no hooks on any submodule, and either autograd off
+Guards, checked at every call: eval mode, no hooks on any submodule, no enabled autocast
+region, and either autograd off
 (``torch.no_grad()``/``inference_mode``) or no parameter requiring grad — otherwise the call
 runs the module itself, so training, hooks and autograd graphs behave exactly as eager.
 """
@@ -36,7 +37,7 @@ import textwrap
 import threading
 from typing import Any, Callable
 
-from . import _specialise
+from . import _autocast, _specialise
 
 #: The generated top-level function's name; its helpers are `_tl_module_<path>`.
 ENTRY = "_tl_module_forward"
@@ -508,9 +509,13 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
 
     Tensor = torch.Tensor
 
+    autocast_enabled = _autocast.enabled_query()
+
     def must_run_eagerly() -> bool:
+        # autocast on: eager computes in a lower precision (see `_autocast`)
         return (
-            any(hook_dicts)
+            autocast_enabled()
+            or any(hook_dicts)
             or any(map(training, modules))
             or any(tuple(d.values()) != snapshot for d, snapshot in children)
         )
