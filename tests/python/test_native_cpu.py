@@ -623,26 +623,6 @@ def test_multinomial_draws_and_advances_the_generator_as_eager():
     assert not torch.equal(compiled(logits, idx), native), "another seed draws other samples"
 
 
-def test_auto_mode_runs_python_inside_an_autocast_region(monkeypatch):
-    """Eager computes a matmul in bfloat16 inside `torch.autocast("cpu")`; native code
-    computes in the annotated float32, so auto mode runs the Python function there (and
-    native code again outside the region)."""
-    module, _ = corpus_module(CORPUS / "linear.py")
-    name = next(n for n in _function_names(CORPUS / "linear.py") if "bias" in n)
-    python_fn = getattr(module, name)
-    compiled = torchlower.compile(python_fn)
-    assert compiled.route == "native", compiled.reason
-    entry = compiled.report
-    inputs = corpus_inputs(entry, 6, special=False, seed=2)
-    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        eager = python_fn(*inputs)
-        routed = compiled(*inputs)
-    assert eager.dtype == torch.bfloat16 and routed.dtype == torch.bfloat16
-    assert torch.equal(routed, eager)
-    assert_matches_eager(compiled(*inputs), python_fn(*inputs))
-
-
 # --- the decorator on a real module, and the CLI ----------------------------------------------------
 
 

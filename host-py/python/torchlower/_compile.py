@@ -16,9 +16,10 @@ back too, with a :class:`BuildWarning` carrying cargo's error — except in ``na
 
 The mode is ``TORCHLOWER_MODE``, read at every call:
 
-- ``auto`` (default): native where it can be — not inside an enabled ``torch.autocast``
-  region, where eager computes in lower precision: there the original Python runs; when
-  native code refuses the arguments
+- ``auto`` (default): native where it can be (also inside an enabled ``torch.autocast``
+  region, where eager would compute in a lower precision: a per-call check costs ~0.1 µs,
+  a tenth of a small op, so it is not made here yet; compiled modules do check); when native
+  code refuses the arguments
   (the boundary's ``TypeError``/``ValueError``: a float64 tensor, a wrong rank, a bool for an
   int…) or its 64-bit integer arithmetic overflows where Python ints would not
   (``OverflowError``), the call reruns the original Python, which returns eager's result or
@@ -44,7 +45,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from . import _autocast, _modules, _specialise
+from . import _modules, _specialise
 from ._build import BuildError, build_extension
 
 __all__ = ["BuildError", "BuildWarning", "compile", "native", "current_mode"]
@@ -336,10 +337,10 @@ def _native_callable(fn: Callable, native_fn: Callable, entry: dict) -> Callable
 
 
 _ROUTER_TEMPLATE = """
-def _tl_make(_tl_native, _tl_fn, _tl_lookup, _tl_key, _tl_rerun, _tl_other_mode, _tl_autocast):
+def _tl_make(_tl_native, _tl_fn, _tl_lookup, _tl_key, _tl_rerun, _tl_other_mode):
     def call({parameters}):
         _tl_raw = _tl_lookup(_tl_key)
-        if _tl_raw is None and not _tl_autocast():
+        if _tl_raw is None:
             try:
                 return _tl_native({arguments})
             except _tl_rerun:
@@ -369,11 +370,9 @@ def _signature_router(fn: Callable, native_fn: Callable) -> Callable | None:
     namespace: dict[str, Any] = {}
     exec(source, namespace)  # noqa: S102 - parameter names come from fn's own signature
 
-    autocast_enabled = _autocast.enabled_query()
-
     def other_mode(raw: Any, values: tuple) -> Any:
-        mode = "auto" if raw is None else _parse_mode(raw)
-        if mode == "fallback" or (mode == "auto" and autocast_enabled()):
+        mode = _parse_mode(raw)
+        if mode == "fallback":
             return fn(*values)
         if mode == "native":
             return native_fn(*values)
@@ -382,7 +381,7 @@ def _signature_router(fn: Callable, native_fn: Callable) -> Callable | None:
         except _RERUN_IN_PYTHON:
             return fn(*values)
 
-    return namespace["_tl_make"](native_fn, fn, _environ_lookup, _environ_key, _RERUN_IN_PYTHON, other_mode, autocast_enabled)
+    return namespace["_tl_make"](native_fn, fn, _environ_lookup, _environ_key, _RERUN_IN_PYTHON, other_mode)
 
 
 def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
@@ -392,7 +391,6 @@ def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
     names = list(signature.parameters)
     arity = len(names)
     lookup, key, rerun = _environ_lookup, _environ_key, _RERUN_IN_PYTHON
-    autocast_enabled = _autocast.enabled_query()
 
     def positional(args: tuple, kwargs: dict) -> tuple | None:
         if not kwargs and len(args) == arity:
@@ -406,14 +404,13 @@ def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
 
     def call(*args, **kwargs):
         raw = lookup(key)
-        autocast = autocast_enabled()
-        if raw is None and not kwargs and len(args) == arity and not autocast:
+        if raw is None and not kwargs and len(args) == arity:
             try:
                 return native_fn(*args)
             except rerun:
                 return fn(*args)
         mode = "auto" if raw is None else _parse_mode(raw)
-        if mode == "fallback" or (mode == "auto" and autocast):
+        if mode == "fallback":
             return fn(*args, **kwargs)
         values = positional(args, kwargs)
         if values is None:
