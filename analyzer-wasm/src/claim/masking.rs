@@ -95,10 +95,7 @@ fn multinomial(q: &Query, op: Op, path: &str) -> Decision {
 pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
     if op == Op::Multinomial {
-        let mut args = vec![receiver.clone()];
-        args.extend(q.args.iter().cloned());
-        let shifted = Query { target: q.target, receiver: None, args: &args, keywords: q.keywords, starred: q.starred };
-        return multinomial(&shifted, op, &form);
+        return multinomial(q, op, &form); // the binder takes the receiver as the first argument
     }
     if op == Op::LogicalNot {
         let operands = [receiver.clone()];
