@@ -110,9 +110,9 @@ fn reduction(op: Op, options: Options) -> Option<Reduce> {
 /// A chain of elementwise ops as one `tl::fused::elementwise` program: `e` when it is a tree
 /// of unary ops or tensor–tensor `+ - * /` on the CPU whose leaves are all tensor locals
 /// (reading a local cannot fail, so the ops still run, and raise, in the source's order).
-/// A lone unary op qualifies too (`tl::fused::unary`: one pass without the dispatcher and
-/// TensorIterator set-up that dominate eager's cost on small tensors); a lone binary op stays
-/// `tl::ops` (libtorch's broadcasting kernel is as fast as ours).
+/// A lone op qualifies too (`tl::fused::unary`, or a one-step program for `+ - * /`): one
+/// pass without the dispatcher and TensorIterator set-up that dominate eager's cost on small
+/// tensors; the kernel hands other dtypes, ranks and large threaded sizes to libtorch.
 fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
     fn walk(e: &Expr, operands: &mut Vec<String>, program: &mut Vec<Step>, sites: &mut Vec<usize>) -> Option<()> {
         if let Some(name) = tensor_local(e) {
@@ -144,8 +144,7 @@ fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
     }
     let (mut operands, mut program, mut sites) = (Vec::new(), Vec::new(), Vec::new());
     walk(e, &mut operands, &mut program, &mut sites)?;
-    let lone_binary = matches!(program.as_slice(), [.., Step::Binary(_)]) && sites.len() == 1;
-    (!sites.is_empty() && !lone_binary).then_some((Fused::Elementwise { operands, program }, sites))
+    (!sites.is_empty()).then_some((Fused::Elementwise { operands, program }, sites))
 }
 
 /// `x @ w + b` (bias a local, see the module doc) or `x @ w`, with the sites it spans.

@@ -51,6 +51,11 @@ pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyRe
     Ok(tensor)
 }
 
+/// Whether any of a function's tensor arguments requires grad (for [`crate::run_for`]).
+pub fn any_requires_grad(tensors: &[&tch::Tensor]) -> bool {
+    tensors.iter().any(|t| crate::facts::requires_grad(t))
+}
+
 /// A Python `int` argument (a `bool` is refused, as the annotation says `int`).
 /// An int outside the 64-bit range → `OverflowError`.
 pub fn int_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<i64> {

@@ -103,6 +103,12 @@ pub(crate) unsafe fn unpack(object: *mut torch_sys::python::C_pyobject) -> Resul
     }
 }
 
+/// `t.requires_grad` (a field read that cannot fail; no error check needed).
+pub(crate) fn requires_grad(t: &Tensor) -> bool {
+    // SAFETY: `t` is a live tensor; the shim only reads its autograd metadata.
+    unsafe { torch_sys::at_requires_grad(raw(t)) != 0 }
+}
+
 /// `torch.get_num_threads()` (cannot fail; no error check needed).
 pub(crate) fn num_threads() -> i32 {
     // SAFETY: reads libtorch's thread-pool setting.

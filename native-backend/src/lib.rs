@@ -7,7 +7,9 @@
 //!
 //! - [`boundary`]: torch.Tensor / int / bool arguments → Rust values, with the checks in order
 //!   (type, device, dtype, rank) and stable messages; no storage copy.
-//! - [`run`]: one call of a native function: a single no-grad guard, panic catching, and the
+//! - [`route`]: the `torchlower.NativeFunction` router: mode, autocast and refusals decided in
+//!   C, so a positional call reaches the boundary without a Python frame.
+//! - [`run`]: one call of a native function: a no-grad guard when an input requires grad, panic catching, and the
 //!   mapping of [`Error`] to Python exceptions.
 //! - [`ops`]: one fallible helper per claimed op family, eager PyTorch semantics.
 //! - [`scalar`]: Python `int` arithmetic and `range` with Python semantics on `i64`.
@@ -32,11 +34,12 @@ pub mod cuda;
 mod error;
 mod facts;
 pub mod ops;
+pub mod route;
 mod run;
 pub mod scalar;
 pub mod shape;
 mod spec;
 
 pub use error::{Error, Result};
-pub use run::{run, IntoPyValue};
+pub use run::{run, run_for, IntoPyValue};
 pub use spec::{DeviceSpec, DtypeSpec, TensorSpec};

@@ -8,17 +8,18 @@ use pyo3::prelude::*;
 
 use crate::error::Result;
 
-/// How a native function's return value becomes a Python object.
+/// How a native function's return value becomes a Python object. `grad_inputs`: whether an
+/// input required grad (only then can a returned tensor require it).
 pub trait IntoPyValue {
-    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject>;
+    fn into_py_value(self, py: Python<'_>, grad_inputs: bool) -> PyResult<PyObject>;
 }
 
 impl IntoPyValue for tch::Tensor {
     /// Wraps the tensor as a `torch.Tensor` sharing its storage (no copy). Outputs never
     /// require grad: a view of an input that requires grad (which inherits the flag even under
     /// the no-grad guard) is returned detached — the same storage, strides and offset.
-    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
-        let tensor = if self.requires_grad() {
+    fn into_py_value(self, py: Python<'_>, grad_inputs: bool) -> PyResult<PyObject> {
+        let tensor = if grad_inputs && self.requires_grad() {
             self.f_detach().map_err(|error| PyRuntimeError::new_err(format!("torchlower: {error}")))?
         } else {
             self
@@ -33,19 +34,19 @@ impl IntoPyValue for tch::Tensor {
 }
 
 impl IntoPyValue for i64 {
-    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+    fn into_py_value(self, py: Python<'_>, _grad_inputs: bool) -> PyResult<PyObject> {
         Ok(self.into_pyobject(py)?.into_any().unbind())
     }
 }
 
 impl IntoPyValue for f64 {
-    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+    fn into_py_value(self, py: Python<'_>, _grad_inputs: bool) -> PyResult<PyObject> {
         Ok(self.into_pyobject(py)?.into_any().unbind())
     }
 }
 
 impl IntoPyValue for bool {
-    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+    fn into_py_value(self, py: Python<'_>, _grad_inputs: bool) -> PyResult<PyObject> {
         Ok(self.into_pyobject(py)?.to_owned().into_any().unbind())
     }
 }
@@ -55,9 +56,9 @@ macro_rules! tuple_into_py_value {
     ($($name:ident),+) => {
         impl<$($name: IntoPyValue),+> IntoPyValue for ($($name,)+) {
             #[allow(non_snake_case)]
-            fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+            fn into_py_value(self, py: Python<'_>, grad_inputs: bool) -> PyResult<PyObject> {
                 let ($($name,)+) = self;
-                let items = [$($name.into_py_value(py)?),+];
+                let items = [$($name.into_py_value(py, grad_inputs)?),+];
                 Ok(pyo3::types::PyTuple::new(py, items)?.into_any().unbind())
             }
         }
@@ -73,7 +74,7 @@ tuple_into_py_value!(A, B, C, D, E, F, G);
 tuple_into_py_value!(A, B, C, D, E, F, G, H);
 
 impl IntoPyValue for () {
-    fn into_py_value(self, py: Python<'_>) -> PyResult<PyObject> {
+    fn into_py_value(self, py: Python<'_>, _grad_inputs: bool) -> PyResult<PyObject> {
         Ok(py.None())
     }
 }
@@ -91,7 +92,27 @@ pub fn run<T: IntoPyValue>(py: Python<'_>, body: impl FnOnce() -> Result<T>) -> 
         body()
     }));
     match outcome {
-        Ok(Ok(value)) => value.into_py_value(py),
+        Ok(Ok(value)) => value.into_py_value(py, true),
+        Ok(Err(error)) => Err(error.into_pyerr()),
+        Err(panic) => Err(PyRuntimeError::new_err(format!(
+            "torchlower: internal error: {}",
+            panic_message(panic.as_ref())
+        ))),
+    }
+}
+
+/// [`run`] for a generated function, told whether any of its tensor arguments requires grad
+/// ([`crate::boundary::any_requires_grad`]). When none does, no op of the body can record
+/// autograd history or return a tensor that requires grad (native code creates no tensor with
+/// `requires_grad=True`), so the no-grad guard and the outputs' check are skipped: two
+/// libtorch calls and a thread-state write each way, a visible share of a one-op call.
+#[inline]
+pub fn run_for<T: IntoPyValue>(py: Python<'_>, grad_inputs: bool, body: impl FnOnce() -> Result<T>) -> PyResult<PyObject> {
+    if grad_inputs {
+        return run(py, body);
+    }
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(value)) => value.into_py_value(py, false),
         Ok(Err(error)) => Err(error.into_pyerr()),
         Err(panic) => Err(PyRuntimeError::new_err(format!(
             "torchlower: internal error: {}",

@@ -63,7 +63,7 @@ def fused():
     natives = {}
     for name, symbol in SYMBOLS.items():
         fn = getattr(module, name)
-        natives[name] = _compile._native_callable(fn, getattr(build.extension, symbol), {"name": name, "symbol": symbol})
+        natives[name] = _compile._native_callable(fn, build.extension, {"name": name, "symbol": symbol})
     return module, natives
 
 

@@ -21,6 +21,7 @@ import math
 import re
 import shutil
 import sys
+import types
 import uuid
 import warnings
 from pathlib import Path
@@ -692,7 +693,7 @@ def test_router_binds_keywords_defaults_and_modes(monkeypatch):
     def fn(a, b=2, /, c=3, *, d=4):
         return ("python", a, b, c, d)
 
-    routed = _compile._native_callable(fn, native_stand_in, {"name": "fn"})
+    routed = _compile._native_callable(fn, types.SimpleNamespace(tl_fn_0=native_stand_in), {"name": "fn", "symbol": "tl_fn_0"})
     assert routed(1) == "native" and seen[-1] == (1, 2, 3, 4)
     assert routed(1, 5, c=6, d=7) == "native" and seen[-1] == (1, 5, 6, 7)
     assert routed("refuse", d=0) == ("python", "refuse", 2, 3, 0)  # auto: refused → Python

@@ -46,6 +46,12 @@ pub fn symbol(index: usize) -> String {
     format!("tl_fn_{index}")
 }
 
+/// The Python entry of native function `index` taking its arguments as one tuple: what the
+/// router (`tl::route`) calls.
+pub fn tuple_symbol(index: usize) -> String {
+    format!("tl_tuple_{index}")
+}
+
 /// The Rust function holding the body of native function `index` (see `FnEmitter::function`).
 pub fn body_symbol(index: usize) -> String {
     format!("tl_body_{index}")
@@ -66,12 +72,19 @@ pub fn lower_module(filename: &str, functions: &[NativeFn]) -> Emitted {
         let sites = e.site_ranges;
         emitted.push((symbol(f.index), [start, out.len()], sites));
     }
+    // the router's table: each exported function with its arity and tuple entry
+    out.push_str("\nstatic TL_ENTRIES: &[tl::route::Entry] = &[\n");
+    for f in functions.iter().filter(|f| f.exported) {
+        let name = symbol(f.index);
+        let _ = writeln!(out, "    tl::route::Entry {{ symbol: \"{name}\", arity: {}, call: {} }},", f.ir.params.len(), tuple_symbol(f.index));
+    }
+    out.push_str("];\n");
     out.push_str("\n#[pyo3::pymodule]\n");
     out.push_str("fn __TORCHLOWER_MODULE__(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {\n");
     for f in functions.iter().filter(|f| f.exported) {
         let _ = writeln!(out, "    pyo3::types::PyModuleMethods::add_function(m, pyo3::wrap_pyfunction!({}, m)?)?;", symbol(f.index));
     }
-    out.push_str("    Ok(())\n}\n");
+    out.push_str("    tl::route::install(m, TL_ENTRIES)\n}\n");
     Emitted { rust: out, functions: emitted }
 }
 
@@ -136,7 +149,17 @@ impl FnEmitter<'_> {
             let _ = writeln!(self.out, "    let {var} = {call};");
         }
         let args: Vec<String> = typed.iter().map(|(name, kind)| local_ident(name, *kind)).collect();
-        let _ = writeln!(self.out, "    tl::run(py, move || {}({}))", body_symbol(f.index), args.join(", "));
+        let tensors: Vec<String> = typed.iter().filter(|(_, kind)| *kind == RustKind::Tensor).map(|(name, kind)| format!("&{}", local_ident(name, *kind))).collect();
+        let _ = writeln!(self.out, "    let grad_inputs = tl::boundary::any_requires_grad(&[{}]);", tensors.join(", "));
+        let _ = writeln!(self.out, "    tl::run_for(py, grad_inputs, move || {}({}))", body_symbol(f.index), args.join(", "));
+        self.out.push_str("}\n\n");
+        let _ = writeln!(
+            self.out,
+            "fn {}<'py>(py: pyo3::Python<'py>, args: &pyo3::Bound<'py, pyo3::types::PyTuple>) -> pyo3::PyResult<pyo3::PyObject> {{",
+            tuple_symbol(f.index)
+        );
+        let items: Vec<String> = (0..params.len()).map(|i| format!("&*pyo3::types::PyTupleMethods::get_borrowed_item(args, {i})?")).collect();
+        let _ = writeln!(self.out, "    {}(py{})", symbol(f.index), items.iter().map(|item| format!(", {item}")).collect::<String>());
         self.out.push_str("}\n");
     }
 

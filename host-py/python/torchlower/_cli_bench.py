@@ -168,7 +168,7 @@ class _LaneBuilders:
             self._hand_fused_ext = _build.build_extension(rust, label="fused_lib.rs").module
         symbol = {"linear_relu_mean": "tl_fn_0", "alternating": "tl_fn_1"}[fn.__name__]
         entry = {"name": fn.__name__, "route": "native", "symbol": symbol}
-        return _compile._native_callable(fn, getattr(self._hand_fused_ext, symbol), entry), {"route": "native"}
+        return _compile._native_callable(fn, self._hand_fused_ext, entry), {"route": "native"}
 
     def _torchscript_lane(self, function: str):
         import torch

@@ -16,10 +16,9 @@ back too, with a :class:`BuildWarning` carrying cargo's error — except in ``na
 
 The mode is ``TORCHLOWER_MODE``, read at every call:
 
-- ``auto`` (default): native where it can be (also inside an enabled ``torch.autocast``
-  region, where eager would compute in a lower precision: a per-call check costs ~0.1 µs,
-  a tenth of a small op, so it is not made here yet; compiled modules do check); when native
-  code refuses the arguments
+- ``auto`` (default): native where it can be, except inside an enabled ``torch.autocast``
+  region (CPU or CUDA), where eager computes matmuls and convolutions in a lower precision:
+  there the original Python runs. When native code refuses the arguments
   (the boundary's ``TypeError``/``ValueError``: a float64 tensor, a wrong rank, a bool for an
   int…) or its 64-bit integer arithmetic overflows where Python ints would not
   (``OverflowError``), the call reruns the original Python, which returns eager's result or
@@ -174,11 +173,10 @@ def _routed(fn: Callable, build: ModuleBuild, entry: dict | None, filename: str)
         return _fallback_callable(fn, entry, fallback_reason(entry))
     if build.error is not None:
         return _failed_build(fn, build, build.error, entry)
-    symbol = entry.get("symbol")
-    native_fn = getattr(build.extension, symbol, None) if symbol else None
-    if native_fn is None:
-        return _fallback_callable(fn, entry, f"the built extension has no native symbol {symbol!r}")
-    return _native_callable(fn, native_fn, entry)
+    routed = _native_callable(fn, build.extension, entry)
+    if routed is None:
+        return _fallback_callable(fn, entry, f"the built extension has no native symbol {entry.get('symbol')!r}")
+    return routed
 
 
 def _specialising(fn: Callable, filename: str, source: str, entry: dict) -> Callable:
@@ -325,72 +323,32 @@ def _fallback_callable(fn: Callable, entry: dict | None, reason: str) -> Callabl
     return _decorate(call, fn, "fallback", entry, reason)
 
 
-def _native_callable(fn: Callable, native_fn: Callable, entry: dict) -> Callable:
-    """The routing wrapper: a function with ``fn``'s own parameters (so Python itself binds
-    keyword arguments, at C speed) whose fast path is one dict lookup and the positional
-    native call; see :func:`_signature_router`. Signatures it does not mirror get the generic
-    wrapper :func:`_generic_router`."""
-    router = _signature_router(fn, native_fn)
-    if router is None:
-        router = _generic_router(fn, native_fn)
+def _native_callable(fn: Callable, extension: ModuleType, entry: dict) -> Callable | None:
+    """The routing wrapper of ``fn``'s native entry ``entry["symbol"]`` of ``extension`` (None
+    when the extension has no such symbol). Generated extensions bring their own router
+    (``tl_router``, a ``NativeFunction`` written in Rust: the common call, positional with the
+    mode unset, reaches native code without a Python frame); it hands every other call to
+    :func:`_generic_router`. Extensions without one (hand-written ones) get that router alone."""
+    symbol = entry.get("symbol") or ""
+    native_fn = getattr(extension, symbol, None)
+    if native_fn is None:
+        return None
+    router = _generic_router(fn, native_fn)
+    make_router = getattr(extension, "tl_router", None)
+    if make_router is not None:
+        router = make_router(symbol, fn, router, _environ_data, _environ_key)
     return _decorate(router, fn, "native", entry, None)
 
 
-_ROUTER_TEMPLATE = """
-def _tl_make(_tl_native, _tl_fn, _tl_lookup, _tl_key, _tl_rerun, _tl_other_mode):
-    def call({parameters}):
-        _tl_raw = _tl_lookup(_tl_key)
-        if _tl_raw is None:
-            try:
-                return _tl_native({arguments})
-            except _tl_rerun:
-                return _tl_fn({arguments})
-        return _tl_other_mode(_tl_raw, ({arguments},))
-    return call
-"""
-
-
-def _signature_router(fn: Callable, native_fn: Callable) -> Callable | None:
-    """A router generated from ``fn``'s parameter names, for the signatures the analyzer routes
-    native: positional parameters (``/`` kept) without defaults, since defaults, keyword-only
-    parameters, ``*args`` and ``**kwargs`` make a function fall back (TL105, TL106). None for
-    any other signature (a hand-written report may declare one native) and for names that could
-    clash with the router's own (``_tl_…``): those get :func:`_generic_router`."""
-    parameters = list(inspect.signature(fn).parameters.values())
-    kinds = inspect.Parameter
-    mirrored = (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)
-    if any(p.kind not in mirrored or p.default is not p.empty or p.name.startswith("_tl_") for p in parameters):
-        return None
-    names = [p.name for p in parameters]
-    declared = list(names)
-    positional_only = sum(p.kind == kinds.POSITIONAL_ONLY for p in parameters)
-    if positional_only:
-        declared.insert(positional_only, "/")
-    source = _ROUTER_TEMPLATE.format(parameters=", ".join(declared), arguments=", ".join(names))
-    namespace: dict[str, Any] = {}
-    exec(source, namespace)  # noqa: S102 - parameter names come from fn's own signature
-
-    def other_mode(raw: Any, values: tuple) -> Any:
-        mode = _parse_mode(raw)
-        if mode == "fallback":
-            return fn(*values)
-        if mode == "native":
-            return native_fn(*values)
-        try:
-            return native_fn(*values)
-        except _RERUN_IN_PYTHON:
-            return fn(*values)
-
-    return namespace["_tl_make"](native_fn, fn, _environ_lookup, _environ_key, _RERUN_IN_PYTHON, other_mode)
-
-
 def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
-    """The routing wrapper for any signature: a fast path when all arguments come
-    positionally, else arguments bound with ``inspect.signature`` (defaults applied)."""
+    """The routing wrapper for any signature and mode: arguments bound with
+    ``inspect.signature`` (defaults applied) unless all come positionally; in auto mode the
+    original function inside an enabled autocast region and when native code refuses."""
     signature = inspect.signature(fn)
     names = list(signature.parameters)
     arity = len(names)
     lookup, key, rerun = _environ_lookup, _environ_key, _RERUN_IN_PYTHON
+    autocast_enabled = _modules._autocast_query()
 
     def positional(args: tuple, kwargs: dict) -> tuple | None:
         if not kwargs and len(args) == arity:
@@ -404,13 +362,8 @@ def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
 
     def call(*args, **kwargs):
         raw = lookup(key)
-        if raw is None and not kwargs and len(args) == arity:
-            try:
-                return native_fn(*args)
-            except rerun:
-                return fn(*args)
         mode = "auto" if raw is None else _parse_mode(raw)
-        if mode == "fallback":
+        if mode == "fallback" or (mode == "auto" and autocast_enabled()):
             return fn(*args, **kwargs)
         values = positional(args, kwargs)
         if values is None:
