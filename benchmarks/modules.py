@@ -3,8 +3,11 @@
     python benchmarks/modules.py
 
 Each module of the corpus in eval mode under torch.no_grad(), its example inputs cut to batch
-1; median of 7 runs of 2000 calls per lane, both lanes in one process. Prints one row per
-module that runs native (eager µs, native µs, speed-up) and the geomean.
+1; median of 7 runs of 2000 calls per lane, all lanes in one process. Prints one row per
+module that runs native: eager µs, the compiled module µs, the speed-up, and the module path's
+overhead: the compiled module minus its specialised native function called alone with the
+same values (arguments, then the instance's tensors) — the guards and the reading of the
+instance's tensors — as the median of 21 paired differences (timed f, g, g, f). Then the geomean speed-up and the median and largest overhead.
 """
 
 import importlib.util
@@ -31,8 +34,25 @@ def bench(f, n=2000, runs=7):
     return statistics.median(times)
 
 
+def paired_difference(f, g, n=1000, runs=21):
+    """Median over runs of (µs per call of f) − (µs per call of g), timed f, g, g, f in each
+    run: the machine's drift and the first lane's penalty cancel."""
+
+    def timed(h):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            h()
+        return time.perf_counter() - t0
+
+    differences = []
+    for _ in range(runs):
+        first_f, first_g, second_g, second_f = timed(f), timed(g), timed(g), timed(f)
+        differences.append((first_f + second_f - first_g - second_g) / (2 * n) * 1e6)
+    return statistics.median(differences)
+
+
 def main() -> None:
-    ratios = []
+    ratios, overheads = [], []
     for path in sorted(MODULES.glob("*.py")):
         spec = importlib.util.spec_from_file_location(f"_tl_bench_{path.stem}", path)
         corpus = importlib.util.module_from_spec(spec)
@@ -47,10 +67,16 @@ def main() -> None:
                 compiled(*args)
                 if compiled.calls["native"] == 0:
                     continue
+                bare_fn = next(f for f in compiled.specialisations.values() if f is not None)
+                values = (*args, *compiled.instance_tensors())
                 eager, native = bench(lambda: model(*args)), bench(lambda: compiled(*args))
+                overhead = paired_difference(lambda: compiled(*args), lambda: bare_fn(*values))
             ratios.append(eager / native)
-            print(f"{path.stem}.{name:30} eager {eager:7.1f} us  native {native:7.1f} us  x{eager / native:.2f}")
+            overheads.append(overhead)
+            print(f"{path.stem}.{name:30} eager {eager:7.1f} us  native {native:7.1f} us  x{eager / native:.2f}"
+                  f"  overhead {overhead:+.2f} us")
     print(f"geomean x{math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f} over {len(ratios)} modules")
+    print(f"module-path overhead: median {statistics.median(overheads):+.2f} us, largest {max(overheads):+.2f} us")
 
 
 if __name__ == "__main__":

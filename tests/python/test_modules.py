@@ -245,3 +245,72 @@ def test_a_module_runs_itself_inside_an_autocast_region(monkeypatch):
         assert compiled.calls["native"] == native_calls
         compiled(x)
         assert compiled.calls["native"] == native_calls + 1
+
+
+def _primed(mlp):
+    """The compiled MLP after one native call: later calls take the C fast path
+    (`CompiledModule`), whose guards the next test breaks one by one."""
+    model, compiled, args = mlp
+    with torch.no_grad():
+        compiled(*args)
+    assert compiled.calls == {"native": 1, "eager": 0}
+    return model, compiled, args
+
+
+def _global_pre_hook():
+    return torch.nn.modules.module.register_module_forward_pre_hook(lambda m, i: None)
+
+
+@pytest.mark.parametrize("change", ["train", "submodule train", "hook", "global hook", "autocast", "autograd", "fallback mode"])
+def test_each_guard_holds_on_the_fast_path(mlp, monkeypatch, change):
+    """After the fast path has been used, each guard-breaking change runs the module itself
+    (eager's values), and undoing it runs native code again."""
+    model, compiled, args = _primed(mlp)
+    undo = lambda: None  # noqa: E731
+    no_grad = True
+    if change == "train":
+        model.train()
+        undo = model.eval
+    elif change == "submodule train":
+        model.dropout.train()
+        undo = model.dropout.eval
+    elif change == "hook":
+        undo = model.c_proj.register_forward_pre_hook(lambda m, i: None).remove
+    elif change == "global hook":
+        undo = _global_pre_hook().remove
+    elif change == "fallback mode":
+        monkeypatch.setenv("TORCHLOWER_MODE", "fallback")
+        undo = lambda: monkeypatch.setenv("TORCHLOWER_MODE", "auto")  # noqa: E731
+    elif change == "autograd":
+        no_grad = False  # parameters require grad: eager records its graph
+    context = torch.autocast("cpu", dtype=torch.bfloat16) if change == "autocast" else torch.no_grad()
+    with context, torch.set_grad_enabled(not no_grad):
+        out, eager = compiled(*args), model(*args)
+    if change in ("autocast", "autograd"):  # eager's bfloat16 values / eager's graph
+        assert torch.equal(out, eager) and out.dtype == eager.dtype and out.requires_grad == eager.requires_grad
+    else:
+        _same(out, eager)
+    assert compiled.calls == {"native": 1, "eager": 1}, compiled.calls
+    undo()
+    with torch.no_grad():
+        _same(compiled(*args), model(*args))
+    assert compiled.calls == {"native": 2, "eager": 1}, compiled.calls
+
+
+def test_the_fast_path_reads_the_instance_s_tensors_at_every_call(mlp):
+    """A new Parameter assigned to a submodule, keywords, and a call with other argument types
+    (a new specialisation) after the fast path was used."""
+    model, compiled, args = _primed(mlp)
+    with torch.no_grad():
+        model.c_fc.weight = torch.nn.Parameter(torch.randn_like(model.c_fc.weight))
+        _same(compiled(*args), model(*args))
+        _same(compiled(x=args[0]), model(x=args[0]))
+        flat = args[0][0]  # rank 2 instead of 3: another specialisation
+        _same(compiled(flat), model(flat))
+        _same(compiled(*args), model(*args))
+        del model.c_proj.bias  # a tensor deleted from the instance: eager's own error
+        with pytest.raises(AttributeError):
+            model(*args)
+        with pytest.raises(AttributeError):
+            compiled(*args)
+    assert compiled.calls == {"native": 5, "eager": 1}, compiled.calls

@@ -35,6 +35,7 @@ import inspect
 import operator
 import textwrap
 import threading
+from pathlib import Path
 from typing import Any, Callable
 
 from . import _specialise
@@ -560,6 +561,7 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
             if current == "native":
                 raise _build_error(f"torchlower: {type(module).__name__} is not native: {reasons.get(entry[0])}")
             return eager(*args, **kwargs)
+        router.use_native(native)  # the C fast path tries it first from now on
         if current == "native":
             calls["native"] += 1
             return native(*values)
@@ -575,16 +577,36 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
         calls["native"] += 1
         return result
 
-    call.calls = calls  # type: ignore[attr-defined]
-    call.route = "module" if reason is None else "fallback"  # type: ignore[attr-defined]
-    call.reason = reason  # type: ignore[attr-defined]
-    call.reasons = reasons  # type: ignore[attr-defined]
-    call.reports = reports  # type: ignore[attr-defined]
-    call.specialisations = specialised  # type: ignore[attr-defined]
-    call.generated = generated  # type: ignore[attr-defined]
-    call.module = module  # type: ignore[attr-defined]
-    call.__torchlower__ = True  # type: ignore[attr-defined]
-    return call
+    # The returned callable: the guards above checked in C, then the native function the
+    # Python router used last; every other call goes to `call` (module_router.rs).
+    from . import _compile, _native
+
+    router = _native.CompiledModule(
+        call,
+        len(parameters) if plain else None,
+        _compile._environ_data,
+        _compile._environ_key,
+        autocast_enabled,
+        torch.is_grad_enabled,
+        hook_dicts,
+        [m.__dict__ for m in modules],
+        [(d, list(snapshot)) for d, snapshot in children],
+        where,
+        calls,
+        str(Path(torch.__file__).parent / "lib"),  # libtorch's flags are read there in C
+    )
+    router.route = "module" if reason is None else "fallback"
+    router.reason = reason
+    router.reasons = reasons
+    router.reports = reports
+    router.specialisations = specialised
+    router.generated = generated
+    router.module = module
+    #: the instance's tensors as the native function takes them after the arguments (for
+    #: benchmarks/modules.py, which times the native function alone)
+    router.instance_tensors = lambda: tuple(d[name] for d, name in where)
+    router.__torchlower__ = True
+    return router
 
 
 def _specialise_key(values: tuple) -> tuple:
