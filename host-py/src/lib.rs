@@ -4,14 +4,14 @@
 //! shipped in the package; each `analyze` call runs in a fresh store and instance (from the
 //! shared engine's pool, see `engine.rs`) with the GIL released.
 //! Failures come out as `SandboxError(kind, message)`, never as a panic.
-//! Also here: [`module_router::CompiledModule`], the per-call guards of a compiled
-//! `nn.Module` checked in C (it needs no libtorch, only the Python objects it reads).
+//! Also here: [`specialising::Specialising`], the per-call router of compiled `nn.Module`s and
+//! unannotated functions, checked in C (it needs no libtorch, only the Python objects it reads).
 
 mod engine;
 mod module_cache;
-mod module_router;
 mod pyjson;
 mod sandbox;
+mod specialising;
 mod torch_state;
 
 use std::path::PathBuf;
@@ -147,7 +147,7 @@ fn pool_slots() -> u32 {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Analyzer>()?;
-    m.add_class::<module_router::CompiledModule>()?;
+    m.add_class::<specialising::Specialising>()?;
     m.add("AnalyzerSandboxError", m.py().get_type::<AnalyzerSandboxError>())?;
     m.add("MAX_INPUT_BYTES", sandbox::MAX_INPUT_BYTES)?;
     m.add("DEFAULT_MEMORY_LIMIT", sandbox::DEFAULT_MEMORY_LIMIT)?;

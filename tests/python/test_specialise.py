@@ -98,3 +98,29 @@ def test_annotate_inserts_annotations_without_moving_lines():
     assert lines[:3] == source.splitlines()[:3] and lines[4] == "    return x"
     assert lines[-1] == "from torchlower.types import TensorF32Cpu2D"
     assert _specialise.annotate(source, "g", 3, {}) is None
+
+
+def test_the_c_fast_path_tries_the_last_specialisation_and_specialises_again(module, monkeypatch):
+    """After a native call, positional calls go in C to that specialisation's native function,
+    whose boundary is the key check: other types (another rank, a float64 tensor, an int for a
+    float) come back to the Python router, which specialises or runs Python; keywords,
+    autocast and the fallback mode take the Python router too."""
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    compiled = torchlower.compile(module.gelu_mlp)
+    assert type(compiled).__name__ == "Specialising" and compiled.__name__ == "gelu_mlp"
+    assert compiled.__doc__ == module.gelu_mlp.__doc__ and compiled.__wrapped__ is module.gelu_mlp
+    two, three = mlp_inputs(4), mlp_inputs(2, 3)
+    for args in [two, two, three, two, three]:
+        assert_matches_eager(compiled(*args, 0.5), module.gelu_mlp(*args, 0.5))
+    assert len(compiled.specialisations) == 2
+    doubled = tuple(a.double() for a in two)
+    out = compiled(*doubled, 0.5)  # no marker describes float64: Python
+    assert out.dtype == torch.float64 and torch.equal(out, module.gelu_mlp(*doubled, 0.5))
+    assert_matches_eager(compiled(*two, 2), module.gelu_mlp(*two, 2))  # an int scale: its own key
+    assert len(compiled.specialisations) == 4
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out, eager = compiled(*two, 0.5), module.gelu_mlp(*two, 0.5)
+    assert out.dtype == eager.dtype == torch.bfloat16 and torch.equal(out, eager)
+    monkeypatch.setenv("TORCHLOWER_MODE", "fallback")
+    x = two[0].clone().requires_grad_()
+    assert compiled(x, *two[1:], 0.5).requires_grad  # Python ran: eager's graph

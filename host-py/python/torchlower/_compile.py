@@ -337,7 +337,9 @@ def _native_callable(fn: Callable, extension: ModuleType, entry: dict) -> Callab
     make_router = getattr(extension, "tl_router", None)
     if make_router is not None:
         router = make_router(symbol, fn, router, _environ_data, _environ_key)
-    return _decorate(router, fn, "native", entry, None)
+    routed = _decorate(router, fn, "native", entry, None)
+    routed.native_entry = native_fn  # for the C router of specialised code (_specialise)
+    return routed
 
 
 def _generic_router(fn: Callable, native_fn: Callable) -> Callable:

@@ -578,22 +578,22 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
         return result
 
     # The returned callable: the guards above checked in C, then the native function the
-    # Python router used last; every other call goes to `call` (module_router.rs).
+    # Python router used last; every other call goes to `call` (host-py/src/specialising.rs).
     from . import _compile, _native
 
-    router = _native.CompiledModule(
+    router = _native.Specialising(
         call,
         len(parameters) if plain else None,
         _compile._environ_data,
         _compile._environ_key,
         autocast_enabled,
-        torch.is_grad_enabled,
+        _grad_query(),
         hook_dicts,
         [m.__dict__ for m in modules],
         [(d, list(snapshot)) for d, snapshot in children],
         where,
         calls,
-        str(Path(torch.__file__).parent / "lib"),  # libtorch's flags are read there in C
+        _torch_lib(),
     )
     router.route = "module" if reason is None else "fallback"
     router.reason = reason
@@ -607,6 +607,20 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
     router.instance_tensors = lambda: tuple(d[name] for d, name in where)
     router.__torchlower__ = True
     return router
+
+
+def _grad_query() -> Callable[[], bool]:
+    """``torch.is_grad_enabled`` (imported when asked: the analyzer works without torch)."""
+    import torch
+
+    return torch.is_grad_enabled
+
+
+def _torch_lib() -> str:
+    """torch's `lib` folder: the C router reads libtorch's autocast and grad-mode flags there."""
+    import torch
+
+    return str(Path(torch.__file__).parent / "lib")
 
 
 def _specialise_key(values: tuple) -> tuple:

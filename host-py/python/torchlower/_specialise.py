@@ -145,12 +145,37 @@ def specialising_callable(
             specialised[key] = routed
             return routed
 
-    @functools.wraps(fn)
     def call(*args, **kwargs):
-        return for_call(args, kwargs)(*args, **kwargs)
+        routed = for_call(args, kwargs)
+        native = getattr(routed, "native_entry", None)
+        if native is not None:
+            router.use_native(native)  # the C fast path tries it first from now on
+        return routed(*args, **kwargs)
 
-    call.specialisations = specialised  # type: ignore[attr-defined]
-    return call
+    # The returned callable (host-py/src/specialising.rs): a positional call goes in C to the
+    # native function used last, whose boundary checks the argument types (the key); any other
+    # call, or a refusal there, comes to `call`.
+    from . import _compile, _modules, _native
+
+    parameters = signature.parameters.values()
+    plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+    router = _native.Specialising(
+        call,
+        len(signature.parameters) if plain else None,
+        _compile._environ_data,
+        _compile._environ_key,
+        _modules._autocast_query(),
+        _modules._grad_query(),
+        [],
+        [],
+        [],
+        [],
+        None,
+        _modules._torch_lib(),
+    )
+    functools.update_wrapper(router, fn)
+    router.specialisations = specialised
+    return router
 
 
 def _describe(value: Any) -> str:

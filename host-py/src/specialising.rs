@@ -1,16 +1,19 @@
-//! The callable `torchlower.compile(module)` returns: the guards of a compiled `nn.Module`
-//! checked in C on every call, then the native function of the call's specialisation.
+//! The callable of code specialised per call: `torchlower.compile(module)` (the guards of a
+//! compiled `nn.Module`) and an unannotated function (no guards). Each call first tries, in C,
+//! the native function of the specialisation used last.
 //!
-//! Why in Rust: the same guards written in Python (mode, autocast, hook dicts, `training`
-//! flags, the module tree, reading the instance's tensors, autograd) cost 2–7 µs per call
-//! for the modules of the corpus, more than many small modules compute. Here each is a C
-//! read of a dict or a flag, so the routing stays within a few hundred nanoseconds.
+//! Why in Rust: the same steps in Python cost microseconds per call: a module's guards (mode,
+//! autocast, hook dicts, `training` flags, the module tree, reading the instance's tensors,
+//! autograd) 2–7 µs for the modules of the corpus, an unannotated function's binding and
+//! argument types 3–5 µs. Here each guard is a C read of a dict or a flag, and the argument
+//! types are not computed at all: the native function's boundary checks them (dtype, device
+//! and rank of each tensor, the type of each scalar), which is exactly the specialisation key.
 //!
-//! The Python side (`torchlower._modules`) keeps every rule: it builds the lists checked
-//! here, specialises per argument types, and runs the module itself. This object only takes
-//! its fast path when every guard holds and a native function was used before (`use_native`,
-//! set by the Python side); otherwise, and whenever the native function refuses the
-//! arguments (a call with other types than that specialisation), it hands the call to the
+//! The Python side (`torchlower._modules`, `torchlower._specialise`) keeps every rule: it builds
+//! the lists checked here, specialises per argument types, and runs the Python code. This
+//! object takes its fast path only when every guard holds and a native function was used
+//! before (`use_native`, set by the Python side); otherwise, and whenever that function refuses
+//! the arguments (a call with other types than its specialisation), it hands the call to the
 //! Python router (`slow`), which decides again.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,9 +26,10 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyTuple};
 use crate::torch_state::TorchState;
 
 /// Where a compiled module's guards look, read once when it is compiled (a module tree changed
-/// since runs the module itself from then on, as the Python side decides).
-#[pyclass(frozen, dict, weakref, module = "torchlower", name = "CompiledModule")]
-pub struct CompiledModule {
+/// since runs the module itself from then on, as the Python side decides); empty lists for an
+/// unannotated function.
+#[pyclass(frozen, dict, weakref, module = "torchlower", name = "Specialising")]
+pub struct Specialising {
     /// the Python router: every call the fast path does not take
     slow: PyObject,
     /// number of parameters of `forward` when all are plain positional-or-keyword ones (None:
@@ -47,8 +51,9 @@ pub struct CompiledModule {
     children: Vec<(Py<PyDict>, Vec<PyObject>)>,
     /// where each tensor of the instance is read: its owner's `_parameters`/`_buffers` and name
     tensors: Vec<(Py<PyDict>, PyObject)>,
-    /// the Python side's `{"native": n, "eager": n}` counters
-    counted: Py<PyDict>,
+    /// a module's `{"native": n, "eager": n}` counters, kept by the Python side (None for a
+    /// function, which has no `.calls`)
+    counted: Option<Py<PyDict>>,
     /// native calls of the fast path (`.calls` adds them to the Python side's)
     fast_calls: AtomicU64,
     /// the native function the Python side used last (tried first)
@@ -56,7 +61,7 @@ pub struct CompiledModule {
 }
 
 #[pymethods]
-impl CompiledModule {
+impl Specialising {
     #[new]
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (slow, arity, environ, mode_key, autocast_enabled, grad_enabled, hook_dicts, module_dicts, children, tensors, calls, torch_lib = None))]
@@ -71,10 +76,10 @@ impl CompiledModule {
         module_dicts: Vec<Py<PyDict>>,
         children: Vec<(Py<PyDict>, Vec<PyObject>)>,
         tensors: Vec<(Py<PyDict>, PyObject)>,
-        calls: Py<PyDict>,
+        calls: Option<Py<PyDict>>,
         torch_lib: Option<&str>,
     ) -> Self {
-        CompiledModule {
+        Specialising {
             slow,
             arity,
             environ,
@@ -95,11 +100,30 @@ impl CompiledModule {
     /// `{"native": n, "eager": n}`: calls that ran native code and calls that ran the module.
     #[getter]
     fn calls<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let calls = self.counted.bind(py).copy()?;
+        let Some(counted) = &self.counted else {
+            return Err(pyo3::exceptions::PyAttributeError::new_err("calls"));
+        };
+        let calls = counted.bind(py).copy()?;
         let key = pyo3::intern!(py, "native");
         let counted: u64 = calls.get_item(key)?.map(|n| n.extract()).transpose()?.unwrap_or(0);
         calls.set_item(key, counted + self.fast_calls.load(Ordering::Relaxed))?;
         Ok(calls)
+    }
+
+    /// Bound as a method when stored on a class, as a Python function is.
+    fn __get__(slf: &Bound<'_, Self>, instance: &Bound<'_, PyAny>, _owner: Option<&Bound<'_, PyAny>>) -> PyResult<PyObject> {
+        if instance.is_none() {
+            return Ok(slf.clone().into_any().unbind());
+        }
+        let method_type = slf.py().import("types")?.getattr("MethodType")?;
+        Ok(method_type.call1((slf, instance))?.unbind())
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        match slf.getattr("__qualname__") {
+            Ok(name) => Ok(format!("<specialising function {}>", name.str()?)),
+            Err(_) => Ok(format!("<compiled module {}>", slf.getattr("module")?.get_type().name()?)),
+        }
     }
 
     /// The native function (of the instance's arguments then its tensors) to try first.
@@ -138,7 +162,7 @@ fn vectorcall(py: Python<'_>, native: &PyObject, values: &[Bound<'_, PyAny>]) ->
     }
 }
 
-impl CompiledModule {
+impl Specialising {
     /// The native function and its arguments when every guard holds; None sends the call to
     /// the Python router.
     fn fast_values<'py>(&self, py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Option<(PyObject, Vec<Bound<'py, PyAny>>)>> {
@@ -173,7 +197,7 @@ impl CompiledModule {
                 None => return Ok(None), // deleted from the instance
             }
         }
-        if self.grad(py)? {
+        if !self.tensors.is_empty() && self.grad(py)? {
             let requires_grad = pyo3::intern!(py, "requires_grad");
             for tensor in &values[args.len()..] {
                 if tensor.getattr(requires_grad)?.is_truthy()? {
