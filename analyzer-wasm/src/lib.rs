@@ -74,6 +74,7 @@ pub fn analyze(source: &str, filename: &str) -> Report {
                         message: "async functions are not lowered".to_string(),
                         hint: Some(rules::ASYNC_FN.hint.to_string()),
                         span,
+                        caused_by: None,
                     }],
                 });
                 analyzed.push(walk::Analyzed::empty());
@@ -94,9 +95,32 @@ pub fn analyze(source: &str, filename: &str) -> Report {
     lower_natives(&mut report, analyzed, filename);
     // sites in source order (nested sites after the site that contains them)
     for f in &mut report.functions {
-        f.sites.sort_by_key(|s| (s.span.line, s.span.col, std::cmp::Reverse((s.span.end_line, s.span.end_col))));
+        sort_sites(f);
     }
     report
+}
+
+/// A function's sites in source order, the `caused_by` links (site indices) renumbered.
+fn sort_sites(f: &mut report::Function) {
+    let mut order: Vec<usize> = (0..f.sites.len()).collect();
+    order.sort_by_key(|&i| {
+        let s = &f.sites[i].span;
+        (s.line, s.col, std::cmp::Reverse((s.end_line, s.end_col)))
+    });
+    let mut renumbered = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        renumbered[old] = new;
+    }
+    let mut sites: Vec<Option<report::Site>> = f.sites.drain(..).map(Some).collect();
+    f.sites = order.iter().filter_map(|&old| sites[old].take()).collect();
+    let renumber = |links: &mut Option<Vec<usize>>| {
+        if let Some(links) = links {
+            links.iter_mut().for_each(|i| *i = renumbered.get(*i).copied().unwrap_or(*i));
+            links.sort_unstable();
+        }
+    };
+    f.sites.iter_mut().for_each(|s| renumber(&mut s.caused_by));
+    f.diagnostics.iter_mut().for_each(|d| renumber(&mut d.caused_by));
 }
 
 /// The top-level functions other functions may call natively: each bound once in the module
@@ -183,6 +207,7 @@ fn require_native_callees(report: &mut Report, analyzed: &mut [walk::Analyzed], 
                         message,
                         hint: Some(rules::UNSUPPORTED_EXPRESSION.hint.to_string()),
                         span,
+                        caused_by: None,
                     });
                 }
                 changed = true;
@@ -285,6 +310,7 @@ pub fn analyze_bytes(source: &[u8], filename: &[u8]) -> Report {
                 message: "source is not valid UTF-8; invalid bytes were replaced by U+FFFD".to_string(),
                 hint: Some(rules::NOT_UTF8.hint.to_string()),
                 span,
+                caused_by: None,
             });
             report
         }

@@ -110,6 +110,7 @@ pub fn parse_module(source: &str, index: &LineIndex) -> Result<ast::Suite, Diagn
             message,
             hint: Some(rules::TOO_DEEP.hint.to_string()),
             span: index.span_of(offset, offset),
+            caused_by: None,
         });
     }
     match ruff_python_parser::parse_module(source) {
@@ -122,6 +123,7 @@ pub fn parse_module(source: &str, index: &LineIndex) -> Result<ast::Suite, Diagn
                 message: format!("syntax error: {}", err.error),
                 hint: Some(rules::SYNTAX_ERROR.hint.to_string()),
                 span: index.span_of(offset, offset),
+                caused_by: None,
             })
         }
     }

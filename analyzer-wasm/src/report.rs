@@ -38,6 +38,12 @@ pub struct Diagnostic {
     pub hint: Option<String>,
     #[serde(flatten)]
     pub span: Span,
+    /// A knock-on: this diagnostic's site failed only because an input did, and these are the
+    /// indices (in the function's `sites`) of the failed sites that input came from (empty when
+    /// it failed outside a torch call, e.g. an unsupported expression reported on its own).
+    /// Text output prints root causes only (`torchlower check --all` prints these too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caused_by: Option<Vec<usize>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,6 +105,9 @@ pub struct Site {
     /// Byte range of `rust` inside the report's top-level `rust` string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rust_range: Option<[usize; 2]>,
+    /// A knock-on (see [`Diagnostic::caused_by`]): the failed sites its unresolved input came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caused_by: Option<Vec<usize>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

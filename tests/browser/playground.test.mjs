@@ -360,3 +360,28 @@ test("each bundled example renders consistently with its report", async () => {
   assertNoPageErrors(page);
   await page.close();
 });
+
+test("knock-on sites are greyed and name their root cause", async () => {
+  const source = [
+    "import torch",
+    "import torch.nn.functional as F",
+    "from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D",
+    "",
+    "def block(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:",
+    "    h = torch.special.i0(x)",
+    "    y = F.linear(h, w, b)",
+    "    return y.relu() + x",
+    "",
+  ].join("\n");
+  const page = await openPlayground(browser.context, `${server.url}#code=${encodeFragment(source)}`);
+  const report = await lastReport(page);
+  const knockOns = report.functions[0].sites.filter((s) => Array.isArray(s.caused_by));
+  assert.equal(knockOns.length, 3, JSON.stringify(report.functions[0].sites));
+  assert.equal(await page.locator("#sites tr.site-row.knock-on").count(), 3);
+  assert.equal(await page.locator("#sites tr.site-row:not(.knock-on)").count(), 1);
+  const titles = await page.$$eval("#sites tr.site-row.knock-on", (rows) => rows.map((r) => r.title));
+  assert.ok(titles.some((t) => t.startsWith("knock-on of torch.special.i0 at 6:9")), titles.join(" | "));
+  assert.ok((await page.locator("#source-editor .cm-site-knock-on").count()) >= 3);
+  assertNoPageErrors(page);
+  await page.close();
+});

@@ -275,3 +275,83 @@ def test_example_shapes_analyze_unannotated_code_as_compile_specialises_it(capsy
 def test_malformed_example_shapes_are_errors(capsys, monkeypatch, spec):
     code, _, err = run_check(capsys, monkeypatch, str(UNANNOTATED), "--example-shapes", spec)
     assert code == 2 and "--example-shapes" in err
+
+
+KNOCK_ON = HERE / "snapshots" / "knock_on_input.py"
+
+
+def test_knock_ons_are_linked_to_their_root_and_hidden_by_default(capsys, monkeypatch):
+    """One unsupported call, then three uses of its result: JSON keeps all four sites, each
+    knock-on linked (`caused_by`, through a local and a scalar product) to the one before it;
+    text prints the root under the function's headline, `--all` prints all four."""
+    report = torchlower.analyze(KNOCK_ON.read_text(encoding="utf-8"), relative(KNOCK_ON))
+    (function,) = report["functions"]
+    links = {site["target"]: site.get("caused_by") for site in function["sites"]}
+    index = {site["target"]: i for i, site in enumerate(function["sites"])}
+    assert links == {
+        "torch.special.i0": None,
+        "torch.nn.functional.linear": [index["torch.special.i0"]],
+        "Tensor.relu": [index["torch.nn.functional.linear"]],
+        "+": [index["Tensor.relu"]],
+    }, links
+    status, out, _ = run_check(capsys, monkeypatch, relative(KNOCK_ON), "--color", "never")
+    assert status == 0
+    assert "def block — fallback: 1 cause (+3 knock-ons" in out
+    assert "torch.special.i0" in out and "unresolved type" not in out
+    status, out_all, _ = run_check(capsys, monkeypatch, relative(KNOCK_ON), "--color", "never", "--all")
+    assert out_all.count("unresolved type") == 3 and "torch.special.i0" in out_all
+
+
+def test_on_the_real_code_corpus_only_root_causes_are_printed(capsys, monkeypatch):
+    """Every knock-on of the real-code corpus links to failed sites of its own function, the
+    chains end at root causes, the text prints none of the knock-ons' messages at their
+    positions, and JSON keeps every site."""
+    files = sorted((REPO / "tests" / "realworld").glob("*.py"))
+    files = [f for f in files if f.name != "coverage.py"]
+    knock_ons = 0
+    for path in files:
+        report = torchlower.analyze(path.read_text(encoding="utf-8"), relative(path))
+        status, out, _ = run_check(capsys, monkeypatch, relative(path), "--color", "never")
+        assert status == 0
+        for function in report["functions"]:
+            sites = function["sites"]
+            for i, site in enumerate(sites):
+                if site.get("caused_by") is None:
+                    continue
+                knock_ons += 1
+                seen: set[int] = set()
+                chain = list(site["caused_by"])
+                while chain:  # follow to the roots: every link a failed site, never back to `site`
+                    j = chain.pop()
+                    assert j != i and sites[j]["outcome"] != "claimed", (path.name, function["name"], site)
+                    if j not in seen:
+                        seen.add(j)
+                        chain += sites[j].get("caused_by") or []
+                where = f"{relative(path)}:{site['line']}:{site['col']}: {site['code']} {site['message']}"
+                assert where not in out, where
+        assert f"{relative(path)}: " in out  # the summary line
+    assert knock_ons > 0  # the corpus has some: the test looks at them
+
+
+def test_explain_prints_a_code_or_a_rule(capsys, monkeypatch):
+    status, out, _ = run_check(capsys, monkeypatch, "--explain", "tl203")
+    assert status == 0 and out.startswith("TL203: ") and "Hint: " in out and "Example:" in out
+    status, out, _ = run_check(capsys, monkeypatch, "--explain", "torchlower/functional-linear-f32-2d")
+    assert status == 0 and "F.linear(x, w, b)" in out
+    status, _, err = run_check(capsys, monkeypatch, "--explain", "TL999")
+    assert status == 2 and "TL999" in err
+    status, _, err = run_check(capsys, monkeypatch)
+    assert status == 2 and "FILE" in err
+
+
+def test_sarif_links_a_knock_on_to_its_cause(capsys, monkeypatch):
+    status, out, _ = run_check(capsys, monkeypatch, relative(KNOCK_ON), "--format", "sarif")
+    assert status == 0
+    sarif = json.loads(out)
+    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))).validate(sarif)
+    results = sarif["runs"][0]["results"]
+    linear = next(r for r in results if "F.linear" in r["message"]["text"])
+    (related,) = linear["relatedLocations"]
+    assert related["physicalLocation"]["region"]["startLine"] == 11  # the torch.special.i0 call
+    root = next(r for r in results if "torch.special.i0" in r["message"]["text"])
+    assert "relatedLocations" not in root and len(results) == 4

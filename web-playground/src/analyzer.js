@@ -46,13 +46,19 @@ function selectableItems(report) {
   (report.functions ?? []).forEach((fn, fnIndex) => {
     const fnItem = { ...fn, kind: "function", key: `fn|${fn.name}|${fn.line}`, id: String(fnIndex), ...rustSpan(fn.rust_range) };
     functions.push(fnItem);
-    (fn.sites ?? []).forEach((site, siteIndex) => {
+    const fnSites = fn.sites ?? [];
+    fnSites.forEach((site, siteIndex) => {
+      // a knock-on (`caused_by`): the failed sites its input came from, for the table's note
+      const causes = (site.caused_by ?? []).map((i) => fnSites[i]).filter(Boolean);
       sites.push({
         ...site,
         kind: "site",
         fn: fnItem,
         key: `${fn.name}|${site.line}:${site.col}-${site.end_line}:${site.end_col}|${site.target}`,
         id: `${fnIndex}.${siteIndex}`,
+        knockOn: Array.isArray(site.caused_by),
+        causeIds: (site.caused_by ?? []).map((i) => `${fnIndex}.${i}`),
+        causeText: causes.map((c) => `${c.target} at ${c.line}:${c.col}`).join(", "),
         ...rustSpan(site.rust_range),
       });
     });

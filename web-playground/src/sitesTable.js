@@ -1,7 +1,8 @@
 // The table of sites, grouped by function: a header row per function (name, route, the
 // generated symbol) and one row per site with position, target, outcome and the rule
 // (claimed) or diagnostic code (rejected / not covered), and the fused kernel a claimed site
-// was grouped into. Clicking a row selects its site or
+// was grouped into. Knock-on sites (they fail only because an input did) are greyed, their
+// title naming the root cause. Clicking a row selects its site or
 // function; clicking a code opens its explanation.
 import { OUTCOME_LABEL } from "./sourceEditor.js";
 
@@ -75,7 +76,7 @@ export function createSitesTable(table, { onSelect, onCodeClick }) {
             outcomeCell.append(" ", fused);
           }
           const ref = site.code ?? site.rule;
-          const siteRow = addRow(site, `site-row ${site.outcome}`, [
+          const siteRow = addRow(site, `site-row ${site.outcome}${site.knockOn ? " knock-on" : ""}`, [
             { text: `${site.line}:${site.col}` },
             { node: target },
             { node: outcomeCell },
@@ -84,6 +85,11 @@ export function createSitesTable(table, { onSelect, onCodeClick }) {
           siteRow.dataset.site = site.id;
           siteRow.dataset.outcome = site.outcome;
           if (site.message) siteRow.title = site.message + (site.hint ? `\nhint: ${site.hint}` : "");
+          if (site.knockOn) {
+            // greyed: it fails only because an input did; the root cause is the site named here
+            siteRow.title = `knock-on of ${site.causeText || "an earlier failure"}\n${siteRow.title}`;
+            siteRow.dataset.causes = site.causeIds.join(" ");
+          }
         }
         if (!fnSites.length) {
           const cell = body.insertRow().insertCell();

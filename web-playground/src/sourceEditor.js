@@ -115,6 +115,7 @@ function buildDecorations({ functions, sites, diagnostics, selected }, doc) {
   for (const { site, from, to } of sites) {
     if (to <= from) continue;
     const classes = [`cm-site`, `cm-site-${site.outcome}`];
+    if (site.knockOn) classes.push("cm-site-knock-on");
     if (site.key === selected) classes.push("cm-site-selected");
     ranges.push(
       Decoration.mark({

@@ -42,7 +42,7 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
     }
     let sym = super::operator_symbol(op);
     if left.ty == Ty::Unknown || right.ty == Ty::Unknown {
-        return Decision::NotCovered(format!("an operand of `{sym}` has an unresolved type"));
+        return Decision::Unresolved(format!("an operand of `{sym}` has an unresolved type"));
     }
     if augmented {
         return Decision::reject(&rules::IN_PLACE, format!("`{sym}=` on a tensor updates it in place"));
@@ -194,7 +194,7 @@ fn with_number(left: &Operand, right: &Operand, op: Op, form: &str, number_left:
         Ty::Tensor(t) if t.dtype == Dtype::I64 => {
             return Some(Decision::reject(&rules::INT64_ARITH, format!("{form} on an int64 tensor ({})", tensor.ty.describe())))
         }
-        Ty::Unknown => return Some(Decision::NotCovered(format!("an operand of {form} has an unresolved type"))),
+        Ty::Unknown => return Some(Decision::Unresolved(format!("an operand of {form} has an unresolved type"))),
         _ => match f32_tensor(tensor, "tensor operand") {
             Ok(t) => t,
             Err(d) => return Some(d),
@@ -207,7 +207,7 @@ fn with_number(left: &Operand, right: &Operand, op: Op, form: &str, number_left:
 fn elementwise_types(left: &Operand, right: &Operand, form: &str) -> Result<(TensorTy, TensorTy, Device), Decision> {
     for o in [left, right] {
         if o.ty == Ty::Unknown {
-            return Err(Decision::NotCovered(format!("an operand of {form} has an unresolved type")));
+            return Err(Decision::Unresolved(format!("an operand of {form} has an unresolved type")));
         }
     }
     for o in [left, right] {

@@ -54,14 +54,14 @@ fn sized(q: &Query, op: Op, path: &str) -> Decision {
     let rank = match (&q.args[0].ty, &q.args[0].lit) {
         (Ty::Tuple(_), Lit::Ints(sizes)) => sizes.len(),
         (Ty::Int, _) => 1,
-        (Ty::Unknown, _) => return Decision::NotCovered(format!("the sizes of {path} have an unresolved type")),
+        (Ty::Unknown, _) => return Decision::Unresolved(format!("the sizes of {path} have an unresolved type")),
         _ => return Decision::reject(&rules::BAD_ARITY, format!("{path}: the sizes must be Python ints")),
     };
     let inferred = match q.args.get(1).map(|f| f.ty) {
         None | Some(Ty::Float) => Dtype::F32,
         Some(Ty::Int) => Dtype::I64,
         Some(Ty::Bool) => Dtype::Bool,
-        Some(Ty::Unknown) => return Decision::NotCovered(format!("the fill value of {path} has an unresolved type")),
+        Some(Ty::Unknown) => return Decision::Unresolved(format!("the fill value of {path} has an unresolved type")),
         Some(other) => return Decision::reject(&rules::SCALAR_OPERAND, format!("{path}: the fill value is {} (a Python number is claimed)", other.describe())),
     };
     let dtype = match keyword(q, "dtype").map(|(_, v)| &v.lit) {
@@ -161,7 +161,7 @@ fn arange(q: &Query, op: Op, path: &str) -> Decision {
     });
     if let Some(bad) = bounds.clone().find(|a| a.ty != Ty::Int) {
         return match bad.ty {
-            Ty::Unknown => Decision::NotCovered(format!("a bound of {path} has an unresolved type")),
+            Ty::Unknown => Decision::Unresolved(format!("a bound of {path} has an unresolved type")),
             other => Decision::reject(&rules::SCALAR_OPERAND, format!("{path} of {} (Python ints are claimed; float bounds round differently)", other.describe())),
         };
     }

@@ -65,7 +65,7 @@ pub fn attribute(kind: Distribution, name: &str, stored: &[Ty]) -> Option<Attrib
 /// An op of the stored tensors whose result is the first one's type, `rank_change` ranks
 /// more (the mode drops the event dim, an int64 result).
 fn on_stored(op: Op, rule: &'static Rule, first: Option<TensorTy>, rank_change: i8) -> Decision {
-    let Some(t) = first else { return Decision::NotCovered("the distribution's tensors have an unresolved type".into()) };
+    let Some(t) = first else { return Decision::Unresolved("the distribution's tensors have an unresolved type".into()) };
     let dtype = if op == Op::CategoricalMode { Dtype::I64 } else { t.dtype };
     let rank = t.rank as i8 + rank_change;
     let operands = (0..params::of(op).len()).map(OperandRef::Arg).collect();

@@ -50,7 +50,7 @@ fn check(q: &Query) -> Result<Claim, Decision> {
     for (op, what) in [(Some(input), "input"), (Some(weight), "weight"), (bias, "bias")] {
         if let Some(op) = op {
             if op.ty == Ty::Unknown {
-                return Err(Decision::NotCovered(format!("F.linear {what} has an unresolved type")));
+                return Err(Decision::Unresolved(format!("F.linear {what} has an unresolved type")));
             }
         }
     }

@@ -130,7 +130,7 @@ pub fn logical(q: &Query, op: Op, form: &str, operands: &[Operand], at: [Operand
     for o in operands {
         match o.ty {
             Ty::Tensor(t) if unary || t.dtype == Dtype::Bool => tensors.push(t),
-            Ty::Unknown => return Some(Decision::NotCovered(format!("an operand of {form} has an unresolved type"))),
+            Ty::Unknown => return Some(Decision::Unresolved(format!("an operand of {form} has an unresolved type"))),
             other => return Some(Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {} (bool tensors are claimed)", other.describe()))),
         }
     }
@@ -154,7 +154,7 @@ fn compare(left: &Operand, right: &Operand, op: Op, form: &str, number_left: boo
     let number = |o: &Operand| matches!(o.ty, Ty::Int | Ty::Float);
     for o in [left, right] {
         if o.ty == Ty::Unknown {
-            return Decision::NotCovered(format!("an operand of {form} has an unresolved type"));
+            return Decision::Unresolved(format!("an operand of {form} has an unresolved type"));
         }
     }
     let (tensors, options) = match (left.ty, right.ty) {

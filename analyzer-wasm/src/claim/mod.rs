@@ -108,6 +108,9 @@ pub enum Decision {
     Claimed(Claim),
     Rejected { code: &'static Code, message: String },
     NotCovered(String),
+    /// not covered because an input's type is unresolved: a knock-on of an earlier failure
+    /// (the report links it to the failed sites, `caused_by`; text output hides it)
+    Unresolved(String),
     /// not a torch site at all (scalar arithmetic, a non-torch call)
     NotASite,
 }
@@ -249,7 +252,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
     match receiver.ty {
         Ty::Tensor(_) => {}
         Ty::Unknown if known => {
-            return Decision::NotCovered(format!("receiver of `.{name}()` has an unresolved type"));
+            return Decision::Unresolved(format!("receiver of `.{name}()` has an unresolved type"));
         }
         _ => return Decision::NotASite,
     }
@@ -302,7 +305,7 @@ fn not_in_lane(op: Op) -> Decision {
 pub fn f32_tensor(op: &Operand, what: &str) -> Result<TensorTy, Decision> {
     match op.ty {
         Ty::Tensor(t) if t.dtype == Dtype::F32 => Ok(t),
-        Ty::Unknown => Err(Decision::NotCovered(format!("{what} has an unresolved type"))),
+        Ty::Unknown => Err(Decision::Unresolved(format!("{what} has an unresolved type"))),
         other => Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not a float32 tensor", other.describe()))),
     }
 }
@@ -390,7 +393,7 @@ pub(crate) mod test_support {
         match d {
             Decision::Claimed(c) => (c.rule.id.to_string(), c.result.marker().unwrap_or("?").to_string()),
             Decision::Rejected { code, .. } => (code.code.to_string(), String::new()),
-            Decision::NotCovered(_) => ("not_covered".into(), String::new()),
+            Decision::NotCovered(_) | Decision::Unresolved(_) => ("not_covered".into(), String::new()),
             Decision::NotASite => ("not_a_site".into(), String::new()),
         }
     }

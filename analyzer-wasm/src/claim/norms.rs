@@ -67,7 +67,7 @@ fn layer_norm(q: &Query, op: Op, path: &str) -> Decision {
             (_, Ty::NoneVal) if slot < 2 && v.lit == Lit::None => continue,
             (0 | 1, Ty::Tensor(t)) => t.dtype == x.dtype && t.device == x.device,
             (2, Ty::Float) => true,
-            (_, Ty::Unknown) => return Decision::NotCovered(format!("`{name}` of {path} has an unresolved type")),
+            (_, Ty::Unknown) => return Decision::Unresolved(format!("`{name}` of {path} has an unresolved type")),
             _ => false,
         };
         if !fits {

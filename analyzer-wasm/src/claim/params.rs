@@ -93,7 +93,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
             continue;
         };
         if value.ty == Ty::Unknown {
-            return Err(Decision::NotCovered(format!("`{}` of {form} has an unresolved type", param.name)));
+            return Err(Decision::Unresolved(format!("`{}` of {form} has an unresolved type", param.name)));
         }
         let what = format!("{form}: `{}`", param.name);
         let passed = match param.kind {

@@ -175,7 +175,7 @@ fn with_number(tensor: &Operand, number: &Operand, op: Op, form: &str, operands:
     };
     match number.ty {
         Ty::Int | Ty::Float => Decision::Claimed(Claim { rule, result: t, op, options: Options::None, operands: operands.to_vec() }),
-        Ty::Unknown => Decision::NotCovered(format!("the number of {form} has an unresolved type")),
+        Ty::Unknown => Decision::Unresolved(format!("the number of {form} has an unresolved type")),
         other => Decision::reject(&rules::SCALAR_OPERAND, format!("{form} with {} (a Python int or float is claimed)", other.describe())),
     }
 }
@@ -209,7 +209,7 @@ fn clamp(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: Ope
                 present[slot] = true;
                 operands.push(reference);
             }
-            Some(v) if v.ty == Ty::Unknown => return Decision::NotCovered(format!("`{name}` of {form} has an unresolved type")),
+            Some(v) if v.ty == Ty::Unknown => return Decision::Unresolved(format!("`{name}` of {form} has an unresolved type")),
             Some(v) => return Decision::reject(&rules::SCALAR_OPERAND, format!("{form}: `{name}` is {} (a Python int or float is claimed)", v.ty.describe())),
         }
     }

@@ -75,7 +75,7 @@ fn join(q: &Query, op: Op, path: &str) -> Decision {
     let count = q.args.iter().take_while(|o| matches!(o.ty, Ty::Tensor(_) | Ty::Unknown)).count();
     let (tensors, rest) = q.args.split_at(count);
     if tensors.iter().any(|o| o.ty == Ty::Unknown) {
-        return Decision::NotCovered(format!("a tensor of {path} has an unresolved type"));
+        return Decision::Unresolved(format!("a tensor of {path} has an unresolved type"));
     }
     let types: Vec<TensorTy> = tensors.iter().filter_map(|o| o.ty.tensor()).collect();
     let Some(first) = types.first().copied() else {
@@ -157,7 +157,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
     let Some(rule) = rule(op) else { return super::not_in_lane(op) };
     let t = match input.ty {
         Ty::Tensor(t) => t,
-        Ty::Unknown => return Decision::NotCovered(format!("{form} input has an unresolved type")),
+        Ty::Unknown => return Decision::Unresolved(format!("{form} input has an unresolved type")),
         other => return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} input is {}, not a tensor", other.describe())),
     };
     if q.starred {
@@ -180,7 +180,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
                     TensorTy::new(t.dtype, t.device, o.rank).map(|r| (r, Options::None)).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")))
                 }
                 Ty::Tensor(_) => Err(Decision::reject(&rules::BAD_RANKS, format!("{form}: the other tensor has fewer dims or another device"))),
-                Ty::Unknown => Err(Decision::NotCovered(format!("the other tensor of {form} has an unresolved type"))),
+                Ty::Unknown => Err(Decision::Unresolved(format!("the other tensor of {form} has an unresolved type"))),
                 other => Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {}", other.describe()))),
             },
             _ => Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes one tensor"))),
@@ -232,7 +232,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
 fn int_list(t: TensorTy, ints: &[Operand], op: Op, form: &str) -> Result<(TensorTy, Options), Decision> {
     if let Some(bad) = ints.iter().find(|o| o.ty != Ty::Int) {
         return Err(match bad.ty {
-            Ty::Unknown => Decision::NotCovered(format!("a size of {form} has an unresolved type")),
+            Ty::Unknown => Decision::Unresolved(format!("a size of {form} has an unresolved type")),
             other => Decision::reject(&rules::BAD_ARITY, format!("{form} takes Python ints (or one tuple of them), got {}", other.describe())),
         });
     }

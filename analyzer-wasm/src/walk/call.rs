@@ -236,7 +236,7 @@ impl Walker<'_> {
                 let class_path = self.scope.dotted_path(class, &|n| locals.contains(n));
                 let builtin = |name: &str| matches!(class, Expr::Name(n) if n.id.as_str() == name && !locals.contains(name) && self.scope.is_builtin(name));
                 match v.ty {
-                    _ if v.explained => return Val::explained(Ty::Unknown),
+                    _ if v.explained => return Val::knock_on([&v]),
                     Ty::Tensor(_) if class_path.as_deref() == Some("torch.Tensor") => Some(true),
                     Ty::Tensor(_) if builtin("int") || builtin("float") || builtin("bool") => Some(false),
                     Ty::Int | Ty::Float | Ty::Bool if class_path.as_deref() == Some("torch.Tensor") => Some(false),
@@ -289,7 +289,7 @@ impl Walker<'_> {
             if !arg.explained {
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` of {} is not lowered", arg.ty.describe()), c.range());
             }
-            return Val::explained(Ty::Unknown);
+            return Val::knock_on([arg]);
         }
         let Some(value) = super::expr::float_operand(arg.clone()) else { return Val::explained(Ty::Float) };
         match f {
@@ -314,7 +314,7 @@ impl Walker<'_> {
             if !args.iter().any(|a| a.explained) {
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` is lowered for two or more ints, or two or more floats"), c.range());
             }
-            return Val::explained(Ty::Unknown);
+            return Val::knock_on(&args);
         }
         let ty = args[0].ty;
         // all literal: the value, as CPython computes it
@@ -624,7 +624,7 @@ impl Walker<'_> {
                 if !args.iter().any(|a| a.explained) {
                     self.diag(&rules::UNSUPPORTED_EXPRESSION, "`len()` of this value is not lowered".into(), c.range());
                 }
-                Val::explained(Ty::Unknown)
+                Val::knock_on(&args)
             }
         }
     }
@@ -672,6 +672,7 @@ impl Walker<'_> {
             fused_into: None,
             rust: None,
             rust_range: None,
+            caused_by: None,
         };
         let val = match decision {
             Decision::Claimed(c) => {
@@ -713,14 +714,29 @@ impl Walker<'_> {
                 site.message = Some(message.clone());
                 site.hint = Some(code.hint.to_string());
                 self.diag(code, message, range);
-                Val::explained(Ty::Unknown)
+                Val::failed_at(id)
             }
             Decision::NotCovered(message) => {
                 site.code = Some(rules::SITE_NOT_COVERED.code.to_string());
                 site.message = Some(message.clone());
                 site.hint = Some(rules::SITE_NOT_COVERED.hint.to_string());
                 self.diag(&rules::SITE_NOT_COVERED, message, range);
-                Val::explained(Ty::Unknown)
+                Val::failed_at(id)
+            }
+            Decision::Unresolved(message) => {
+                // a knock-on: linked to the failed sites its inputs came from
+                let mut causes = std::collections::BTreeSet::new();
+                receiver.iter().chain(args).chain(kws).for_each(|v| v.causes(&mut causes));
+                let causes: Vec<usize> = causes.into_iter().collect();
+                site.code = Some(rules::SITE_NOT_COVERED.code.to_string());
+                site.message = Some(message.clone());
+                site.hint = Some(rules::SITE_NOT_COVERED.hint.to_string());
+                site.caused_by = Some(causes.clone());
+                self.diag(&rules::SITE_NOT_COVERED, message, range);
+                if let Some(diagnostic) = self.diags.last_mut() {
+                    diagnostic.caused_by = Some(causes);
+                }
+                Val::failed_at(id)
             }
             Decision::NotASite => Val::explained(Ty::Unknown),
         };

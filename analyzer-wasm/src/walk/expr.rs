@@ -165,14 +165,14 @@ impl Walker<'_> {
                 Ty::Distribution(kind) => {
                     let stored: Vec<Val> = (0..kind.tensors()).map(|i| self.element(name, i)).collect();
                     let explained = stored.iter().any(|e| e.explained);
-                    Val { ty: b.ty, lit: Lit::NotLiteral, ir: None, elems: Some(stored), explained, fresh: false }
+                    Val { ty: b.ty, lit: Lit::NotLiteral, ir: None, elems: Some(stored), explained, cause: None, fresh: false }
                 }
                 Ty::Str => match self.env.static_value(name) {
                     Some(value) => Val::opaque(Ty::Str, value.clone()),
                     None => Val::explained(Ty::Str),
                 },
                 // an unknown local was already reported where it was bound
-                other => Val::explained(other),
+                other => Val { cause: self.failed_locals.get(name).copied(), ..Val::explained(other) },
             },
         }
     }
@@ -269,7 +269,7 @@ impl Walker<'_> {
         let failed = |v: &Val| v.explained && v.ty == Ty::Unknown;
         let tensor = |v: &Val| matches!(v.ty, Ty::Tensor(_));
         if (failed(&l) && !tensor(&r)) || (failed(&r) && !tensor(&l)) {
-            return Val::explained(Ty::Unknown);
+            return Val::knock_on([&l, &r]);
         }
         let operands = [Operand { ty: l.ty, lit: l.lit.clone() }, Operand { ty: r.ty, lit: r.lit.clone() }];
         let q = Query { target: Target::BinOp { op, augmented }, receiver: None, args: &operands, keywords: &[], starred: false };
@@ -286,7 +286,7 @@ impl Walker<'_> {
             if !(l.explained || r.explained) {
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{}` on {} and {} is not lowered", claim::operator_symbol(op), l.ty.describe(), r.ty.describe()), range);
             }
-            return Val::explained(Ty::Unknown);
+            return Val::knock_on([&l, &r]);
         }
         let sop = match op {
             Operator::Add => ScalarOp::Add,

@@ -26,7 +26,7 @@ use crate::ty::Ty;
 use env::Env;
 use ruff_python_ast as ast;
 use ruff_text_size::{Ranged, TextRange};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Another top-level function of the module, as a call of it is typed: its parameters and
 /// its (non-tuple) return type, from its annotations.
@@ -79,25 +79,46 @@ struct Val {
     elems: Option<Vec<Val>>,
     /// when `ir` is None: a diagnostic or non-claimed site already explains why
     explained: bool,
+    /// the failed site (rejected or not covered) whose result this unknown value is: a site
+    /// that fails only because of it is a knock-on of that site (`Site::caused_by`)
+    cause: Option<usize>,
     /// a tensor whose storage is provably not a parameter's (see `Env::bind_fresh`)
     fresh: bool,
 }
 
 impl Val {
     fn lowered(ty: Ty, lit: Lit, ir: ir::Expr) -> Val {
-        Val { ty, lit, ir: Some(ir), elems: None, explained: false, fresh: false }
+        Val { ty, lit, ir: Some(ir), elems: None, explained: false, cause: None, fresh: false }
     }
     fn opaque(ty: Ty, lit: Lit) -> Val {
-        Val { ty, lit, ir: None, elems: None, explained: false, fresh: false }
+        Val { ty, lit, ir: None, elems: None, explained: false, cause: None, fresh: false }
     }
     /// A tuple of `elems` (explained when any element is).
     fn tuple(elems: Vec<Val>) -> Val {
         let explained = elems.iter().any(|e| e.explained);
         let n = u8::try_from(elems.len()).unwrap_or(u8::MAX);
-        Val { ty: Ty::Tuple(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained, fresh: false }
+        Val { ty: Ty::Tuple(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained, cause: None, fresh: false }
     }
     fn explained(ty: Ty) -> Val {
-        Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true, fresh: false }
+        Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true, cause: None, fresh: false }
+    }
+    /// The unknown result of the failed site `site`.
+    fn failed_at(site: usize) -> Val {
+        Val { cause: Some(site), ..Val::explained(Ty::Unknown) }
+    }
+    /// The unknown result of an expression that fails only because `inputs` did (no site of
+    /// its own): it keeps their first cause, so later knock-ons link to the root.
+    fn knock_on<'v>(inputs: impl IntoIterator<Item = &'v Val>) -> Val {
+        let mut causes = BTreeSet::new();
+        inputs.into_iter().for_each(|v| v.causes(&mut causes));
+        Val { cause: causes.first().copied(), ..Val::explained(Ty::Unknown) }
+    }
+    /// The failed sites this value's unknown parts come from (its own cause, its elements').
+    fn causes(&self, into: &mut BTreeSet<usize>) {
+        into.extend(self.cause);
+        for elem in self.elems.iter().flatten() {
+            elem.causes(into);
+        }
     }
     /// The value as a claim sees it: its type and literal; a tuple of Python ints as
     /// `Lit::Ints`.
@@ -153,6 +174,8 @@ struct Walker<'a> {
     conditional: usize,
     /// iterations of `for … in [a, b]` loops unrolled so far (`loops::MAX_UNROLLED`)
     unrolled: usize,
+    /// locals bound to the unknown result of a failed site, and that site (see `Val::cause`)
+    failed_locals: BTreeMap<String, usize>,
 }
 
 /// Where control leaves a loop body early, and with which environment.
@@ -198,6 +221,7 @@ fn analyze_with<'a>(
         infer_returns: params.is_some(),
         conditional: 0,
         unrolled: 0,
+        failed_locals: BTreeMap::new(),
     };
     let (report_params, mut param_tys) = w.signature(def);
     if let Some(types) = params {
@@ -292,6 +316,7 @@ impl<'a> Walker<'a> {
             message,
             hint: Some(code.hint.to_string()),
             span: self.index.span_of(start, end),
+            caused_by: None,
         });
     }
 

@@ -249,6 +249,10 @@ impl Walker<'_> {
             self.env.bind_static(name, v.ty, v.lit);
             return;
         }
+        match v.cause {
+            Some(site) if v.explained => self.failed_locals.insert(name.to_string(), site),
+            _ => self.failed_locals.remove(name),
+        };
         let ty = v.ty;
         let fresh = v.fresh && matches!(ty, Ty::Tensor(_));
         let lowerable = matches!(ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float);

@@ -32,13 +32,21 @@ from ._report_format import Style, render_text, summarize, to_sarif
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="Python source files")
+    parser.add_argument("files", nargs="*", type=Path, metavar="FILE", help="Python source files")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when any function falls back to Python"
     )
     parser.add_argument(
         "--claims", action="store_true", help="text format: also list every claimed site"
+    )
+    parser.add_argument(
+        "--all", action="store_true", dest="all_findings",
+        help="text format: also show knock-on findings (sites that fail only because an input did)",
+    )
+    parser.add_argument(
+        "--explain", metavar="CODE",
+        help="print what a diagnostic code (TL206) or claim rule (torchlower/…) means, with its example, and exit",
     )
     parser.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto",
@@ -162,7 +170,35 @@ def _falls_back(report: dict[str, Any]) -> bool:
     return any(f.get("route") != "native" for f in report.get("functions", []))
 
 
+def explain(name: str) -> int:
+    """``--explain``: the registry's entry for a diagnostic code or a claim rule."""
+    try:
+        registry = rules()
+    except AnalyzerError as exc:
+        print(f"torchlower check: cannot read the analyzer's rule registry: {exc} [{exc.kind}]", file=sys.stderr)
+        return 2
+    wanted = name.strip()
+    for entry in registry.get("codes", []) + registry.get("rules", []):
+        key = entry.get("code") or entry.get("id")
+        if key and key.lower() == wanted.lower():
+            title = f"{key}: {entry.get('summary', '')}"
+            parts = [title, "=" * min(len(title), 78), entry.get("explanation", "")]
+            if entry.get("example"):
+                parts.append("Example:\n    " + entry["example"].replace("\n", "\n    "))
+            if entry.get("hint"):
+                parts.append("Hint: " + entry["hint"])
+            print("\n\n".join(part for part in parts if part))
+            return 0
+    print(f"torchlower check: no diagnostic code or claim rule named {wanted!r} (see docs/rules.md)", file=sys.stderr)
+    return 2
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.explain:
+        return explain(args.explain)
+    if not args.files:
+        print("torchlower check: give one or more FILEs (or --explain CODE)", file=sys.stderr)
+        return 2
     style = Style.for_stream(sys.stdout, args.color)
     analyzed: list[tuple[str, dict[str, Any], str, str]] = []  # name, report, source, json
     failed = False
@@ -194,7 +230,8 @@ def main(args: argparse.Namespace) -> int:
 
     if args.format == "text":
         if analyzed:
-            print("\n\n".join(render_text(r, n, s, style, claims=args.claims) for n, r, s, _ in analyzed))
+            print("\n\n".join(render_text(r, n, s, style, claims=args.claims, all_findings=args.all_findings)
+                             for n, r, s, _ in analyzed))
     elif args.format == "json":
         if len(args.files) == 1 and analyzed:
             print(analyzed[0][3])

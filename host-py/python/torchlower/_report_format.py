@@ -2,7 +2,10 @@
 
 Both renderings show the same *findings*: every rejected or not-covered site, every
 function diagnostic (why a function falls back) that is not already one of those sites, and
-every module diagnostic (syntax errors and the like), in source order.
+every module diagnostic (syntax errors and the like), in source order. A *knock-on* (a site
+that failed only because an input did: ``caused_by`` in the report) is left out of the text by
+default, which shows root causes under a headline per function (``--all`` shows every
+finding); SARIF keeps it, with the sites it comes from as ``relatedLocations``.
 """
 
 from __future__ import annotations
@@ -37,13 +40,22 @@ class Finding:
     outcome: str | None  # "rejected" | "not_covered" for sites, None for diagnostics
     target: str | None
     rule: str | None
+    #: a knock-on: the spans of the failed sites it comes from (possibly none: an input that
+    #: failed outside a torch call); None for a root cause
+    caused_by: tuple[tuple[int, int, int, int], ...] | None = None
 
     @property
     def span(self) -> tuple[int, int, int, int]:
         return (self.line, self.col, self.end_line, self.end_col)
 
 
-def _finding(item: dict[str, Any], severity: str, function: str | None) -> Finding:
+def _span(item: dict[str, Any]) -> tuple[int, int, int, int]:
+    line, col = int(item.get("line", 1)), int(item.get("col", 1))
+    return (line, col, int(item.get("end_line", line)), int(item.get("end_col", col)))
+
+
+def _finding(item: dict[str, Any], severity: str, function: str | None, sites: list[dict] = ()) -> Finding:
+    causes = item.get("caused_by")
     return Finding(
         code=item.get("code") or "TL000",
         severity=severity,
@@ -57,6 +69,7 @@ def _finding(item: dict[str, Any], severity: str, function: str | None) -> Findi
         outcome=item.get("outcome"),
         target=item.get("target"),
         rule=item.get("rule"),
+        caused_by=None if causes is None else tuple(_span(sites[i]) for i in causes if 0 <= i < len(sites)),
     )
 
 
@@ -69,11 +82,11 @@ def findings(report: dict[str, Any]) -> list[Finding]:
         for site in function.get("sites", []):
             outcome = site.get("outcome")
             if outcome in _SITE_SEVERITY:
-                finding = _finding(site, _SITE_SEVERITY[outcome], name)
+                finding = _finding(site, _SITE_SEVERITY[outcome], name, function.get("sites", []))
                 shown.add((finding.code, finding.span))
                 found.append(finding)
         for diagnostic in function.get("diagnostics", []):
-            finding = _finding(diagnostic, diagnostic.get("severity", "error"), name)
+            finding = _finding(diagnostic, diagnostic.get("severity", "error"), name, function.get("sites", []))
             if (finding.code, finding.span) not in shown:
                 found.append(finding)
     found.sort(key=lambda f: (f.span, f.code))
@@ -190,15 +203,37 @@ def render_claims(report: dict[str, Any], filename: str, style: Style) -> str:
     return "\n".join(out)
 
 
+def headline(function: dict[str, Any], filename: str, roots: int, knock_ons: int) -> str:
+    """``model.py:42 def gpt_mlp — native, 7 sites (5 fused)`` or ``… — fallback: 2 causes``."""
+    where = f"{filename}:{function.get('line', 1)} def {function.get('name', '?')}"
+    sites = function.get("sites", [])
+    if function.get("route") == "native":
+        fused = sum(1 for site in sites if site.get("fused_into"))
+        state = f"native, {len(sites)} site{'s' if len(sites) != 1 else ''}" + (f" ({fused} fused)" if fused else "")
+    else:
+        state = f"fallback: {roots} cause{'s' if roots != 1 else ''}"
+        if knock_ons:
+            state += f" (+{knock_ons} knock-on{'s' if knock_ons != 1 else ''}, --all shows them)"
+    return f"{where} — {state}"
+
+
 def render_text(
-    report: dict[str, Any], filename: str, source: str, style: Style, claims: bool = False
+    report: dict[str, Any], filename: str, source: str, style: Style, claims: bool = False, all_findings: bool = False
 ) -> str:
-    """Every finding with its source line and caret (and, with `claims`, first every claimed
-    site), then the file's summary line."""
+    """The module's own diagnostics, then per function a headline and its root-cause findings
+    with source line and caret (every finding with ``all_findings``; with ``claims``, first
+    every claimed site), then the file's summary line."""
     lines = source.splitlines()
     blocks = [render_claims(report, filename, style)] if claims else []
     blocks = [block for block in blocks if block]
-    blocks += [render_finding(f, filename, lines, style) for f in findings(report)]
+    found = findings(report)
+    blocks += [render_finding(f, filename, lines, style) for f in found if f.function is None]
+    for function in report.get("functions", []):
+        own = [f for f in found if f.function == function.get("name") and f.function is not None]
+        roots = [f for f in own if f.caused_by is None]
+        shown = own if all_findings else roots
+        blocks.append(style("bold", headline(function, filename, len(roots), len(own) - len(roots))))
+        blocks += [render_finding(f, filename, lines, style) for f in shown]
     blocks.append(style("bold", summarize(report).line(filename)))
     return "\n\n".join(blocks)
 
@@ -322,6 +357,19 @@ def to_sarif(
             }
             if properties:
                 result["properties"] = properties
+            if finding.caused_by is not None:  # a knock-on: the sites it comes from
+                result["relatedLocations"] = [
+                    {
+                        "id": index,
+                        "message": {"text": "the failed site this finding's input comes from"},
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": artifact_uri(filename)},
+                            "region": {"startLine": span[0], "startColumn": span[1], "endLine": span[2], "endColumn": span[3]},
+                        },
+                    }
+                    for index, span in enumerate(finding.caused_by)
+                ]
+                result.setdefault("properties", {})["knockOn"] = True
             results.append(result)
 
     codes = sorted(set(first_of_code) | set(registry_codes))
