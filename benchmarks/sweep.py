@@ -350,6 +350,14 @@ def log_softmax(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.log_softmax(x, dim=-1)
 
 
+def sum_dims(x: TensorF32Cpu3D) -> TensorF32Cpu1D:
+    return x.sum(dim=(1, 2))
+
+
+def mean_dims(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return x.mean((2, 3), keepdim=True)
+
+
 def amax(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x.amax(dim=-1)
 
@@ -695,7 +703,7 @@ OPS = {
     "minimum": "minimum", "bmm": "bmm", "cat": "cat", "stack": "stack",
     "expand": "expand", "expand_as": "expand_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
     "softplus": "softplus", "layer_norm": "layer_norm",
-    "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "cross_entropy": "cross_entropy", "where_nonzero": "where_nonzero", "multinomial": "multinomial", "embedding": "embedding", "arange": "arange", "zeros": "zeros", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention",
+    "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "sum_dims": "sum_dims", "mean_dims": "mean_dims", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "cross_entropy": "cross_entropy", "where_nonzero": "where_nonzero", "multinomial": "multinomial", "embedding": "embedding", "arange": "arange", "zeros": "zeros", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention",
     "addmm": "addmm", "baddbmm": "baddbmm", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "topk": "topk", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev"
 }
 
@@ -710,7 +718,7 @@ SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 #: The op families on libtorch's kernels: the call is what native code adds, on a small grid
 #: (rows × cols of the 2-D input; the other shapes follow from it in ``inputs``).
 FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "cross_entropy", "where_nonzero", "multinomial", "embedding", "arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa"]
-FAMILIES += ["topk"]
+FAMILIES += ["topk", "sum_dims", "mean_dims"]
 FAMILIES += ["addmm", "baddbmm", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
@@ -794,6 +802,8 @@ def _family_inputs() -> dict:
         "rms_norm": lambda r, c, randn, g: (randn(r, c), randn(c)),
         "batch_norm": lambda r, c, randn, g: (randn(r, c), randn(c), randn(c).abs() + 0.5, randn(c), randn(c)),
         "group_norm": lambda r, c, randn, g: (randn(r, channels, c), randn(channels), randn(channels)),
+        "sum_dims": lambda r, c, randn, g: (randn(r, channels, c),),
+        "mean_dims": lambda r, c, randn, g: (randn(r, channels, 4, c // 4),),
         "eq": lambda r, c, randn, g: (randn(r, c).round(), randn(r, c).round()),
         "ne": lambda r, c, randn, g: (randn(r, c).round(), randn(r, c).round()),
         "lt": lambda r, c, randn, g: (randn(r, c), randn(r, c)),

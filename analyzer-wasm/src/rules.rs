@@ -282,6 +282,13 @@ rule!(MEAN_DIM, "torchlower/mean-static-dim-f32-rank1-2", MeanDim, false,
 rule!(SUM_DIM, "torchlower/sum-static-dim-f32-rank1-2", SumDim, false,
     "sum over one static dim", "Same contract as mean.", "h.sum(dim=1, keepdim=False)");
 
+rule!(MEAN_DIMS, "torchlower/mean-dims", MeanDims, true,
+    "EXTENSION: mean over a tuple or list of static dims",
+    "`t.mean(dims, keepdim=False)` / `torch.mean(t, dims, …)` with `dims` a tuple or list of int literals (global average pooling, `x.mean((2, 3), keepdim=True)`), on float32 tensors of any rank; `keepdim` a bool literal (also positional), `dtype` omitted or None. libtorch's kernel, whose values eager computes; a repeated or out-of-range dim raises eager's error.",
+    "x.mean((2, 3), keepdim=True)  /  x.mean(dim=[-2, -1])");
+rule!(SUM_DIMS, "torchlower/sum-dims", SumDims, true,
+    "EXTENSION: sum over a tuple or list of static dims", "As mean over dims.", "x.sum(dim=(1, 2))");
+
 rule!(SOFTMAX_DIM, "torchlower/softmax-static-dim-f32-rank1-2", Softmax, false,
     "softmax over one static dim", "Method `t.softmax(dim)` or `torch.softmax(t, dim)`: an int literal dim given once (rank-1: 0; rank-2: 0/1), no other options. Result: same rank.", "logits.softmax(dim=1)");
 rule!(FUNCTIONAL_SOFTMAX, "torchlower/functional-softmax-f32-rank1-2", Softmax, false,
@@ -690,7 +697,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV, &METHOD_ADD, &METHOD_SUB, &METHOD_MUL, &METHOD_DIV,
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &RELU_IN_PLACE, &ADD_IN_PLACE, &SUB_IN_PLACE, &MUL_IN_PLACE, &DIV_IN_PLACE, &DEFERRED_WRITE,
-    &MEAN_DIM, &SUM_DIM,
+    &MEAN_DIM, &SUM_DIM, &MEAN_DIMS, &SUM_DIMS,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
     &LAYER_NORM,
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
@@ -762,20 +769,20 @@ code!(NOT_UTF8, "TL003", Module, Error,
 
 code!(PARAM_UNANNOTATED, "TL101", Signature, Warning,
     "Parameter without annotation",
-    "Native code needs the dtype, device and rank of every tensor parameter; sites on unannotated values are not covered.",
-    "def f(x): ...", "Annotate with a torchlower.types marker, `int` or `bool`.");
+    "Native code needs the dtype, device and rank of every tensor parameter; sites on unannotated values are not covered. `torchlower.compile` specialises an unannotated function on its first call's argument types instead.",
+    "def f(x): ...", "Annotate with a torchlower.types marker, `int`, `float` or `bool`, or leave every parameter unannotated and call it through `torchlower.compile`.");
 code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
     "Unsupported parameter annotation",
-    "Only torchlower.types / rextio_torch.types markers, `int` and `bool` are supported parameter types.",
-    "def f(x: torch.Tensor, s: float): ...", "Use TensorF32Cpu1D/2D, TensorI64Cpu1D, TensorF32Cuda0_1D/2D, int or bool.");
+    "Parameter types with a boundary check: the torchlower.types / rextio_torch.types markers (float32 on the CPU, ranks 1–5; float32 on cuda:0, ranks 1–4; int64 and bool on the CPU, ranks 1–4), `int`, `float` and `bool`. `torch.Tensor`, `str`, `Optional[...]` and containers say too little (or something else) about the value.",
+    "def f(x: torch.Tensor, name: str): ...", "Use the marker of the tensor's dtype, device and rank (`TensorF32Cpu2D`, `TensorI64Cpu1D`, `TensorF32Cuda0_3D`, …), or `int`, `float`, `bool`.");
 code!(RETURN_UNANNOTATED, "TL103", Signature, Warning,
     "Missing return annotation, not inferable",
     "Without a return annotation the return type is inferred from the first `return` of a typed value (each other `return` must agree, TL401); a function whose returns carry no type (only unresolved values, or no `return` at all) has none to build the boundary with.",
     "def f(x: TensorF32Cpu2D): print(x)", "Return a typed value, or add `-> TensorF32Cpu2D` (or another supported type).");
 code!(RETURN_UNSUPPORTED, "TL104", Signature, Warning,
     "Unsupported return annotation",
-    "Only the tensor markers, `int` and `bool` can be returned natively (no None, tuples or floats).",
-    "def f(x: TensorF32Cpu2D) -> None: ...", "Return a single tensor, int or bool.");
+    "Returned natively: the tensor markers, `int`, `float`, `bool`, and tuples of them (`tuple[...]` / `typing.Tuple[...]`, up to 8 elements). None, lists, dicts and strings are not.",
+    "def f(x: TensorF32Cpu2D) -> None: ...", "Return a tensor, a number, a bool or a tuple of them, or drop the annotation to have the type inferred from the `return`.");
 code!(PARAM_DEFAULT, "TL105", Signature, Warning,
     "Default argument values",
     "A literal default of the parameter's type (`n: int = 3`, `eps: float = 1e-5`, `flip: bool = False`; an int literal for a float parameter reaches native code as Python's int, which the boundary refuses, so auto mode reruns Python when it is used) is applied by the host before the native call. Any other default (a tensor parameter's, `None`, an expression) makes the function fall back.",
@@ -794,9 +801,9 @@ code!(ASYNC_FN, "TL108", Signature, Warning,
     "async def f(x): ...", "Use a plain `def`.");
 
 code!(NOT_F32_OPERAND, "TL200", Site, Error,
-    "Operand is not a float32 tensor",
-    "Every op of the surface takes float32 rank-1/2 tensors: int64 classification results, Python scalars and literals are rejected (no implicit type promotion is modeled).",
-    "torch.exp(2)  /  labels.relu()", "Pass a float32 tensor.");
+    "Operand of another type than the op takes",
+    "The op takes float32 tensors here; int64 and bool tensors only where its rule says so (comparisons, indexing, `where`, conversions, `+ - * /` of int64 tensors, `all`/`any`). A Python number or an int64/bool tensor in a float32 position is not claimed: eager would promote or raise, and that is not modelled per op.",
+    "torch.exp(2)  /  labels.relu()  # labels int64", "Pass a float32 tensor, or convert first with `.float()` (claimed: torchlower/to-dtype).");
 code!(BAD_KEYWORD, "TL201", Site, Error,
     "Unsupported keyword option",
     "Options such as `out`, `alpha`, `rounding_mode`, `dtype` or unknown keywords change or widen the semantics and are not lowered.",
@@ -814,17 +821,17 @@ code!(MIXED_DEVICE, "TL204", Site, Error,
     "Operands of one op must live on the same device; eager PyTorch raises for most mixes and transfers are not lowered.",
     "cpu_x @ cuda_w", "Annotate all operands with the same device.");
 code!(DEVICE_TRANSFER, "TL205", Site, Error,
-    "Device transfer",
-    "`.cuda()`, `.cpu()` and `.to(...)` copy between devices or change dtypes; they are not lowered.",
-    "x.cuda()", "Pass tensors that already live on the annotated device.");
+    "Device transfer or unsupported conversion",
+    "`.cuda()`, `.cpu()`, `.to(device)` of another device, and conversions to a dtype without a tensor type here (float64, float16, int32, …) are not lowered. `.to(dtype)`, `.float()`, `.long()`, `.bool()`, `.type(dtype)` and `.type_as(y)` between float32, int64 and bool, and `.to(\"cpu\")` of a CPU tensor, are claimed.",
+    "x.cuda()  /  x.to(torch.float64)", "Pass tensors that already live on the annotated device, in a dtype with a marker; convert between float32, int64 and bool with `.float()`, `.long()`, `.bool()`.");
 code!(VIEW_OP, "TL206", Site, Error,
-    "View or reshape",
-    "Views alias their base tensor; transpose, view, reshape and friends are intentionally not claimed.",
-    "x.transpose(0, 1)", "Keep the view on the Python route.");
+    "View form not lowered",
+    "Views are claimed: `view`, `reshape`, `transpose`, `permute`, `t`, `.T` of rank ≤ 2, `.mT`, `unsqueeze`, `squeeze(dim)`, `flatten`, `unflatten`, `narrow`, `select`, `expand`, `chunk`, `split`, `unbind` and basic indexing, aliasing their base as eager's do. These view forms are not: `view_as`, `reshape_as`, `unfold`, `movedim`, `swapaxes`/`swapdims`, `as_strided`, `.H`/`.mH`, `.real`/`.imag`/`.data`, and `.T` of rank > 2 (deprecated in eager).",
+    "x.swapaxes(0, 1)  /  x.view_as(y)  /  x.movedim(1, -1)", "Write it with a claimed view: `x.transpose(0, 1)` for swapaxes/swapdims, `x.view(y.shape)` for `view_as`, `x.reshape(y.shape)` for `reshape_as`, `x.permute(...)` for `movedim` and for `.T` of rank > 2.");
 code!(RANK0_RESULT, "TL207", Site, Error,
     "Result would be rank 0",
-    "There is no rank-0 tensor type; rank-1 @ rank-1, whole-tensor reductions and rank-1 reductions without keepdim produce one.",
-    "a_1d @ b_1d  /  v.mean(dim=0)", "Keep a dimension (`keepdim=True`) or use rank-2 operands.");
+    "There is no rank-0 tensor type: a dot product of two rank-1 tensors, a whole-tensor reduction or loss (`F.cross_entropy` with its default `reduction=\"mean\"`) and a rank-1 reduction without keepdim produce one.",
+    "a_1d @ b_1d  /  v.mean(dim=0)", "Keep a dimension (`keepdim=True`, `reduction=\"none\"`), or return the result through a rank-1 tensor (`(a_1d * b_1d).sum(dim=0, keepdim=True)`).");
 code!(BAD_RANKS, "TL208", Site, Error,
     "Unsupported operand ranks",
     "The operand ranks are outside the rank matrix of the op.",
@@ -867,12 +874,12 @@ code!(SCALAR_OPERAND, "TL242", Binops, Error,
     "x * True  /  torch.mul(2.0, x)", "Use an int or float, or the operator form.");
 code!(DIM_MISSING, "TL250", Reductions, Error,
     "Reduction without dim",
-    "A whole-tensor reduction returns a rank-0 tensor, which has no type here.",
-    "h.sum()", "Pass `dim=`.");
+    "A reduction over the whole tensor (`h.sum()`, `h.mean()`, `h.max()`) returns a rank-0 tensor, which has no type here.",
+    "h.sum()", "Reduce over dims: `h.sum(dim=-1)`, or every dim kept as size 1 with `h.sum(dim=(0, 1), keepdim=True)`.");
 code!(DIM_NOT_LITERAL, "TL251", Reductions, Error,
-    "dim is not an int literal",
-    "The dim must be known statically (an int literal, not a variable, bool or tuple).",
-    "h.mean(dim=d)", "Write the dim as a literal.");
+    "dim not known while analysing",
+    "The result's rank depends on the dims, so they must be static: an int literal, or a tuple or list of int literals (sum, mean, amax, amin, logsumexp, var, std, norm). A dim read from a parameter or computed at run time is not lowered for these ops (unsqueeze, chunk, split and unbind take run-time dims).",
+    "h.mean(dim=d)  # d an int parameter", "Write the dim as a literal (negative literals count from the end: `dim=-1`).");
 code!(DIM_OUT_OF_RANGE, "TL252", Reductions, Error,
     "dim out of range",
     "The dim must address an existing dimension of the operand.",
@@ -895,21 +902,21 @@ code!(SOFTMAX_DTYPE, "TL260", Classification, Error,
     "F.softmax(x, dim=1, dtype=torch.float64)", "Drop `dtype`.");
 code!(ARGMAX_RESULT_TYPE, "TL261", Classification, Error,
     "argmax result type unavailable",
-    "Only int64 rank-1 labels exist: rank-2 argmax needs keepdim=False, rank-1 argmax needs keepdim=True; argmax on CUDA has no int64 CUDA type.",
-    "m.argmax(dim=1, keepdim=True)  /  v.argmax(dim=0)", "Use the forms listed in the argmax rule.");
+    "argmax gives an int64 tensor: of a rank-1 input without keepdim=True it would be rank 0; on cuda:0 there is no int64 CUDA type.",
+    "v.argmax(dim=0)  # v rank 1", "Keep the dim (`v.argmax(dim=0, keepdim=True)`), or run the argmax on CPU types.");
 
 code!(UNSUPPORTED_STATEMENT, "TL301", Statement, Warning,
     "Statement not lowerable",
-    "Only assignments to names, augmented assignments, if/elif/else, `for` over range(), while, return and pass are lowered.",
-    "print(x)  /  with ...:  /  try: ...", "Move the statement out of the native function.");
+    "Lowered statements: assignments (to names, tuple unpacking into names, through an index of a fresh local), augmented assignments, if/elif/else, `for` over `range()` or a list/tuple display, while, break/continue, return, pass, assert, and `with` blocks of torch.no_grad/inference_mode/autocast(enabled=False). `try`, `raise`, `del`, `match`, `import`, other `with` blocks and expression statements whose value would be discarded are not.",
+    "try: ...  /  raise ValueError(\"bad shape\")  /  del h", "Move the statement out of the native function (validate arguments before the call; an `assert` with a message is lowered).");
 code!(UNSUPPORTED_TARGET, "TL302", Statement, Warning,
-    "Assignment target not a plain name",
-    "Tuple unpacking, attributes, subscripts and chained assignment are not lowered.",
-    "a, b = x, y", "Assign each name separately.");
+    "Assignment target not lowerable",
+    "Plain names, tuple unpacking into names and assignment through an index of a fresh local are lowered; attributes (`self.cache = h`), starred targets (`first, *rest = xs`), chained assignment (`a = b = x`) and assignment through an index of a parameter are not.",
+    "self.cache = h  /  a = b = x  /  first, *rest = xs", "Assign plain names (`a = x` then `b = x`) and return what the caller should keep.");
 code!(UNSUPPORTED_EXPRESSION, "TL303", Statement, Warning,
     "Expression not lowerable",
-    "Calls of non-torch functions, attribute reads, floats, strings, containers, conditional expressions and lambdas have no native form.",
-    "n = len(x)", "Compute it outside the native function.");
+    "No native form: calls of functions other than torch ops, module-level functions and the lowered builtins (`len`, `min`, `max`, `float`, `isinstance`, and `range` in a `for`), dict and set displays, strings outside static uses, attribute reads other than shapes, dtypes and devices, and distribution attributes not listed.",
+    "d = {\"h\": x}  /  n = sum(sizes)", "Compute it outside the native function and pass the result in as a parameter.");
 code!(TENSOR_CONDITION, "TL304", Statement, Warning,
     "Tensor-dependent control flow",
     "An if/while condition that depends on tensor data needs a device sync and is not lowered.",
@@ -920,16 +927,16 @@ code!(UNSUPPORTED_CONDITION, "TL305", Statement, Warning,
     "if flag_of_unknown_type: ...", "Annotate the value as int or bool.");
 code!(UNSUPPORTED_LOOP, "TL306", Statement, Warning,
     "Loop form not lowerable",
-    "`for` must iterate `range()` with 1-3 int arguments into a plain name; loop `else` clauses are not lowered, nor `break`/`continue` outside a loop (CPython's SyntaxError). `break` and `continue` inside a loop are lowered.",
-    "for row in x: ...", "Loop over `range(n)`.");
+    "`for` iterates `range()` (1–3 int arguments) or a list/tuple display (unrolled, at most 256 iterations) into a name; iterating a tensor, a parameter or a generator, and `for ... else`, are not lowered; nor `break`/`continue` outside a loop (CPython's SyntaxError).",
+    "for row in x: ...", "Loop over `range(x.shape[0])` and index (`x[i]`), or write the items as a list display.");
 code!(UNBOUND_NAME, "TL307", Statement, Warning,
     "Name possibly unbound or not local",
     "The name is read where it may not be assigned on every path (Python would raise), or it is a module global / builtin with no native form.",
     "if c: y = x\nreturn y", "Assign the name on every path before reading it.");
 code!(SCALAR_OPERATOR, "TL308", Statement, Warning,
     "Scalar operator not lowerable",
-    "Bit operations, `is`, `in`, `//` and `%` on floats, `**` on ints with a non-literal exponent (an int or a float depending on its sign), and and/or on ints have no native form.",
-    "t % 2.0  /  n ** k", "Rewrite with the lowered operators or keep the function on Python.");
+    "Bit operations on ints, `is`/`in` outside static values, `//` and `%` on floats, `**` on ints with a non-literal or negative exponent (an int or a float depending on its sign), and and/or on ints have no native form.",
+    "t % 2.0  /  n ** k  /  n & mask", "Use a literal exponent, or compute the value outside the native function and pass it in.");
 code!(LOOP_TYPE_CHANGE, "TL309", Statement, Warning,
     "Type changes across loop iterations",
     "A name bound before a loop gets a different type inside it, so its type at the loop head is not static.",
@@ -941,7 +948,7 @@ code!(NESTED_SCOPE, "TL310", Statement, Warning,
 code!(SITE_NOT_COVERED, "TL311", Statement, Info,
     "Torch site not covered",
     "The site is not claimed: an unrelated torch API, a module call, or operands of unresolved type. The function stays on Python.",
-    "torch.subtract(a, b)  /  unannotated.relu()", "Annotate the operands or use a covered op.");
+    "torch.subtract(a, b)  /  unannotated.relu()", "Write it with claimed ops (docs/rules.md; the message names close claimed spellings), annotate the operands, or compute it outside the native function.");
 code!(INT_OUT_OF_RANGE, "TL312", Statement, Warning,
     "Integer literal outside 64 bits",
     "Native ints are 64-bit (checked); larger literals stay on Python.",

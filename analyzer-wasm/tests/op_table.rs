@@ -265,6 +265,15 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let q = Query { target: Target::Function(path), receiver: None, args: &operands[..2], keywords: &same, starred: false };
             queries.push((format!("{path}(padding=\"same\")"), decide(&q)));
         }
+        if let Some(method) = match row.op {
+            Op::SumDims => Some("sum"),
+            Op::MeanDims => Some("mean"),
+            _ => None,
+        } {
+            let dims = [Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(0), Some(1)]) }];
+            let q = Query { target: Target::Method(method), receiver: Some(&operands[0]), args: &dims, keywords: &[], starred: false };
+            queries.push((format!("x.{method}((0, 1))"), decide(&q)));
+        }
         if row.op == Op::WhereNonzero {
             let mask = [tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 1).expect("a type"))];
             let q = Query { target: Target::Function("torch.where"), receiver: None, args: &mask, keywords: &[], starred: false };

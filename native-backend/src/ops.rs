@@ -581,6 +581,19 @@ pub fn mean_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
     Ok(t.f_mean_dim(Some(&[dim][..]), keepdim, None::<tch::Kind>)?)
 }
 
+/// `t.sum(dims, keepdim)` over a tuple of dims (libtorch raises eager's errors for a
+/// repeated or out-of-range dim).
+#[inline]
+pub fn sum_dims(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_sum_dim_intlist(Some(dim), keepdim, None::<tch::Kind>)?)
+}
+
+/// `t.mean(dims, keepdim)` over a tuple of dims.
+#[inline]
+pub fn mean_dims(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_mean_dim(Some(dim), keepdim, None::<tch::Kind>)?)
+}
+
 /// `torch.softmax(t, dim)` with `dtype=None`.
 #[inline]
 pub fn softmax(t: &Tensor, dim: i64) -> Result<Tensor> {

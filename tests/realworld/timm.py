@@ -1,6 +1,7 @@
 """PyTorch Image Models / timm (huggingface/pytorch-image-models, Apache License 2.0) —
 timm/layers/activations.py, timm/layers/mlp.py, timm/layers/adaptive_avgmax_pool.py,
-timm/layers/patch_embed.py and timm/models/vision_transformer.py.
+timm/layers/patch_embed.py, timm/layers/squeeze_excite.py, timm/models/_efficientnet_blocks.py and
+timm/models/vision_transformer.py.
 
 Forward paths rewritten as annotated top-level functions: module weights are explicit
 parameters, `nn.Linear` / `nn.Conv2d` / `nn.LayerNorm(eps=1e-6)` calls are `F.linear` /
@@ -227,7 +228,41 @@ def forward_head(
     return x if pre_logits else F.linear(x, head_weight, head_bias)
 
 
+
+# timm — timm/layers/squeeze_excite.py, SEModule.forward (use_bn=False: bn is nn.Identity;
+# act_layer=nn.ReLU created inplace; gate 'sigmoid') (huggingface/pytorch-image-models)
+def se_module(
+    x: TensorF32Cpu4D,
+    fc1_weight: TensorF32Cpu4D,
+    fc1_bias: TensorF32Cpu1D,
+    fc2_weight: TensorF32Cpu4D,
+    fc2_bias: TensorF32Cpu1D,
+) -> TensorF32Cpu4D:
+    x_se = x.mean((2, 3), keepdim=True)
+    x_se = F.conv2d(x_se, fc1_weight, fc1_bias)
+    x_se = F.relu(x_se, inplace=True)
+    x_se = F.conv2d(x_se, fc2_weight, fc2_bias)
+    return x * x_se.sigmoid()
+
+
+# timm — timm/models/_efficientnet_blocks.py, SqueezeExcite.forward (EfficientNet: act_layer=nn.SiLU
+# created inplace, gate nn.Sigmoid) (huggingface/pytorch-image-models)
+def squeeze_excite(
+    x: TensorF32Cpu4D,
+    conv_reduce_weight: TensorF32Cpu4D,
+    conv_reduce_bias: TensorF32Cpu1D,
+    conv_expand_weight: TensorF32Cpu4D,
+    conv_expand_bias: TensorF32Cpu1D,
+) -> TensorF32Cpu4D:
+    x_se = x.mean((2, 3), keepdim=True)
+    x_se = F.conv2d(x_se, conv_reduce_weight, conv_reduce_bias)
+    x_se = F.silu(x_se, inplace=True)
+    x_se = F.conv2d(x_se, conv_expand_weight, conv_expand_bias)
+    return x * torch.sigmoid(x_se)
+
 INPUTS = {
+    "se_module": lambda: (torch.randn(2, 16, 5, 5), torch.randn(4, 16, 1, 1), torch.randn(4), torch.randn(16, 4, 1, 1), torch.randn(16)),
+    "squeeze_excite": lambda: (torch.randn(2, 16, 5, 5), torch.randn(4, 16, 1, 1), torch.randn(4), torch.randn(16, 4, 1, 1), torch.randn(16)),
     "swish": lambda: (torch.randn(2, 8, 4, 4), False),
     "mish": lambda: (torch.randn(2, 8, 4, 4), False),
     "hard_sigmoid": lambda: (torch.randn(2, 8, 4, 4), False),

@@ -236,9 +236,97 @@ fn decide_function(q: &Query, path: &str) -> Decision {
     match Op::from_rejected_function(path) {
         Some(Op::Gelu) => gelu::module(),
         Some(op) => not_in_lane(op),
-        None if path == "torch" || path.starts_with("torch.") => Decision::NotCovered(format!("`{path}` is not part of the claimed surface")),
+        None if path == "torch" || path.starts_with("torch.") => {
+            let claimed = torchlower_ops::TABLE.iter().flat_map(|row| row.functions.iter().copied());
+            Decision::NotCovered(format!("`{path}` is not part of the claimed surface{}", listed(&relatives(path, claimed), "")))
+        }
         None => Decision::NotASite,
     }
+}
+
+/// Claimed spellings whose last name shares a stem with `path`'s (one contains the other, or
+/// they differ in at most two letters), closest first, at most three: what a user who wrote
+/// `F.embedding_bag` or `x.sigmoid_()` may use instead.
+fn relatives<'t>(path: &str, claimed: impl Iterator<Item = &'t str>) -> Related<'t> {
+    let claimed: Vec<&'t str> = claimed.collect();
+    // another name of the same op (NumPy-style aliases, `torch.special`): that one alone
+    if let Some((_, same)) = ALIASES.iter().find(|(alias, _)| path.ends_with(alias)) {
+        let wanted = path.replacen(path.rsplit('.').next().unwrap_or(path), same, 1);
+        if let Some(found) = claimed.iter().find(|c| **c == wanted || c.rsplit('.').next() == Some(same)) {
+            return Related::Same(found);
+        }
+    }
+    let last = |p: &'t str| p.rsplit('.').next().unwrap_or(p);
+    let name = path.rsplit('.').next().unwrap_or(path).trim_end_matches('_');
+    let related = |other: &str| {
+        let short = name.len().min(other.len()) >= 3;
+        other != name && short && (other.contains(name) || name.contains(other) || edit_distance(name, other) <= 2)
+    };
+    let mut found: Vec<&str> = claimed.into_iter().filter(|c| *c != path && related(last(c))).collect();
+    found.sort_by_key(|c| (edit_distance(name, last(c)), c.len()));
+    found.dedup();
+    found.truncate(3);
+    Related::Close(found)
+}
+
+/// What the claimed surface has near an unclaimed spelling.
+enum Related<'t> {
+    /// the same op under another name
+    Same(&'t str),
+    /// spellings with a similar name
+    Close(Vec<&'t str>),
+}
+
+/// Other names torch gives the same op (the last name of a spelling → the claimed one's).
+const ALIASES: &[(&str, &str)] = &[
+    ("expit", "sigmoid"),
+    ("subtract", "sub"),
+    ("multiply", "mul"),
+    ("divide", "div"),
+    ("true_divide", "div"),
+    ("absolute", "abs"),
+    ("negative", "neg"),
+    ("clip", "clamp"),
+    ("concat", "cat"),
+    ("concatenate", "cat"),
+    ("swapaxes", "transpose"),
+    ("swapdims", "transpose"),
+    ("greater", "gt"),
+    ("less", "lt"),
+    ("greater_equal", "ge"),
+    ("less_equal", "le"),
+    ("not_equal", "ne"),
+    ("arctan", "atan"),
+    ("fix", "trunc"),
+];
+
+/// `; the same op is claimed as `a`` or `; claimed relatives: `a`, `b`` (each name after
+/// `prefix`), or nothing.
+fn listed(related: &Related, prefix: &str) -> String {
+    match related {
+        Related::Same(name) => format!("; the same op is claimed as `{prefix}{name}`"),
+        Related::Close(found) if found.is_empty() => String::new(),
+        Related::Close(found) => {
+            let names: Vec<String> = found.iter().map(|c| format!("`{prefix}{c}`")).collect();
+            format!("; claimed relatives: {}", names.join(", "))
+        }
+    }
+}
+
+/// Levenshtein distance of two short names (bytes; names are ASCII identifiers).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != cb)).min(row[j] + 1).min(current + 1);
+            previous = current;
+        }
+    }
+    row[b.len()]
 }
 
 fn decide_method(q: &Query, name: &str) -> Decision {
@@ -288,7 +376,10 @@ fn decide_method(q: &Query, name: &str) -> Decision {
     match Op::from_rejected_method(name) {
         Some(Op::Gelu) => gelu::method(),
         Some(op) => not_in_lane(op),
-        None => Decision::NotCovered(format!("`Tensor.{name}` is not part of the claimed surface")),
+        None => {
+            let claimed = torchlower_ops::TABLE.iter().flat_map(|row| row.methods.iter().copied());
+            Decision::NotCovered(format!("`Tensor.{name}` is not part of the claimed surface{}", listed(&relatives(name, claimed), "Tensor.")))
+        }
     }
 }
 
@@ -396,5 +487,27 @@ pub(crate) mod test_support {
             Decision::NotCovered(_) | Decision::Unresolved(_) => ("not_covered".into(), String::new()),
             Decision::NotASite => ("not_a_site".into(), String::new()),
         }
+    }
+}
+
+#[cfg(test)]
+mod relatives_tests {
+    use super::*;
+
+    fn message(path: &str) -> String {
+        match decide(&Query { target: Target::Function(path), receiver: None, args: &[], keywords: &[], starred: false }) {
+            Decision::NotCovered(message) => message,
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unclaimed_spellings_name_the_claimed_ones_near_them() {
+        assert!(message("torch.special.expit").ends_with("the same op is claimed as `torch.sigmoid`"));
+        assert!(message("torch.subtract").ends_with("the same op is claimed as `torch.sub`"));
+        assert!(message("torch.nn.functional.embedding_bag").contains("claimed relatives: `torch.nn.functional.embedding`"));
+        // nothing near: the plain message
+        assert_eq!(message("torch.fft.rfftn"), "`torch.fft.rfftn` is not part of the claimed surface");
+        assert_eq!(edit_distance("logsoftmax", "log_softmax"), 1);
     }
 }

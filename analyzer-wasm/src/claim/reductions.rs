@@ -1,4 +1,5 @@
-//! Lane: `mean` / `sum` over one static dim, as methods or exact `torch.mean/sum`.
+//! Lane: `mean` / `sum` over one static dim, as methods or exact `torch.mean/sum` (over a tuple
+//! of dims: the signature-bound rows, as `amax`, `var` and the other reductions of this file).
 //!
 //! `dim` is an int literal given once (positionally or as keyword); `keepdim` is omitted
 //! (False) or a keyword bool literal. The result must have rank 1 or 2: rank-2 inputs reduce
@@ -63,6 +64,9 @@ pub fn normalize_dim(dim: i64, rank: u8, form: &str) -> Result<i64, Decision> {
 
 pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
+    if let Some(op) = over_tuple(q, q.args, op) {
+        return over_dims(q, op, &form);
+    }
     reduce(q, receiver, q.args, &form, op, OperandRef::Receiver)
 }
 
@@ -70,7 +74,24 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     let Some((input, rest)) = q.args.split_first() else {
         return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
     };
+    if let Some(op) = over_tuple(q, rest, op) {
+        return over_dims(q, op, path);
+    }
     reduce(q, input, rest, path, op, OperandRef::Arg(0))
+}
+
+/// `sum`/`mean` whose `dim` (the first argument after the input, or the keyword) is a tuple or
+/// list of ints: the signature-bound row over several dims.
+fn over_tuple(q: &Query, positional: &[Operand], op: Op) -> Option<Op> {
+    let dim = positional.first().or_else(|| keyword(q, "dim").map(|(_, v)| v))?;
+    if !matches!(dim.lit, Lit::Ints(_)) {
+        return None;
+    }
+    match op {
+        Op::SumDim => Some(Op::SumDims),
+        Op::MeanDim => Some(Op::MeanDims),
+        _ => None,
+    }
 }
 
 fn reduce(q: &Query, input: &Operand, positional: &[Operand], form: &str, op: Op, at: OperandRef) -> Decision {
@@ -179,6 +200,8 @@ pub fn vector_norm(q: &Query, op: Op, form: &str) -> Decision {
 pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
     let rule = match op {
         Op::Amax => &rules::AMAX,
+        Op::SumDims => &rules::SUM_DIMS,
+        Op::MeanDims => &rules::MEAN_DIMS,
         Op::Amin => &rules::AMIN,
         Op::Logsumexp => &rules::LOGSUMEXP,
         Op::Var => &rules::VAR,

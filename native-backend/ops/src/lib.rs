@@ -373,6 +373,8 @@ const fn reduce(dim_required: bool) -> [Param; 3] {
 }
 const REDUCE: &[Param] = &reduce(true);
 const REDUCE_ANY: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Ints(0), None), p("keepdim", Kind::Bool, Some("false"))];
+/// `t.sum(dim, keepdim=False, *, dtype=None)` / `t.mean(…)` with `dim` a tuple or list of ints.
+const SUM_MEAN_DIMS: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Ints(0), None), p("keepdim", Kind::Bool, Some("false")), p("dtype", Kind::Fixed("None"), None)];
 const ONE_DIM_REDUCE: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false")), p("dtype", Kind::Fixed("None"), None)];
 /// `t.max(dim, keepdim=False)`: the (values, indices) pair.
 const EXTREMUM: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false"))];
@@ -1354,6 +1356,22 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// Sum over a tuple or list of static dims (`x.sum((2, 3))`: reached through `sum`'s
+        /// spellings, see [`CLAIMED_THROUGH`]).
+        SumDims {
+            name: "sum_dims", lane: Reductions, signature: Params(SUM_MEAN_DIMS),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Mean over a tuple or list of static dims (global average pooling as
+        /// `x.mean((2, 3), keepdim=True)`: reached through `mean`'s spellings).
+        MeanDims {
+            name: "mean_dims", lane: Reductions, signature: Params(SUM_MEAN_DIMS),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// `log(softmax(x))` over one dim, computed stably.
         LogSoftmax {
             name: "log_softmax", lane: Classification, signature: Params(LOG_SOFTMAX),
@@ -1630,6 +1648,8 @@ pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
     (Op::GeluTanh, "torch.nn.functional.gelu(x, approximate=\"tanh\")"),
     (Op::Conv1dPadding, "torch.nn.functional.conv1d(x, w, padding=\"same\")"),
     (Op::Conv2dPadding, "torch.nn.functional.conv2d(x, w, padding=\"same\")"),
+    (Op::SumDims, "x.sum(dim=(0, 1), keepdim=True)"),
+    (Op::MeanDims, "torch.mean(x, (0, 1), keepdim=True)"),
     (Op::ToDtype, "x.to(torch.int64)"),
     (Op::WhereNonzero, "torch.where(keep)[0]"),
     (Op::ClampTensor, "torch.clamp(x, min=x, max=x)"),

@@ -48,3 +48,13 @@ def norm_of_everything(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
 # F.cross_entropy's default reduction ("mean") returns a rank-0 tensor: TL207.
 def mean_cross_entropy(scores: TensorF32Cpu2D, labels: TensorI64Cpu1D) -> TensorF32Cpu1D:
     return F.cross_entropy(scores, labels)
+
+
+# An empty tuple of dims reduces every dim in eager (a rank-0 result without keepdim).
+def empty_dims(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.sum(dim=(), keepdim=True)
+
+
+# sum / mean over a tuple of dims has no CUDA kernel of ours: TL209.
+def cuda_mean_over_dims(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    return x.mean((0, 1), keepdim=True)
