@@ -365,7 +365,7 @@ rule!(LAYER_NORM, "torchlower/layer-norm", LayerNorm, true,
     "A float32 input of any rank; `normalized_shape` a Python int or a tuple/list of them (`(n,)`, `x.shape[-1:]`); weight and bias float32 tensors or None; eps a Python float. libtorch's kernel (eager's values and errors).",
     "F.layer_norm(x, (n_embd,), ln_w, ln_b, 1e-5)");
 rule!(SILU, "torchlower/silu", Silu, true,
-    "EXTENSION: F.silu(t)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.silu(F.linear(x, w1)) * F.linear(x, w3)");
+    "EXTENSION: F.silu(t)", "A float32 tensor of any rank, `inplace` omitted or False; libtorch's kernel. `inplace=True` on a local that aliases no parameter writes into it with eager's in-place kernel (on a parameter: TL203; on a parameter under a run-time branch: deferred).", "F.silu(F.linear(x, w1)) * F.linear(x, w3)");
 rule!(RSQRT, "torchlower/rsqrt", Rsqrt, true,
     "EXTENSION: torch.rsqrt(t) / t.rsqrt()", "A float32 tensor of any rank; libtorch's kernel.", "x * torch.rsqrt(variance + eps)");
 rule!(ERF, "torchlower/erf", Erf, true,
@@ -381,15 +381,15 @@ rule!(SIN, "torchlower/sin", Sin, true,
 rule!(COS, "torchlower/cos", Cos, true,
     "EXTENSION: torch.cos(t) / t.cos()", "A float32 tensor of any rank; libtorch's kernel.", "torch.cos(emb)");
 rule!(RELU6, "torchlower/relu6", Relu6, true,
-    "EXTENSION: F.relu6(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.relu6(x + 3.0) / 6.0");
+    "EXTENSION: F.relu6(t, inplace=False)", "A float32 tensor of any rank, `inplace` omitted or False; libtorch's kernel. `inplace=True` on a local that aliases no parameter writes into it with eager's in-place kernel (on a parameter: TL203; on a parameter under a run-time branch: deferred).", "F.relu6(x + 3.0) / 6.0");
 rule!(HARDSWISH, "torchlower/hardswish", Hardswish, true,
-    "EXTENSION: F.hardswish(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.hardswish(x)");
+    "EXTENSION: F.hardswish(t, inplace=False)", "A float32 tensor of any rank, `inplace` omitted or False; libtorch's kernel. `inplace=True` on a local that aliases no parameter writes into it with eager's in-place kernel (on a parameter: TL203; on a parameter under a run-time branch: deferred).", "F.hardswish(x)");
 rule!(HARDSIGMOID, "torchlower/hardsigmoid", Hardsigmoid, true,
-    "EXTENSION: F.hardsigmoid(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.hardsigmoid(x)");
+    "EXTENSION: F.hardsigmoid(t, inplace=False)", "A float32 tensor of any rank, `inplace` omitted or False; libtorch's kernel. `inplace=True` on a local that aliases no parameter writes into it with eager's in-place kernel (on a parameter: TL203; on a parameter under a run-time branch: deferred).", "F.hardsigmoid(x)");
 rule!(MISH, "torchlower/mish", Mish, true,
-    "EXTENSION: F.mish(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.mish(x)");
+    "EXTENSION: F.mish(t, inplace=False)", "A float32 tensor of any rank, `inplace` omitted or False; libtorch's kernel. `inplace=True` on a local that aliases no parameter writes into it with eager's in-place kernel (on a parameter: TL203; on a parameter under a run-time branch: deferred).", "F.mish(x)");
 rule!(SELU, "torchlower/selu", Selu, true,
-    "EXTENSION: F.selu(t, inplace=False)", "A float32 tensor of any rank (`inplace` omitted or False); libtorch's kernel.", "F.selu(x)");
+    "EXTENSION: F.selu(t, inplace=False)", "A float32 tensor of any rank, `inplace` omitted or False; libtorch's kernel. `inplace=True` on a local that aliases no parameter writes into it with eager's in-place kernel (on a parameter: TL203; on a parameter under a run-time branch: deferred).", "F.selu(x)");
 rule!(ELU, "torchlower/elu", Elu, true,
     "EXTENSION: F.elu(t, alpha=1.0, inplace=False)", "A float32 tensor of any rank with eager's default alpha (given or omitted); libtorch's kernel.", "F.elu(x)");
 rule!(LEAKY_RELU, "torchlower/leaky-relu", LeakyRelu, true,
@@ -814,7 +814,7 @@ code!(BAD_ARITY, "TL202", Site, Error,
     "h.relu(1)  /  torch.relu(*xs)", "Use the exact form shown in the rule.");
 code!(IN_PLACE, "TL203", Site, Error,
     "In-place operation",
-    "An in-place op (`relu_`, `add_`, `inplace=True`, `h += b`) on a tensor that may be a parameter's (a parameter, a view of one, a local that a loop may rebind to one) would change the caller's tensor, which native code never does; and in-place ops other than relu_/add_/sub_/mul_/div_ and `+= -= *= /=` are not lowered. On a fresh local they are claimed (torchlower/…-in-place-fresh).",
+    "An in-place op (`relu_`, `add_`, `inplace=True`, `h += b`) on a tensor that may be a parameter's (a parameter, a view of one, a local that a loop may rebind to one) would change the caller's tensor, which native code never does; and in-place ops other than relu_/add_/sub_/mul_/div_, `+= -= *= /=` and `inplace=True` of F.relu/silu/relu6/hardswish/hardsigmoid/mish/selu are not lowered. On a fresh local they are claimed (torchlower/…-in-place-fresh; the activations under their own rule, with eager's in-place kernel).",
     "x.relu_()  /  x += b  (x a parameter)", "Use the out-of-place form (`h = h.relu()`, `h = h + b`), or update a fresh local.");
 code!(MIXED_DEVICE, "TL204", Site, Error,
     "Mixed CPU and CUDA operands",

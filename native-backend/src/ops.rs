@@ -218,6 +218,43 @@ pub fn relu_(t: &Tensor) -> Result<Tensor> {
     Ok(t.shallow_clone().f_relu_()?)
 }
 
+/// `F.silu(t, inplace=True)`, and the other activations written into their input (eager's
+/// in-place kernels).
+#[inline]
+pub fn silu_(t: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_silu_()?)
+}
+
+/// `F.relu6(t, inplace=True)`.
+#[inline]
+pub fn relu6_(t: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_relu6_()?)
+}
+
+/// `F.hardswish(t, inplace=True)`.
+#[inline]
+pub fn hardswish_(t: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_hardswish_()?)
+}
+
+/// `F.hardsigmoid(t, inplace=True)`.
+#[inline]
+pub fn hardsigmoid_(t: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_hardsigmoid_()?)
+}
+
+/// `F.mish(t, inplace=True)`.
+#[inline]
+pub fn mish_(t: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_mish_()?)
+}
+
+/// `F.selu(t, inplace=True)`.
+#[inline]
+pub fn selu_(t: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_selu_()?)
+}
+
 /// `t += other` / `t.add_(other)`.
 #[inline]
 pub fn add_(t: &Tensor, other: &Tensor) -> Result<Tensor> {

@@ -314,3 +314,45 @@ def test_the_fast_path_reads_the_instance_s_tensors_at_every_call(mlp):
         with pytest.raises(AttributeError):
             compiled(*args)
     assert compiled.calls == {"native": 5, "eager": 1}, compiled.calls
+
+
+class _ReluInPlaceThenReuse(torch.nn.Module):
+    """`nn.ReLU(inplace=True)` on a fresh local whose old name is read again: eager's result
+    is the rectified tensor twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.act = torch.nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        h = self.fc(x)
+        y = self.act(h)
+        return h + y
+
+
+class _SiluInPlaceOnTheInput(torch.nn.Module):
+    """`nn.SiLU(inplace=True)` on forward's argument: eager writes into the caller's tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.act = torch.nn.SiLU(inplace=True)
+
+    def forward(self, x):
+        return self.act(x) * 2.0
+
+
+@pytest.mark.parametrize("cls", [_ReluInPlaceThenReuse, _SiluInPlaceOnTheInput])
+def test_in_place_activation_modules_write_as_eager_does(cls, monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    torch.manual_seed(0)
+    model = cls().eval()
+    compiled = torchlower.compile(model)
+    x = torch.randn(3, 4)
+    for _ in range(2):  # the first call specialises, the second takes the primed path
+        x_eager, x_native = x.clone(), x.clone()
+        with torch.no_grad():
+            expected = model(x_eager)
+            got = compiled(x_native)
+        _same(got, expected)
+        assert torch.equal(x_native, x_eager), "the input is written exactly as eager writes it"

@@ -132,15 +132,25 @@ impl Walker<'_> {
             }
         }
         let (mut args, keywords, starred) = self.args(c);
-        // `F.relu(h, inplace=True)` on a local that aliases no parameter
+        // `F.relu(h, inplace=True)`, `F.silu(h, inplace=True)`…: on a local that aliases no
+        // parameter the write is lowered; on a possible parameter under a run-time branch it is
+        // deferred to Python
         let inplace_true = keywords.iter().any(|(k, v)| k.as_deref() == Some("inplace") && v.lit == Lit::Bool(true));
-        if path.as_deref() == Some("torch.nn.functional.relu") && inplace_true && keywords.len() == 1 && !starred && args.len() == 1 && self.defers_write(&args[0]) {
-            let local = args.remove(0);
-            return self.deferred_write((SiteKind::Call, "torch.nn.functional.relu".to_string()), local, Vec::new(), c.range());
-        }
-        if path.as_deref() == Some("torch.nn.functional.relu") && inplace_true && keywords.len() == 1 && !starred && args.len() == 1 && args[0].fresh {
-            let local = args.remove(0);
-            return self.in_place((SiteKind::Call, "torch.nn.functional.relu".to_string()), ir::Op::Relu, local, None, c.range());
+        let activation = path.as_deref().and_then(in_place_activation);
+        if let (Some(op), true, 1, false, 1) = (activation, inplace_true, keywords.len(), starred, args.len()) {
+            let target = (SiteKind::Call, path.clone().unwrap_or_default());
+            if self.defers_write(&args[0]) {
+                return self.deferred_write(target, args.remove(0), Vec::new(), c.range());
+            }
+            if args[0].fresh {
+                return self.in_place(target, op, args.remove(0), None, c.range());
+            }
+            if op != ir::Op::Relu && matches!(args[0].ty, Ty::Tensor(_)) {
+                // F.relu keeps the seed's TL220 (its lane)
+                let short = target.1.trim_start_matches("torch.nn.functional.");
+                let decision = Decision::reject(&rules::IN_PLACE, format!("F.{short}(…, inplace=True) writes into its input, which may be a parameter's"));
+                return self.site(target, decision, c.range(), None, &args, &[]);
+            }
         }
         // a shape or permutation given as one tuple is the same as its ints one by one
         let takes_sizes = matches!(method_name.as_deref(), Some("view" | "reshape" | "permute" | "expand"))
@@ -367,6 +377,10 @@ impl Walker<'_> {
         let other_ops: Vec<Operand> = other.iter().map(|v| Operand { ty: v.ty, lit: v.lit.clone() }).collect();
         let out_of_place = match (op, other_ops.first()) {
             (ir::Op::Relu, None) => claim::decide(&Query { target: Target::Method("relu"), receiver: Some(&local_op), args: &[], keywords: &[], starred: false }),
+            // an activation of `in_place_activation`, called without `inplace`
+            (_, None) if target.0 == SiteKind::Call => {
+                claim::decide(&Query { target: Target::Function(&target.1), receiver: None, args: std::slice::from_ref(&local_op), keywords: &[], starred: false })
+            }
             (_, Some(rhs)) => {
                 let symbol = match op {
                     ir::Op::Add => ast::Operator::Add,
@@ -379,21 +393,24 @@ impl Walker<'_> {
             }
             _ => Decision::reject(&rules::BAD_ARITY, "in-place op with these arguments"),
         };
+        // the arithmetic and relu have rules of their own for the in-place form; the other
+        // activations claim it under their own rule (the same op, written into the input)
         let rule = match op {
-            ir::Op::Relu => &rules::RELU_IN_PLACE,
-            ir::Op::Add => &rules::ADD_IN_PLACE,
-            ir::Op::Sub => &rules::SUB_IN_PLACE,
-            ir::Op::Mul => &rules::MUL_IN_PLACE,
-            _ => &rules::DIV_IN_PLACE,
+            ir::Op::Relu => Some(&rules::RELU_IN_PLACE),
+            ir::Op::Add => Some(&rules::ADD_IN_PLACE),
+            ir::Op::Sub => Some(&rules::SUB_IN_PLACE),
+            ir::Op::Mul => Some(&rules::MUL_IN_PLACE),
+            ir::Op::Div => Some(&rules::DIV_IN_PLACE),
+            _ => None,
         };
         let decision = match out_of_place {
             // libtorch's in-place kernels would run on the GPU: no kernel of ours writes in place
             Decision::Claimed(c) if c.result.device == crate::ty::Device::Cuda0 => {
                 Decision::reject(&rules::CUDA_UNSUPPORTED, "in-place ops on cuda:0 are not lowered yet")
             }
-            Decision::Claimed(c) if Ty::Tensor(c.result) == local.ty && matches!(c.options, ir::Options::None | ir::Options::ScalarRight) => {
+            Decision::Claimed(c) if Ty::Tensor(c.result) == local.ty && (rule.is_none() || matches!(c.options, ir::Options::None | ir::Options::ScalarRight)) => {
                 let operands = if other.is_some() { vec![OperandRef::Receiver, OperandRef::Arg(0)] } else { vec![OperandRef::Receiver] };
-                Decision::Claimed(claim::Claim { rule, result: c.result, op: c.op, options: c.options, operands })
+                Decision::Claimed(claim::Claim { rule: rule.unwrap_or(c.rule), result: c.result, op: c.op, options: c.options, operands })
             }
             Decision::Claimed(c) => Decision::reject(&rules::IN_PLACE, format!("the result ({}) would not fit the updated tensor ({})", Ty::Tensor(c.result).describe(), local.ty.describe())),
             other => other,
@@ -789,4 +806,15 @@ enum Conversion {
     To(&'static str),
     /// an argument could not be evaluated (already explained)
     Explained,
+}
+
+/// The activation `path` spells when it may be written into its input with `inplace=True`:
+/// `F.relu`, and every op whose signature is the input and `inplace` alone (`F.silu`,
+/// `F.hardswish`, `F.relu6`, …), whose in-place kernel (`tl::ops::<name>_`) is eager's.
+fn in_place_activation(path: &str) -> Option<ir::Op> {
+    if path == "torch.nn.functional.relu" {
+        return Some(ir::Op::Relu);
+    }
+    let op = ir::Op::from_function(path)?;
+    matches!(claim::params::of(op), [_, inplace] if inplace.name == "inplace").then_some(op)
 }

@@ -98,12 +98,14 @@ def _leaf_call(module: Any, arg: ast.expr, param: Callable[[str], ast.expr]) -> 
                     shape(_pair(module.padding)), shape(_pair(module.dilation)), bool(module.ceil_mode))
     if kind in (nn.Dropout, nn.Identity):
         return arg
+    # `inplace=True` writes into the input, as eager's module does: the analyzer lowers the
+    # write on a fresh local and leaves a write into a forward argument to eager
     if kind is nn.ReLU:
-        return call("torch.relu", arg)
+        return call("torch.nn.functional.relu", arg, inplace=True) if module.inplace else call("torch.relu", arg)
     if kind is nn.GELU:
         return call("torch.nn.functional.gelu", arg, approximate=module.approximate)
     if kind is nn.SiLU:
-        return call("torch.nn.functional.silu", arg)
+        return call("torch.nn.functional.silu", arg, inplace=bool(module.inplace))
     if kind is nn.Tanh:
         return call("torch.tanh", arg)
     if kind is nn.Sigmoid:

@@ -64,3 +64,27 @@ def corrected(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu1D:
     log_prob = sum_rows(x * 2.0)
     log_prob -= torch.sum(y, dim=1)
     return log_prob
+
+
+# Activations written into a fresh local with `inplace=True` (timm's SqueezeExcite, torchvision's
+# blocks built with `inplace=True`): eager's in-place kernels, under the op's own rule.
+def silu_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    h = x * 2.0
+    h = F.silu(h, inplace=True)
+    return h
+
+
+def hardswish_result_and_input(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    h = x + 1.0
+    y = F.hardswish(h, inplace=True)
+    return h + y
+
+
+def activations_for_their_effect(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    h = x - 1.0
+    F.mish(h, inplace=True)
+    g = x * 3.0
+    F.relu6(g, inplace=True)
+    F.hardsigmoid(g, inplace=True)
+    F.selu(h, inplace=True)
+    return h * g

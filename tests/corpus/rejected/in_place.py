@@ -64,3 +64,14 @@ def growing_in_place(x: TensorF32Cpu1D, y: TensorF32Cpu2D) -> TensorF32Cpu1D:
 def index_assign_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     x[:, 0] = 0.0
     return x
+
+
+# An activation with `inplace=True` on a parameter would write into the caller's tensor.
+def silu_into_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.silu(x, inplace=True)
+
+
+# Activations with options besides `inplace` are lowered out of place only.
+def leaky_relu_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    h = x - 1.0
+    return F.leaky_relu(h, 0.2, inplace=True)
