@@ -28,6 +28,7 @@ import os
 import platform
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import threading
@@ -119,9 +120,10 @@ def build_extension(rust_source: str, label: str = "module") -> Extension:
 
     built = False
     module_path = _module_path(name)
-    if not module_path.is_file():
+    if not _installed_intact(module_path):
         with _file_lock(_build_env.cache_dir() / "locks" / f"{name}.lock"):
-            if not module_path.is_file():  # another process may have built it meanwhile
+            # another process may have built it meanwhile
+            if not _installed_intact(module_path, repair=True):
                 crate = _write_crate(name, rust_source, manifest_template.replace(MODULE_PLACEHOLDER, name))
                 artifact = _run_cargo(cargo, env, crate, name, label)
                 _install(artifact, module_path)
@@ -314,10 +316,80 @@ def _expected_units(cargo: str, env: dict[str, str], crate: Path) -> int | None:
 
 
 def _install(artifact: Path, module_path: Path) -> None:
+    """Copy the built library into the cache with its digest beside it (`<name>.so.sha256`),
+    each through a staging file and an atomic rename, the digest first: a crash or a full disk
+    midway leaves a library that :func:`_installed_intact` refuses, never one it loads."""
     module_path.parent.mkdir(parents=True, exist_ok=True)
     staging = module_path.with_suffix(f".{os.getpid()}.tmp")
     shutil.copyfile(artifact, staging)
+    with open(staging, "rb+") as handle:
+        os.fsync(handle.fileno())
+    digest_path = _digest_path(module_path)
+    digest_staging = digest_path.with_suffix(f".{os.getpid()}.tmp")
+    digest_staging.write_text(_file_digest(staging) + "\n")
+    os.replace(digest_staging, digest_path)
     os.replace(staging, module_path)
+
+
+def _digest_path(module_path: Path) -> Path:
+    return module_path.with_name(module_path.name + ".sha256")
+
+
+def _file_digest(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _installed_intact(module_path: Path, repair: bool = False) -> bool:
+    """Whether the cached library can be loaded safely. Loading a damaged one (truncated by a
+    full disk or a crash mid-copy) does not raise: the dynamic loader maps pages past the end
+    of the file and the process dies of SIGBUS. So the file must match the digest written when
+    it was installed, and its ELF segments must lie inside it. With ``repair`` (under the
+    build lock), a damaged file is removed for the caller to rebuild, and the user is told."""
+    if not module_path.is_file():
+        return False
+    digest_path = _digest_path(module_path)
+    problem = _elf_problem(module_path)
+    # (a library installed before digests were written gets the structure check alone)
+    if problem is None and digest_path.is_file():
+        if _file_digest(module_path) != digest_path.read_text(errors="replace").strip():
+            problem = "its contents differ from the digest written when it was built"
+    if problem is None:
+        return True
+    if repair:
+        import warnings
+
+        warnings.warn(f"torchlower: the cached extension {module_path} is damaged ({problem}); rebuilding it", RuntimeWarning, stacklevel=3)
+        for path in (module_path, digest_path):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+    return False
+
+
+def _elf_problem(path: Path) -> str | None:
+    """What is wrong with the ELF structure of a 64-bit little-endian shared library (the
+    Linux builds), or None: every loadable segment and the section header table must lie
+    inside the file. Other formats are left to the digest."""
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        header = handle.read(64)
+        if header[:4] != b"\x7fELF":
+            return "not an ELF file" if sys.platform.startswith("linux") else None
+        if header[4:6] != b"\x02\x01" or len(header) < 64:  # not 64-bit little-endian
+            return None if len(header) == 64 else f"it is {size} bytes, shorter than an ELF header"
+        phoff, shoff = struct.unpack_from("<QQ", header, 0x20)
+        phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", header, 0x36)
+        if shoff + shentsize * shnum > size:
+            return f"it is {size} bytes, shorter than its section headers"
+        if phoff + phentsize * phnum > size:
+            return f"it is {size} bytes, shorter than its program headers"
+        handle.seek(phoff)
+        table = handle.read(phentsize * phnum)
+    for i in range(phnum):
+        kind, _flags, offset, _vaddr, _paddr, filesz = struct.unpack_from("<IIQQQQ", table, i * phentsize)
+        if kind == 1 and offset + filesz > size:  # PT_LOAD
+            return f"it is {size} bytes, shorter than its loadable segment at {offset}+{filesz}"
+    return None
 
 
 def _load(name: str, path: Path) -> ModuleType:
