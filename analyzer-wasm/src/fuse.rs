@@ -112,7 +112,8 @@ fn reduction(op: Op, options: Options) -> Option<Reduce> {
 /// (reading a local cannot fail, so the ops still run, and raise, in the source's order).
 /// A lone op qualifies too (`tl::fused::unary`, or a one-step program for `+ - * /`): one
 /// pass without the dispatcher and TensorIterator set-up that dominate eager's cost on small
-/// tensors; the kernel hands other dtypes, ranks and large threaded sizes to libtorch.
+/// tensors; the kernel hands other dtypes, ranks, large threaded sizes and lone binary ops
+/// above 2^11 elements (where libtorch's vectorised kernel is faster) to libtorch.
 fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
     fn walk(e: &Expr, operands: &mut Vec<String>, program: &mut Vec<Step>, sites: &mut Vec<usize>) -> Option<()> {
         if let Some(name) = tensor_local(e) {

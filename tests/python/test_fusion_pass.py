@@ -148,6 +148,22 @@ def test_elementwise_chains_match_eager(fused, a_shape, b_shape):
     assert_matches_eager(compiled["elementwise_chain"](strided, b), module.elementwise_chain(strided, b))
 
 
+# both sides of the lone binary op's switch from our loop to libtorch's kernel (2^11 elements)
+LONE_BINARY_SHAPES = [(1, 16), (8, 256), (1, 2049), (64, 64), (256, 1024)]
+
+
+@pytest.mark.parametrize("shape", LONE_BINARY_SHAPES)
+def test_lone_binary_ops_match_eager_on_both_sides_of_the_switch(fused, shape):
+    module, report, compiled = fused
+    assert "tl::fused::elementwise(" in _rust_of(report, "lone_mul")
+    for a, b, row in [(torch.randn(*shape), torch.randn(*shape), torch.randn(shape[1])),
+                      (special_tensor(shape, 2), special_tensor(shape, 3), special_tensor((shape[1],), 5))]:
+        run_both(compiled["lone_mul"], module.lone_mul, [a, b])
+        run_both(compiled["lone_row_sub"], module.lone_row_sub, [a, row])
+        strided = a.t().contiguous().t()  # non-contiguous
+        assert_matches_eager(compiled["lone_mul"](strided, b), module.lone_mul(strided, b))
+
+
 def test_elementwise_chain_shape_errors_are_eagers(fused, native_mode):
     module, _, compiled = fused
     args = [torch.randn(3, 4), torch.randn(5)]

@@ -233,9 +233,18 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     // libtorch's parallel kernels op by op are faster (measured: ×0.78 at 2^18 elements on 2).
     let parallel = crate::facts::num_threads() > 1;
     let one_thread = |plan: &ElementwisePlan| !parallel || plan.rows * plan.cols <= PARALLEL_GRAIN;
-    match elementwise_plan(operands, program).filter(|plan| direct_ops && one_thread(plan)) {
+    // A lone `a op b` has no pass to save: ours wins only where eager's set-up dominates.
+    let lone_binary = matches!(program, [Step::Load(_), Step::Load(_), Step::Binary(_)]);
+    let small = |plan: &ElementwisePlan| !lone_binary || plan.rows * plan.cols <= LONE_BINARY_MAX;
+    match elementwise_plan(operands, program).filter(|plan| direct_ops && one_thread(plan) && small(plan)) {
         Some(plan) => plan.run(program),
-        None => elementwise_with_ops(operands, program),
+        None => match *program {
+            // libtorch's op on the operands themselves (no stack of handles)
+            [Step::Load(a), Step::Load(b), Step::Binary(op)] => {
+                binary_with_ops(op, operands.get(a).ok_or_else(invalid_program)?, operands.get(b).ok_or_else(invalid_program)?)
+            }
+            _ => elementwise_with_ops(operands, program),
+        },
     }
 }
 
@@ -253,6 +262,12 @@ const PARALLEL_GRAIN: usize = 32768;
 /// TensorIterator set-up dominate eager's cost and ours wins; above it (measured on an Intel
 /// Xeon: 0.8× at 2^18 elements) libtorch's kernel is as fast or faster.
 const LONE_UNARY_MAX: usize = 1 << 14;
+
+/// Up to how many result elements a lone `a + - * / b` runs our loop. Measured on an Intel
+/// Xeon at one thread (`torchlower bench --sweep --cells add,sub,mul,div,add_row`): ×1.01–1.24
+/// of eager up to 2^11 elements, same shape or a broadcast row; above, libtorch's vectorised
+/// kernel is faster (×0.84–0.95 same shape, ×0.45–0.88 with a broadcast row).
+const LONE_BINARY_MAX: usize = 1 << 11;
 
 /// A lone `op(t)`: one pass of our loop where it is as fast as libtorch's kernel here (it
 /// skips the dispatcher and TensorIterator set-up that dominate small tensors), else

@@ -118,3 +118,13 @@ def weight_reassigned(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, d
         h = t.relu()
         w = w.abs()
     return h
+
+
+# A lone binary op: one-step `tl::fused::elementwise` programs, our loop up to 2^11 result
+# elements and libtorch's kernel above (same shape and a broadcast row).
+def lone_mul(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return a * b
+
+
+def lone_row_sub(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return a - b
