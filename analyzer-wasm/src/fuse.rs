@@ -71,7 +71,7 @@ fn visit_stmt_exprs(s: &Stmt, f: &mut impl FnMut(&Expr)) {
             body.iter().for_each(|s| visit_stmt_exprs(s, f));
         }
         // the pass runs once, on an unfused body
-        Stmt::FusedLoop(_) | Stmt::Break | Stmt::Continue => {}
+        Stmt::FusedLoop(_) | Stmt::Raise { .. } | Stmt::Break | Stmt::Continue => {}
     }
 }
 
@@ -330,18 +330,8 @@ impl Pass<'_> {
         match s {
             Stmt::Assign { name, ty, value } => Stmt::Assign { name, ty, value: self.expr(value) },
             Stmt::Return(value) => Stmt::Return(self.expr(value)),
-            Stmt::Assert { cond, message } => Stmt::Assert {
-                cond: self.expr(cond),
-                message: message.map(|parts| {
-                    parts
-                        .into_iter()
-                        .map(|part| match part {
-                            ir::MessagePart::Int(e) => ir::MessagePart::Int(self.expr(e)),
-                            text => text,
-                        })
-                        .collect()
-                }),
-            },
+            Stmt::Assert { cond, message } => Stmt::Assert { cond: self.expr(cond), message: self.message(message) },
+            Stmt::Raise { exception, message } => Stmt::Raise { exception, message: self.message(message) },
             Stmt::Effect(value) => Stmt::Effect(self.expr(value)),
             Stmt::Unpack { names, value, tuple } => Stmt::Unpack { names, value: self.expr(value), tuple },
             Stmt::If { cond, then, orelse } => Stmt::If { cond: self.expr(cond), then: self.block(then), orelse: self.block(orelse) },
@@ -351,6 +341,19 @@ impl Pass<'_> {
             Stmt::While { cond, body } => Stmt::While { cond: self.expr(cond), body: self.block(body) },
             other @ (Stmt::FusedLoop(_) | Stmt::Break | Stmt::Continue) => other,
         }
+    }
+
+    /// An `assert`/`raise` message with its int parts fused.
+    fn message(&self, message: Option<Vec<ir::MessagePart>>) -> Option<Vec<ir::MessagePart>> {
+        message.map(|parts| {
+            parts
+                .into_iter()
+                .map(|part| match part {
+                    ir::MessagePart::Int(e) => ir::MessagePart::Int(self.expr(e)),
+                    text => text,
+                })
+                .collect()
+        })
     }
 
     /// `e` with its fusable groups fused, top-down.

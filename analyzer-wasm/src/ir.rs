@@ -304,10 +304,51 @@ pub enum Stmt {
     /// `assert cond[, message]`: `AssertionError` when `cond` is false; the message (a string
     /// literal or an f-string of ints) is formatted only then, as Python evaluates it
     Assert { cond: Expr, message: Option<Vec<MessagePart>> },
+    /// `raise E` / `raise E(message)` of a builtin exception class: native code raises the
+    /// same exception with the same text (the message as `assert`'s)
+    Raise { exception: Exception, message: Option<Vec<MessagePart>> },
     /// `a, b = t.chunk(2, dim)` & co.: `value` is the parts op (`Options::Parts`), each name
     /// gets one part; or `a, b = f(…)` of a module function returning a tuple (`tuple`)
     Unpack { names: Vec<(String, Ty)>, value: Expr, tuple: bool },
     FusedLoop(Box<FusedLoop>),
+}
+
+/// The builtin exception classes a `raise` in native code may name, each raised as itself
+/// (`tl::Error::<variant>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exception {
+    Value,
+    Type,
+    Runtime,
+    Index,
+    NotImplemented,
+    Assertion,
+}
+
+impl Exception {
+    pub fn from_builtin(name: &str) -> Option<Exception> {
+        Some(match name {
+            "ValueError" => Exception::Value,
+            "TypeError" => Exception::Type,
+            "RuntimeError" => Exception::Runtime,
+            "IndexError" => Exception::Index,
+            "NotImplementedError" => Exception::NotImplemented,
+            "AssertionError" => Exception::Assertion,
+            _ => return None,
+        })
+    }
+
+    /// The backend's `tl::Error` variant that raises it.
+    pub fn variant(self) -> &'static str {
+        match self {
+            Exception::Value => "Value",
+            Exception::Type => "Type",
+            Exception::Runtime => "Runtime",
+            Exception::Index => "Index",
+            Exception::NotImplemented => "NotImplemented",
+            Exception::Assertion => "Assertion",
+        }
+    }
 }
 
 /// A piece of an `assert` message: literal text, or a Python int formatted as `str(n)`.
@@ -355,7 +396,7 @@ fn stmts_fused_sites(body: &[Stmt], out: &mut Vec<(usize, &'static str)>) {
                 expr_fused_sites(cond, out);
                 stmts_fused_sites(body, out);
             }
-            Stmt::Break | Stmt::Continue => {}
+            Stmt::Raise { .. } | Stmt::Break | Stmt::Continue => {}
             Stmt::FusedLoop(l) => out.extend(l.sites.iter().map(|&s| (s, l.kernel_name()))),
         }
     }

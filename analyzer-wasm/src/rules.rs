@@ -907,8 +907,8 @@ code!(ARGMAX_RESULT_TYPE, "TL261", Classification, Error,
 
 code!(UNSUPPORTED_STATEMENT, "TL301", Statement, Warning,
     "Statement not lowerable",
-    "Lowered statements: assignments (to names, tuple unpacking into names, through an index of a fresh local), augmented assignments, if/elif/else, `for` over `range()` or a list/tuple display, while, break/continue, return, pass, assert, and `with` blocks of torch.no_grad/inference_mode/autocast(enabled=False). `try`, `raise`, `del`, `match`, `import`, other `with` blocks and expression statements whose value would be discarded are not.",
-    "try: ...  /  raise ValueError(\"bad shape\")  /  del h", "Move the statement out of the native function (validate arguments before the call; an `assert` with a message is lowered).");
+    "Lowered statements: assignments (to names, tuple unpacking into names, through an index of a fresh local), augmented assignments, if/elif/else, `for` over `range()` or a list/tuple display, while, break/continue, return, pass, assert, `raise` of ValueError/TypeError/RuntimeError/IndexError/NotImplementedError/AssertionError with a string literal or an f-string of ints, and `with` blocks of torch.no_grad/inference_mode/autocast(enabled=False). `try`, a re-raise or `raise … from …`, other exception classes, `del`, `match`, `import`, other `with` blocks and expression statements whose value would be discarded are not.",
+    "try: ...  /  raise MyError(\"bad shape\") from e  /  del h", "Move the statement out of the native function (validate arguments before the call; an `assert` with a message is lowered).");
 code!(UNSUPPORTED_TARGET, "TL302", Statement, Warning,
     "Assignment target not lowerable",
     "Plain names, tuple unpacking into names and assignment through an index of a fresh local are lowered; attributes (`self.cache = h`), starred targets (`first, *rest = xs`), chained assignment (`a = b = x`) and assignment through an index of a parameter are not.",

@@ -1,7 +1,8 @@
 //! The one error type of native code, and how each variant becomes a Python exception.
 
 use pyo3::exceptions::{
-    PyAssertionError, PyIndexError, PyOverflowError, PyRuntimeError, PyValueError, PyZeroDivisionError,
+    PyAssertionError, PyIndexError, PyNotImplementedError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError,
+    PyZeroDivisionError,
 };
 use pyo3::PyErr;
 
@@ -40,6 +41,15 @@ pub enum Error {
     /// A failed `assert` → `AssertionError` with its message (empty without one).
     #[error("{0}")]
     Assertion(String),
+    /// `raise TypeError(…)` in the source → `TypeError`.
+    #[error("{0}")]
+    Type(String),
+    /// `raise RuntimeError(…)` in the source → `RuntimeError`.
+    #[error("{0}")]
+    Runtime(String),
+    /// `raise NotImplementedError(…)` in the source → `NotImplementedError`.
+    #[error("{0}")]
+    NotImplemented(String),
 }
 
 impl Error {
@@ -50,13 +60,24 @@ impl Error {
             Error::Torch(_) if is_index_error(&message) => PyIndexError::new_err(message),
             Error::Torch(_) => PyRuntimeError::new_err(message),
             Error::Cuda(_) => PyRuntimeError::new_err(message),
-            Error::Index(_) => PyIndexError::new_err(message),
+            Error::Index(_) => raised::<PyIndexError>(message),
             Error::Overflow(_) => PyOverflowError::new_err(message),
             Error::ZeroDivision(_) => PyZeroDivisionError::new_err(message),
-            Error::Value(_) => PyValueError::new_err(message),
-            Error::Assertion(_) if message.is_empty() => PyAssertionError::new_err(()),
-            Error::Assertion(_) => PyAssertionError::new_err(message),
+            Error::Value(_) => raised::<PyValueError>(message),
+            Error::Assertion(_) => raised::<PyAssertionError>(message),
+            Error::Type(_) => raised::<PyTypeError>(message),
+            Error::Runtime(_) => raised::<PyRuntimeError>(message),
+            Error::NotImplemented(_) => raised::<PyNotImplementedError>(message),
         }
+    }
+}
+
+/// `E(message)`, or `E()` for an empty message, as Python's `raise E` / a bare `assert` give.
+fn raised<E: pyo3::PyTypeInfo>(message: String) -> PyErr {
+    if message.is_empty() {
+        PyErr::new::<E, _>(())
+    } else {
+        PyErr::new::<E, _>(message)
     }
 }
 

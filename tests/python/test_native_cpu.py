@@ -542,6 +542,32 @@ def _function_names(path: Path) -> list[str]:
     return [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
 
 
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("checked_scale", (torch.ones(2, 3), -4)),
+        ("checked_scale", (torch.ones(2, 3), 101)),
+        ("checked_scale", (torch.ones(2, 3), 42)),
+        ("checked_matmul", (torch.ones(2, 3), torch.ones(4, 2))),
+    ],
+)
+def test_raise_raises_eagers_exception_natively(name, args, native_mode):
+    """`raise E(message)` in native code: the same class and text as the Python function,
+    in native mode (auto mode would rerun Python after a TypeError or ValueError)."""
+    module, build = corpus_module(CORPUS / "control_flow.py")
+    python_fn = getattr(module, name)
+    compiled = torchlower.compile(python_fn)
+    assert compiled.route == "native", compiled.reason
+    with pytest.raises(Exception) as eager:
+        python_fn(*args)
+    with pytest.raises(type(eager.value)) as native:
+        compiled(*args)
+    assert type(native.value) is type(eager.value)
+    assert native.value.args == eager.value.args
+    fitting = (torch.ones(2, 3), 3) if name == "checked_scale" else (torch.ones(2, 3), torch.ones(3, 4))
+    assert torch.equal(compiled(*fitting), python_fn(*fitting)), "the other path computes"
+
+
 @pytest.mark.parametrize("path,name", corpus_cases())
 def test_corpus_function_matches_eager(path, name):
     if any(marker in str(path) for marker in ("cuda", "Cuda")):

@@ -208,27 +208,13 @@ impl FnEmitter<'_> {
                 self.out.push_str("if !(");
                 self.expr(cond);
                 self.out.push_str(") { return Err(tl::Error::Assertion(");
-                match message.as_deref().unwrap_or_default() {
-                    [] => self.out.push_str("String::new()"),
-                    [ir::MessagePart::Text(text)] => {
-                        let _ = write!(self.out, "{}.to_string()", rust_str_literal(text));
-                    }
-                    parts => {
-                        // `format!("{}{}…", …)`: every part an argument, so no text needs escaping
-                        self.out.push_str("format!(\"");
-                        self.out.push_str(&"{}".repeat(parts.len()));
-                        self.out.push('"');
-                        for part in parts {
-                            self.out.push_str(", ");
-                            match part {
-                                ir::MessagePart::Text(text) => self.out.push_str(&rust_str_literal(text)),
-                                ir::MessagePart::Int(e) => self.expr(e),
-                            }
-                        }
-                        self.out.push(')');
-                    }
-                }
+                self.message(message.as_deref());
                 self.out.push_str(")); }\n");
+            }
+            Stmt::Raise { exception, message } => {
+                let _ = write!(self.out, "return Err(tl::Error::{}(", exception.variant());
+                self.message(message.as_deref());
+                self.out.push_str("));\n");
             }
             Stmt::Return(value) => {
                 self.out.push_str("return Ok(");
@@ -277,6 +263,30 @@ impl FnEmitter<'_> {
 
     /// An owned value: a tensor local is shallow-cloned (a new handle to the same tensor,
     /// exactly Python's aliasing since nothing is mutated in place).
+    /// An `assert`/`raise` message as a Rust `String`: empty without one, a literal, or
+    /// `format!("{}{}…", …)` with every part an argument (so no text needs escaping).
+    fn message(&mut self, message: Option<&[ir::MessagePart]>) {
+        match message.unwrap_or_default() {
+            [] => self.out.push_str("String::new()"),
+            [ir::MessagePart::Text(text)] => {
+                let _ = write!(self.out, "{}.to_string()", rust_str_literal(text));
+            }
+            parts => {
+                self.out.push_str("format!(\"");
+                self.out.push_str(&"{}".repeat(parts.len()));
+                self.out.push('"');
+                for part in parts {
+                    self.out.push_str(", ");
+                    match part {
+                        ir::MessagePart::Text(text) => self.out.push_str(&rust_str_literal(text)),
+                        ir::MessagePart::Int(e) => self.expr(e),
+                    }
+                }
+                self.out.push(')');
+            }
+        }
+    }
+
     fn owned(&mut self, e: &Expr) {
         if let Expr::Local { name, ty: Ty::Tensor(_) } = e {
             let _ = write!(self.out, "{}.shallow_clone()", local_ident(name, RustKind::Tensor));
@@ -691,7 +701,7 @@ fn collect_locals(body: &[Stmt], out: &mut BTreeSet<(String, RustKind)>) {
                     }
                 }
             }
-            Stmt::Return(_) | Stmt::Assert { .. } | Stmt::Effect(_) | Stmt::Break | Stmt::Continue => {}
+            Stmt::Return(_) | Stmt::Assert { .. } | Stmt::Raise { .. } | Stmt::Effect(_) | Stmt::Break | Stmt::Continue => {}
         }
     }
 }

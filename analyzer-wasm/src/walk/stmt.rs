@@ -164,8 +164,8 @@ impl Walker<'_> {
                 }
                 false
             }
-            Stmt::Raise(_) => {
-                self.diag(&rules::UNSUPPORTED_STATEMENT, "`raise` statement is not lowered".into(), stmt.range());
+            Stmt::Raise(r) => {
+                self.raise_stmt(r, out);
                 false
             }
             other => {
@@ -438,6 +438,40 @@ impl Walker<'_> {
     /// (or static strings) without conversions or format specs.
     fn assert_stmt(&mut self, s: &ast::StmtAssert, out: &mut Vec<ir::Stmt>) {
         self.assert_parts(&s.test, s.msg.as_deref(), s.range(), out);
+    }
+
+    /// `raise E` / `raise E(message)` of a builtin exception class (`ir::Exception`), the
+    /// message a string literal or an f-string of ints as `assert`'s: native code raises the
+    /// same exception with the same text. A re-raise, a cause (`from`), other classes or
+    /// arguments stay Python.
+    fn raise_stmt(&mut self, r: &ast::StmtRaise, out: &mut Vec<ir::Stmt>) {
+        let (class, args) = match r.exc.as_deref() {
+            Some(Expr::Name(n)) => (Some(n), &[][..]),
+            Some(Expr::Call(c)) if c.arguments.keywords.is_empty() => match &*c.func {
+                Expr::Name(n) => (Some(n), &c.arguments.args[..]),
+                _ => (None, &[][..]),
+            },
+            _ => (None, &[][..]),
+        };
+        let builtin = class.filter(|n| !self.locals.contains(n.id.as_str()) && self.scope.is_builtin(n.id.as_str()));
+        let exception = builtin.and_then(|n| ir::Exception::from_builtin(n.id.as_str()));
+        let message = match args {
+            [] => Some(None),
+            [Expr::StringLiteral(text)] => Some(Some(vec![ir::MessagePart::Text(text.value.to_str().to_string())])),
+            [Expr::FString(f)] => self.f_string_message(f).map(Some),
+            _ => None,
+        };
+        let why = match (r.exc.is_some(), r.cause.is_some(), exception, &message) {
+            (false, _, _, _) => "a bare `raise` (a re-raise) is not lowered",
+            (_, true, _, _) => "`raise … from …` is not lowered",
+            (_, _, None, _) => "`raise` is lowered for ValueError, TypeError, RuntimeError, IndexError, NotImplementedError and AssertionError",
+            (_, _, _, None) => "a `raise` message that is not one string literal or an f-string of ints is not lowered",
+            (_, _, Some(exception), Some(message)) => {
+                out.push(ir::Stmt::Raise { exception, message: message.clone() });
+                return;
+            }
+        };
+        self.diag(&rules::UNSUPPORTED_STATEMENT, why.into(), r.range());
     }
 
     /// An assertion of `test` with an optional message (`assert` or `torch._assert`).

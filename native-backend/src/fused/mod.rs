@@ -235,6 +235,14 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     let one_thread = |plan: &ElementwisePlan| !parallel || plan.rows * plan.cols <= PARALLEL_GRAIN;
     // A lone `a op b` has no pass to save: ours wins only where eager's set-up dominates.
     let lone_binary = matches!(program, [Step::Load(_), Step::Load(_), Step::Binary(_)]);
+    if let [Step::Load(a), Step::Load(b), Step::Binary(op)] = *program {
+        let (a, b) = (operands.get(a).ok_or_else(invalid_program)?, operands.get(b).ok_or_else(invalid_program)?);
+        // decided before the plan, which costs as much as the call it would save
+        let small = |t: &Tensor| crate::facts::Facts::of(t).is_some_and(|f| f.rank <= 2 && f.sizes[0] * f.sizes[1] <= LONE_BINARY_MAX as i64);
+        if !(small(a) && small(b)) {
+            return binary_with_ops(op, a, b);
+        }
+    }
     let small = |plan: &ElementwisePlan| !lone_binary || plan.rows * plan.cols <= LONE_BINARY_MAX;
     match elementwise_plan(operands, program).filter(|plan| direct_ops && one_thread(plan) && small(plan)) {
         Some(plan) => plan.run(program),

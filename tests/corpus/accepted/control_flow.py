@@ -53,3 +53,21 @@ def unrolled_checks(q: TensorF32Cpu2D, k: TensorF32Cpu2D, n_heads: int) -> Tenso
     for dim in (0, 1):
         total = total + total.sum(dim=dim, keepdim=True)
     return total
+
+
+# `raise` of a builtin exception class with a literal or an f-string of ints: native code
+# raises the same exception with the same text (tests/python/test_native_cpu.py).
+def checked_scale(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    if n < 0:
+        raise ValueError(f"n must be non-negative, got {n}")
+    if n > 100:
+        raise NotImplementedError
+    if n == 42:
+        raise TypeError("forty-two")
+    return x * n
+
+
+def checked_matmul(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    if x.shape[1] != w.shape[0]:
+        raise RuntimeError(f"inner sizes differ: {x.shape[1]} and {w.shape[0]}")
+    return x @ w

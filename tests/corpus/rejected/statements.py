@@ -105,3 +105,26 @@ def enable_grad(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     with torch.enable_grad():
         y = x * 2.0
     return y
+
+
+class ShapeError(Exception):
+    pass
+
+
+# `raise` forms that stay Python: a class of the module, a cause, a re-raise, several arguments.
+def raise_own_class(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    if n < 0:
+        raise ShapeError("negative")
+    return x
+
+
+def raise_from(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    if n < 0:
+        raise ValueError("negative") from None
+    return x
+
+
+def raise_two_arguments(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    if n < 0:
+        raise ValueError("negative", n)
+    return x
