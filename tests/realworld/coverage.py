@@ -30,11 +30,15 @@ def corpus_files() -> list[Path]:
 
 
 def _blockers(entry: dict) -> set[str]:
-    """What keeps one fallback function from routing native, as short labels."""
+    """What keeps one fallback function from routing native, as short labels: the root
+    causes (a knock-on, marked ``caused_by``, failed only because of another finding)."""
     found: set[str] = set()
     for d in entry.get("diagnostics", []):
-        found.add(f"{d['code']} {d['message'].split(':')[0][:60]}")
+        if "caused_by" not in d:
+            found.add(f"{d['code']} {d['message'].split(':')[0][:60]}")
     for site in entry.get("sites", []):
+        if "caused_by" in site:
+            continue
         if site["outcome"] == "rejected":
             found.add(f"{site.get('code', '?')} {site['target']}")
         elif site["outcome"] == "not_covered":
