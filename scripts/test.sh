@@ -26,6 +26,9 @@ step "GPU check: its own tests, and the checker that compares its dumps with eag
 CARGO_TARGET_DIR="$ROOT/target/gpu-check" cargo test --release --quiet --manifest-path native-backend/gpu-check/Cargo.toml
 python scripts/gpu_eager_compare.py --self-test
 
+step "fuzz smoke run: each analyzer fuzz target for 20 s (the long runs: docs/fuzzing.md)"
+scripts/fuzz.sh 20
+
 step "pytest"
 python -m pytest -q tests/
 

@@ -100,3 +100,13 @@ def test_the_structure_check_reads_real_libraries():
     assert libraries
     for library in libraries:
         assert _build._elf_problem(library) is None, library
+
+
+def test_a_new_cache_directory_is_private_to_the_user(tmp_path, monkeypatch):
+    from torchlower import _analyze, _build_env
+
+    root = tmp_path / "fresh" / "torchlower-cache"
+    monkeypatch.setenv("TORCHLOWER_CACHE_DIR", str(root))
+    assert _build_env.cache_dir() == root.resolve()
+    assert (root.stat().st_mode & 0o777) == 0o700
+    assert _analyze.cache_dir() == root.resolve() / "wasm", "one cache root for the analyzer and the builds"

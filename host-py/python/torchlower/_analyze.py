@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -39,11 +38,10 @@ class AnalyzerError(Exception):
 
 
 def cache_dir() -> Path:
-    """The directory holding compiled analyzer modules."""
-    if root := os.environ.get("TORCHLOWER_CACHE_DIR"):
-        return Path(root) / "wasm"
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg) / "torchlower" / "wasm"
+    """The directory holding compiled analyzer modules (inside the build cache)."""
+    from ._build_env import cache_dir as build_cache_dir
+
+    return build_cache_dir() / "wasm"
 
 
 _analyzer: _native.Analyzer | None = None

@@ -6,6 +6,7 @@ that a change to any of them (a new torch, another rustc, an edited backend) bui
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -26,14 +27,24 @@ def cache_dir() -> Path:
     """``$TORCHLOWER_CACHE_DIR``, else ``$XDG_CACHE_HOME/torchlower``, else ``~/.cache/torchlower``.
 
     Holds the one cargo target folder shared by every generated crate of this machine (so
-    tch and the backend compile once), the generated crates and the built modules.
+    tch and the backend compile once), the generated crates, the built modules and the
+    compiled analyzer (``wasm/``). Created private to the user (0700): what it holds is code
+    this process loads.
     """
     explicit = os.environ.get("TORCHLOWER_CACHE_DIR")
     if explicit:
-        return Path(explicit).expanduser().resolve()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return (base / "torchlower").resolve()
+        path = Path(explicit).expanduser().resolve()
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+        path = (base / "torchlower").resolve()
+    if not path.is_dir():
+        # a path that cannot be made (a file there, a read-only parent) is reported by the
+        # step that writes into it: the analyzer then runs without its module cache, and a
+        # build fails with a BuildError (fallback)
+        with contextlib.suppress(OSError):
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
 
 
 def backend_dir() -> Path:
