@@ -568,6 +568,21 @@ def test_raise_raises_eagers_exception_natively(name, args, native_mode):
     assert torch.equal(compiled(*fitting), python_fn(*fitting)), "the other path computes"
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_messages_made_to_break_out_of_rust_strings_arrive_intact(n, native_mode):
+    """assert/raise messages with quotes, braces, raw-string and comment markers: the emitted
+    Rust escapes them (it compiled), and native code raises eager's exact text."""
+    module, _ = corpus_module(CORPUS / "hostile_names.py")
+    compiled = torchlower.compile(module.messages)
+    assert compiled.route == "native", compiled.reason
+    x = torch.ones(2, 2)
+    with pytest.raises((AssertionError, ValueError)) as eager:
+        module.messages(x, n)
+    with pytest.raises(type(eager.value)) as native:
+        compiled(x, n)
+    assert native.value.args == eager.value.args
+
+
 @pytest.mark.parametrize("path,name", corpus_cases())
 def test_corpus_function_matches_eager(path, name):
     if any(marker in str(path) for marker in ("cuda", "Cuda")):
