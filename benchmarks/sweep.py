@@ -221,6 +221,14 @@ def expand_as(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x[:1].expand_as(y)
 
 
+def view_as(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.view_as(y)
+
+
+def reshape_as(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.t().reshape_as(y)
+
+
 def cat(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.cat([x, y], dim=-1)
 
@@ -701,7 +709,7 @@ OPS = {
     "index": "index", "chunk": "chunk", "split": "split", "unbind": "unbind", "pow_number": "pow",
     "clamp": "clamp", "clamp_min": "clamp_min", "clamp_max": "clamp_max", "maximum": "maximum",
     "minimum": "minimum", "bmm": "bmm", "cat": "cat", "stack": "stack",
-    "expand": "expand", "expand_as": "expand_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
+    "expand": "expand", "expand_as": "expand_as", "view_as": "view_as", "reshape_as": "reshape_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
     "softplus": "softplus", "layer_norm": "layer_norm",
     "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "sum_dims": "sum_dims", "mean_dims": "mean_dims", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "cross_entropy": "cross_entropy", "where_nonzero": "where_nonzero", "multinomial": "multinomial", "embedding": "embedding", "arange": "arange", "zeros": "zeros", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention",
     "addmm": "addmm", "baddbmm": "baddbmm", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "topk": "topk", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev"
@@ -711,7 +719,7 @@ ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp"
                "add", "sub", "mul", "div", "add_row", "sum_rows", "sum_cols", "mean_rows", "mean_cols",
                "softmax", "argmax", "chain"]
 #: Python-number operands and views, on a smaller grid (their cost is the call, not the data).
-SMALL_GRID = ["mul_scalar", "rsub_scalar", "silu", "rsqrt", "erf", "softplus", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "cat", "stack", "expand", "expand_as", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
+SMALL_GRID = ["mul_scalar", "rsub_scalar", "silu", "rsqrt", "erf", "softplus", "pow_number", "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "cat", "stack", "expand", "expand_as", "view_as", "reshape_as", "view", "reshape", "permute", "transpose", "t", "unsqueeze", "flatten", "contiguous", "index"]
 #: Two-part splits: the rows must be 2.
 PARTS = ["chunk", "split", "unbind"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
@@ -772,7 +780,7 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
         return FAMILY_INPUTS[function](rows, cols, randn, generator)
     if function in ("log", "sqrt", "rsqrt"):
         return (x.abs() + 0.5,)
-    if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum", "cat", "stack", "expand_as"):
+    if function in ("add", "sub", "mul", "div", "chain", "maximum", "minimum", "cat", "stack", "expand_as", "view_as", "reshape_as"):
         y = randn(rows, cols)
         return (x, y.abs() + 0.5 if function == "div" else y)
     if function == "add_row":

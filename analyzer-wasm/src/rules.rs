@@ -310,12 +310,16 @@ rule!(EXPAND, "torchlower/expand", Expand, true,
     "mask.expand(B, H, T, T)");
 rule!(EXPAND_AS, "torchlower/expand-as", ExpandAs, true,
     "EXTENSION: t.expand_as(other)", "A broadcast view to `other`'s shape (other's rank ≥ t's).", "bias.expand_as(x)");
+rule!(VIEW_AS, "torchlower/view-as", ViewAs, true,
+    "EXTENSION: t.view_as(other)", "A view of `t` with `other`'s shape (any rank, the same device; eager's error when the sizes do not fit). The result aliases `t`.", "x.view_as(y)");
+rule!(RESHAPE_AS, "torchlower/reshape-as", ReshapeAs, true,
+    "EXTENSION: t.reshape_as(other)", "`t.reshape(other.shape)`: a view where the strides allow it, else a copy, as eager's.", "attn.reshape_as(q)");
 rule!(PERMUTE, "torchlower/permute", Permute, true,
     "EXTENSION: t.permute(*dims) / torch.permute(t, dims)",
     "One Python int per dim (a tuple is spread); a view with the dims reordered. Invalid permutations raise eager's error.",
     "x.permute(0, 2, 1, 3)");
 rule!(TRANSPOSE, "torchlower/transpose", Transpose, true,
-    "EXTENSION: t.transpose(d0, d1) / torch.transpose(t, d0, d1)",
+    "EXTENSION: t.transpose(d0, d1) / torch.transpose(t, d0, d1) (and their aliases swapaxes, swapdims)",
     "Two int literal dims (negative ones normalised against the rank); a view with them swapped.",
     "k.transpose(-2, -1)");
 rule!(MATRIX_T, "torchlower/t", T, true,
@@ -703,7 +707,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
@@ -826,8 +830,8 @@ code!(DEVICE_TRANSFER, "TL205", Site, Error,
     "x.cuda()  /  x.to(torch.float64)", "Pass tensors that already live on the annotated device, in a dtype with a marker; convert between float32, int64 and bool with `.float()`, `.long()`, `.bool()`.");
 code!(VIEW_OP, "TL206", Site, Error,
     "View form not lowered",
-    "Views are claimed: `view`, `reshape`, `transpose`, `permute`, `t`, `.T` of rank ≤ 2, `.mT`, `unsqueeze`, `squeeze(dim)`, `flatten`, `unflatten`, `narrow`, `select`, `expand`, `chunk`, `split`, `unbind` and basic indexing, aliasing their base as eager's do. These view forms are not: `view_as`, `reshape_as`, `unfold`, `movedim`, `swapaxes`/`swapdims`, `as_strided`, `.H`/`.mH`, `.real`/`.imag`/`.data`, and `.T` of rank > 2 (deprecated in eager).",
-    "x.swapaxes(0, 1)  /  x.view_as(y)  /  x.movedim(1, -1)", "Write it with a claimed view: `x.transpose(0, 1)` for swapaxes/swapdims, `x.view(y.shape)` for `view_as`, `x.reshape(y.shape)` for `reshape_as`, `x.permute(...)` for `movedim` and for `.T` of rank > 2.");
+    "Views are claimed: `view`, `view_as`, `reshape`, `reshape_as`, `transpose` (and `swapaxes`/`swapdims`), `permute`, `t`, `.T` of rank ≤ 2, `.mT`, `unsqueeze`, `squeeze(dim)`, `flatten`, `unflatten`, `narrow`, `select`, `expand`, `expand_as`, `chunk`, `split`, `unbind` and basic indexing, aliasing their base as eager's do. These view forms are not: `unfold`, `movedim`, `as_strided`, `.H`/`.mH`, `.real`/`.imag`/`.data`, and `.T` of rank > 2 (deprecated in eager).",
+    "x.movedim(1, -1)  /  x.unfold(1, 2, 1)  /  x.T  # x rank 3", "Write it with a claimed view: `x.permute(...)` for `movedim` and for `.T` of rank > 2.");
 code!(RANK0_RESULT, "TL207", Site, Error,
     "Result would be rank 0",
     "There is no rank-0 tensor type: a dot product of two rank-1 tensors, a whole-tensor reduction or loss (`F.cross_entropy` with its default `reduction=\"mean\"`) and a rank-1 reduction without keepdim produce one.",

@@ -174,6 +174,19 @@ pub fn expand_as(t: &Tensor, other: &Tensor) -> Result<Tensor> {
     Ok(t.f_expand_as(other)?)
 }
 
+/// `t.view_as(other)`: the view of `t` with `other`'s shape (eager's error when the sizes do
+/// not fit).
+#[inline]
+pub fn view_as(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.f_view_as(other)?)
+}
+
+/// `t.reshape_as(other)`.
+#[inline]
+pub fn reshape_as(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.f_reshape_as(other)?)
+}
+
 /// `t.permute(*dims)` / `torch.permute(t, dims)`.
 #[inline]
 pub fn permute(t: &Tensor, dims: &[i64]) -> Result<Tensor> {

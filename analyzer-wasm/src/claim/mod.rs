@@ -289,8 +289,6 @@ const ALIASES: &[(&str, &str)] = &[
     ("clip", "clamp"),
     ("concat", "cat"),
     ("concatenate", "cat"),
-    ("swapaxes", "transpose"),
-    ("swapdims", "transpose"),
     ("greater", "gt"),
     ("less", "lt"),
     ("greater_equal", "ge"),

@@ -19,6 +19,8 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Permute => &rules::PERMUTE,
         Op::Expand => &rules::EXPAND,
         Op::ExpandAs => &rules::EXPAND_AS,
+        Op::ViewAs => &rules::VIEW_AS,
+        Op::ReshapeAs => &rules::RESHAPE_AS,
         Op::Transpose => &rules::TRANSPOSE,
         Op::T => &rules::MATRIX_T,
         Op::Unsqueeze => &rules::UNSQUEEZE,
@@ -185,6 +187,19 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             },
             _ => Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes one tensor"))),
         },
+        // the other tensor's shape, so its rank (libtorch raises eager's error when the sizes
+        // do not fit)
+        Op::ViewAs | Op::ReshapeAs => match rest {
+            [other] => match other.ty {
+                Ty::Tensor(o) if o.device == t.device => {
+                    TensorTy::new(t.dtype, t.device, o.rank).map(|r| (r, Options::None)).ok_or_else(|| Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")))
+                }
+                Ty::Tensor(_) => Err(Decision::reject(&rules::MIXED_DEVICE, format!("{form}: the other tensor lives on another device"))),
+                Ty::Unknown => Err(Decision::Unresolved(format!("the other tensor of {form} has an unresolved type"))),
+                other => Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {}", other.describe()))),
+            },
+            _ => Err(Decision::reject(&rules::BAD_ARITY, format!("{form} takes one tensor"))),
+        },
         Op::Transpose => dim_pair(t, rest, form).map(|(a, b)| (t, Options::DimPair(a, b))),
         Op::Flatten => flatten(q, t, rest, form),
         Op::Unsqueeze => match (rest, keyword(q, "dim")) {
@@ -215,7 +230,7 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
     match outcome {
         Ok((result, options)) => {
             let mut operands = vec![at];
-            if matches!(op, Op::View | Op::Reshape | Op::Permute | Op::Expand | Op::ExpandAs) {
+            if matches!(op, Op::View | Op::Reshape | Op::Permute | Op::Expand | Op::ExpandAs | Op::ViewAs | Op::ReshapeAs) {
                 operands.extend((0..rest.len()).map(|i| OperandRef::Arg(first + i)));
             }
             if matches!(op, Op::Chunk | Op::Split) {

@@ -954,6 +954,20 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: CUDA_VIEW,
         },
+        /// A view with another tensor's shape (`t.view(other.shape)`).
+        ViewAs {
+            name: "view_as", lane: Views, signature: Product,
+            functions: [], methods: ["view_as"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: CUDA_VIEW,
+        },
+        /// `t.reshape(other.shape)`: a view where the strides allow it, else a copy.
+        ReshapeAs {
+            name: "reshape_as", lane: Views, signature: Product,
+            functions: [], methods: ["reshape_as"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// A view with the dims reordered.
         Permute {
             name: "permute", lane: Views, signature: IntList,
@@ -964,7 +978,7 @@ op_table! {
         /// A view with two dims swapped.
         Transpose {
             name: "transpose", lane: Views, signature: DimPair,
-            functions: ["torch.transpose"], methods: ["transpose"], operators: [],
+            functions: ["torch.transpose", "torch.swapaxes", "torch.swapdims"], methods: ["transpose", "swapaxes", "swapdims"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: CUDA_VIEW,
         },
@@ -1727,7 +1741,7 @@ pub mod unclaimed {
         &["cuda", "cpu", "to", "double", "float", "half", "bfloat16", "long", "int", "type", "type_as"];
     /// Views and reshapes: results alias their base (TL206).
     pub const VIEW_METHODS: &[&str] = &[
-        "view_as", "reshape_as", "unfold", "movedim", "swapaxes", "swapdims", "mT", "T", "H", "mH", "as_strided",
+        "unfold", "movedim", "mT", "T", "H", "mH", "as_strided",
     ];
     /// Tensor attributes that are views of the tensor (TL206).
     pub const VIEW_ATTRIBUTES: &[&str] = &["T", "mT", "H", "mH", "real", "imag", "data"];

@@ -146,3 +146,13 @@ def split_on(x: TensorF32Cpu3D, d: int) -> TensorF32Cpu2D:
     a, b = torch.unbind(x[:2], d - 3)
     c, e = x[:2].split(1, dim=d - 3)
     return a + b + c[0] - e[0]
+
+
+# `view_as` / `reshape_as` take the other tensor's shape (its rank); `swapaxes` / `swapdims`
+# are `transpose` under NumPy's names.
+def as_the_other(x: TensorF32Cpu2D, y: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return x.view_as(y) + x.t().reshape_as(y)
+
+
+def swapped(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return x.swapaxes(0, 2) * torch.swapdims(x, -1, 0)
