@@ -6,6 +6,8 @@
 //! error path asks Python for the names it shows (`str(t.device)`, `str(t.dtype)`), so the
 //! message uses PyTorch's own spelling of whatever device or dtype came in.
 
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
@@ -14,15 +16,50 @@ use pyo3::types::{PyBool, PyFloat, PyInt};
 
 use crate::spec::TensorSpec;
 
-/// A `torch.Tensor` argument as a `tch::Tensor` sharing its storage (no copy), after
-/// checking, in this order: it is a tensor (`TypeError`), then its device, dtype and rank
-/// against `spec` (`ValueError`).
-pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyResult<tch::Tensor> {
-    let Some(tensor) = unpack_tensor(obj)? else {
-        return Err(PyTypeError::new_err(format!(
-            "torchlower: parameter '{param}' expects a torch.Tensor, got {}",
-            type_name(obj)
-        )));
+/// A tensor argument for the length of one call: the `torch.Tensor` object's own tensor
+/// handle, borrowed, for a plain `torch.Tensor` or `nn.Parameter` (what almost every call
+/// passes: no allocation, no reference count traffic), or a new handle to the same storage
+/// for a subclass. Bodies take `&tch::Tensor`, so neither is ever moved or written through.
+pub struct TensorArg {
+    tensor: ManuallyDrop<tch::Tensor>,
+    /// a handle of our own (freed on drop), not the Python object's
+    owned: bool,
+}
+
+impl Deref for TensorArg {
+    type Target = tch::Tensor;
+    fn deref(&self) -> &tch::Tensor {
+        &self.tensor
+    }
+}
+
+impl Drop for TensorArg {
+    fn drop(&mut self) {
+        if self.owned {
+            // SAFETY: an owned handle is dropped exactly once, here.
+            unsafe { ManuallyDrop::drop(&mut self.tensor) }
+        }
+    }
+}
+
+/// A `torch.Tensor` argument sharing its storage (no copy), after checking, in this order:
+/// it is a tensor (`TypeError`), then its device, dtype and rank against `spec`
+/// (`ValueError`). The caller holds `obj` (the call's argument tuple does) for as long as
+/// the returned handle lives.
+pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyResult<TensorArg> {
+    // SAFETY: `obj` is live for the whole call and we hold the GIL (see `borrow_exact`).
+    let borrowed = unsafe { crate::facts::borrow_exact(obj) };
+    let tensor = match borrowed {
+        Some(tensor) => TensorArg { tensor, owned: false },
+        None => match unpack_tensor(obj)? {
+            Some(tensor) => TensorArg { tensor: ManuallyDrop::new(tensor), owned: true },
+            None => {
+                return Err(PyTypeError::new_err(format!(
+                    "torchlower: parameter '{param}' expects a torch.Tensor, got {}",
+                    type_name(obj)
+                )))
+            }
+        },
     };
     let (device, kind_matches, rank) = match crate::facts::Facts::of(&tensor) {
         Some(facts) => (facts.device, facts.is_kind(spec.dtype.kind()), facts.rank),

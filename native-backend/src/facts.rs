@@ -145,3 +145,64 @@ fn scalar_type_code(kind: Kind) -> Option<c_int> {
         _ => None,
     }
 }
+
+/// The tensor handle inside a plain `torch.Tensor` or `nn.Parameter` object, borrowed (never
+/// to be dropped: the object owns it), or `None` for anything else (a subclass, another
+/// type) or when this libtorch's object layout is not the one checked at first use.
+///
+/// Why: `THPVariable_Unpack` copies the handle into a new heap `at::Tensor` (an allocation,
+/// an atomic increment, then a decrement and a free when the call ends) and two shim calls
+/// with their error checks: a tenth of a one-op call. A `THPVariable` holds its `at::Tensor`
+/// right after the object header, and tch's tensor pointer is a pointer to an `at::Tensor`,
+/// so the handle can be lent in place. The layout is checked once against
+/// `THPVariable_Unpack` on a probe tensor; if it differs, every call takes the copying path.
+///
+/// # Safety
+/// `object` stays alive, and the GIL held, for as long as the returned handle is used.
+pub(crate) unsafe fn borrow_exact(object: &pyo3::Bound<'_, pyo3::PyAny>) -> Option<std::mem::ManuallyDrop<Tensor>> {
+    let layout = EXACT_LAYOUT.get_or_init(|| learn_exact_layout(object.py())).as_ref()?;
+    let ty = unsafe { pyo3::ffi::Py_TYPE(object.as_ptr()) } as usize;
+    if ty != layout.tensor_type && ty != layout.parameter_type {
+        return None;
+    }
+    // SAFETY: an exact `torch.Tensor`/`nn.Parameter` object holds its `at::Tensor` at this
+    // offset (checked in `learn_exact_layout`); `ManuallyDrop` keeps tch from freeing it.
+    let handle = unsafe { (object.as_ptr() as *mut u8).add(layout.offset) } as *mut C_tensor;
+    Some(std::mem::ManuallyDrop::new(unsafe { Tensor::from_ptr(handle) }))
+}
+
+/// The two exact types whose handle can be lent, and where it lies in the object.
+struct ExactLayout {
+    tensor_type: usize,
+    parameter_type: usize,
+    offset: usize,
+}
+
+static EXACT_LAYOUT: OnceLock<Option<ExactLayout>> = OnceLock::new();
+
+/// Finds `torch.Tensor` and `nn.Parameter`, then checks on a probe tensor that the word after
+/// the object header is the `TensorImpl` pointer `THPVariable_Unpack` returns a handle to.
+fn learn_exact_layout(py: pyo3::Python<'_>) -> Option<ExactLayout> {
+    use pyo3::types::{PyAnyMethods, PyModule};
+    let torch = PyModule::import(py, "torch").ok()?;
+    let tensor_type = torch.getattr("Tensor").ok()?;
+    let parameter_type = torch.getattr("nn").ok()?.getattr("Parameter").ok()?;
+    let probe = torch.getattr("empty").ok()?.call1((0,)).ok()?;
+    if !probe.get_type().is(&tensor_type) {
+        return None;
+    }
+    let offset = std::mem::size_of::<pyo3::ffi::PyObject>();
+    // SAFETY: `probe` is a live tensor object (we hold it and the GIL); `unpack` returns a new
+    // handle we own and drop; an `at::Tensor` is one `TensorImpl` pointer.
+    let matches = unsafe {
+        let copy = unpack(probe.as_ptr() as *mut torch_sys::python::C_pyobject).ok()??;
+        let in_object = *((probe.as_ptr() as *const u8).add(offset) as *const *const std::ffi::c_void);
+        let in_copy = *(copy.as_ptr() as *const *const std::ffi::c_void);
+        !in_object.is_null() && in_object == in_copy
+    };
+    matches.then(|| ExactLayout {
+        tensor_type: tensor_type.as_ptr() as usize,
+        parameter_type: parameter_type.as_ptr() as usize,
+        offset,
+    })
+}

@@ -33,7 +33,7 @@ impl FnEmitter<'_> {
             // One unary op: the elementwise kernel's short form.
             let text = match (operands.as_slice(), program.as_slice()) {
                 ([a], [Step::Load(0), Step::Unary(op)]) => {
-                    Some(format!("tl::fused::unary(tl::fused::Unary::{op:?}, &{})?", local_ident(a, RustKind::Tensor)))
+                    Some(format!("tl::fused::unary(tl::fused::Unary::{op:?}, {})?", self.tensor_ref(a)))
                 }
                 _ => None,
             };
@@ -57,7 +57,8 @@ impl FnEmitter<'_> {
             Fused::Elementwise { operands, program } => {
                 self.out.push_str("&[");
                 for (i, name) in operands.iter().enumerate() {
-                    let _ = write!(self.out, "{}&{}", if i > 0 { ", " } else { "" }, local_ident(name, RustKind::Tensor));
+                    let reference = self.tensor_ref(name);
+                    let _ = write!(self.out, "{}{reference}", if i > 0 { ", " } else { "" });
                 }
                 let steps: Vec<String> = program.iter().map(|s| step_text(*s)).collect();
                 let _ = write!(self.out, "], &[{}])?", steps.join(", "));
@@ -84,7 +85,8 @@ impl FnEmitter<'_> {
             }
         }
         let call_start = self.out.len();
-        let _ = write!(self.out, "tl::fused::{}(&{hidden_var}, &{}, ", l.kernel_name(), local_ident(&l.weight, RustKind::Tensor));
+        let (hidden, weight) = (self.tensor_ref(&l.hidden), self.tensor_ref(&l.weight));
+        let _ = write!(self.out, "tl::fused::{}({hidden}, {weight}, ", l.kernel_name());
         self.optional_borrow(l.bias.as_ref());
         self.out.push_str(", tl::scalar::range(");
         self.expr(&l.start);

@@ -15,7 +15,7 @@ pub mod mangle;
 use crate::ir::{self, CmpOp, Expr, FloatOp, MathFn, Options, ScalarKind, ScalarOp, Stmt};
 use crate::ty::Ty;
 use mangle::{local_ident, rust_str_literal, RustKind};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// One native function to emit.
@@ -64,10 +64,12 @@ pub fn lower_module(filename: &str, functions: &[NativeFn]) -> Emitted {
     out.push_str("#![allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, non_snake_case, unreachable_code, clippy::all)]\n\n");
     out.push_str("use torchlower_backend as tl;\n");
     let mut emitted = Vec::new();
+    let tensor_params: BTreeMap<usize, Vec<bool>> =
+        functions.iter().map(|f| (f.index, f.ir.params.iter().filter(|(_, ty)| RustKind::of(*ty).is_some()).map(|(_, ty)| matches!(ty, Ty::Tensor(_))).collect())).collect();
     for f in functions {
         out.push('\n');
         let start = out.len();
-        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0 };
+        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0, tensor_params: &tensor_params, borrowed: BTreeSet::new() };
         e.function(f);
         let sites = e.site_ranges;
         emitted.push((symbol(f.index), [start, out.len()], sites));
@@ -92,6 +94,11 @@ struct FnEmitter<'o> {
     out: &'o mut String,
     site_ranges: Vec<Option<[usize; 2]>>,
     temp: usize,
+    /// per function index, which of its parameters are tensors (passed by reference)
+    tensor_params: &'o BTreeMap<usize, Vec<bool>>,
+    /// the Rust names of this function's tensor parameters that are references already
+    /// (not rebound by the body): borrowed without another `&`
+    borrowed: BTreeSet<String>,
 }
 
 impl FnEmitter<'_> {
@@ -109,17 +116,33 @@ impl FnEmitter<'_> {
             other => RustKind::of(other).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor").to_string(),
         };
         let typed: Vec<(String, RustKind)> = ir.params.iter().filter_map(|(name, ty)| RustKind::of(*ty).map(|k| (name.clone(), k))).collect();
-        let declared: Vec<String> = typed.iter().map(|(name, kind)| format!("mut {}: {}", local_ident(name, *kind), kind.rust_type())).collect();
+        // tensors come by reference (the caller's handle, never moved or written through)
+        let declared: Vec<String> = typed
+            .iter()
+            .map(|(name, kind)| match kind {
+                RustKind::Tensor => format!("{}: &{}", local_ident(name, *kind), kind.rust_type()),
+                _ => format!("mut {}: {}", local_ident(name, *kind), kind.rust_type()),
+            })
+            .collect();
         let _ = writeln!(self.out, "fn {}({}) -> tl::Result<{ret}> {{", body_symbol(f.index), declared.join(", "));
-        // every other local, declared once up front (assigned before use on every path)
+        // every other local, declared once up front (assigned before use on every path); a
+        // tensor parameter the body rebinds becomes a local handle of its own
         let bound: BTreeSet<(String, RustKind)> = typed.iter().cloned().collect();
         let mut locals = BTreeSet::new();
         collect_locals(&ir.body, &mut locals);
         for (name, kind) in &locals {
+            let ident = local_ident(name, *kind);
             if !bound.contains(&(name.clone(), *kind)) {
-                let _ = writeln!(self.out, "    let mut {}: {};", local_ident(name, *kind), kind.rust_type());
+                let _ = writeln!(self.out, "    let mut {ident}: {};", kind.rust_type());
+            } else if *kind == RustKind::Tensor {
+                let _ = writeln!(self.out, "    let mut {ident}: {} = {ident}.shallow_clone();", kind.rust_type());
             }
         }
+        self.borrowed = typed
+            .iter()
+            .filter(|(name, kind)| *kind == RustKind::Tensor && !locals.contains(&(name.clone(), *kind)))
+            .map(|(name, kind)| local_ident(name, *kind))
+            .collect();
         self.block(&ir.body, 1);
         self.out.push_str("}\n\n");
         if !f.exported {
@@ -148,7 +171,10 @@ impl FnEmitter<'_> {
             };
             let _ = writeln!(self.out, "    let {var} = {call};");
         }
-        let args: Vec<String> = typed.iter().map(|(name, kind)| local_ident(name, *kind)).collect();
+        let args: Vec<String> = typed
+            .iter()
+            .map(|(name, kind)| if *kind == RustKind::Tensor { format!("&{}", local_ident(name, *kind)) } else { local_ident(name, *kind) })
+            .collect();
         let tensors: Vec<String> = typed.iter().filter(|(_, kind)| *kind == RustKind::Tensor).map(|(name, kind)| format!("&{}", local_ident(name, *kind))).collect();
         let _ = writeln!(self.out, "    let grad_inputs = tl::boundary::any_requires_grad(&[{}]);", tensors.join(", "));
         let _ = writeln!(self.out, "    tl::run_for(py, grad_inputs, move || {}({}))", body_symbol(f.index), args.join(", "));
@@ -380,11 +406,16 @@ impl FnEmitter<'_> {
             }
             Expr::Call { function, args } => {
                 let _ = write!(self.out, "{}(", body_symbol(*function));
+                let tensors = self.tensor_params.get(function).cloned().unwrap_or_default();
                 for (i, arg) in args.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.owned(arg);
+                    if tensors.get(i).copied().unwrap_or(false) {
+                        self.borrow(Some(arg));
+                    } else {
+                        self.owned(arg);
+                    }
                 }
                 self.out.push_str(")?");
             }

@@ -3,7 +3,8 @@
 
 use super::FnEmitter;
 use crate::ir::{Expr, Op, Options};
-use crate::ty::Device;
+use super::mangle::{local_ident, RustKind};
+use crate::ty::{Device, Ty};
 use std::fmt::Write as _;
 use torchlower_ops::{Kind, Param, Signature};
 
@@ -272,9 +273,24 @@ impl FnEmitter<'_> {
     }
 
     pub(super) fn borrow(&mut self, e: Option<&Expr>) {
+        if let Some(Expr::Local { name, ty: Ty::Tensor(_) }) = e {
+            let reference = self.tensor_ref(name);
+            self.out.push_str(&reference);
+            return;
+        }
         self.out.push('&');
         if let Some(e) = e {
             self.expr(e);
+        }
+    }
+
+    /// `&v_x_t` for a tensor local, or `v_x_t` for a parameter that is a reference already.
+    pub(super) fn tensor_ref(&self, name: &str) -> String {
+        let ident = local_ident(name, RustKind::Tensor);
+        if self.borrowed.contains(&ident) {
+            ident
+        } else {
+            format!("&{ident}")
         }
     }
 }
