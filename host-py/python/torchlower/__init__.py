@@ -4,12 +4,14 @@
   :func:`rules` — its registry of claim rules and diagnostic codes.
 - :func:`compile` / :func:`native` — build the native extension and route calls to it,
   keeping the original Python as the fallback.
+- :func:`explain` — one function's or file's claims as text, or as HTML in Jupyter.
 - :mod:`torchlower.types` — import-free annotation markers.
 """
 
 from . import types
 from ._analyze import AnalyzerError, analyze, rules
 from ._compile import BuildError, compile, native
+from ._explain import Explanation, explain
 from ._specialise import SpecialisationWarning
 
-__all__ = ["analyze", "rules", "compile", "native", "types", "AnalyzerError", "BuildError", "SpecialisationWarning"]
+__all__ = ["analyze", "rules", "compile", "native", "explain", "types", "AnalyzerError", "BuildError", "Explanation", "SpecialisationWarning"]

@@ -6,6 +6,8 @@ Formats:
   hint; then one summary line per file. ``--claims`` first lists every claimed site. Coloured on a terminal (``--color``, ``NO_COLOR``).
 - ``json``: the analyzer's report; a JSON array of reports when several files are given.
 - ``sarif``: one SARIF 2.1.0 log for all files, for editors and code-scanning services.
+- ``github``: GitHub Actions workflow commands (``::error file=…,line=…::message``), so a
+  workflow step shows each finding on its line of the pull request.
 
 ``--example-shapes FUNC:NAME=SPEC,...`` analyzes unannotated code as ``torchlower.compile``
 would specialise it on a call with those arguments: each SPEC is ``int``, ``float``, ``bool``,
@@ -28,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from ._analyze import AnalyzerError, analyze_json, rules
-from ._report_format import Style, render_text, summarize, to_sarif
+from ._report_format import Style, render_github, render_text, summarize, to_sarif
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", type=Path, metavar="FILE", help="Python source files")
-    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when any function falls back to Python"
     )
@@ -232,6 +234,9 @@ def main(args: argparse.Namespace) -> int:
         if analyzed:
             print("\n\n".join(render_text(r, n, s, style, claims=args.claims, all_findings=args.all_findings)
                              for n, r, s, _ in analyzed))
+    elif args.format == "github":
+        for n, r, _, _ in analyzed:
+            print(render_github(r, n, all_findings=args.all_findings))
     elif args.format == "json":
         if len(args.files) == 1 and analyzed:
             print(analyzed[0][3])

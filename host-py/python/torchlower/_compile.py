@@ -42,7 +42,13 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, overload
+
+if TYPE_CHECKING:
+    import torch
+
+#: A function given to :func:`compile`: the callable returned is called the same way.
+_Function = TypeVar("_Function", bound=Callable[..., Any])
 
 from . import _modules, _specialise
 from ._build import BuildError, build_extension
@@ -143,7 +149,11 @@ def _analyze_and_build(source: str, filename: str, report: dict | None) -> Modul
 # --- compile ----------------------------------------------------------------------------------
 
 
-def compile(fn: Callable) -> Callable:  # noqa: A001 - the public name of the API
+@overload
+def compile(fn: torch.nn.Module) -> Callable[..., Any]: ...  # noqa: A001
+@overload
+def compile(fn: _Function) -> _Function: ...  # noqa: A001
+def compile(fn: Any) -> Any:  # noqa: A001 - the public name of the API
     """Analyze ``fn``'s module, build its native extension and route ``fn`` to it.
 
     See the module docstring for the returned callable and the modes.
@@ -232,9 +242,9 @@ def _compile_module(module: Any) -> Callable:
     return _modules.compile_module(module, build, filename, source, _RERUN_IN_PYTHON, current_mode)
 
 
-def native(fn: Callable) -> Callable:
+def native(fn: _Function) -> _Function:
     """Decorator form of :func:`compile`."""
-    return compile(fn)
+    return compile(fn)  # type: ignore[return-value]  # an nn.Module instance is never decorated
 
 
 def fallback_reason(entry: dict) -> str:

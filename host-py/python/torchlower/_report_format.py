@@ -238,6 +238,48 @@ def render_text(
     return "\n\n".join(blocks)
 
 
+# --- GitHub Actions workflow commands ---------------------------------------------------------
+
+#: GitHub's annotation levels for the analyzer's severities.
+_GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _github_data(text: str) -> str:
+    """A workflow command's message, escaped as the runner unescapes it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    """A workflow command's property value (``file=…``), escaped as the runner unescapes it."""
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: dict[str, Any], filename: str, all_findings: bool = False) -> str:
+    """One ``::error``/``::warning``/``::notice`` workflow command per root-cause finding (every
+    finding with ``all_findings``), so that a GitHub Actions run shows them on the lines of the
+    pull request, then a ``::notice`` with the file's summary. A function that falls back
+    shows its causes at its ``def`` line too (as the text format's headline does)."""
+    out = []
+    found = findings(report)
+    for finding in found:
+        if finding.caused_by is not None and not all_findings:
+            continue
+        where = (
+            f"file={_github_property(filename)},line={finding.line},col={finding.col},"
+            f"endLine={finding.end_line},endColumn={finding.end_col},title={_github_property(finding.code)}"
+        )
+        message = finding.message + (f" (hint: {finding.hint})" if finding.hint else "")
+        out.append(f"::{_GITHUB_LEVEL.get(finding.severity, 'warning')} {where}::{_github_data(message)}")
+    for function in report.get("functions", []):
+        if function.get("route") != "native":
+            roots = sum(1 for f in found if f.function == function.get("name") and f.caused_by is None)
+            where = f"file={_github_property(filename)},line={function.get('line', 1)},title=fallback"
+            text = headline(function, filename, roots, 0)
+            out.append(f"::warning {where}::{_github_data(text)}")
+    out.append(f"::notice file={_github_property(filename)},title=torchlower::{_github_data(summarize(report).line(filename))}")
+    return "\n".join(out)
+
+
 # --- SARIF 2.1.0 ------------------------------------------------------------------------------
 
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -14,6 +14,9 @@ SUBCOMMANDS = {
     "run": ("_cli_run", "build, run every native function on generated inputs, compare with eager"),
     "bench": ("_cli_bench", "benchmark native vs eager, TorchScript and torch.compile"),
     "playground": ("_cli_playground", "serve the web playground on localhost"),
+    "warmup": ("_cli_warmup", "build the shared backend ahead of time, so a first compile takes seconds"),
+    "doctor": ("_cli_doctor", "show what a native build needs and what this machine has"),
+    "cache": ("_cli_cache", "show the build cache's location and size, or empty it"),
 }
 
 

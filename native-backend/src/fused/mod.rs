@@ -267,9 +267,18 @@ fn loads_a_single_element(operands: &[&Tensor], program: &[Step]) -> bool {
 const PARALLEL_GRAIN: usize = 32768;
 
 /// Up to how many elements a lone unary op runs our loop: there the dispatcher and
-/// TensorIterator set-up dominate eager's cost and ours wins; above it (measured on an Intel
-/// Xeon: 0.8× at 2^18 elements) libtorch's kernel is as fast or faster.
-const LONE_UNARY_MAX: usize = 1 << 14;
+/// TensorIterator set-up dominate eager's cost and ours wins; above it libtorch's kernel is
+/// as fast or faster. Measured on an Intel Xeon at one thread (`bench --sweep --cells
+/// relu,neg,abs_,square`), our loop against libtorch's kernel behind our boundary at 2^13 and
+/// 2^14 elements: `abs` ×1.18/1.07 against ×0.95/0.96, `square` ×1.08/1.01 against
+/// ×1.00/0.98, but `relu` (NaN-propagating compare) ×0.87–0.91 against ×0.97–0.99 and `neg`
+/// ×0.93–0.98 against ×0.97–1.00; all lose at 2^18.
+fn lone_unary_max(op: Unary) -> usize {
+    match op {
+        Unary::Relu | Unary::Neg => 1 << 12,
+        _ => 1 << 14,
+    }
+}
 
 /// Up to how many result elements a lone `a + - * / b` runs our loop. Measured on an Intel
 /// Xeon at one thread (`torchlower bench --sweep --cells add,sub,mul,div,add_row`): ×1.01–1.24
@@ -282,7 +291,7 @@ const LONE_BINARY_MAX: usize = 1 << 11;
 /// libtorch's op itself.
 pub fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
     // GELU at any size: ours skips oneDNN's per-call set-up and runs 16 lanes at a time
-    let small = Dense::of(t).is_some_and(|v| v.len() <= LONE_UNARY_MAX || op == Unary::Gelu);
+    let small = Dense::of(t).is_some_and(|v| v.len() <= lone_unary_max(op) || op == Unary::Gelu);
     if small && calibrate::native(op) {
         elementwise(&[t], &[Step::Load(0), Step::Unary(op)])
     } else {
