@@ -48,6 +48,11 @@ cp -r native-backend/Cargo.toml native-backend/src "$dst"/
 mkdir -p "$dst/ops"; cp -r native-backend/ops/Cargo.toml native-backend/ops/src "$dst/ops"/
 [ -f native-backend/API.md ] && cp native-backend/API.md "$dst"/
 
+# --- benchmark cells shipped inside the package (`torchlower bench` outside a checkout) --------
+bench_dst=host-py/python/torchlower/benchmarks
+rm -rf "$bench_dst"; mkdir -p "$bench_dst"
+cp benchmarks/cells.py benchmarks/sweep.py "$bench_dst"/
+
 # --- the torchlower package ---------------------------------------------------------------------
 if [ -f host-py/src/lib.rs ]; then
   log "building the torchlower package (maturin develop --release)"

@@ -10,5 +10,7 @@ export default defineConfig({
     target: "es2022",
     chunkSizeWarningLimit: 1500,
   },
+  // the analyzer runs in a module worker that loads the wasm-bindgen package at run time
+  worker: { format: "es" },
   server: { host: "127.0.0.1" },
 });

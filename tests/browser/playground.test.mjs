@@ -385,3 +385,22 @@ test("knock-on sites are greyed and name their root cause", async () => {
   assertNoPageErrors(page);
   await page.close();
 });
+
+test("an analysis over the time budget is stopped in its worker, and the page recovers", async () => {
+  // a 1 ms budget: every analysis is stopped (its Web Worker terminated and replaced)
+  const page = await openPlayground(browser.context, `${server.url}?analysis-budget-ms=1`);
+  const failures = await page.evaluate(() => window.torchlowerPlayground.failures);
+  assert.ok(failures.length >= 1, "the first analysis ran past a 1 ms budget");
+  assert.match(failures[0].message, /took longer than 0\.001 s and was stopped/);
+  assert.match(await page.locator("#summary.fatal").innerText(), /analyzer failed: the analysis took longer/);
+  assert.ok(page.playgroundErrors.every((e) => e.includes("took longer than")), page.playgroundErrors.join("\n"));
+  // the page still answers: with a normal budget, the next edit is analyzed by a fresh worker
+  await page.evaluate(() => window.torchlowerPlayground.setTimeBudget(10_000));
+  await page.locator("#source-editor .cm-content").click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\n# edited");
+  await waitForCurrentAnalysis(page);
+  assert.equal(await page.locator("#summary.fatal").count(), 0);
+  assert.ok((await lastReport(page)).functions.length > 0);
+  await page.close();
+});

@@ -1,35 +1,82 @@
 // The analyzer as the page sees it: the wasm-bindgen build of analyzer-wasm (feature `web`),
-// loaded once, called with the editor text, its JSON report parsed and flattened into the
-// shape the views share. No analysis happens in JavaScript.
+// run in a Web Worker (analyzerWorker.js), called with the editor text, its JSON report parsed
+// and flattened into the shape the views share. No analysis happens in JavaScript.
+//
+// Each analysis has a time budget: past it the worker is terminated (the only way to stop a
+// wasm call) and a fresh one started, the analysis fails with a message, and the page stays
+// usable. The analyzer bounds its own work too; the budget is what keeps the page alive if
+// some input ever defeats those bounds.
 //
 // scripts/build-wasm.sh writes the wasm-bindgen output to web-playground/public/pkg/, which
-// Vite copies unchanged next to index.html; it is loaded at run time from there rather than
-// bundled (files under public/ cannot be imported by the bundle).
+// Vite copies unchanged next to index.html; the worker loads it at run time from there rather
+// than from the bundle (files under public/ cannot be imported by the bundle).
 const PKG_MODULE = "pkg/torchlower_analyzer.js";
 const FILENAME = "playground.py";
+/** How long one analysis may take before the worker is stopped (the page's own budget). */
+export const TIME_BUDGET_MS = 4000;
 
-let wasmAnalyze;
-let wasmRules;
-
-/** Loads and instantiates the wasm module; resolves to `{ analyze, rules }`. */
-export async function loadAnalyzer() {
-  const pkg = await import(/* @vite-ignore */ new URL(PKG_MODULE, document.baseURI).href);
-  await pkg.default();
-  wasmAnalyze = pkg.analyze;
-  wasmRules = pkg.rules;
-  return { analyze, rules: loadRules() };
+/** A running worker: resolves once its wasm is instantiated. */
+function startWorker(pkgUrl) {
+  const worker = new Worker(new URL("./analyzerWorker.js", import.meta.url), { type: "module" });
+  const pending = new Map();
+  const ready = new Promise((resolve, reject) => {
+    worker.onmessage = ({ data }) => {
+      if (data.type === "ready") resolve(data.rules);
+      else if (data.type === "failed") reject(new Error(data.message));
+      else {
+        const call = pending.get(data.id);
+        if (!call) return;
+        pending.delete(data.id);
+        clearTimeout(call.timer);
+        if (data.type === "report") call.resolve(data);
+        else call.reject(new Error(data.message));
+      }
+    };
+    worker.onerror = (event) => reject(new Error(event.message || "the analyzer worker failed to start"));
+  });
+  worker.postMessage({ type: "init", pkgUrl });
+  return { worker, pending, ready };
 }
 
 /**
- * Runs the analyzer on `source` and returns `{ report, functions, sites, analyzeMs }`: the
- * report as the analyzer emitted it, its functions and sites as selectable items (below), and
- * the time the wasm call plus JSON parsing took.
+ * Starts the analyzer worker; resolves to `{ analyze, rules, setTimeBudget }` (`analyze`
+ * returns a promise; `setTimeBudget(ms)` changes the budget of later analyses).
  */
-export function analyze(source) {
-  const started = performance.now();
-  const report = JSON.parse(wasmAnalyze(source, FILENAME));
-  const analyzeMs = performance.now() - started;
-  return { report, ...selectableItems(report), analyzeMs };
+export async function loadAnalyzer({ timeBudgetMs = TIME_BUDGET_MS } = {}) {
+  const pkgUrl = new URL(PKG_MODULE, document.baseURI).href;
+  let current = startWorker(pkgUrl);
+  const rulesJson = await current.ready;
+  let nextId = 0;
+
+  /** Terminates a worker that ran past the budget and starts a fresh one for later calls. */
+  const restart = (stuck) => {
+    stuck.worker.terminate();
+    for (const call of stuck.pending.values()) {
+      clearTimeout(call.timer);
+      call.reject(new Error(`the analysis took longer than ${timeBudgetMs / 1000} s and was stopped; edit the source to try again`));
+    }
+    stuck.pending.clear();
+    if (current === stuck) current = startWorker(pkgUrl);
+  };
+
+  const analyze = async (source) => {
+    const started = performance.now();
+    const running = current;
+    await running.ready;
+    const id = ++nextId;
+    const answer = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => restart(running), timeBudgetMs);
+      running.pending.set(id, { resolve, reject, timer });
+      running.worker.postMessage({ type: "analyze", id, source, filename: FILENAME });
+    });
+    const report = JSON.parse(answer.json);
+    const analyzeMs = performance.now() - started;
+    return { report, ...selectableItems(report), analyzeMs, wasmMs: answer.ms };
+  };
+  const setTimeBudget = (ms) => {
+    timeBudgetMs = ms;
+  };
+  return { analyze, rules: loadRules(rulesJson), setTimeBudget };
 }
 
 /**
@@ -102,8 +149,8 @@ function byteToIndexMapper(text) {
  * The rule registry (`{ rules, extensions, codes }`), flattened into one list where each entry
  * carries its `kind`, and indexed by every name a report may use: rule id or diagnostic code.
  */
-function loadRules() {
-  const raw = JSON.parse(wasmRules());
+function loadRules(rulesJson) {
+  const raw = JSON.parse(rulesJson);
   const entries = [
     ...(raw.rules ?? []).map((entry) => ({ ...entry, kind: "rule" })),
     ...(raw.extensions ?? []).map((entry) => ({ ...entry, kind: "extension" })),

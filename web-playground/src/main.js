@@ -19,7 +19,7 @@ const DEFAULT_EXAMPLE = "phase_a_chain";
  * Measurements and the latest state, for the browser tests and for anyone curious:
  * `analyses` holds one `{ analyzeMs, renderMs, chars }` per analysis run.
  */
-const stats = { analyses: [], firstAnalysisAt: null, lastReport: null, analyzedText: null, ready: false };
+const stats = { analyses: [], failures: [], firstAnalysisAt: null, lastReport: null, analyzedText: null, ready: false };
 window.torchlowerPlayground = stats;
 
 const $ = (id) => document.getElementById(id);
@@ -28,7 +28,9 @@ async function start() {
   const summaryEl = $("summary");
   let analyzer;
   try {
-    analyzer = await loadAnalyzer();
+    // `?analysis-budget-ms=N` overrides the time budget (the browser tests use a tiny one)
+    const budget = Number(new URLSearchParams(location.search).get("analysis-budget-ms"));
+    analyzer = await loadAnalyzer(budget > 0 ? { timeBudgetMs: budget } : {});
   } catch (error) {
     summaryEl.textContent = `could not load the analyzer: ${error.message}`;
     summaryEl.classList.add("fatal");
@@ -63,20 +65,27 @@ async function start() {
     onCodeClick: (code) => rulesPanel.open(code),
   });
 
-  /** Analyzes the editor's text now and renders the result (the debounce timer ends here). */
-  function runAnalysis() {
+  /** Analyzes the editor's text now and renders the result (the debounce timer ends here).
+   * A result that arrives after a newer analysis started is dropped. */
+  let analysisSeq = 0;
+  async function runAnalysis() {
     clearTimeout(debounceTimer);
     const text = source.getText();
+    const seq = ++analysisSeq;
     let analysis;
     try {
-      analysis = analyzer.analyze(text);
+      analysis = await analyzer.analyze(text);
     } catch (error) {
-      // The analyzer never panics by contract; if it ever does, say so and keep the last view.
+      if (seq !== analysisSeq) return;
+      // A stopped analysis (over the time budget) or, against the analyzer's contract, a
+      // panic: say so and keep the last view.
       $("summary").textContent = `analyzer failed: ${error.message}`;
       $("summary").classList.add("fatal");
+      stats.failures.push({ message: error.message, chars: text.length });
       console.error(error);
       return;
     }
+    if (seq !== analysisSeq) return;
     $("summary").classList.remove("fatal");
     const renderStart = performance.now();
     render(analysis);
@@ -136,14 +145,14 @@ async function start() {
     exampleMenu.value = exampleId;
     source.setText(text);
     selectedKey = null;
-    runAnalysis();
+    return runAnalysis();
   }
 
   async function loadFromFragment() {
     const wanted = await readFragment();
     if (wanted.code !== undefined) return loadSource(wanted.code);
     const example = findExample(wanted.example ?? DEFAULT_EXAMPLE) ?? examples[0];
-    loadSource(example.source, example.id);
+    await loadSource(example.source, example.id);
     if (wanted.error) $("rust-note").textContent = wanted.error;
   }
   window.addEventListener("hashchange", loadFromFragment);
@@ -163,6 +172,7 @@ async function start() {
   stats.rustText = () => rust.view.state.doc.toString();
   stats.selectedSiteKey = () => selectedKey;
   stats.rules = analyzer.rules.entries;
+  stats.setTimeBudget = analyzer.setTimeBudget;
   await loadFromFragment();
   stats.ready = true;
   document.body.dataset.ready = "true";

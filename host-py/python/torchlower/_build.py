@@ -28,6 +28,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -209,9 +210,10 @@ def _run_cargo(cargo: str, env: dict[str, str], crate: Path, name: str, label: s
     if progress.visible:
         progress.total = _expected_units(cargo, env, crate)
     try:
+        # its own process group, so that stopping it stops the rustc processes it started
         process = subprocess.Popen(
             command, env=env, cwd=crate, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", process_group=0,
         )  # fmt: skip
     except OSError as error:
         raise BuildError(f"torchlower: cannot run cargo ({cargo}): {error}") from None
@@ -219,6 +221,38 @@ def _run_cargo(cargo: str, env: dict[str, str], crate: Path, name: str, label: s
     stderr_lines: list[str] = []
     drain = threading.Thread(target=lambda: stderr_lines.extend(process.stderr), daemon=True)
     drain.start()
+    artifact: Path | None = None
+    units = 0
+    try:
+        artifact, units = _follow_cargo(process, progress, name)
+    except BaseException:
+        # KeyboardInterrupt (a notebook's interrupt reaches this process only) or any other
+        # exit: stop cargo too, so that no orphan keeps building and holding the target
+        # folder's lock; cargo's fingerprints make the next build redo only what was cut off
+        _stop(process)
+        raise
+    returncode = process.wait()
+    drain.join()
+    stderr = "".join(stderr_lines)
+    if returncode != 0 or artifact is None:
+        log_path = crate / "build-error.log"
+        log_path.write_text(stderr)
+        progress.finish(f"Native build of {label} failed after {progress.elapsed:.0f}s")
+        raise BuildError(
+            f"torchlower: building the native extension of {label} failed "
+            f"(cargo exit status {returncode})",
+            details=error_excerpt(stderr),
+            log_path=log_path,
+        )
+    progress.finish(f"Built native extension of {label} in {progress.elapsed:.0f}s ({units} crates)")
+    _record_units(units)
+    shutil.copyfile(crate / "Cargo.lock", cache / "Cargo.lock.tmp")
+    os.replace(cache / "Cargo.lock.tmp", cache / "Cargo.lock")
+    return artifact
+
+
+def _follow_cargo(process: subprocess.Popen, progress: BuildProgress, name: str) -> tuple[Path | None, int]:
+    """Reads cargo's JSON messages to the end: (the built library of crate ``name``, units)."""
     artifact: Path | None = None
     units = 0
     with progress:
@@ -234,24 +268,21 @@ def _run_cargo(cargo: str, env: dict[str, str], crate: Path, name: str, label: s
                     (Path(f) for f in message.get("filenames", []) if f.endswith((".so", ".dylib"))),
                     None,
                 )
-        returncode = process.wait()
-        drain.join()
-        stderr = "".join(stderr_lines)
-        if returncode != 0 or artifact is None:
-            log_path = crate / "build-error.log"
-            log_path.write_text(stderr)
-            progress.finish(f"Native build of {label} failed after {progress.elapsed:.0f}s")
-            raise BuildError(
-                f"torchlower: building the native extension of {label} failed "
-                f"(cargo exit status {returncode})",
-                details=error_excerpt(stderr),
-                log_path=log_path,
-            )
-        progress.finish(f"Built native extension of {label} in {progress.elapsed:.0f}s ({units} crates)")
-    _record_units(units)
-    shutil.copyfile(crate / "Cargo.lock", cache / "Cargo.lock.tmp")
-    os.replace(cache / "Cargo.lock.tmp", cache / "Cargo.lock")
-    return artifact
+    return artifact, units
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Terminates cargo's process group (cargo and its rustc processes), killing what is left
+    after 5 s."""
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 def error_excerpt(stderr: str, limit: int = 40) -> str:

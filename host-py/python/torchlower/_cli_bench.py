@@ -211,6 +211,9 @@ def _bench_cell(cell_id: str, function: str, shape: tuple, cells_module, builder
 
     generator = torch.Generator().manual_seed(0)
     inputs = cells_module.inputs(function, shape, generator)
+    # the global generator reseeded before each compared call, so that functions that draw
+    # (torch.multinomial) are compared on the same draws
+    torch.manual_seed(0)
     expected = getattr(cells_module, function)(*inputs)
     lanes: dict[str, dict] = {}
     runnable: dict[str, Callable] = {}
@@ -220,7 +223,9 @@ def _bench_cell(cell_id: str, function: str, shape: tuple, cells_module, builder
         if call is not None:
             try:
                 for _ in range(5 if lane != "torch.compile" else 3):  # compile and warm up
-                    out = call(*inputs)
+                    call(*inputs)
+                torch.manual_seed(0)
+                out = call(*inputs)
                 loose = lane == "torch.compile"
                 rtol, atol = (COMPILE_RTOL, COMPILE_ATOL) if loose else (RTOL, ATOL)
                 if out.is_floating_point():
@@ -482,16 +487,26 @@ def _select_cells(all_cells: list, spec: str) -> list:
     return [c for c in all_cells if c[0] in wanted]
 
 
+#: The copy of benchmarks/ that an installed package carries (put there by scripts/setup.sh).
+_PACKAGED_BENCHMARKS = Path(__file__).resolve().parent / "benchmarks"
+
+
 def _find_cells_module() -> Path | None:
+    """``benchmarks/cells.py`` of the working folder or the checkout the package runs from,
+    else the copy inside the installed package."""
     here = Path(__file__).resolve()
-    for base in [Path.cwd(), *here.parents]:
+    for base in [Path.cwd(), *here.parents[1:]]:
         candidate = base / "benchmarks" / "cells.py"
         if candidate.is_file():
             return candidate
-    return None
+    packaged = _PACKAGED_BENCHMARKS / "cells.py"
+    return packaged if packaged.is_file() else None
 
 
 def _default_out_dir(cells_path: Path) -> Path:
+    """A checkout's ``docs/benchmarks/``; for the packaged cells, ``./torchlower-benchmarks``."""
+    if cells_path.resolve().parent == _PACKAGED_BENCHMARKS:
+        return Path.cwd() / "torchlower-benchmarks"
     return cells_path.resolve().parent.parent / "docs" / "benchmarks"
 
 
