@@ -389,7 +389,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),
                 (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),
                 (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),
-                (Op::CrossEntropy, _) => marker.to_string(),
+                (Op::CrossEntropy | Op::EmbeddingBag, _) => marker.to_string(),
                 (Op::Multinomial, _) => "TensorI64Cpu2D".to_string(),
                 (Op::WhereNonzero, _) => "TensorI64Cpu1D".to_string(),
                 (Op::Unflatten, _) => marker.replace("2D", "4D"),

@@ -93,10 +93,29 @@ fn torch_message(error: &tch::TchError) -> String {
     match error {
         tch::TchError::Torch(what) => {
             let head = what.split("\nException raised from").next().unwrap_or(what);
-            head.trim_end().to_string()
+            python_type_names(head.trim_end())
         }
         other => other.to_string(),
     }
+}
+
+/// A libtorch message with ATen's type names as PyTorch's Python layer shows them
+/// (`CPULongType` → `torch.LongTensor`, `CUDAFloatType` → `torch.cuda.FloatTensor`): eager's
+/// errors pass through `torch::processErrorMsg` on their way to Python, which renames the
+/// eight legacy scalar types of each backend; tch's pass through nothing. (A 0-dim tensor in a
+/// message prints as `[ CPULongType{} ]`, e.g. `embedding_bag`'s offsets check.)
+fn python_type_names(message: &str) -> String {
+    const SCALARS: [&str; 8] = ["Byte", "Char", "Double", "Float", "Int", "Long", "Short", "Half"];
+    if !message.contains("Type") {
+        return message.to_string();
+    }
+    let mut text = message.to_string();
+    for (backend, module) in [("CUDA", "torch.cuda."), ("CPU", "torch.")] {
+        for scalar in SCALARS {
+            text = text.replace(&format!("{backend}{scalar}Type"), &format!("{module}{scalar}Tensor"));
+        }
+    }
+    text
 }
 
 /// A CUDA error's text without trailing whitespace (a JIT failure whose log is empty ends in
@@ -139,6 +158,14 @@ mod tests {
                     frame #0: c10::Error::Error";
         let error = Error::Torch(tch::TchError::Torch(what.to_string()));
         assert_eq!(error.to_string(), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+    }
+
+    #[test]
+    fn aten_type_names_become_pythons() {
+        let what = "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got 4\n[ CPULongType{} ]";
+        let error = Error::Torch(tch::TchError::Torch(what.to_string()));
+        assert!(error.to_string().ends_with("However, got 4\n[ torch.LongTensor{} ]"));
+        assert_eq!(python_type_names("[ CUDAFloatType{} ] and CPUBoolType"), "[ torch.cuda.FloatTensor{} ] and CPUBoolType");
     }
 
     #[test]

@@ -567,6 +567,52 @@ pub fn embedding(indices: &Tensor, weight: &Tensor, _norm_type: f64) -> Result<T
     Ok(Tensor::f_embedding(weight, indices, -1, false, false)?)
 }
 
+/// `F.embedding_bag(input, weight, offsets, mode=…, per_sample_weights=…,
+/// include_last_offset=…)`: eager's Python steps around `torch.embedding_bag` (the analyzer
+/// has checked the ranks, the offsets' presence and the mode of per-sample weights), then its
+/// kernel. Rank-2 indices are bags of their row length: offsets `arange(0, numel, cols)`.
+pub fn embedding_bag(
+    input: &Tensor,
+    weight: &Tensor,
+    offsets: Option<&Tensor>,
+    _norm_type: f64,
+    mode: &str,
+    per_sample_weights: Option<&Tensor>,
+    include_last_offset: bool,
+) -> Result<Tensor> {
+    if let Some(weights) = per_sample_weights {
+        if input.size() != weights.size() {
+            return Err(crate::Error::Value(format!(
+                "embedding_bag: If per_sample_weights ({}) is not None, then it must have the same shape as the input ({})",
+                torch_size(&weights.size()),
+                torch_size(&input.size())
+            )));
+        }
+    }
+    let mode_enum = match mode {
+        "sum" => 0,
+        "mean" => 1,
+        _ => 2,
+    };
+    let (indices, offsets, include_last_offset, weights) = match offsets {
+        Some(offsets) => (input.shallow_clone(), offsets.shallow_clone(), include_last_offset, per_sample_weights.map(Tensor::shallow_clone)),
+        None => {
+            let cols = input.size().get(1).copied().unwrap_or(0);
+            let starts = Tensor::f_arange_start_step(0, input.numel() as i64, cols, (input.kind(), input.device()))?;
+            let flat = |t: &Tensor| t.f_reshape([-1]);
+            (flat(input)?, starts, false, per_sample_weights.map(flat).transpose()?)
+        }
+    };
+    let (bags, _, _, _) = Tensor::f_embedding_bag(weight, &indices, &offsets, false, mode_enum, false, weights, include_last_offset)?;
+    Ok(bags)
+}
+
+/// PyTorch's repr of a shape: `torch.Size([3, 4])`.
+fn torch_size(sizes: &[i64]) -> String {
+    let items: Vec<String> = sizes.iter().map(i64::to_string).collect();
+    format!("torch.Size([{}])", items.join(", "))
+}
+
 /// `torch.maximum(a, b)`.
 #[inline]
 pub fn maximum(a: &Tensor, b: &Tensor) -> Result<Tensor> {

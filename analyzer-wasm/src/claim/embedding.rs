@@ -11,6 +11,7 @@ use crate::ty::TensorTy;
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::Embedding => embedding(q, op, path),
+        Op::EmbeddingBag => embedding_bag(q, op, path),
         Op::Gather | Op::IndexSelect | Op::OneHot => picking(q, op, path),
         Op::CrossEntropy => cross_entropy(q, op, path),
         other => super::not_in_lane(other),
@@ -91,6 +92,43 @@ fn embedding(q: &Query, op: Op, path: &str) -> Decision {
     }
 }
 
+/// `F.embedding_bag(input, weight, offsets, mode=…)`: what eager's Python checks before the
+/// kernel is decided here from the types (a rank-2 weight; rank-1 indices with rank-1 int64
+/// offsets, or rank-2 indices without; per-sample weights of the indices' rank, with
+/// `mode="sum"` only), so the native call raises only what the kernel raises.
+fn embedding_bag(q: &Query, op: Op, path: &str) -> Decision {
+    let bound = match params::bind(q, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let (Some(indices), Some(weight)) = (bound.tensor("input"), bound.tensor("weight")) else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the indices and the weight"));
+    };
+    if weight.rank != 2 {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path}: the weight is rank {}, not a matrix (eager raises ValueError)", weight.rank));
+    }
+    match (indices.rank, bound.tensor("offsets")) {
+        (1, Some(offsets)) if offsets.rank == 1 && offsets.dtype == crate::ty::Dtype::I64 => {}
+        (1, Some(_)) => return Decision::reject(&rules::BAD_RANKS, format!("{path}: the offsets must be a rank-1 int64 tensor (eager raises)")),
+        (1, None) => return Decision::reject(&rules::BAD_ARITY, format!("{path}: rank-1 indices need `offsets` (eager raises ValueError)")),
+        (2, None) => {}
+        (2, Some(_)) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: rank-2 indices are bags of fixed length; `offsets` must be None (eager raises ValueError)")),
+        (rank, _) => return Decision::reject(&rules::BAD_RANKS, format!("{path}: rank-{rank} indices (eager takes rank 1 or 2)")),
+    }
+    if let Some(weights) = bound.tensor("per_sample_weights") {
+        if bound.choice != 1 {
+            return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: per_sample_weights only with mode=\"sum\" (eager raises NotImplementedError)"));
+        }
+        if weights.rank != indices.rank {
+            return Decision::reject(&rules::BAD_RANKS, format!("{path}: per_sample_weights must have the indices' shape (eager raises ValueError)"));
+        }
+    }
+    match TensorTy::f32(weight.device, 2) {
+        Some(result) => bound.claim(&rules::EMBEDDING_BAG, op, result),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{path}: no tensor type for the result")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
@@ -103,6 +141,21 @@ mod tests {
         assert_eq!(outcome(&call("torch.nn.functional.embedding", &[idx.clone(), w.clone()], &[kw("max_norm", int(1))])).0, "TL201");
         assert_eq!(outcome(&call("torch.nn.functional.embedding", &[w.clone(), w.clone()], &[])).0, "TL200");
         assert_eq!(outcome(&call("torch.nn.functional.embedding", &[idx, t(T::F32_CPU_3D)], &[])).0, "TL208");
+    }
+
+    #[test]
+    fn bags_of_rows() {
+        let (idx, offsets, w) = (t(T::I64_CPU_1D), t(T::I64_CPU_1D), t(T::F32_CPU_2D));
+        let sum = kw("mode", string("sum"));
+        let bag = "torch.nn.functional.embedding_bag";
+        assert_eq!(outcome(&call(bag, &[idx.clone(), w.clone(), offsets.clone()], &[sum.clone()])), ("torchlower/embedding-bag".into(), "TensorF32Cpu2D".into()));
+        assert_eq!(outcome(&call(bag, &[t(T::I64_CPU_2D), w.clone()], &[kw("mode", string("max"))])).0, "torchlower/embedding-bag");
+        assert_eq!(outcome(&call(bag, &[idx.clone(), w.clone()], &[])).0, "TL202"); // rank 1 needs offsets
+        assert_eq!(outcome(&call(bag, &[t(T::I64_CPU_2D), w.clone(), offsets.clone()], &[])).0, "TL201");
+        assert_eq!(outcome(&call(bag, &[idx.clone(), w.clone(), t(T::F32_CPU_1D)], &[])).0, "TL208");
+        assert_eq!(outcome(&call(bag, &[idx.clone(), w.clone(), offsets.clone()], &[kw("per_sample_weights", t(T::F32_CPU_1D))])).0, "TL201");
+        assert_eq!(outcome(&call(bag, &[idx.clone(), w.clone(), offsets.clone()], &[sum, kw("per_sample_weights", t(T::F32_CPU_1D))])).0, "torchlower/embedding-bag");
+        assert_eq!(outcome(&call(bag, &[idx, w, offsets], &[kw("padding_idx", int(0))])).0, "TL201");
     }
 
     #[test]

@@ -455,6 +455,20 @@ const EMBEDDING: &[Param] = &[
     p("sparse", Kind::Fixed("False"), None),
 ];
 
+const EMBEDDING_BAG: &[Param] = &[
+    p("input", Kind::Indices, None),
+    p("weight", Kind::Tensor, None),
+    p("offsets", Kind::OptAnyTensor, Some("None")),
+    p("max_norm", Kind::Fixed("None"), None),
+    p("norm_type", Kind::Float, Some("2.0f64")),
+    p("scale_grad_by_freq", Kind::Fixed("False"), None),
+    p("mode", Kind::Choice(&["mean", "sum", "max"]), None),
+    p("sparse", Kind::Fixed("False"), None),
+    p("per_sample_weights", Kind::OptTensor, Some("None")),
+    p("include_last_offset", Kind::Bool, Some("false")),
+    p("padding_idx", Kind::Fixed("None"), None),
+];
+
 const CROSS_ENTROPY: &[Param] = &[
     p("input", Kind::Tensor, None),
     p("target", Kind::Indices, None),
@@ -1650,6 +1664,13 @@ op_table! {
         Embedding {
             name: "embedding", lane: Embedding, signature: Params(EMBEDDING),
             functions: ["torch.nn.functional.embedding"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Bags of weight rows reduced per bag (sum, mean or max), libtorch's kernel.
+        EmbeddingBag {
+            name: "embedding_bag", lane: Embedding, signature: Params(EMBEDDING_BAG),
+            functions: ["torch.nn.functional.embedding_bag"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
