@@ -148,14 +148,19 @@ async function start() {
     return runAnalysis();
   }
 
-  async function loadFromFragment() {
-    const wanted = await readFragment();
+  async function loadFromFragment(hash = location.hash) {
+    const wanted = await readFragment(hash);
     if (wanted.code !== undefined) return loadSource(wanted.code);
     const example = findExample(wanted.example ?? DEFAULT_EXAMPLE) ?? examples[0];
     await loadSource(example.source, example.id);
     if (wanted.error) $("rust-note").textContent = wanted.error;
   }
-  window.addEventListener("hashchange", loadFromFragment);
+  // A fragment set from outside (a pasted link, history): load the fragment the event names,
+  // and drop any write of ours still encoding the previous source (it would replace it).
+  window.addEventListener("hashchange", (event) => {
+    fragmentWrite++;
+    loadFromFragment(new URL(event.newURL).hash);
+  });
 
   $("copy-link").addEventListener("click", async () => {
     const url = await writeFragment(source.getText());
