@@ -49,8 +49,8 @@ def _script(tmp_path: Path) -> Path:
     return path
 
 
-def _cargo_processes_for(crate_hint: str) -> list[str]:
-    """Command lines of running cargo/rustc processes that mention ``crate_hint``."""
+def _cargo_processes_for(crate_hint: str) -> list[tuple[int, str]]:
+    """(pid, command line) of running cargo/rustc processes that mention ``crate_hint``."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -60,11 +60,11 @@ def _cargo_processes_for(crate_hint: str) -> list[str]:
         except OSError:
             continue
         if crate_hint in command and ("cargo" in command or "rustc" in command):
-            found.append(command)
+            found.append((int(proc.name), command))
     return found
 
 
-def _wait_for_cargo(process: subprocess.Popen, seconds: float = 60) -> list[str]:
+def _wait_for_cargo(process: subprocess.Popen, seconds: float = 60) -> list[tuple[int, str]]:
     """Waits until the child's build has started cargo on a generated crate; its commands."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and process.poll() is None:
@@ -88,7 +88,7 @@ def test_interrupt_during_a_build_stops_cargo_and_the_next_build_works(tmp_path)
     assert child.stdout.readline().strip() == "compiling"
     running = _wait_for_cargo(child)
     assert running, "the build never started cargo"
-    crate = next(part for part in running[0].split() if "/crates/tl_" in part)
+    crate = next(part for part in running[0][1].split() if "/crates/tl_" in part)
     crate_dir = crate.split("/crates/")[1].split("/")[0]
     os.kill(child.pid, signal.SIGINT)  # the Python process only, as a notebook interrupt
     _, stderr = child.communicate(timeout=60)
@@ -106,14 +106,9 @@ def test_cargo_killed_mid_build_falls_back_then_the_next_build_works(tmp_path):
     assert child.stdout.readline().strip() == "compiling"
     running = _wait_for_cargo(child)
     assert running, "the build never started cargo"
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            if "crates/tl_" in command and command.split()[0].endswith("cargo"):
-                os.kill(int(proc.name), signal.SIGKILL)
+    for pid, command in _cargo_processes_for("/crates/tl_"):
+        if command.split()[0].endswith("cargo"):
+            os.kill(pid, signal.SIGKILL)
     stdout, stderr = child.communicate(timeout=300)
     assert child.returncode == 0, stderr[-2000:]
     assert "route fallback warnings 1" in stdout, stdout + stderr[-2000:]
