@@ -44,7 +44,7 @@ fi
 # --- backend sources shipped inside the package (the native build compiles them) ---------------
 dst=host-py/python/torchlower/backend_src
 rm -rf "$dst"; mkdir -p "$dst"
-cp -r native-backend/Cargo.toml native-backend/src "$dst"/
+cp -r native-backend/Cargo.toml native-backend/build.rs native-backend/src "$dst"/
 mkdir -p "$dst/ops"; cp -r native-backend/ops/Cargo.toml native-backend/ops/src "$dst/ops"/
 [ -f native-backend/API.md ] && cp native-backend/API.md "$dst"/
 

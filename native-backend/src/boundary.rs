@@ -24,6 +24,8 @@ pub struct TensorArg {
     tensor: ManuallyDrop<tch::Tensor>,
     /// a handle of our own (freed on drop), not the Python object's
     owned: bool,
+    /// `requires_grad`, read with the other facts the checks need
+    requires_grad: bool,
 }
 
 impl Deref for TensorArg {
@@ -49,10 +51,10 @@ impl Drop for TensorArg {
 pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyResult<TensorArg> {
     // SAFETY: `obj` is live for the whole call and we hold the GIL (see `borrow_exact`).
     let borrowed = unsafe { crate::facts::borrow_exact(obj) };
-    let tensor = match borrowed {
-        Some(tensor) => TensorArg { tensor, owned: false },
+    let mut tensor = match borrowed {
+        Some(tensor) => TensorArg { tensor, owned: false, requires_grad: false },
         None => match unpack_tensor(obj)? {
-            Some(tensor) => TensorArg { tensor: ManuallyDrop::new(tensor), owned: true },
+            Some(tensor) => TensorArg { tensor: ManuallyDrop::new(tensor), owned: true, requires_grad: false },
             None => {
                 return Err(PyTypeError::new_err(format!(
                     "torchlower: parameter '{param}' expects a torch.Tensor, got {}",
@@ -61,10 +63,11 @@ pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyRe
             }
         },
     };
-    let (device, kind_matches, rank) = match crate::facts::Facts::of(&tensor) {
-        Some(facts) => (facts.device, facts.is_kind(spec.dtype.kind()), facts.rank),
-        None => guarded(|| (tensor.device(), tensor.f_kind().ok() == Some(spec.dtype.kind()), tensor.dim()))?,
+    let (device, kind_matches, rank, requires_grad) = match crate::facts::Facts::of(&tensor) {
+        Some(facts) => (facts.device, facts.is_kind(spec.dtype.kind()), facts.rank, facts.requires_grad),
+        None => guarded(|| (tensor.device(), tensor.f_kind().ok() == Some(spec.dtype.kind()), tensor.dim(), tensor.requires_grad()))?,
     };
+    tensor.requires_grad = requires_grad;
     if device != spec.device.device() {
         return Err(PyValueError::new_err(format!(
             "torchlower: parameter '{param}' expects a {} tensor, got {}",
@@ -89,8 +92,8 @@ pub fn tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyRe
 }
 
 /// Whether any of a function's tensor arguments requires grad (for [`crate::run_for`]).
-pub fn any_requires_grad(tensors: &[&tch::Tensor]) -> bool {
-    tensors.iter().any(|t| crate::facts::requires_grad(t))
+pub fn any_requires_grad(tensors: &[&TensorArg]) -> bool {
+    tensors.iter().any(|t| t.requires_grad)
 }
 
 /// A Python `int` argument (a `bool` is refused, as the annotation says `int`).

@@ -1,10 +1,11 @@
-//! A tensor's metadata read straight from libtorch's C shim, with one error check.
+//! A tensor's metadata read straight from libtorch, in one call.
 //!
 //! Why: every tch query (`device()`, `kind()`, `size()`, `data_ptr()`, …) is a C call followed
 //! by a check of the shim's thread-local error slot (two more calls and a TLS lookup). A small
 //! native call reads about thirty such facts, and those checks alone were a quarter of its
-//! time. The queries here cannot fail on a defined tensor except `data_ptr` (a tensor without
-//! storage), so reading them all and checking the slot once gives the same answers.
+//! time. [`Facts::of`] reads what the boundary and the small-size fast paths need through one
+//! call of our own C++ shim (`src/shim.cpp`), which reports failure by its return value; the
+//! rest read several facts through tch's shim and check its error slot once.
 
 use std::os::raw::c_int;
 use std::sync::OnceLock;
@@ -12,7 +13,7 @@ use std::sync::OnceLock;
 use tch::{Device, Kind, Tensor};
 use torch_sys::C_tensor;
 
-/// Device, dtype code, rank and (for rank ≤ 2) sizes of a tensor.
+/// Device, dtype code, rank, (for rank ≤ 2) sizes and `requires_grad` of a tensor.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Facts {
     pub device: Device,
@@ -20,26 +21,41 @@ pub(crate) struct Facts {
     pub rank: usize,
     /// The sizes when `rank ≤ 2` (unused entries 1).
     pub sizes: [i64; 2],
+    pub requires_grad: bool,
+}
+
+/// `tl_tensor_facts` of src/shim.cpp.
+#[repr(C)]
+struct RawFacts {
+    device_type: i32,
+    device_index: i32,
+    scalar_type: i32,
+    requires_grad: i32,
+    rank: i64,
+    sizes: [i64; 2],
+}
+
+extern "C" {
+    fn tl_tensor_facts_of(tensor: *const C_tensor, out: *mut RawFacts) -> c_int;
 }
 
 impl Facts {
-    /// The facts, or `None` when libtorch reported an error (the caller then asks tch, which
-    /// raises it).
+    /// The facts, or `None` when libtorch threw (an undefined tensor; the caller then asks tch,
+    /// which raises its error).
     pub fn of(t: &Tensor) -> Option<Facts> {
-        let raw = raw(t);
-        // SAFETY: `raw` is the live tensor behind `t`; these shim functions only read it and
-        // catch C++ exceptions into the error slot, which `no_error` checks.
-        let facts = unsafe {
-            let device = torch_sys::at_device(raw);
-            let scalar_type = torch_sys::at_scalar_type(raw);
-            let rank = torch_sys::at_dim(raw);
-            let mut sizes = [1i64; 2];
-            if rank <= 2 {
-                torch_sys::at_shape(raw, sizes.as_mut_ptr());
-            }
-            Facts { device: device_of(device), scalar_type, rank, sizes }
-        };
-        no_error().then_some(facts)
+        let mut raw = RawFacts { device_type: 0, device_index: -1, scalar_type: 0, requires_grad: 0, rank: 0, sizes: [1, 1] };
+        // SAFETY: `t` is a live tensor handle; the shim only reads it, catches every C++
+        // exception and writes `raw` only on success (0).
+        if unsafe { tl_tensor_facts_of(t.as_ptr(), &mut raw) } != 0 {
+            return None;
+        }
+        Some(Facts {
+            device: device_of(raw.device_type, raw.device_index),
+            scalar_type: raw.scalar_type,
+            rank: raw.rank as usize,
+            sizes: raw.sizes,
+            requires_grad: raw.requires_grad != 0,
+        })
     }
 
     /// Whether the dtype is `kind` (`Float`, `Int64` or `Bool`, the dtypes annotations name).
@@ -103,25 +119,18 @@ pub(crate) unsafe fn unpack(object: *mut torch_sys::python::C_pyobject) -> Resul
     }
 }
 
-/// `t.requires_grad` (a field read that cannot fail; no error check needed).
-pub(crate) fn requires_grad(t: &Tensor) -> bool {
-    // SAFETY: `t` is a live tensor; the shim only reads its autograd metadata.
-    unsafe { torch_sys::at_requires_grad(raw(t)) != 0 }
-}
-
 /// `torch.get_num_threads()` (cannot fail; no error check needed).
 pub(crate) fn num_threads() -> i32 {
     // SAFETY: reads libtorch's thread-pool setting.
     unsafe { torch_sys::at_get_num_threads() }
 }
 
-/// The shim's device code (`-1` CPU, `≥ 0` a CUDA index, …) as a tch device.
-fn device_of(code: c_int) -> Device {
-    match code {
-        -1 => Device::Cpu,
-        -2 => Device::Mps,
-        -3 => Device::Vulkan,
-        index if index >= 0 => Device::Cuda(index as usize),
+/// A `c10::DeviceType` and index as a tch device. Native code runs on the CPU and CUDA only;
+/// any other device becomes `Mps`, which no annotation names, so the boundary refuses it.
+fn device_of(device_type: i32, index: i32) -> Device {
+    match device_type {
+        0 => Device::Cpu,
+        1 => Device::Cuda(index.max(0) as usize),
         _ => Device::Mps,
     }
 }

@@ -1,6 +1,6 @@
 //! The callable `torchlower.compile` returns for a native function: a Python object whose
 //! common call (positional arguments) goes from CPython straight to the function's boundary
-//! checks, with no Python frame in between.
+//! checks, with no Python frame, no argument tuple and no keyword dict in between.
 //!
 //! Why in Rust: a Python-level router (a generated `def` mirroring the signature) costs a
 //! frame, a dict lookup and the call into the extension, about 0.1 µs per call, a tenth of a
@@ -11,23 +11,48 @@
 //! original function when native code refuses the arguments in auto mode. Every other call
 //! (keywords, defaults, another spelling of a mode, a wrong number of arguments) goes to the
 //! Python router the host passes in (`slow`), which owns those rules.
+//!
+//! Why vectorcall: a class with only `__call__` (`tp_call`) makes CPython pack every call's
+//! arguments into a new tuple, and pyo3 unpack them again; with CPython's vectorcall protocol
+//! (PEP 590) the object receives the caller's argument array as it is, and forwards it to
+//! the Python function or router the same way. pyo3 0.24 does not offer vectorcall for a
+//! `#[pyclass]`, so [`install`] declares it on the class itself once: the offset of the
+//! `vectorcall` field every instance carries, and the flag that tells CPython to use it.
 
 use std::sync::OnceLock;
 
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::Borrowed;
 
-/// A generated function's Python entry taking its positional arguments as a tuple of the
-/// right length (the router checks the length).
-pub type TupleEntry = for<'py> fn(Python<'py>, &Bound<'py, PyTuple>) -> PyResult<PyObject>;
+/// A generated function's Python entry taking its positional arguments (the router checked
+/// their number).
+pub type ArgsEntry = for<'a, 'py> fn(Python<'py>, Args<'a, 'py>) -> PyResult<PyObject>;
+
+/// The positional arguments of one call, borrowed from the caller: CPython's vectorcall array,
+/// or the items of the argument tuple when the call comes through `__call__`.
+#[derive(Clone, Copy)]
+pub struct Args<'a, 'py> {
+    py: Python<'py>,
+    items: &'a [*mut ffi::PyObject],
+}
+
+impl<'a, 'py> Args<'a, 'py> {
+    /// Argument `index` (the router checked that there are as many as parameters).
+    pub fn get(&self, index: usize) -> Borrowed<'a, 'py, PyAny> {
+        // SAFETY: the caller holds a reference to every argument for the whole call.
+        unsafe { Borrowed::from_ptr(self.py, self.items[index]) }
+    }
+}
 
 /// One exported native function of the generated module.
 pub struct Entry {
     /// the symbol of its `#[pyfunction]` (`tl_fn_N`)
     pub symbol: &'static str,
     pub arity: usize,
-    pub call: TupleEntry,
+    pub call: ArgsEntry,
 }
 
 /// The generated module's entries: each extension links its own copy of this crate, so this
@@ -47,34 +72,107 @@ pub fn install(module: &Bound<'_, PyModule>, entries: &'static [Entry]) -> PyRes
 /// from (`None`: no fast path, every call goes to `slow`).
 #[pyfunction]
 #[pyo3(signature = (symbol, python, slow, environ, key))]
-fn tl_router(
+fn tl_router<'py>(
+    py: Python<'py>,
     symbol: &str,
     python: PyObject,
     slow: PyObject,
     environ: Option<Py<PyDict>>,
     key: PyObject,
-) -> PyResult<NativeFunction> {
+) -> PyResult<Bound<'py, NativeFunction>> {
     let entry = ENTRIES
         .get()
         .and_then(|entries| entries.iter().find(|entry| entry.symbol == symbol))
         .ok_or_else(|| PyValueError::new_err(format!("torchlower: no native function {symbol} in this module")))?;
-    Ok(NativeFunction { arity: entry.arity, call: entry.call, python, slow, environ, key })
+    let routed = Bound::new(
+        py,
+        NativeFunction { vectorcall: native_vectorcall, arity: entry.arity, call: entry.call, python, slow, environ, key },
+    )?;
+    enable_vectorcall(&routed)?;
+    Ok(routed)
 }
 
 /// A routed native function (`.route == "native"`). The host copies the original function's
 /// name, docstring and `__wrapped__` into its `__dict__`, as `functools.wraps` does.
+///
+/// `repr(C)` keeps `vectorcall` where [`enable_vectorcall`] measured it.
 #[pyclass(frozen, dict, weakref, module = "torchlower", name = "NativeFunction")]
+#[repr(C)]
 pub struct NativeFunction {
+    /// CPython calls this with the caller's argument array (the class's vectorcall slot)
+    vectorcall: ffi::vectorcallfunc,
     arity: usize,
-    call: TupleEntry,
+    call: ArgsEntry,
     python: PyObject,
     slow: PyObject,
     environ: Option<Py<PyDict>>,
     key: PyObject,
 }
 
+/// Declares the `vectorcall` field of [`NativeFunction`] as its class's vectorcall slot, once
+/// per process (and extension: each has its own class). The offset is measured on an instance,
+/// as pyo3 does not publish its object layout; every instance has the same.
+fn enable_vectorcall(instance: &Bound<'_, NativeFunction>) -> PyResult<()> {
+    static ENABLED: OnceLock<Result<(), String>> = OnceLock::new();
+    let outcome = ENABLED.get_or_init(|| {
+        let object = instance.as_ptr() as usize;
+        let field = &instance.get().vectorcall as *const ffi::vectorcallfunc as usize;
+        let ty = instance.get_type();
+        // SAFETY: we hold the GIL; `ty` is the heap type of `instance`, created by pyo3 and
+        // not yet used for a call through vectorcall; CPython reads these two fields on each
+        // call (`PyVectorcall_Function`), and `PyType_Modified` drops any cached lookups.
+        unsafe {
+            let raw = ty.as_ptr() as *mut ffi::PyTypeObject;
+            let offset = field.checked_sub(object).filter(|offset| offset + std::mem::size_of::<usize>() <= (*raw).tp_basicsize as usize);
+            let Some(offset) = offset else {
+                return Err(format!("the vectorcall field lies outside the object ({field:#x} vs {object:#x})"));
+            };
+            (*raw).tp_vectorcall_offset = offset as ffi::Py_ssize_t;
+            (*raw).tp_flags |= ffi::Py_TPFLAGS_HAVE_VECTORCALL;
+            ffi::PyType_Modified(raw);
+        }
+        Ok(())
+    });
+    outcome.clone().map_err(|reason| PyRuntimeError::new_err(format!("torchlower: internal error: {reason}")))
+}
+
+/// The class's vectorcall slot: `callable(*args[..nargs], **dict(zip(kwnames, args[nargs..])))`.
+unsafe extern "C" fn native_vectorcall(
+    callable: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargsf: usize,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: CPython calls this with the GIL held and a valid argument array; the trampoline
+    // counts the GIL for pyo3, and turns an error or a panic into a raised Python exception.
+    unsafe {
+        let nargs = ffi::PyVectorcall_NARGS(nargsf);
+        pyo3::impl_::trampoline::fastcall_with_keywords(callable, args, nargs, kwnames, vectorcall_body)
+    }
+}
+
+unsafe fn vectorcall_body(
+    py: Python<'_>,
+    callable: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: CPython passes the object whose slot this is (a NativeFunction) and `nargs`
+    // positional arguments followed by one value per name of `kwnames`, all alive for the call.
+    unsafe {
+        let object = Borrowed::from_ptr(py, callable);
+        let this = object.downcast_unchecked::<NativeFunction>();
+        let positional: &[*mut ffi::PyObject] = if nargs > 0 { std::slice::from_raw_parts(args, nargs as usize) } else { &[] };
+        let keywords = (!kwnames.is_null() && ffi::PyTuple_GET_SIZE(kwnames) > 0).then_some(kwnames);
+        this.get().dispatch(py, positional, keywords).map(PyObject::into_ptr)
+    }
+}
+
 #[pymethods]
 impl NativeFunction {
+    /// The same call for `tp_call` (`type(f).__call__(f, …)`); CPython itself calls through
+    /// the vectorcall slot.
     #[pyo3(signature = (*args, **kwargs))]
     fn __call__(
         &self,
@@ -82,19 +180,15 @@ impl NativeFunction {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyObject> {
-        let positional = kwargs.is_none_or(|kwargs| kwargs.is_empty()) && args.len() == self.arity;
-        let mode = if positional { self.mode(py)? } else { Mode::Other };
-        match mode {
-            Mode::Other => self.slow.call(py, args, kwargs),
-            Mode::Fallback => self.python.call1(py, args),
-            Mode::Native => (self.call)(py, args),
-            // eager computes matmuls and convolutions in a lower precision inside autocast
-            Mode::Auto if autocast_enabled() => self.python.call1(py, args),
-            Mode::Auto => match (self.call)(py, args) {
-                Err(error) if refused(py, &error) => self.python.call1(py, args),
-                outcome => outcome,
-            },
+        if kwargs.is_some_and(|kwargs| !kwargs.is_empty()) {
+            return self.slow.call(py, args, kwargs);
         }
+        // SAFETY: a tuple's items are an array of its `len()` live references, held by it.
+        let items = unsafe {
+            let tuple = args.as_ptr() as *mut ffi::PyTupleObject;
+            std::slice::from_raw_parts((*tuple).ob_item.as_ptr(), args.len())
+        };
+        self.dispatch(py, items, None)
     }
 
     /// Bound as a method when stored on a class, as a Python function is.
@@ -127,6 +221,24 @@ enum Mode {
 }
 
 impl NativeFunction {
+    /// One call: `positional` arguments, then as many keyword values as `keywords` names
+    /// (in the same array, after them).
+    fn dispatch(&self, py: Python<'_>, positional: &[*mut ffi::PyObject], keywords: Option<*mut ffi::PyObject>) -> PyResult<PyObject> {
+        let mode = if keywords.is_none() && positional.len() == self.arity { self.mode(py)? } else { Mode::Other };
+        let native = || (self.call)(py, Args { py, items: positional });
+        match mode {
+            Mode::Other => forward(py, &self.slow, positional, keywords),
+            Mode::Fallback => forward(py, &self.python, positional, None),
+            Mode::Native => native(),
+            // eager computes matmuls and convolutions in a lower precision inside autocast
+            Mode::Auto if autocast_enabled() => forward(py, &self.python, positional, None),
+            Mode::Auto => match native() {
+                Err(error) if refused(py, &error) => forward(py, &self.python, positional, None),
+                outcome => outcome,
+            },
+        }
+    }
+
     fn mode(&self, py: Python<'_>) -> PyResult<Mode> {
         let Some(environ) = &self.environ else { return Ok(Mode::Other) };
         let Some(value) = environ.bind(py).get_item(self.key.bind(py))? else { return Ok(Mode::Auto) };
@@ -139,6 +251,17 @@ impl NativeFunction {
     }
 }
 
+/// Calls `target` with the same arguments, through vectorcall (no tuple is built).
+fn forward(py: Python<'_>, target: &PyObject, positional: &[*mut ffi::PyObject], keywords: Option<*mut ffi::PyObject>) -> PyResult<PyObject> {
+    // SAFETY: `positional` (followed by the keyword values when `keywords` names some) is the
+    // live argument array of the current call; the result is a new reference or NULL with a
+    // Python error set.
+    unsafe {
+        let result = ffi::PyObject_Vectorcall(target.as_ptr(), positional.as_ptr(), positional.len(), keywords.unwrap_or(std::ptr::null_mut()));
+        Bound::from_owned_ptr_or_err(py, result).map(Bound::unbind)
+    }
+}
+
 /// The boundary's refusals (and 64-bit overflow) that make auto mode rerun the Python
 /// function; the same tuple as the host's `_RERUN_IN_PYTHON`.
 fn refused(py: Python<'_>, error: &PyErr) -> bool {
@@ -146,15 +269,12 @@ fn refused(py: Python<'_>, error: &PyErr) -> bool {
 }
 
 extern "C" {
-    /// `at::autocast::is_autocast_enabled(c10::DeviceType)` of libtorch (C++ linkage: one
-    /// `int8_t` enum in, `bool` out; it reads the thread's dispatch-key set and cannot throw).
-    #[link_name = "_ZN2at8autocast19is_autocast_enabledEN3c1010DeviceTypeE"]
-    fn at_autocast_is_enabled_for(device_type: i8) -> bool;
+    /// src/shim.cpp: `at::autocast::is_autocast_enabled` for the CPU or CUDA.
+    fn tl_autocast_enabled() -> std::os::raw::c_int;
 }
 
-/// Whether an autocast region is on for the CPU or CUDA (`c10::DeviceType` 0 and 1), the
-/// devices native code runs on.
+/// Whether an autocast region is on for the CPU or CUDA, the devices native code runs on.
 fn autocast_enabled() -> bool {
     // SAFETY: a read of thread-local state with no preconditions.
-    unsafe { at_autocast_is_enabled_for(0) || at_autocast_is_enabled_for(1) }
+    unsafe { tl_autocast_enabled() != 0 }
 }

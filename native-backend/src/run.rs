@@ -19,18 +19,25 @@ impl IntoPyValue for tch::Tensor {
     /// require grad: a view of an input that requires grad (which inherits the flag even under
     /// the no-grad guard) is returned detached — the same storage, strides and offset.
     fn into_py_value(self, py: Python<'_>, grad_inputs: bool) -> PyResult<PyObject> {
-        let tensor = if grad_inputs && self.requires_grad() {
+        let mut tensor = if grad_inputs && self.requires_grad() {
             self.f_detach().map_err(|error| PyRuntimeError::new_err(format!("torchlower: {error}")))?
         } else {
             self
         };
-        let pointer = tensor
-            .pyobject_wrap()
-            .map_err(|error| PyRuntimeError::new_err(format!("torchlower: {error}")))?;
-        // SAFETY: THPVariable_Wrap returns a new (owned) reference, or NULL with a Python
-        // error set; we hold the GIL.
-        unsafe { PyObject::from_owned_ptr_or_err(py, pointer as *mut pyo3::ffi::PyObject) }
+        // SAFETY: the handle is consumed by `tl_wrap_owned` (moved into the Python object and
+        // freed), so tch must not free it again; it returns a new reference, or NULL with a
+        // Python error set; we hold the GIL.
+        unsafe {
+            let handle = tensor.as_mut_ptr();
+            std::mem::forget(tensor);
+            PyObject::from_owned_ptr_or_err(py, tl_wrap_owned(handle))
+        }
     }
+}
+
+extern "C" {
+    /// src/shim.cpp: `THPVariable_Wrap(std::move(*handle))`, then frees the handle.
+    fn tl_wrap_owned(handle: *mut torch_sys::C_tensor) -> *mut pyo3::ffi::PyObject;
 }
 
 impl IntoPyValue for i64 {

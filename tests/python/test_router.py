@@ -104,6 +104,32 @@ def test_keywords_and_defaults_go_through_the_python_router(routed, monkeypatch)
         compiled["head"](x)  # Python's own binding error
 
 
+def test_every_way_of_calling_reaches_the_same_decisions(routed, monkeypatch):
+    """CPython calls the object through its vectorcall slot (a plain call, `f(*args)`,
+    `f(**kwargs)`, a call from C code) and through `tp_call` (`type(f).__call__`); keywords are
+    forwarded to the Python router with their values, and the rerun of eager in auto mode gets
+    the arguments as they came."""
+    monkeypatch.delenv("TORCHLOWER_MODE", raising=False)
+    _, compiled = routed
+    head, plus = compiled["head"], compiled["plus"]
+    x, w, b = inputs()
+    eager = torch.tanh(torch.nn.functional.linear(x, w, b))
+    assert torch.equal(head(*(x, w, b)), eager)
+    assert torch.equal(head(*(x, w), **{"b": b}), eager)
+    assert torch.equal(head(**{"x": x, "w": w, "b": b}), eager)
+    assert torch.equal(type(head).__call__(head, x, w, b), eager)
+    assert torch.equal(type(head).__call__(head, x, b=b, w=w), eager)
+    assert torch.equal(head.__call__(x, w, b), eager)
+    assert torch.equal(__import__("functools").partial(plus, x)(x), x + x)  # called from C
+    double = x.double()
+    assert torch.equal(plus(double, double), double + double)  # refused: eager reruns
+    assert torch.equal(type(plus).__call__(plus, double, double), double + double)
+    with pytest.raises(TypeError):
+        head(x, w, b, b)  # too many: Python's own binding error
+    with pytest.raises(TypeError):
+        type(head).__call__(head, x, w, b, c=b)
+
+
 def test_refused_arguments_rerun_python_in_auto_mode_and_raise_in_native(routed, monkeypatch):
     _, compiled = routed
     x = torch.randn(3, 8, dtype=torch.float64)

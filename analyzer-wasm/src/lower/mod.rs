@@ -46,10 +46,10 @@ pub fn symbol(index: usize) -> String {
     format!("tl_fn_{index}")
 }
 
-/// The Python entry of native function `index` taking its arguments as one tuple: what the
-/// router (`tl::route`) calls.
-pub fn tuple_symbol(index: usize) -> String {
-    format!("tl_tuple_{index}")
+/// The Python entry of native function `index` taking the call's positional arguments as
+/// they came (`tl::route::Args`): what the router (`tl::route`) calls.
+pub fn args_symbol(index: usize) -> String {
+    format!("tl_args_{index}")
 }
 
 /// The Rust function holding the body of native function `index` (see `FnEmitter::function`).
@@ -74,11 +74,11 @@ pub fn lower_module(filename: &str, functions: &[NativeFn]) -> Emitted {
         let sites = e.site_ranges;
         emitted.push((symbol(f.index), [start, out.len()], sites));
     }
-    // the router's table: each exported function with its arity and tuple entry
+    // the router's table: each exported function with its arity and entry
     out.push_str("\nstatic TL_ENTRIES: &[tl::route::Entry] = &[\n");
     for f in functions.iter().filter(|f| f.exported) {
         let name = symbol(f.index);
-        let _ = writeln!(out, "    tl::route::Entry {{ symbol: \"{name}\", arity: {}, call: {} }},", f.ir.params.len(), tuple_symbol(f.index));
+        let _ = writeln!(out, "    tl::route::Entry {{ symbol: \"{name}\", arity: {}, call: {} }},", f.ir.params.len(), args_symbol(f.index));
     }
     out.push_str("];\n");
     out.push_str("\n#[pyo3::pymodule]\n");
@@ -181,10 +181,10 @@ impl FnEmitter<'_> {
         self.out.push_str("}\n\n");
         let _ = writeln!(
             self.out,
-            "fn {}<'py>(py: pyo3::Python<'py>, args: &pyo3::Bound<'py, pyo3::types::PyTuple>) -> pyo3::PyResult<pyo3::PyObject> {{",
-            tuple_symbol(f.index)
+            "fn {}<'py>(py: pyo3::Python<'py>, args: tl::route::Args<'_, 'py>) -> pyo3::PyResult<pyo3::PyObject> {{",
+            args_symbol(f.index)
         );
-        let items: Vec<String> = (0..params.len()).map(|i| format!("&*pyo3::types::PyTupleMethods::get_borrowed_item(args, {i})?")).collect();
+        let items: Vec<String> = (0..params.len()).map(|i| format!("&args.get({i})")).collect();
         let _ = writeln!(self.out, "    {}(py{})", symbol(f.index), items.iter().map(|item| format!(", {item}")).collect::<String>());
         self.out.push_str("}\n");
     }

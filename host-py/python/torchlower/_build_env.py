@@ -67,10 +67,10 @@ def backend_dir() -> Path:
 
 
 def backend_fingerprint(directory: Path) -> str:
-    """Hash of the backend's manifests and every source file (paths and contents), the op
-    table crate inside it (``ops/``) included."""
+    """Hash of the backend's manifests, build script and every source file (paths and
+    contents: the C++ shim in ``src/`` too), the op table crate inside it (``ops/``) included."""
     digest = hashlib.sha256()
-    files = [directory / "Cargo.toml", directory / "ops" / "Cargo.toml"]
+    files = [directory / "Cargo.toml", directory / "build.rs", directory / "ops" / "Cargo.toml"]
     for source in (directory / "src", directory / "ops" / "src"):
         if source.is_dir():
             files += sorted(p for p in source.rglob("*") if p.is_file())

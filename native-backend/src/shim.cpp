@@ -1,0 +1,67 @@
+// The few libtorch calls of the call boundary that tch's C API makes costly: one C call each,
+// no heap handle copied, no thread-local error slot to read afterwards. Compiled by build.rs
+// against the libtorch and Python headers of the build; every function is `noexcept` and turns
+// a C++ exception into a return value the Rust side checks.
+#include <torch/csrc/autograd/python_variable.h>
+#include <ATen/autocast_mode.h>
+
+extern "C" {
+
+// What the boundary checks of a tensor argument: device, dtype, rank, the first two sizes
+// (the rank-1 and rank-2 fast paths read them), and requires_grad.
+struct tl_tensor_facts {
+  int32_t device_type;   // c10::DeviceType
+  int32_t device_index;  // -1 when none
+  int32_t scalar_type;   // c10::ScalarType
+  int32_t requires_grad;
+  int64_t rank;
+  int64_t sizes[2];      // 1 where the rank has no such dimension
+};
+
+// Fills `out` from a defined tensor; 0 on success, -1 if libtorch threw (undefined tensor).
+int tl_tensor_facts_of(const at::Tensor* tensor, tl_tensor_facts* out) noexcept {
+  try {
+    const at::Tensor& t = *tensor;
+    out->device_type = static_cast<int32_t>(t.device().type());
+    out->device_index = t.device().index();
+    out->scalar_type = static_cast<int32_t>(t.scalar_type());
+    out->requires_grad = t.requires_grad() ? 1 : 0;
+    out->rank = t.dim();
+    out->sizes[0] = 1;
+    out->sizes[1] = 1;
+    if (out->rank <= 2) {
+      for (int64_t d = 0; d < out->rank; ++d) out->sizes[d] = t.sizes()[d];
+    }
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+// The Python object of tch's tensor handle `tensor`, consuming the handle: its `at::Tensor`
+// is moved into THPVariable_Wrap (no reference count traffic) and the handle freed. NULL with a
+// Python exception set if libtorch threw.
+PyObject* tl_wrap_owned(at::Tensor* tensor) noexcept {
+  PyObject* object = nullptr;
+  try {
+    object = THPVariable_Wrap(std::move(*tensor));
+  } catch (const std::exception& error) {
+    PyErr_Format(PyExc_RuntimeError, "torchlower: %s", error.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "torchlower: a C++ exception while wrapping a tensor");
+  }
+  delete tensor;
+  return object;
+}
+
+// Whether an autocast region is on for the CPU or CUDA, the devices native code runs on (a read
+// of the thread's dispatch-key set).
+int tl_autocast_enabled() noexcept {
+  try {
+    return at::autocast::is_autocast_enabled(at::kCPU) || at::autocast::is_autocast_enabled(at::kCUDA);
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // extern "C"
