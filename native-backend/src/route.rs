@@ -163,9 +163,27 @@ unsafe fn vectorcall_body(
     unsafe {
         let object = Borrowed::from_ptr(py, callable);
         let this = object.downcast_unchecked::<NativeFunction>();
-        let positional: &[*mut ffi::PyObject] = if nargs > 0 { std::slice::from_raw_parts(args, nargs as usize) } else { &[] };
         let keywords = (!kwnames.is_null() && ffi::PyTuple_GET_SIZE(kwnames) > 0).then_some(kwnames);
-        this.get().dispatch(py, positional, keywords).map(PyObject::into_ptr)
+        this.get().dispatch(py, CallArgs { array: args, positional: nargs as usize, keywords }).map(PyObject::into_ptr)
+    }
+}
+
+/// One call's arguments as CPython passes them to vectorcall: `positional` values, then one
+/// per name of `keywords`, in one array that stays alive for the call.
+#[derive(Clone, Copy)]
+struct CallArgs {
+    array: *const *mut ffi::PyObject,
+    positional: usize,
+    keywords: Option<*mut ffi::PyObject>,
+}
+
+impl CallArgs {
+    fn positional(&self) -> &[*mut ffi::PyObject] {
+        if self.positional == 0 {
+            return &[];
+        }
+        // SAFETY: the array holds at least `positional` live references for the call.
+        unsafe { std::slice::from_raw_parts(self.array, self.positional) }
     }
 }
 
@@ -184,11 +202,8 @@ impl NativeFunction {
             return self.slow.call(py, args, kwargs);
         }
         // SAFETY: a tuple's items are an array of its `len()` live references, held by it.
-        let items = unsafe {
-            let tuple = args.as_ptr() as *mut ffi::PyTupleObject;
-            std::slice::from_raw_parts((*tuple).ob_item.as_ptr(), args.len())
-        };
-        self.dispatch(py, items, None)
+        let array = unsafe { (*(args.as_ptr() as *mut ffi::PyTupleObject)).ob_item.as_ptr() };
+        self.dispatch(py, CallArgs { array, positional: args.len(), keywords: None })
     }
 
     /// Bound as a method when stored on a class, as a Python function is.
@@ -221,19 +236,18 @@ enum Mode {
 }
 
 impl NativeFunction {
-    /// One call: `positional` arguments, then as many keyword values as `keywords` names
-    /// (in the same array, after them).
-    fn dispatch(&self, py: Python<'_>, positional: &[*mut ffi::PyObject], keywords: Option<*mut ffi::PyObject>) -> PyResult<PyObject> {
-        let mode = if keywords.is_none() && positional.len() == self.arity { self.mode(py)? } else { Mode::Other };
-        let native = || (self.call)(py, Args { py, items: positional });
+    /// One call: the fast path for positional arguments, else the Python router.
+    fn dispatch(&self, py: Python<'_>, args: CallArgs) -> PyResult<PyObject> {
+        let mode = if args.keywords.is_none() && args.positional == self.arity { self.mode(py)? } else { Mode::Other };
+        let native = || (self.call)(py, Args { py, items: args.positional() });
         match mode {
-            Mode::Other => forward(py, &self.slow, positional, keywords),
-            Mode::Fallback => forward(py, &self.python, positional, None),
+            Mode::Other => forward(py, &self.slow, args),
+            Mode::Fallback => forward(py, &self.python, args),
             Mode::Native => native(),
             // eager computes matmuls and convolutions in a lower precision inside autocast
-            Mode::Auto if autocast_enabled() => forward(py, &self.python, positional, None),
+            Mode::Auto if autocast_enabled() => forward(py, &self.python, args),
             Mode::Auto => match native() {
-                Err(error) if refused(py, &error) => forward(py, &self.python, positional, None),
+                Err(error) if refused(py, &error) => forward(py, &self.python, args),
                 outcome => outcome,
             },
         }
@@ -252,12 +266,12 @@ impl NativeFunction {
 }
 
 /// Calls `target` with the same arguments, through vectorcall (no tuple is built).
-fn forward(py: Python<'_>, target: &PyObject, positional: &[*mut ffi::PyObject], keywords: Option<*mut ffi::PyObject>) -> PyResult<PyObject> {
-    // SAFETY: `positional` (followed by the keyword values when `keywords` names some) is the
-    // live argument array of the current call; the result is a new reference or NULL with a
-    // Python error set.
+fn forward(py: Python<'_>, target: &PyObject, args: CallArgs) -> PyResult<PyObject> {
+    // SAFETY: `args` is the live argument array of the current call; the result is a new
+    // reference or NULL with a Python error set.
     unsafe {
-        let result = ffi::PyObject_Vectorcall(target.as_ptr(), positional.as_ptr(), positional.len(), keywords.unwrap_or(std::ptr::null_mut()));
+        let keywords = args.keywords.unwrap_or(std::ptr::null_mut());
+        let result = ffi::PyObject_Vectorcall(target.as_ptr(), args.array, args.positional, keywords);
         Bound::from_owned_ptr_or_err(py, result).map(Bound::unbind)
     }
 }
