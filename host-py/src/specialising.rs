@@ -56,8 +56,27 @@ pub struct Specialising {
     counted: Option<Py<PyDict>>,
     /// native calls of the fast path (`.calls` adds them to the Python side's)
     fast_calls: AtomicU64,
-    /// the native function the Python side used last (tried first)
-    native: Mutex<Option<PyObject>>,
+    /// the native function the Python side used last (tried first), and what the last full
+    /// check of the guards saw
+    fast: Mutex<Fast>,
+    /// whether this interpreter renews a dict's `ma_version_tag` on every change (3.11–3.13)
+    versioned_dicts: bool,
+}
+
+#[derive(Default)]
+struct Fast {
+    native: Option<PyObject>,
+    checked: Option<Checked>,
+}
+
+/// What the last full check of the guards saw. CPython gives a dict a new `ma_version_tag`
+/// whenever it changes, so while every guarded dict (hook dicts, each module's `__dict__` and
+/// `_modules`, each tensor's owner dict) keeps its tag, every guard on them still holds and the
+/// tensors are the same objects: a comparison of integers instead of a lookup per module and
+/// per tensor (most of the module path's cost on a model with many submodules).
+struct Checked {
+    tags: Vec<u64>,
+    tensors: Vec<PyObject>,
 }
 
 #[pymethods]
@@ -66,6 +85,7 @@ impl Specialising {
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (slow, arity, environ, mode_key, autocast_enabled, grad_enabled, hook_dicts, module_dicts, children, tensors, calls, torch_lib = None))]
     fn new(
+        py: Python<'_>,
         slow: PyObject,
         arity: Option<usize>,
         environ: Option<Py<PyDict>>,
@@ -93,7 +113,8 @@ impl Specialising {
             counted: calls,
             fast_calls: AtomicU64::new(0),
             state: torch_lib.and_then(TorchState::get),
-            native: Mutex::new(None),
+            fast: Mutex::new(Fast::default()),
+            versioned_dicts: versioned_dicts(py),
         }
     }
 
@@ -128,7 +149,7 @@ impl Specialising {
 
     /// The native function (of the instance's arguments then its tensors) to try first.
     fn use_native(&self, native: Option<PyObject>) {
-        *self.native.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = native;
+        lock(&self.fast).native = native;
     }
 
     #[pyo3(signature = (*args, **kwargs))]
@@ -151,13 +172,18 @@ impl Specialising {
     }
 }
 
+/// The native call's arguments: the call's own, then the instance's tensors (on the stack up
+/// to 24 of them; see Cargo.toml for why no heap).
+type Values<'py> = smallvec::SmallVec<[Bound<'py, PyAny>; 24]>;
+
 /// `native(*values)` through CPython's vectorcall: the arguments passed as an array, no tuple.
 fn vectorcall(py: Python<'_>, native: &PyObject, values: &[Bound<'_, PyAny>]) -> PyResult<PyObject> {
-    let pointers: Vec<*mut pyo3::ffi::PyObject> = values.iter().map(Bound::as_ptr).collect();
-    // SAFETY: every pointer is a live object held by `values` for the call; we hold the GIL;
+    // SAFETY: `Bound` is a transparent object pointer, so `values` is the array of pointers
+    // vectorcall takes; each is a live object held by `values` for the call; we hold the GIL;
     // the result is a new reference or NULL with an error set.
     unsafe {
-        let result = pyo3::ffi::PyObject_Vectorcall(native.as_ptr(), pointers.as_ptr(), pointers.len(), std::ptr::null_mut());
+        let pointers = values.as_ptr() as *const *mut pyo3::ffi::PyObject;
+        let result = pyo3::ffi::PyObject_Vectorcall(native.as_ptr(), pointers, values.len(), std::ptr::null_mut());
         PyObject::from_owned_ptr_or_err(py, result)
     }
 }
@@ -165,14 +191,44 @@ fn vectorcall(py: Python<'_>, native: &PyObject, values: &[Bound<'_, PyAny>]) ->
 impl Specialising {
     /// The native function and its arguments when every guard holds; None sends the call to
     /// the Python router.
-    fn fast_values<'py>(&self, py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Option<(PyObject, Vec<Bound<'py, PyAny>>)>> {
-        let native = match &*self.native.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) {
-            Some(native) => native.clone_ref(py),
-            None => return Ok(None),
-        };
+    fn fast_values<'py>(&self, py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Option<(PyObject, Values<'py>)>> {
         if !self.mode_takes_native(py)? || self.autocast(py)? {
             return Ok(None);
         }
+        let mut values = Values::new();
+        values.extend(args.iter());
+        let (native, cached) = {
+            let fast = lock(&self.fast);
+            let Some(native) = &fast.native else { return Ok(None) };
+            let checked = fast.checked.as_ref().filter(|checked| self.tags_match(py, &checked.tags));
+            if let Some(checked) = checked {
+                values.extend(checked.tensors.iter().map(|tensor| tensor.bind(py).clone()));
+            }
+            (native.clone_ref(py), checked.is_some())
+        };
+        if !cached {
+            let Some(tensors) = self.check_guards(py)? else { return Ok(None) };
+            if self.versioned_dicts {
+                let tags = self.tags(py).collect();
+                lock(&self.fast).checked = Some(Checked { tags, tensors: tensors.iter().map(|tensor| tensor.clone().unbind()).collect() });
+            }
+            values.extend(tensors);
+        }
+        if !self.tensors.is_empty() && self.grad(py)? {
+            let requires_grad = pyo3::intern!(py, "requires_grad");
+            for tensor in &values[args.len()..] {
+                if tensor.getattr(requires_grad)?.is_truthy()? {
+                    return Ok(None); // autograd records eager's graph
+                }
+            }
+        }
+        Ok(Some((native, values)))
+    }
+
+    /// The guards on the module tree (no hooks, every module in eval mode, the same children)
+    /// and the instance's tensors read from their owners; None when a guard fails or a tensor
+    /// was deleted.
+    fn check_guards<'py>(&self, py: Python<'py>) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
         if self.hook_dicts.iter().any(|hooks| !hooks.bind(py).is_empty()) {
             return Ok(None);
         }
@@ -189,23 +245,24 @@ impl Specialising {
                 return Ok(None);
             }
         }
-        let mut values: Vec<Bound<'py, PyAny>> = Vec::with_capacity(args.len() + self.tensors.len());
-        values.extend(args.iter());
+        let mut tensors = Vec::with_capacity(self.tensors.len());
         for (owner, name) in &self.tensors {
             match owner.bind(py).get_item(name.bind(py))? {
-                Some(tensor) => values.push(tensor),
+                Some(tensor) => tensors.push(tensor),
                 None => return Ok(None), // deleted from the instance
             }
         }
-        if !self.tensors.is_empty() && self.grad(py)? {
-            let requires_grad = pyo3::intern!(py, "requires_grad");
-            for tensor in &values[args.len()..] {
-                if tensor.getattr(requires_grad)?.is_truthy()? {
-                    return Ok(None); // autograd records eager's graph
-                }
-            }
-        }
-        Ok(Some((native, values)))
+        Ok(Some(tensors))
+    }
+
+    /// The version tag of every dict the guards read, in a fixed order.
+    fn tags<'a>(&'a self, py: Python<'a>) -> impl Iterator<Item = u64> + 'a {
+        let dicts = self.hook_dicts.iter().chain(&self.module_dicts).chain(self.children.iter().map(|(modules, _)| modules)).chain(self.tensors.iter().map(|(owner, _)| owner));
+        dicts.map(move |dict| version_tag(dict.bind(py)))
+    }
+
+    fn tags_match(&self, py: Python<'_>, tags: &[u64]) -> bool {
+        self.tags(py).eq(tags.iter().copied())
     }
 
     /// Whether `TORCHLOWER_MODE` is unset, `auto` or `native` (exact spellings; any other value
@@ -231,6 +288,27 @@ impl Specialising {
             None => self.grad_enabled.call0(py)?.is_truthy(py),
         }
     }
+}
+
+/// The mutex's value; a panic while it was held (none is expected) leaves nothing half-written.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `dict.ma_version_tag`: renewed by CPython 3.11–3.13 on every change of the dict (PEP 509; a
+/// dict subclass such as `OrderedDict` starts with the same header).
+fn version_tag(dict: &Bound<'_, PyDict>) -> u64 {
+    // SAFETY: a live dict object (or subclass), read under the GIL.
+    #[allow(deprecated)]
+    unsafe {
+        (*(dict.as_ptr() as *mut pyo3::ffi::PyDictObject)).ma_version_tag
+    }
+}
+
+/// Whether this interpreter keeps `ma_version_tag` (3.11 to 3.13; 3.14 replaced it).
+fn versioned_dicts(py: Python<'_>) -> bool {
+    let version = py.version_info();
+    version >= (3, 11) && version < (3, 14)
 }
 
 /// The native errors after which the Python side decides again (see `_compile._RERUN_IN_PYTHON`).
