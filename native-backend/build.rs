@@ -28,16 +28,16 @@ fn main() {
     let libtorch = env::var("DEP_TCH_LIBTORCH_LIB").expect("torch-sys publishes DEP_TCH_LIBTORCH_LIB");
     compile_shim(&PathBuf::from(&libtorch));
     println!("cargo:rustc-link-arg=-Wl,-rpath,{libtorch}");
-    if let Some(libdir) = python_query("import sysconfig; print(sysconfig.get_config_var('LIBDIR') or '')") {
-        println!("cargo:rustc-link-arg=-Wl,-rpath,{libdir}");
+    if python_feature() {
+        if let Some(libdir) = python_query("import sysconfig; print(sysconfig.get_config_var('LIBDIR') or '')") {
+            println!("cargo:rustc-link-arg=-Wl,-rpath,{libdir}");
+        }
     }
 }
 
 /// `src/shim.cpp` → a static library linked into this crate.
 fn compile_shim(libtorch_lib: &std::path::Path) {
     let root = libtorch_lib.parent().expect("libtorch's lib folder has a parent").join("include");
-    let python_include = python_query("import sysconfig; print(sysconfig.get_paths()['include'])")
-        .expect("the Python interpreter pyo3 builds against reports its include folder");
     // torch-sys's rule: a PyTorch install says which C++ ABI it was built with; a standalone
     // libtorch uses LIBTORCH_CXX11_ABI (default 1)
     let cxx11_abi = if env::var_os("LIBTORCH_USE_PYTORCH").is_some() {
@@ -48,18 +48,28 @@ fn compile_shim(libtorch_lib: &std::path::Path) {
     } else {
         env::var("LIBTORCH_CXX11_ABI").unwrap_or_else(|_| "1".to_string())
     };
-    cc::Build::new()
+    let mut build = cc::Build::new();
+    if python_feature() {
+        let python_include = python_query("import sysconfig; print(sysconfig.get_paths()['include'])")
+            .expect("the Python interpreter pyo3 builds against reports its include folder");
+        build.include(python_include).define("TORCHLOWER_PYTHON", None);
+    }
+    build
         .cpp(true)
         .pic(true)
         .warnings(false)
         .include(&root)
         .include(root.join("torch/csrc/api/include"))
-        .include(python_include)
         .flag("-std=c++17")
         .flag(format!("-D_GLIBCXX_USE_CXX11_ABI={cxx11_abi}"))
         .flag("-DGLOG_USE_GLOG_EXPORT")
         .file("src/shim.cpp")
         .compile("torchlower_shim");
+}
+
+/// Whether the crate is built with its `python` feature (the Python extension's boundary).
+fn python_feature() -> bool {
+    env::var_os("CARGO_FEATURE_PYTHON").is_some()
 }
 
 /// What the interpreter pyo3 builds against prints for `code` (trimmed), if it runs.

@@ -22,6 +22,9 @@ for pkg in torchlower-ops torchlower-analyzer torchlower-backend torchlower-host
   cargo test -p "$pkg" --release --quiet
 done
 
+step "cargo test -p torchlower-backend --no-default-features (the backend without Python, for export)"
+cargo test -p torchlower-backend --release --quiet --no-default-features
+
 step "GPU check: its own tests, and the checker that compares its dumps with eager CUDA"
 CARGO_TARGET_DIR="$ROOT/target/gpu-check" cargo test --release --quiet --manifest-path native-backend/gpu-check/Cargo.toml
 python scripts/gpu_eager_compare.py --self-test

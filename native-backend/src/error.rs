@@ -1,9 +1,12 @@
-//! The one error type of native code, and how each variant becomes a Python exception.
+//! The one error type of native code, and (with the `python` feature) how each variant becomes
+//! a Python exception.
 
+#[cfg(feature = "python")]
 use pyo3::exceptions::{
     PyAssertionError, PyIndexError, PyNotImplementedError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError,
     PyZeroDivisionError,
 };
+#[cfg(feature = "python")]
 use pyo3::PyErr;
 
 use crate::cuda::CudaError;
@@ -52,6 +55,7 @@ pub enum Error {
     NotImplemented(String),
 }
 
+#[cfg(feature = "python")]
 impl Error {
     /// The Python exception for this error.
     pub fn into_pyerr(self) -> PyErr {
@@ -73,6 +77,7 @@ impl Error {
 }
 
 /// `E(message)`, or `E()` for an empty message, as Python's `raise E` / a bare `assert` give.
+#[cfg(feature = "python")]
 fn raised<E: pyo3::PyTypeInfo>(message: String) -> PyErr {
     if message.is_empty() {
         PyErr::new::<E, _>(())
@@ -81,6 +86,7 @@ fn raised<E: pyo3::PyTypeInfo>(message: String) -> PyErr {
     }
 }
 
+#[cfg(feature = "python")]
 impl From<Error> for PyErr {
     fn from(error: Error) -> PyErr {
         error.into_pyerr()
@@ -126,6 +132,7 @@ fn cuda_message(error: &CudaError) -> String {
     text
 }
 
+#[cfg_attr(not(feature = "python"), allow(dead_code))]
 /// Whether a libtorch message comes from a `TORCH_CHECK_INDEX` (a `c10::IndexError`, which
 /// eager PyTorch raises as `IndexError`).
 ///
@@ -186,6 +193,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "python")]
     fn each_variant_becomes_its_python_exception() {
         use pyo3::Python;
         pyo3::prepare_freethreaded_python();

@@ -21,6 +21,7 @@ pub(crate) struct Facts {
     pub rank: usize,
     /// The sizes when `rank ≤ 2` (unused entries 1).
     pub sizes: [i64; 2],
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub requires_grad: bool,
 }
 
@@ -97,6 +98,7 @@ fn take_error() -> Option<String> {
     }
 }
 
+#[cfg(feature = "python")]
 /// `Some(tensor)` (a new reference to the same storage) for a `torch.Tensor` object or
 /// subclass, `None` for anything else; libtorch's message if unpacking failed.
 ///
@@ -155,6 +157,7 @@ fn scalar_type_code(kind: Kind) -> Option<c_int> {
     }
 }
 
+#[cfg(feature = "python")]
 /// The tensor handle inside a plain `torch.Tensor` or `nn.Parameter` object, borrowed (never
 /// to be dropped: the object owns it), or `None` for anything else (a subclass, another
 /// type) or when this libtorch's object layout is not the one checked at first use.
@@ -180,6 +183,7 @@ pub(crate) unsafe fn borrow_exact(object: &pyo3::Bound<'_, pyo3::PyAny>) -> Opti
     Some(std::mem::ManuallyDrop::new(unsafe { Tensor::from_ptr(handle) }))
 }
 
+#[cfg(feature = "python")]
 /// The two exact types whose handle can be lent, and where it lies in the object.
 struct ExactLayout {
     tensor_type: usize,
@@ -187,8 +191,10 @@ struct ExactLayout {
     offset: usize,
 }
 
+#[cfg(feature = "python")]
 static EXACT_LAYOUT: OnceLock<Option<ExactLayout>> = OnceLock::new();
 
+#[cfg(feature = "python")]
 /// Finds `torch.Tensor` and `nn.Parameter`, then checks on a probe tensor that the word after
 /// the object header is the `TensorImpl` pointer `THPVariable_Unpack` returns a handle to.
 fn learn_exact_layout(py: pyo3::Python<'_>) -> Option<ExactLayout> {

@@ -24,9 +24,11 @@
 //! zero, invalid values), and [`run`] raises each as the Python exception eager PyTorch or
 //! CPython raises for it.
 
+#[cfg(feature = "python")]
 pub use pyo3;
 pub use tch;
 
+#[cfg(feature = "python")]
 pub mod boundary;
 pub mod fused;
 pub mod index;
@@ -34,12 +36,15 @@ pub mod cuda;
 mod error;
 mod facts;
 pub mod ops;
+#[cfg(feature = "python")]
 pub mod route;
+#[cfg(feature = "python")]
 mod run;
 pub mod scalar;
 pub mod shape;
 mod spec;
 
 pub use error::{Error, Result};
+#[cfg(feature = "python")]
 pub use run::{run, run_for, IntoPyValue};
 pub use spec::{DeviceSpec, DtypeSpec, TensorSpec};

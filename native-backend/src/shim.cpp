@@ -2,7 +2,12 @@
 // no heap handle copied, no thread-local error slot to read afterwards. Compiled by build.rs
 // against the libtorch and Python headers of the build; every function is `noexcept` and turns
 // a C++ exception into a return value the Rust side checks.
+// The Python part (the wrap) is compiled with the crate's `python` feature only.
+#ifdef TORCHLOWER_PYTHON
 #include <torch/csrc/autograd/python_variable.h>
+#else
+#include <ATen/ATen.h>
+#endif
 #include <ATen/autocast_mode.h>
 
 extern "C" {
@@ -38,6 +43,7 @@ int tl_tensor_facts_of(const at::Tensor* tensor, tl_tensor_facts* out) noexcept 
   }
 }
 
+#ifdef TORCHLOWER_PYTHON
 // The Python object of tch's tensor handle `tensor`, consuming the handle: its `at::Tensor`
 // is moved into THPVariable_Wrap (no reference count traffic) and the handle freed. NULL with a
 // Python exception set if libtorch threw.
@@ -53,6 +59,7 @@ PyObject* tl_wrap_owned(at::Tensor* tensor) noexcept {
   delete tensor;
   return object;
 }
+#endif  // TORCHLOWER_PYTHON
 
 // Whether an autocast region is on for the CPU or CUDA, the devices native code runs on (a read
 // of the thread's dispatch-key set).

@@ -29,7 +29,9 @@ fn every_op_reports_the_paths_searched() {
         assert!(text.contains("no usable CUDA driver library found"), "{name}: {text}");
         assert!(text.contains(&format!("tried {missing}: {missing}: cannot open shared object file: No such file or directory")), "{name}: {text}");
         // tl::run maps it to RuntimeError.
+        #[cfg(feature = "python")]
         pyo3::prepare_freethreaded_python();
+        #[cfg(feature = "python")]
         pyo3::Python::with_gil(|py| {
             let err = error.into_pyerr();
             assert!(err.is_instance_of::<pyo3::exceptions::PyRuntimeError>(py), "{name}");

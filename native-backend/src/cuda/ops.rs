@@ -13,7 +13,6 @@
 //! PyTorch's own work is the stream's and no synchronisation is needed. Outputs are fresh
 //! contiguous tensors; inputs are never written.
 
-use pyo3::prelude::*;
 use torchlower_ops::CUDA_POW_EXPONENTS;
 use tch::{Device, Kind, Tensor};
 
@@ -29,11 +28,15 @@ use crate::{Error, Result};
 
 /// The stream PyTorch is currently using on device 0 (`torch.cuda.current_stream()`), so
 /// our kernels are ordered with PyTorch's work; PyTorch's default (legacy) stream if it
-/// cannot be asked.
+/// cannot be asked (and always without the `python` feature, where no Python runs).
 fn current_stream() -> StreamHandle {
-    let raw = Python::with_gil(|py| -> PyResult<usize> {
+    #[cfg(feature = "python")]
+    let raw = pyo3::Python::with_gil(|py| -> pyo3::PyResult<usize> {
+        use pyo3::prelude::*;
         py.import("torch")?.getattr("cuda")?.call_method1("current_stream", (0,))?.getattr("cuda_stream")?.extract()
     });
+    #[cfg(not(feature = "python"))]
+    let raw: std::result::Result<usize, ()> = Ok(0);
     match raw {
         // SAFETY: PyTorch's current stream belongs to the primary context of device 0 and
         // outlives the kernels queued on it.
