@@ -207,7 +207,10 @@ impl Specialising {
             (native.clone_ref(py), checked.is_some())
         };
         if !cached {
-            let Some(tensors) = self.check_guards(py)? else { return Ok(None) };
+            let Some(tensors) = self.check_guards(py)? else {
+                lock(&self.fast).checked = None; // nor keep tensors the instance may have dropped
+                return Ok(None);
+            };
             if self.versioned_dicts {
                 let tags = self.tags(py).collect();
                 lock(&self.fast).checked = Some(Checked { tags, tensors: tensors.iter().map(|tensor| tensor.clone().unbind()).collect() });
