@@ -75,17 +75,24 @@ fn cross_entropy(q: &Query, op: Op, path: &str) -> Decision {
     }
 }
 
-fn embedding(q: &Query, op: Op, path: &str) -> Decision {
-    let bound = match params::bind(q, op, path) {
-        Ok(b) => b,
-        Err(d) => return d,
-    };
+/// The arguments both embedding forms start from: bound, with the indices and a rank-2 weight
+/// (`raises`: what eager's message says it raises for another rank).
+fn indices_and_weight(q: &Query, op: Op, path: &str, raises: &str) -> Result<(params::Bound, TensorTy, TensorTy), Decision> {
+    let bound = params::bind(q, op, path)?;
     let (Some(indices), Some(weight)) = (bound.tensor("input"), bound.tensor("weight")) else {
-        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the indices and the weight"));
+        return Err(Decision::reject(&rules::BAD_ARITY, format!("{path} needs the indices and the weight")));
     };
     if weight.rank != 2 {
-        return Decision::reject(&rules::BAD_RANKS, format!("{path}: the weight is rank {}, not a matrix (eager raises)", weight.rank));
+        return Err(Decision::reject(&rules::BAD_RANKS, format!("{path}: the weight is rank {}, not a matrix ({raises})", weight.rank)));
     }
+    Ok((bound, indices, weight))
+}
+
+fn embedding(q: &Query, op: Op, path: &str) -> Decision {
+    let (bound, indices, weight) = match indices_and_weight(q, op, path, "eager raises") {
+        Ok(found) => found,
+        Err(d) => return d,
+    };
     match TensorTy::f32(weight.device, indices.rank + 1) {
         Some(result) => bound.claim(&rules::EMBEDDING, op, result),
         None => Decision::reject(&rules::BAD_RANKS, format!("{path}: rank-{} indices give a rank-{} result (no tensor type has that rank)", indices.rank, indices.rank + 1)),
@@ -97,16 +104,10 @@ fn embedding(q: &Query, op: Op, path: &str) -> Decision {
 /// offsets, or rank-2 indices without; per-sample weights of the indices' rank, with
 /// `mode="sum"` only), so the native call raises only what the kernel raises.
 fn embedding_bag(q: &Query, op: Op, path: &str) -> Decision {
-    let bound = match params::bind(q, op, path) {
-        Ok(b) => b,
+    let (bound, indices, weight) = match indices_and_weight(q, op, path, "eager raises ValueError") {
+        Ok(found) => found,
         Err(d) => return d,
     };
-    let (Some(indices), Some(weight)) = (bound.tensor("input"), bound.tensor("weight")) else {
-        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the indices and the weight"));
-    };
-    if weight.rank != 2 {
-        return Decision::reject(&rules::BAD_RANKS, format!("{path}: the weight is rank {}, not a matrix (eager raises ValueError)", weight.rank));
-    }
     match (indices.rank, bound.tensor("offsets")) {
         (1, Some(offsets)) if offsets.rank == 1 && offsets.dtype == crate::ty::Dtype::I64 => {}
         (1, Some(_)) => return Decision::reject(&rules::BAD_RANKS, format!("{path}: the offsets must be a rank-1 int64 tensor (eager raises)")),
