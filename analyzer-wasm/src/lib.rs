@@ -76,26 +76,46 @@ pub fn analyze(source: &str, filename: &str) -> Report {
                         span,
                         caused_by: None,
                     }],
+                    specialisations: Vec::new(),
                 });
                 analyzed.push(walk::Analyzed::empty());
             }
             _ => {}
         }
     }
-    // the specialised copies follow the module's functions (hidden: no report entry)
-    let mut names: Vec<String> = report.functions.iter().map(|f| f.name.clone()).collect();
+    // the specialised copies follow the module's functions (hidden functions of the Rust);
+    // while lowering they are entries after the module's, then each goes under its function
+    let exported = report.functions.len();
+    let mut of = Vec::new();
     for variant in spec.into_variants() {
         let types: Vec<String> = variant.params.iter().map(|t| t.describe()).collect();
-        names.push(format!("{} ({})", names.get(variant.of).cloned().unwrap_or_default(), types.join(", ")));
-        analyzed.push(variant.into_analyzed());
+        let name = format!("{} ({})", report.functions.get(variant.of).map_or("", |f| f.name.as_str()), types.join(", "));
+        let range = defs.get(variant.of).map_or_else(TextRange::default, |d| parse::def_range(source, d));
+        of.push(variant.of);
+        let given = variant.params.clone();
+        let a = variant.into_analyzed();
+        let mut entry = function_entry(&name, range, &index, &a);
+        // the types this copy was walked for, not the annotations
+        for (param, ty) in entry.params.iter_mut().zip(given) {
+            param.ty = ty.marker().map(str::to_string);
+        }
+        report.functions.push(entry);
+        analyzed.push(a);
     }
     drop(defs);
     parse::drop_statements(body);
+    let names: Vec<String> = report.functions.iter().map(|f| f.name.clone()).collect();
     require_native_callees(&mut report, &mut analyzed, &names);
-    lower_natives(&mut report, analyzed, filename);
+    lower_natives(&mut report, analyzed, filename, exported);
     // sites in source order (nested sites after the site that contains them)
     for f in &mut report.functions {
         sort_sites(f);
+    }
+    let copies = report.functions.split_off(exported);
+    for (copy, of) in copies.into_iter().zip(of) {
+        if let Some(f) = report.functions.get_mut(of) {
+            f.specialisations.push(copy);
+        }
     }
     report
 }
@@ -245,12 +265,14 @@ fn function_entry(name: &str, range: TextRange, index: &parse::LineIndex, a: &wa
         returns: a.returns.clone(),
         sites: a.sites.clone(),
         diagnostics: a.diagnostics.clone(),
+        specialisations: Vec::new(),
     }
 }
 
 /// Fuse and emit Rust for every native function, and link functions and sites to their text
 /// and their fused kernels.
-fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &str) {
+/// `report.functions` holds the module's `exported` functions, then their specialised copies.
+fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &str, exported: usize) {
     let fused: Vec<(usize, ir::Function, usize)> = analyzed
         .into_iter()
         .enumerate()
@@ -264,7 +286,6 @@ fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &
             }
         }
     }
-    let exported = report.functions.len();
     let natives: Vec<lower::NativeFn> = fused
         .iter()
         .map(|(index, ir, site_count)| lower::NativeFn { index: *index, ir, site_count: *site_count, exported: *index < exported })

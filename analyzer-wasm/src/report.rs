@@ -124,6 +124,12 @@ pub struct Function {
     pub returns: Option<String>,
     pub sites: Vec<Site>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The copies of this function walked for calls with other argument types than its
+    /// annotations (an unannotated helper is always walked so): each one's name says the
+    /// types (`helper (TensorF32Cpu2D, float)`), its sites and route are that walk's. They are
+    /// hidden functions of the emitted Rust, called by their callers, never from Python.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub specialisations: Vec<Function>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

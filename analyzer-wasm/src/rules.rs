@@ -807,6 +807,10 @@ code!(ASYNC_FN, "TL108", Signature, Warning,
     "Async function or type parameters",
     "Coroutines and generic functions are not lowered.",
     "async def f(x): ...", "Use a plain `def`.");
+code!(MODULE_FORM, "TL109", Signature, Warning,
+    "nn.Module form the host does not rewrite",
+    "Produced by the host, not by this analyzer: `torchlower.compile(module)` and `torchlower check FILE.py:ClassName` rewrite a live instance's `forward` into top-level functions (its tensors become parameters, known leaf submodules their functional form, `for` over a ModuleList unrolled). A form with no rewriting (a submodule used as a value rather than called, an attribute of another type, an unknown built-in leaf, a tensor of the instance that no marker describes) makes the whole module run eagerly.",
+    "def forward(self, x):\n    layers = self.layers  # a ModuleList used as a value\n    return layers[0](x)", "Call submodules directly (`self.layers[0](x)`, `for layer in self.layers:`), hold hyper-parameters as int/float/bool attributes, and keep the instance's tensors float32, int64 or bool.");
 
 code!(NOT_F32_OPERAND, "TL200", Site, Error,
     "Operand of another type than the op takes",
@@ -978,7 +982,7 @@ code!(RETURN_NONE, "TL403", Return, Warning,
 /// Every diagnostic code, in documentation order.
 pub static ALL_CODES: &[&Code] = &[
     &SYNTAX_ERROR, &TOO_DEEP, &NOT_UTF8,
-    &PARAM_UNANNOTATED, &PARAM_UNSUPPORTED, &RETURN_UNANNOTATED, &RETURN_UNSUPPORTED, &PARAM_DEFAULT, &PARAM_VARIADIC, &DECORATOR, &ASYNC_FN,
+    &PARAM_UNANNOTATED, &PARAM_UNSUPPORTED, &RETURN_UNANNOTATED, &RETURN_UNSUPPORTED, &PARAM_DEFAULT, &PARAM_VARIADIC, &DECORATOR, &ASYNC_FN, &MODULE_FORM,
     &NOT_F32_OPERAND, &BAD_KEYWORD, &BAD_ARITY, &IN_PLACE, &MIXED_DEVICE, &DEVICE_TRANSFER, &VIEW_OP, &RANK0_RESULT, &BAD_RANKS, &CUDA_UNSUPPORTED, &ADVANCED_INDEX,
     &LINEAR_KEYWORD_OPERAND, &RELU_INPLACE, &GELU_APPROXIMATE, &GELU_METHOD,
     &ARITH_METHOD, &INT64_ARITH, &SCALAR_OPERAND,

@@ -356,3 +356,29 @@ def test_in_place_activation_modules_write_as_eager_does(cls, monkeypatch):
             got = compiled(x_native)
         _same(got, expected)
         assert torch.equal(x_native, x_eager), "the input is written exactly as eager writes it"
+
+
+def test_a_file_that_imports_only_torch_nn_runs_native(tmp_path, monkeypatch):
+    """The generated functions spell `torch.nn.functional.linear`; a file whose only import is
+    `import torch.nn as nn` never binds `torch` (found by `torchlower check FILE.py:Class`)."""
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    path = tmp_path / "only_nn.py"
+    path.write_text(
+        "import torch.nn as nn\n\n\n"
+        "class Gate(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 3)\n\n"
+        "    def forward(self, x, scale=2.0):\n"
+        "        return self.fc(x).sigmoid() * scale\n"
+    )
+    spec = importlib.util.spec_from_file_location("_tl_only_nn", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_tl_only_nn"] = module
+    spec.loader.exec_module(module)
+    model = module.Gate().eval()
+    compiled = torchlower.compile(model)
+    x = torch.randn(5, 4)
+    with torch.no_grad():
+        _same(compiled(x), model(x))
+    assert compiled.calls == {"native": 1, "eager": 0}

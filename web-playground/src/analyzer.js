@@ -84,7 +84,7 @@ export async function loadAnalyzer({ timeBudgetMs = TIME_BUDGET_MS } = {}) {
  * `kind`, a `key` that survives re-analysis while the item is unchanged, an `id` (indices into
  * the report), and its Rust range as string indices (`rustFrom`, `rustTo`, or null).
  */
-function selectableItems(report) {
+export function selectableItems(report) {
   const toIndex = byteToIndexMapper(report.rust ?? "");
   const rustSpan = (range) =>
     Array.isArray(range) ? { rustFrom: toIndex(range[0]), rustTo: toIndex(range[1]) } : { rustFrom: null, rustTo: null };

@@ -1,14 +1,17 @@
 // Wires the playground together: loads the analyzer wasm, analyzes the editor text on every
 // edit (debounced), and keeps the source editor, emitted Rust, sites table, summary,
 // diagnostics, rules panel and URL fragment in step with the latest report and selection.
+// A module example (moduleExamples.js) shows its class read-only and is analyzed from the
+// generated functions typed by the description panel.
 import "./style.css";
-import { loadAnalyzer } from "./analyzer.js";
+import { loadAnalyzer, selectableItems } from "./analyzer.js";
 import { createSourceEditor, positionOf } from "./sourceEditor.js";
 import { createRustPane } from "./rustPane.js";
 import { createSitesTable } from "./sitesTable.js";
 import { renderSummary, renderDiagnostics } from "./summary.js";
 import { createRulesPanel } from "./rulesPanel.js";
 import { examples, findExample } from "./examples.js";
+import { analysisText, describe, entryTypes, findModuleExample, inFileTerms, moduleExamples } from "./moduleExamples.js";
 import { readFragment, writeFragment } from "./urlState.js";
 import { EditorView } from "@codemirror/view";
 
@@ -65,16 +68,47 @@ async function start() {
     onCodeClick: (code) => rulesPanel.open(code),
   });
 
+  /** The module example shown (its class read-only, typed by the description panel), or null. */
+  let moduleExample = null;
+  $("module-description").addEventListener("input", () => {
+    clearTimeout(debounceTimer);
+    debounceTimer = setTimeout(runAnalysis, ANALYZE_DEBOUNCE_MS);
+  });
+
+  /** What to analyze: the editor's text, or a module example's file with its generated
+   * functions typed by the description (null, with the panel saying why, if it is invalid). */
+  function analysisInput() {
+    if (!moduleExample) return source.getText();
+    const note = $("module-note");
+    try {
+      const text = analysisText(moduleExample, entryTypes(moduleExample, $("module-description").value));
+      note.textContent = "the class is read-only here: edit the types to re-analyze";
+      note.classList.remove("error");
+      $("module-generated").textContent = text.slice(moduleExample.source.length).replace(/^\n+/, "");
+      return text;
+    } catch (error) {
+      note.textContent = error.message;
+      note.classList.add("error");
+      return null;
+    }
+  }
+
   /** Analyzes the editor's text now and renders the result (the debounce timer ends here).
    * A result that arrives after a newer analysis started is dropped. */
   let analysisSeq = 0;
   async function runAnalysis() {
     clearTimeout(debounceTimer);
-    const text = source.getText();
+    const example = moduleExample;
+    const text = analysisInput();
+    if (text === null) return;
     const seq = ++analysisSeq;
     let analysis;
     try {
       analysis = await analyzer.analyze(text);
+      if (example) {
+        const report = inFileTerms(analysis.report, example);
+        analysis = { ...analysis, report, ...selectableItems(report) };
+      }
     } catch (error) {
       if (seq !== analysisSeq) return;
       // A stopped analysis (over the time budget) or, against the analyzer's contract, a
@@ -91,7 +125,8 @@ async function start() {
     render(analysis);
     recordAnalysis(text, analysis, performance.now() - renderStart);
     const write = ++fragmentWrite;
-    writeFragment(text, () => write === fragmentWrite);
+    if (example) history.replaceState(null, "", `#example=${example.id}`);
+    else writeFragment(text, () => write === fragmentWrite);
   }
 
   /** Puts one analysis on every view, keeping the selection if its item still exists. */
@@ -136,14 +171,42 @@ async function start() {
     option.textContent = example.title;
     exampleMenu.appendChild(option);
   }
+  const moduleGroup = document.createElement("optgroup");
+  moduleGroup.label = "nn.Module (rewritten by the Python host)";
+  for (const example of moduleExamples) {
+    const option = document.createElement("option");
+    option.value = example.id;
+    option.textContent = example.title;
+    moduleGroup.appendChild(option);
+  }
+  if (moduleExamples.length) exampleMenu.appendChild(moduleGroup);
   exampleMenu.addEventListener("change", () => {
+    const module = findModuleExample(exampleMenu.value);
+    if (module) return loadModule(module);
     const example = findExample(exampleMenu.value);
     if (example) loadSource(example.source, example.id);
   });
 
+  /** Shows the module panel for `example` (null hides it and makes the source editable). */
+  function setModuleExample(example) {
+    moduleExample = example;
+    $("module-panel").hidden = !example;
+    source.setReadOnly(Boolean(example));
+    if (example) $("module-description").value = describe(example);
+  }
+
   function loadSource(text, exampleId = "") {
+    setModuleExample(null);
     exampleMenu.value = exampleId;
     source.setText(text);
+    selectedKey = null;
+    return runAnalysis();
+  }
+
+  function loadModule(example) {
+    setModuleExample(example);
+    exampleMenu.value = example.id;
+    source.setText(example.source);
     selectedKey = null;
     return runAnalysis();
   }
@@ -151,6 +214,8 @@ async function start() {
   async function loadFromFragment(hash = location.hash) {
     const wanted = await readFragment(hash);
     if (wanted.code !== undefined) return loadSource(wanted.code);
+    const module = findModuleExample(wanted.example);
+    if (module) return loadModule(module);
     const example = findExample(wanted.example ?? DEFAULT_EXAMPLE) ?? examples[0];
     await loadSource(example.source, example.id);
     if (wanted.error) $("rust-note").textContent = wanted.error;
@@ -163,7 +228,7 @@ async function start() {
   });
 
   $("copy-link").addEventListener("click", async () => {
-    const url = await writeFragment(source.getText());
+    const url = moduleExample ? location.href : await writeFragment(source.getText());
     try {
       await navigator.clipboard.writeText(url);
       $("copy-link").textContent = "Link copied";
@@ -174,6 +239,7 @@ async function start() {
   });
 
   stats.sourceText = () => source.getText();
+  stats.moduleExample = () => moduleExample?.id ?? null;
   stats.rustText = () => rust.view.state.doc.toString();
   stats.selectedSiteKey = () => selectedKey;
   stats.rules = analyzer.rules.entries;

@@ -3,7 +3,7 @@
 // and module/function diagnostics underlined.
 import { python } from "@codemirror/lang-python";
 import { indentUnit } from "@codemirror/language";
-import { StateEffect, StateField, RangeSetBuilder } from "@codemirror/state";
+import { Compartment, EditorState, StateEffect, StateField, RangeSetBuilder } from "@codemirror/state";
 import { Decoration, EditorView, GutterMarker, gutter, hoverTooltip } from "@codemirror/view";
 import { editingSetup } from "./editorSetup.js";
 
@@ -227,6 +227,7 @@ function appendText(parent, className, text) {
  * when a pointer selection lands in a site; `onCodeClick(code)` from a tooltip's code link.
  */
 export function createSourceEditor(parent, { doc, onChange, onSiteClick, onCodeClick }) {
+  const readOnly = new Compartment();
   const view = new EditorView({
     parent,
     doc,
@@ -234,6 +235,7 @@ export function createSourceEditor(parent, { doc, onChange, onSiteClick, onCodeC
       editingSetup,
       python(),
       indentUnit.of("    "),
+      readOnly.of(EditorState.readOnly.of(false)),
       analysisField,
       siteHover(onCodeClick),
       EditorView.updateListener.of((update) => {
@@ -251,6 +253,10 @@ export function createSourceEditor(parent, { doc, onChange, onSiteClick, onCodeC
     getText: () => view.state.doc.toString(),
     setText(text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    /** A module example's class is shown read-only: its analysis comes from the description. */
+    setReadOnly(flag) {
+      view.dispatch({ effects: readOnly.reconfigure(EditorState.readOnly.of(flag)) });
     },
     showAnalysis(functions, sites, diagnostics) {
       view.dispatch({ effects: setAnalysis.of({ functions, sites, diagnostics }) });

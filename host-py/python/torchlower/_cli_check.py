@@ -14,6 +14,11 @@ would specialise it on a call with those arguments: each SPEC is ``int``, ``floa
 a marker (``TensorF32Cpu2D``) or a dtype with a shape (``float32[4,8]``, ``int64[3]``,
 ``bool[2,2]``, ``float32[4,8]@cuda``); the parameters named are annotated before analysis.
 
+``FILE.py:ClassName`` checks an ``nn.Module`` class: FILE.py is imported, the class constructed
+with ``--init ARGS`` in eval mode and rewritten as ``torchlower.compile(instance)`` does; its
+``forward``'s types come from ``--example-shapes ClassName:NAME=SPEC,...``
+(:mod:`torchlower._cli_check_module`).
+
 Exit status: 0; 1 with ``--strict`` when any function falls back (or a file has a
 module-level error such as a syntax error); 2 when a file cannot be read or analyzed, or an
 ``--example-shapes`` is malformed or names no function.
@@ -30,11 +35,19 @@ from pathlib import Path
 from typing import Any
 
 from ._analyze import AnalyzerError, analyze_json, rules
+from ._cli_check_module import ClassTargetError, check_class, class_target
 from ._report_format import Style, render_github, render_text, summarize, to_sarif
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", type=Path, metavar="FILE", help="Python source files")
+    parser.add_argument(
+        "files", nargs="*", type=Path, metavar="FILE",
+        help="Python source files; FILE.py:ClassName checks an nn.Module class as torchlower.compile(instance) routes it",
+    )
+    parser.add_argument(
+        "--init", metavar="ARGS",
+        help="FILE.py:ClassName targets: the constructor's arguments as Python literals (\"64, 4, bias=False\")",
+    )
     parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when any function falls back to Python"
@@ -209,12 +222,28 @@ def main(args: argparse.Namespace) -> int:
     except BadExample as exc:
         print(f"torchlower check: --example-shapes: {exc}", file=sys.stderr)
         return 2
+    classes = {path: class_target(path) for path in args.files}
+    class_names = {target.name for target in classes.values() if target is not None}
     for path in args.files:
         name = str(path)
+        if classes[path] is not None:
+            try:
+                report, text = check_class(classes[path], args.init, examples.get(classes[path].name, {}))
+            except ClassTargetError as exc:
+                print(f"torchlower check: {name}: {exc}", file=sys.stderr)
+                failed = True
+                continue
+            except AnalyzerError as exc:
+                print(f"torchlower check: cannot analyze {exc} [{exc.kind}]", file=sys.stderr)
+                failed = True
+                continue
+            analyzed.append((str(classes[path].path), report, text, json.dumps(report, indent=2)))
+            continue
         try:
             source = read_source(path)
-            if examples:
-                source = apply_examples(_as_text(source), examples)
+            file_examples = {f: types for f, types in examples.items() if f not in class_names}
+            if file_examples:
+                source = apply_examples(_as_text(source), file_examples)
             report_json = analyze_json(source, name)
         except UnreadableSource as exc:
             print(f"torchlower check: cannot read {name}: {exc}", file=sys.stderr)

@@ -35,6 +35,7 @@ import inspect
 import operator
 import textwrap
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -119,6 +120,22 @@ def _pair(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
 
 
+@dataclass
+class Origin:
+    """Where a generated function came from: ``cls.method`` of the submodule at ``path`` (""
+    for the instance itself), written at ``line`` of ``file``. ``statements`` maps each line of
+    the generated function (1 for its ``def``) to the span of the source statement it was
+    rewritten from, as (line, col, end_line, end_col), 1-based columns in characters; empty
+    when the function has no source of its own (an ``nn.Sequential``'s chain)."""
+
+    cls: str
+    method: str
+    path: str
+    file: str | None
+    line: int | None
+    statements: dict[int, tuple[int, int, int, int]]
+
+
 class _Rewriter:
     """Rewrites the ``forward`` of every custom module of one instance's tree."""
 
@@ -126,6 +143,8 @@ class _Rewriter:
         #: argument name -> attribute path from the root, of every tensor read at call time
         self.paths: dict[str, str] = {}
         self.functions: list[str] = []
+        #: generated function name -> where it came from
+        self.origins: dict[str, Origin] = {}
         #: per module instance: its generated function and the tensors it takes
         self._made: dict[tuple, tuple[str, list[str]]] = {}
 
@@ -159,10 +178,14 @@ class _Rewriter:
 
         if method == "forward" and isinstance(module, nn.Sequential) and type(module).forward is nn.Sequential.forward:
             return self._sequential(module, path, name)
+        function = getattr(type(module), method)
         try:
-            source = textwrap.dedent(inspect.getsource(getattr(type(module), method)))
+            raw_lines, first_line = inspect.getsourcelines(function)
+            file = inspect.getsourcefile(function)
         except (OSError, TypeError) as error:
             raise Unsupported(f"the source of {type(module).__name__}.{method} is not available") from error
+        raw = "".join(raw_lines)
+        source = textwrap.dedent(raw)
         forward = ast.parse(source).body[0]
         if not isinstance(forward, ast.FunctionDef) or not forward.args.args:
             raise Unsupported(f"{type(module).__name__}.forward is not a plain method")
@@ -184,7 +207,11 @@ class _Rewriter:
         forward.decorator_list = []
         forward.returns = None
         forward.body = statements
-        return ast.unparse(ast.fix_missing_locations(forward)), body.used
+        text = ast.unparse(ast.fix_missing_locations(forward))
+        indent = len(raw) - len(raw.lstrip(" \t"))
+        spans = _statement_spans(forward, text, raw.splitlines(), first_line, indent)
+        self.origins[name] = Origin(type(module).__name__, method, path, file, first_line, spans)
+        return text, body.used
 
     def _sequential(self, module: Any, path: str, name: str) -> tuple[str, list[str]]:
         """An ``nn.Sequential`` (or a subclass keeping its ``forward``) as the chain of its
@@ -198,7 +225,48 @@ class _Rewriter:
         )
         if "type_params" in ast.FunctionDef._fields:
             function.type_params = []
+        self.origins[name] = Origin(type(module).__name__, "forward", path, None, None, {})
         return ast.unparse(ast.fix_missing_locations(function)), body.used
+
+
+def _statement_spans(rewritten: ast.FunctionDef, text: str, raw: list[str],
+                     first_line: int, indent: int) -> dict[int, tuple[int, int, int, int]]:
+    """Each line of the generated function ``text`` -> the span, in the file, of the source
+    statement it was rewritten from (the innermost one). ``rewritten`` is the transformed tree
+    that ``text`` unparses; its statements keep the line numbers of the method's dedented
+    source ``raw`` (starting at ``first_line`` of the file, indented by ``indent``), except the
+    ones the rewriting made, which take their parent's. Unparsing keeps statements as they are
+    (expressions may change shape), so the statements of ``text`` parsed again pair with
+    ``rewritten``'s in walk order."""
+    made_statements, source_statements = _statements(ast.parse(text).body[0]), _statements(rewritten)
+    pairs = list(zip(made_statements, source_statements))
+    if len(made_statements) != len(source_statements) or any(type(a) is not type(b) for a, b in pairs):
+        return {}
+    spans: dict[int, tuple[int, int, int, int]] = {}
+    for made, source in pairs:  # outer statements first: inner ones overwrite their lines
+        line = getattr(source, "lineno", None)
+        if line is None or not 1 <= line <= len(raw):
+            continue
+        end_line = getattr(source, "end_lineno", None) or line
+        text_line = raw[line - 1]
+        col = _chars(text_line, indent + source.col_offset)
+        if end_line == line and source.end_col_offset is not None:
+            end_col = _chars(text_line, indent + source.end_col_offset)
+        else:
+            end_col = len(text_line.rstrip())
+        span = (first_line + line - 1, col + 1, first_line + line - 1, end_col + 1)
+        for generated_line in range(made.lineno, (made.end_lineno or made.lineno) + 1):
+            spans[generated_line] = span
+    return spans
+
+
+def _statements(node: ast.AST) -> list[ast.stmt]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.stmt)]
+
+
+def _chars(line: str, byte_offset: int) -> int:
+    """A UTF-8 byte offset into ``line`` as a character offset."""
+    return len(line.encode()[:byte_offset].decode(errors="ignore"))
 
 
 class _Body(ast.NodeTransformer):
@@ -408,13 +476,49 @@ def _torch_function_path(value: Any) -> str | None:
     return None
 
 
-def rewrite(module: Any) -> tuple[str, list[tuple[str, str]]]:
-    """The generated functions of ``module``'s tree (helpers first, the entry :data:`ENTRY`
-    last) and the tensors the entry takes after ``forward``'s own arguments, as (name,
-    attribute path)."""
+@dataclass
+class Rewritten:
+    """The generated functions of one instance's tree."""
+
+    #: their source, helpers first, the entry :data:`ENTRY` last
+    generated: str
+    #: the tensors the entry takes after ``forward``'s own arguments, as (name, attribute path)
+    tensors: list[tuple[str, str]]
+    #: generated function name -> where it came from
+    origins: dict[str, Origin]
+
+    def appended_to(self, source: str) -> tuple[str, int]:
+        """The class's file ``source`` with the generated functions appended (so its imports,
+        constants and helpers resolve), and the line of the entry's ``def`` there (0: none).
+        The functional forms are spelled ``torch.…``: a file that never binds ``torch`` itself
+        (only ``import torch.nn as nn``) gets ``import torch`` before them."""
+        text = source + ("" if source.endswith("\n") else "\n") + "\n\n"
+        if self.generated and not _binds_torch(source):
+            text += "import torch\n\n\n"
+        text += self.generated + "\n"
+        return text, (text[: text.index(f"def {ENTRY}(")].count("\n") + 1 if self.generated else 0)
+
+
+def _binds_torch(source: str) -> bool:
+    """Whether the module binds the name ``torch`` at its top level by an import."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return True  # the analyzer reports the file's own error
+    for statement in body:
+        if isinstance(statement, ast.Import):
+            if any(a.asname == "torch" or (a.asname is None and a.name.split(".")[0] == "torch") for a in statement.names):
+                return True
+        elif isinstance(statement, ast.ImportFrom) and any((a.asname or a.name) == "torch" for a in statement.names):
+            return True
+    return False
+
+
+def rewrite(module: Any) -> Rewritten:
+    """The generated functions of ``module``'s tree; raises :class:`Unsupported`."""
     rewriter = _Rewriter()
     _, tensors = rewriter.function_of(module, "")
-    return "\n\n\n".join(rewriter.functions), [(n, rewriter.paths[n]) for n in tensors]
+    return Rewritten("\n\n\n".join(rewriter.functions), [(n, rewriter.paths[n]) for n in tensors], rewriter.origins)
 
 
 def _attribute(root: Any, path: str) -> Any:
@@ -453,13 +557,12 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
     import torch
 
     try:
-        generated, tensors = rewrite(module)
-        reason = None
+        rewritten, reason = rewrite(module), None
     except Unsupported as error:
-        generated, tensors, reason = "", [], str(error)
+        rewritten, reason = Rewritten("", [], {}), str(error)
+    generated, tensors = rewritten.generated, rewritten.tensors
     signature = inspect.signature(module.forward)
-    text = source + ("" if source.endswith("\n") else "\n") + "\n\n" + generated + "\n"
-    line = text[: text.index(f"def {ENTRY}(")].count("\n") + 1 if generated else 0
+    text, line = rewritten.appended_to(source)
     names = list(signature.parameters) + [n for n, _ in tensors]
     specialised: dict[tuple, Callable | None] = {}
     reasons: dict[tuple, str] = {}
