@@ -3,11 +3,13 @@
 // against the analyzer's own report, and the typed function against the seed's outcomes.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import {
   ARTIFACTS,
+  REPO,
+  analysisCount,
   bundledExamples,
   editorText,
   lastReport,
@@ -16,6 +18,7 @@ import {
   outcomeCounts,
   reportSites,
   serveDist,
+  waitForAnalysisAfter,
   waitForCurrentAnalysis,
   waitForReady,
 } from "./harness.mjs";
@@ -402,5 +405,63 @@ test("an analysis over the time budget is stopped in its worker, and the page re
   await waitForCurrentAnalysis(page);
   assert.equal(await page.locator("#summary.fatal").count(), 0);
   assert.ok((await lastReport(page)).functions.length > 0);
+  await page.close();
+});
+
+test("a module example shows its class read-only, claims on its statements, re-typed by the description", async () => {
+  const page = await openPlayground(browser.context, server.url);
+  const file = path.join(REPO, "web-playground/examples/modules/nanogpt_block.json");
+  const block = JSON.parse(await readFile(file, "utf8"));
+  const classLines = block.source.split("\n");
+  let count = await analysisCount(page);
+  await page.selectOption("#example-select", "module_nanogpt_block");
+  await page.waitForFunction(
+    (n) => window.torchlowerPlayground.analyses.length > n && window.torchlowerPlayground.analyzedText.includes("def _tl_module_forward("),
+    count,
+    { timeout: 10_000 },
+  );
+  assert.equal(await editorText(page), block.source);
+  assert.equal(await page.locator("#module-panel").isVisible(), true);
+  let report = await lastReport(page);
+  // one function per instance of the tree, named after its method, all native (as `check` says)
+  assert.deepEqual(
+    report.functions.map((f) => f.name).sort(),
+    ["Block.forward", "CausalSelfAttention.forward [attn]", "LayerNorm.forward [ln_1]", "LayerNorm.forward [ln_2]", "MLP.forward [mlp]"],
+  );
+  assert.ok(report.functions.every((f) => f.route === "native"), JSON.stringify(report.functions.map((f) => f.route)));
+  assert.equal(await summaryCount(page, "fn-native"), 5);
+  // every site lies in the class's file, the softmax on its own statement, and each is marked
+  const sites = reportSites(report);
+  assert.ok(sites.length > 20 && sites.every((s) => s.line >= 1 && s.line <= classLines.length));
+  const softmaxLine = classLines.findIndex((l) => l.includes("att = F.softmax(att, dim=-1)")) + 1;
+  assert.ok(sites.some((s) => s.target.endsWith("softmax") && s.line === softmaxLine));
+  assert.deepEqual(await sourceMarks(page), Object.fromEntries(sites.map((s) => [s.id, s.outcome])));
+  await page.screenshot({ path: path.join(ARTIFACTS, "playground-module.png") });
+  // the class is read-only: typing changes nothing
+  await page.locator("#source-editor .cm-content").click();
+  await page.keyboard.type("zzz");
+  assert.equal(await editorText(page), block.source);
+  // rank 2 for x: `B, T, C = x.size()` no longer unpacks, so the attention and the block fall back
+  count = await analysisCount(page);
+  const description = JSON.parse(await page.inputValue("#module-description"));
+  description.forward.x = "TensorF32Cpu2D";
+  await page.fill("#module-description", JSON.stringify(description, null, 2));
+  await waitForAnalysisAfter(page, count);
+  report = await lastReport(page);
+  const routes = Object.fromEntries(report.functions.map((f) => [f.name, f.route]));
+  assert.equal(routes["Block.forward"], "fallback");
+  assert.ok((await page.evaluate(() => window.torchlowerPlayground.analyzedText)).includes("x: TensorF32Cpu2D"));
+  // a description that is not JSON says so and keeps the last view
+  count = await analysisCount(page);
+  await page.fill("#module-description", "{ not json");
+  await page.waitForFunction(() => document.querySelector("#module-note").classList.contains("error"));
+  assert.match(await page.locator("#module-note").innerText(), /not JSON/);
+  assert.equal(await analysisCount(page), count);
+  // a link reproduces the module example
+  assert.match(page.url(), /#example=module_nanogpt_block$/);
+  // a function example makes the editor editable again and hides the panel
+  await loadExample(page, "phase_a_chain");
+  assert.equal(await page.locator("#module-panel").isVisible(), false);
+  assertNoPageErrors(page);
   await page.close();
 });

@@ -213,3 +213,18 @@ def test_a_file_whose_name_has_a_colon_is_still_a_file(capsys, tmp_path):
     status, out, err = run_check(capsys, str(path))
     assert status == 0, err
     assert "1 function" in out
+
+
+def test_the_playground_module_examples_are_fresh():
+    """web-playground/examples/modules/*.json are what check FILE.py:ClassName says today."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "playground-module-examples.py"), "--check"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    examples = sorted((REPO / "web-playground" / "examples" / "modules").glob("*.json"))
+    assert examples, "no module example for the playground"
+    for path in examples:
+        example = json.loads(path.read_text())
+        assert example["module"]["origins"] and example["module"]["tensors"], path.name
