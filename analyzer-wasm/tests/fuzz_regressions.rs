@@ -32,14 +32,14 @@ fn every_fuzz_regression_holds_the_invariants() {
         let json = report.to_json();
         serde_json::from_str::<Report>(&json).unwrap_or_else(|e| panic!("{}: report JSON: {e}", case.display()));
         let lines = source.replace("\r\n", "\n").split(['\n', '\r']).count() as u32 + 1;
-        let spans = report.diagnostics.iter().map(|d| d.span).chain(report.functions.iter().flat_map(|f| {
+        let spans = report.diagnostics.iter().map(|d| d.span).chain(report.functions.iter().flat_map(|f| std::iter::once(f).chain(&f.specialisations)).flat_map(|f| {
             std::iter::once(f.span).chain(f.sites.iter().map(|s| s.span)).chain(f.diagnostics.iter().map(|d| d.span))
         }));
         for span in spans {
             assert!(span.line >= 1 && span.col >= 1 && (span.end_line, span.end_col) >= (span.line, span.col), "{}: {span:?}", case.display());
             assert!(span.end_line <= lines, "{}: {span:?} past {lines} lines", case.display());
         }
-        for function in report.functions.iter().filter(|f| f.route == Route::Native) {
+        for function in report.functions.iter().flat_map(|f| std::iter::once(f).chain(&f.specialisations)).filter(|f| f.route == Route::Native) {
             let rust = report.rust.as_deref().expect("emitted Rust");
             let [start, end] = function.rust_range.expect("rust_range");
             assert!(start < end && end <= rust.len(), "{}: rust_range of {}", case.display(), function.name);

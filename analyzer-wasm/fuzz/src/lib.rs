@@ -29,7 +29,7 @@ pub fn analyze(source: Vec<u8>) -> Report {
 pub fn check_report(source: &str, report: &Report) {
     // Python's line breaks: `\r\n`, `\r` and `\n` (a span may end on the line after the last)
     let lines = source.replace("\r\n", "\n").split(['\n', '\r']).count() as u32 + 1;
-    let spans = report.diagnostics.iter().map(|d| &d.span).chain(report.functions.iter().flat_map(|f| {
+    let spans = report.diagnostics.iter().map(|d| &d.span).chain(report.functions.iter().flat_map(|f| std::iter::once(f).chain(&f.specialisations)).flat_map(|f| {
         std::iter::once(&f.span).chain(f.sites.iter().map(|s| &s.span)).chain(f.diagnostics.iter().map(|d| &d.span))
     }));
     for span in spans {
@@ -38,7 +38,7 @@ pub fn check_report(source: &str, report: &Report) {
     let json = report.to_json();
     assert!(json.starts_with('{') && json.contains("\"schema\""), "report JSON: {json}");
     let rust = report.rust.as_deref();
-    for function in &report.functions {
+    for function in report.functions.iter().flat_map(|f| std::iter::once(f).chain(&f.specialisations)) {
         if function.route == Route::Native {
             let rust = rust.unwrap_or_else(|| panic!("native `{}` without emitted Rust", function.name));
             let [start, end] = function.rust_range.unwrap_or_else(|| panic!("native `{}` without a rust_range", function.name));
