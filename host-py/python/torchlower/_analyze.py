@@ -37,11 +37,14 @@ class AnalyzerError(Exception):
         self.kind = kind
 
 
-def cache_dir() -> Path:
-    """The directory holding compiled analyzer modules (inside the build cache)."""
-    from ._build_env import cache_dir as build_cache_dir
+def cache_dir() -> Path | None:
+    """The directory holding compiled analyzer modules (inside the build cache); None when the
+    cache must not be used (:func:`torchlower._build_env.cache_problem`): the analyzer is then
+    compiled in memory."""
+    from ._build_env import cache_dir as build_cache_dir, cache_problem
 
-    return build_cache_dir() / "wasm"
+    root = build_cache_dir()
+    return None if cache_problem(root) else root / "wasm"
 
 
 _analyzer: _native.Analyzer | None = None
@@ -60,7 +63,8 @@ def _loaded_analyzer() -> _native.Analyzer:
                     "host",
                 )
             try:
-                _analyzer = _native.Analyzer(str(WASM_PATH), str(cache_dir()))
+                folder = cache_dir()
+                _analyzer = _native.Analyzer(str(WASM_PATH), None if folder is None else str(folder))
             except _native.AnalyzerSandboxError as exc:
                 raise AnalyzerError(exc.args[1], exc.args[0]) from None
         return _analyzer

@@ -97,6 +97,11 @@ def build_extension(rust_source: str, label: str = "module") -> Extension:
     Raises :class:`BuildError` when cargo is missing or the build or the load fails.
     """
     started = time.monotonic()
+    # Another torch than the one tch builds against: say so before cargo runs into torch-sys's
+    # check (the cache key holds torch's version, so nothing built for another torch is loaded)
+    refusal = _build_env.torch_mismatch() or _build_env.cache_problem()
+    if refusal:
+        raise BuildError(f"torchlower: cannot build native code: {refusal}")
     env = _build_env.build_env()
     try:
         cargo = _build_env.find_cargo(env)

@@ -47,6 +47,25 @@ def cache_dir() -> Path:
     return path
 
 
+def cache_problem(path: Path | None = None) -> str | None:
+    """Why the cache directory must not be used, or None. It holds code this process loads
+    (built extensions, the compiled analyzer), so one that another user owns, or that its
+    group or others may write (a cache shared by two users), could hand us their code: we
+    neither load from it nor build into it."""
+    path = cache_dir() if path is None else path
+    try:
+        info = path.stat()
+    except OSError:
+        return None  # not there: the step that writes into it reports why
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return (f"the cache directory {path} belongs to another user (uid {info.st_uid}); set TORCHLOWER_CACHE_DIR "
+                "to a directory of your own")
+    if info.st_mode & 0o022:
+        return (f"the cache directory {path} is writable by its group or others (mode {info.st_mode & 0o777:o}); "
+                f"make it private (chmod 700 {path}) or set TORCHLOWER_CACHE_DIR to a directory of your own")
+    return None
+
+
 def backend_dir() -> Path:
     """The ``torchlower-backend`` crate the generated code builds against.
 
@@ -83,6 +102,24 @@ def backend_fingerprint(directory: Path) -> str:
             digest.update(b"<missing>")
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+#: The libtorch version the pinned tch builds against (torch-sys checks it; a mismatch fails
+#: the build unless LIBTORCH_BYPASS_VERSION_CHECK is set, which torchlower never does).
+TCH_LIBTORCH = "2.13"
+
+
+def torch_mismatch() -> str | None:
+    """Why the installed torch cannot build native code (its version is not the libtorch the
+    pinned tch builds against), with the fix; None when it can."""
+    import torch
+
+    version = torch.__version__.split("+")[0]
+    if version == TCH_LIBTORCH or version.startswith(TCH_LIBTORCH + "."):
+        return None
+    tch = backend_pins(backend_dir())["tch"].lstrip("=")
+    return (f"torch {torch.__version__} is not the libtorch {TCH_LIBTORCH} that tch {tch} builds against: "
+            f"pip install torch=={TCH_LIBTORCH}.*")
 
 
 def backend_pins(directory: Path) -> dict[str, str]:

@@ -17,10 +17,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The libtorch version the pinned tch builds against (torch-sys checks it; a mismatch fails
-#: the build unless LIBTORCH_BYPASS_VERSION_CHECK is set, which torchlower never does).
-TCH_LIBTORCH = "2.13"
-
 
 @dataclass(frozen=True)
 class Check:
@@ -46,14 +42,11 @@ def checks() -> list[Check]:
     try:
         import torch
 
-        torch_version = torch.__version__.split("+")[0]
         lib = Path(torch.__file__).parent / "lib"
-        matches = torch_version.startswith(TCH_LIBTORCH + ".") or torch_version == TCH_LIBTORCH
-        found.append(Check("ok" if matches else "missing", "torch", f"{torch.__version__} ({lib})",
-                           "" if matches else f"tch {_build_env.backend_pins(_build_env.backend_dir())['tch'].lstrip('=')} "
-                           f"builds against libtorch {TCH_LIBTORCH}: pip install torch=={TCH_LIBTORCH}.*"))
+        mismatch = _build_env.torch_mismatch()
+        found.append(Check("missing" if mismatch else "ok", "torch", f"{torch.__version__} ({lib})", mismatch or ""))
     except ImportError:
-        found.append(Check("missing", "torch", "not importable", f"pip install torch=={TCH_LIBTORCH}.*"))
+        found.append(Check("missing", "torch", "not importable", f"pip install torch=={_build_env.TCH_LIBTORCH}.*"))
 
     env = _build_env.build_env()
     try:
@@ -75,8 +68,9 @@ def checks() -> list[Check]:
     root = _build_env.cache_dir()
     writable = root.is_dir() and os.access(root, os.W_OK)
     size = human(folder_size(root)) if root.is_dir() else "absent"
-    found.append(Check("ok" if writable else "missing", "cache", f"{root} ({size})",
-                       "" if writable else "set TORCHLOWER_CACHE_DIR to a writable folder"))
+    problem = _build_env.cache_problem(root)
+    found.append(Check("ok" if writable and not problem else "missing", "cache", f"{root} ({size})",
+                       problem or ("" if writable else "set TORCHLOWER_CACHE_DIR to a writable folder")))
     warm = any((root / "target" / "release" / "deps").glob("libtch-*.rlib"))
     found.append(Check("ok" if warm else "warn", "shared backend", "built" if warm else "not built yet",
                        "" if warm else "torchlower warmup (builds it now, so a first compile takes seconds)"))
