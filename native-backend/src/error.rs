@@ -53,6 +53,15 @@ pub enum Error {
     /// `raise NotImplementedError(…)` in the source → `NotImplementedError`.
     #[error("{0}")]
     NotImplemented(String),
+    /// An argument of an exported function (`torchlower export`, [`crate::export`]) that is
+    /// not of its annotated dtype, device or rank, with the Python boundary's message
+    /// (`ValueError` there). The Python path checks arguments before any body runs.
+    #[error("torchlower: parameter '{param}' expects {expected}, got {found}")]
+    Argument { param: &'static str, expected: String, found: String },
+    /// A panic inside a native body, caught so that it never crosses into the caller
+    /// (`RuntimeError` in Python).
+    #[error("torchlower: internal error in native code: {0}")]
+    Internal(String),
 }
 
 #[cfg(feature = "python")]
@@ -72,6 +81,8 @@ impl Error {
             Error::Type(_) => raised::<PyTypeError>(message),
             Error::Runtime(_) => raised::<PyRuntimeError>(message),
             Error::NotImplemented(_) => raised::<PyNotImplementedError>(message),
+            Error::Argument { .. } => PyValueError::new_err(message),
+            Error::Internal(_) => PyRuntimeError::new_err(message),
         }
     }
 }

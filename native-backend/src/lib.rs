@@ -16,6 +16,8 @@
 //! - [`fused`]: the fused CPU kernels the analyzer's fusion pass emits in place of a chain of
 //!   `tl::ops` calls (matmul/linear with an epilogue and reduction, weight-tied layer loops,
 //!   elementwise chains), each with exactly the chain's semantics.
+//! - [`export`]: what a crate written by `torchlower export` calls instead of the Python
+//!   boundary: argument checks returning [`Error::Argument`], one no-grad guard per call.
 //! - [`cuda`]: the CUDA path (`tl::cuda::ops`, the same ops for tensors on `cuda:0`): the
 //!   driver loaded at run time, layered as cudarc is, and kernels generated as PTX.
 //!
@@ -34,6 +36,7 @@ pub mod fused;
 pub mod index;
 pub mod cuda;
 mod error;
+pub mod export;
 mod facts;
 pub mod ops;
 #[cfg(feature = "python")]
