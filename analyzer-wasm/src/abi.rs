@@ -50,6 +50,19 @@ pub unsafe extern "C" fn tl_analyze(src_ptr: *const u8, src_len: u32, name_ptr: 
     result_block(&crate::analyze_bytes_json(src, name))
 }
 
+/// [`tl_analyze`] lowering for `torchlower export` ([`crate::Target::Crate`]): the report's
+/// `rust` is the `lib.rs` of a plain Rust crate. Same arguments and result block.
+///
+/// # Safety
+/// As for [`tl_analyze`].
+#[no_mangle]
+pub unsafe extern "C" fn tl_export(src_ptr: *const u8, src_len: u32, name_ptr: *const u8, name_len: u32) -> *mut u8 {
+    // SAFETY: guaranteed by the caller.
+    let src = unsafe { bytes(src_ptr, src_len) };
+    let name = unsafe { bytes(name_ptr, name_len) };
+    result_block(&crate::analyze_bytes_for(src, name, crate::Target::Crate).to_json())
+}
+
 /// The rule registry (`rules::registry_json()`: every claim rule, extension and diagnostic
 /// code with its summary, explanation, example and hint) in the same kind of block as
 /// [`tl_analyze`]; the host frees it with `tl_free(ptr, length + 4)`. Null only if memory is

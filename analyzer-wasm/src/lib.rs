@@ -27,8 +27,17 @@ use report::{Diagnostic, Function, Report, Route, Span, SCHEMA_VERSION};
 use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::TextRange;
 
-/// Analyze one Python source file.
+pub use lower::Target;
+
+/// Analyze one Python source file (its native functions lowered for a Python extension).
 pub fn analyze(source: &str, filename: &str) -> Report {
+    analyze_for(source, filename, Target::Extension)
+}
+
+/// Analyze one Python source file, its native functions lowered for `target`: the report is
+/// the same, but `rust` is the `lib.rs` of that target and a native function's `symbol` is the
+/// name of its entry there (a public Rust function's name for [`Target::Crate`]).
+pub fn analyze_for(source: &str, filename: &str, target: Target) -> Report {
     let index = parse::LineIndex::new(source);
     let mut report = Report {
         schema: SCHEMA_VERSION,
@@ -106,7 +115,7 @@ pub fn analyze(source: &str, filename: &str) -> Report {
     parse::drop_statements(body);
     let names: Vec<String> = report.functions.iter().map(|f| f.name.clone()).collect();
     require_native_callees(&mut report, &mut analyzed, &names);
-    lower_natives(&mut report, analyzed, filename, exported);
+    lower_natives(&mut report, analyzed, filename, exported, target);
     // sites in source order (nested sites after the site that contains them)
     for f in &mut report.functions {
         sort_sites(f);
@@ -272,7 +281,7 @@ fn function_entry(name: &str, range: TextRange, index: &parse::LineIndex, a: &wa
 /// Fuse and emit Rust for every native function, and link functions and sites to their text
 /// and their fused kernels.
 /// `report.functions` holds the module's `exported` functions, then their specialised copies.
-fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &str, exported: usize) {
+fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &str, exported: usize, target: Target) {
     let fused: Vec<(usize, ir::Function, usize)> = analyzed
         .into_iter()
         .enumerate()
@@ -288,12 +297,16 @@ fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &
     }
     let natives: Vec<lower::NativeFn> = fused
         .iter()
-        .map(|(index, ir, site_count)| lower::NativeFn { index: *index, ir, site_count: *site_count, exported: *index < exported })
+        .map(|(index, ir, site_count)| {
+            let entry = &report.functions[*index];
+            let doc = if target == Target::Crate && *index < exported { public_doc(entry, filename) } else { Vec::new() };
+            lower::NativeFn { index: *index, ir, site_count: *site_count, exported: *index < exported, name: entry.name.clone(), doc }
+        })
         .collect();
     if natives.is_empty() {
         return;
     }
-    let emitted = lower::lower_module(filename, &natives);
+    let emitted = lower::lower_module(filename, &natives, target);
     for (native, (symbol, range, site_ranges)) in natives.iter().zip(emitted.functions) {
         let Some(f) = report.functions.get_mut(native.index) else { continue };
         f.symbol = Some(symbol);
@@ -309,6 +322,38 @@ fn lower_natives(report: &mut Report, analyzed: Vec<walk::Analyzed>, filename: &
 }
 
 
+/// The rustdoc of an exported function ([`Target::Crate`]): where it comes from, its Python
+/// signature, each site with its rule (and fused kernel), and its errors. Source text enters
+/// only through [`lower::mangle::comment_text`].
+fn public_doc(entry: &Function, filename: &str) -> Vec<String> {
+    let text = lower::mangle::comment_text;
+    let typed = |ty: &Option<String>| ty.clone().unwrap_or_else(|| "?".to_string());
+    let params: Vec<String> = entry.params.iter().map(|p| format!("{}: {}", p.name, typed(&p.ty))).collect();
+    let span = &entry.span;
+    let mut doc = vec![
+        format!("`{}` of `{}`, lines {}–{}, lowered by torchlower.", text(&entry.name), text(filename), span.line, span.end_line),
+        String::new(),
+        format!("Python: `def {}({}) -> {}`", text(&entry.name), text(&params.join(", ")), text(&typed(&entry.returns))),
+    ];
+    if !entry.sites.is_empty() {
+        doc.extend([String::new(), "Sites (line:col, target, rule):".to_string()]);
+        for site in &entry.sites {
+            let rule = site.rule.as_deref().map(|r| format!(" — `{}`", text(r))).unwrap_or_default();
+            let fused = site.fused_into.as_deref().map(|k| format!(", fused into `{}`", text(k))).unwrap_or_default();
+            doc.push(format!("- {}:{} `{}`{rule}{fused}", site.span.line, site.span.col, text(&site.target)));
+        }
+    }
+    doc.extend([
+        String::new(),
+        "# Errors".to_string(),
+        String::new(),
+        "[`Error::Argument`] when a tensor argument is not of its annotated dtype, device or rank (checked in".to_string(),
+        "parameter order before any work); otherwise the errors eager PyTorch raises for the same inputs".to_string(),
+        "([`Error::Torch`] for libtorch's, with its message).".to_string(),
+    ]);
+    doc
+}
+
 /// [`analyze`], serialised as the report JSON.
 pub fn analyze_json(source: &str, filename: &str) -> String {
     analyze(source, filename).to_json()
@@ -316,12 +361,17 @@ pub fn analyze_json(source: &str, filename: &str) -> String {
 
 /// Entry for hosts handing over raw bytes: invalid UTF-8 is replaced and reported (TL003).
 pub fn analyze_bytes(source: &[u8], filename: &[u8]) -> Report {
+    analyze_bytes_for(source, filename, Target::Extension)
+}
+
+/// [`analyze_bytes`] lowering for `target` (see [`analyze_for`]).
+pub fn analyze_bytes_for(source: &[u8], filename: &[u8], target: Target) -> Report {
     let name = String::from_utf8_lossy(filename);
     match std::str::from_utf8(source) {
-        Ok(text) => analyze(text, &name),
+        Ok(text) => analyze_for(text, &name, target),
         Err(err) => {
             let text = String::from_utf8_lossy(source);
-            let mut report = analyze(&text, &name);
+            let mut report = analyze_for(&text, &name, target);
             let index = parse::LineIndex::new(&text);
             let at = err.valid_up_to();
             let span: Span = index.span_of(at, at);

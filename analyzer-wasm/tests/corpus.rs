@@ -153,3 +153,42 @@ fn every_rule_and_code_is_exercised() {
         assert!(known.contains(c.as_str()), "code {c} is not in the registry");
     }
 }
+
+/// `torchlower export`'s lowering ([`torchlower_analyzer::Target::Crate`]) of every corpus
+/// file: the same routes and sites as the extension's, Rust that parses, one documented `pub fn`
+/// per native function under its symbol, and nothing of Python's boundary.
+#[test]
+fn the_crate_lowering_matches_the_extension_s_report_and_parses() {
+    use torchlower_analyzer::Target;
+    for (name, path) in corpus_files() {
+        let source = std::fs::read_to_string(&path).expect("read corpus file");
+        let extension = torchlower_analyzer::analyze(&source, &name);
+        let export = torchlower_analyzer::analyze_for(&source, &name, Target::Crate);
+        let routes = |r: &Report| r.functions.iter().map(|f| (f.name.clone(), f.route, f.sites.len())).collect::<Vec<_>>();
+        assert_eq!(routes(&extension), routes(&export), "{name}: routes differ between the targets");
+        let Some(rust) = export.rust.as_deref() else {
+            assert!(extension.rust.is_none(), "{name}");
+            continue;
+        };
+        let file = syn::parse_file(rust).unwrap_or_else(|e| panic!("{name}: exported Rust does not parse: {e}\n{rust}"));
+        assert!(!rust.contains("pyo3"), "{name}: the crate has no Python boundary");
+        let public: BTreeSet<String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Fn(f) if matches!(f.vis, syn::Visibility::Public(_)) => {
+                    assert!(f.attrs.iter().any(|a| a.path().is_ident("doc")), "{name}: {} has no doc", f.sig.ident);
+                    Some(f.sig.ident.to_string().trim_start_matches("r#").to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        let natives: BTreeSet<String> = export
+            .functions
+            .iter()
+            .filter(|f| f.route == Route::Native)
+            .map(|f| f.symbol.clone().expect("a native function has a symbol").trim_start_matches("r#").to_string())
+            .collect();
+        assert_eq!(public, natives, "{name}: one pub fn per native function");
+    }
+}

@@ -1,5 +1,6 @@
-//! Development CLI: `torchlower-analyze FILE.py` prints the JSON report;
-//! `torchlower-analyze --rules-md` prints docs/rules.md; `--rules-json` the registry.
+//! Development CLI: `torchlower-analyze FILE.py` prints the JSON report (`--export FILE.py`:
+//! lowered as `torchlower export`'s crate); `torchlower-analyze --rules-md` prints
+//! docs/rules.md; `--rules-json` the registry.
 
 use std::process::ExitCode;
 
@@ -14,9 +15,10 @@ fn main() -> ExitCode {
             println!("{}", torchlower_analyzer::rules::registry_json());
             ExitCode::SUCCESS
         }
-        [path] if !path.starts_with('-') => match std::fs::read(path) {
+        [path] | [_, path] if !path.starts_with('-') && (args.len() == 1 || args[0] == "--export") => match std::fs::read(path) {
             Ok(bytes) => {
-                println!("{}", torchlower_analyzer::analyze_bytes(&bytes, path.as_bytes()).to_json_pretty());
+                let target = if args.len() == 2 { torchlower_analyzer::Target::Crate } else { torchlower_analyzer::Target::Extension };
+                println!("{}", torchlower_analyzer::analyze_bytes_for(&bytes, path.as_bytes(), target).to_json_pretty());
                 ExitCode::SUCCESS
             }
             Err(err) => {
@@ -25,7 +27,7 @@ fn main() -> ExitCode {
             }
         },
         _ => {
-            eprintln!("usage: torchlower-analyze FILE.py | --rules-md | --rules-json");
+            eprintln!("usage: torchlower-analyze [--export] FILE.py | --rules-md | --rules-json");
             ExitCode::from(2)
         }
     }

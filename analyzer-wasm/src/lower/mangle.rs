@@ -62,6 +62,33 @@ pub fn local_ident(name: &str, kind: RustKind) -> String {
     out
 }
 
+/// Rust's keywords (strict, reserved and 2018+), which a plain identifier cannot be.
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn", "for",
+    "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self",
+    "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box",
+    "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+
+/// The public Rust name of an exported function or parameter (`torchlower export`): the
+/// Python name itself where Rust spells it plainly; `r#name` for a keyword a raw identifier
+/// allows; otherwise `py_` and the injective encoding of [`local_ident`] (non-ASCII names,
+/// `self`/`Self`/`super`/`crate`/`_`, the prelude's `Ok`/`Err`/`Some`/`None`/`drop` that the
+/// bodies use, and our own `tl_` prefix).
+pub fn public_ident(name: &str) -> String {
+    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let claimed = ["Ok", "Err", "Some", "None", "drop", "_"].contains(&name) || name.starts_with("tl_");
+    if plain && !claimed && !RUST_KEYWORDS.contains(&name) {
+        return name.to_string();
+    }
+    if plain && !claimed && !["crate", "self", "Self", "super"].contains(&name) {
+        return format!("r#{name}");
+    }
+    let encoded = local_ident(name, RustKind::Tensor);
+    format!("py_{}", &encoded[2..encoded.len() - 2])
+}
+
 /// A Rust string literal with the exact text of `s`, in ASCII.
 pub fn rust_str_literal(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -102,6 +129,23 @@ mod tests {
         }
         assert_eq!(local_ident("_", RustKind::Tensor), "v__0_t");
         assert_eq!(local_ident("x_0", RustKind::Int), "v_x_00_i");
+    }
+
+    #[test]
+    fn public_names_are_the_python_names_where_rust_allows() {
+        assert_eq!(public_ident("pooled_head"), "pooled_head");
+        assert_eq!(public_ident("match"), "r#match");
+        assert_eq!(public_ident("type"), "r#type");
+        for (name, public) in [("self", "py_self"), ("Self", "py_Self"), ("Ok", "py_Ok"), ("名前", "py__x540d__x524d_"), ("tl_body_0", "py_tl_0body_00")] {
+            assert_eq!(public_ident(name), public);
+        }
+        let names = ["self", "crate", "fn", "type", "ñame", "名前", "_", "__x", "x_", "Self", "super", "Ok", "drop", "tl_x", "gen"];
+        let mut seen = std::collections::BTreeSet::new();
+        for n in names {
+            let id = public_ident(n);
+            assert!(syn::parse_str::<syn::Ident>(&id).is_ok(), "{id} is not a Rust identifier");
+            assert!(seen.insert(id.clone()), "collision on {id}");
+        }
     }
 
     #[test]
