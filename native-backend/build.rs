@@ -13,7 +13,9 @@
 //! torch-sys linked against (`DEP_TCH_LIBTORCH_LIB`, published by torch-sys) and to the
 //! interpreter's library folder. `rustc-link-arg` only applies to this package's own linked
 //! targets (tests here): crates that depend on the backend, like generated extensions, are
-//! untouched.
+//! untouched. The folder is also published to dependents (`links = "torchlower_backend"`:
+//! `DEP_TORCHLOWER_BACKEND_LIBTORCH_LIB`), so a crate written by `torchlower export` gives its
+//! own binaries and tests the same rpath.
 
 use std::env;
 use std::path::PathBuf;
@@ -28,6 +30,7 @@ fn main() {
     let libtorch = env::var("DEP_TCH_LIBTORCH_LIB").expect("torch-sys publishes DEP_TCH_LIBTORCH_LIB");
     compile_shim(&PathBuf::from(&libtorch));
     println!("cargo:rustc-link-arg=-Wl,-rpath,{libtorch}");
+    println!("cargo:libtorch_lib={libtorch}");
     if python_feature() {
         if let Some(libdir) = python_query("import sysconfig; print(sysconfig.get_config_var('LIBDIR') or '')") {
             println!("cargo:rustc-link-arg=-Wl,-rpath,{libdir}");

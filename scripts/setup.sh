@@ -25,7 +25,7 @@ if [ ! -x .venv/bin/python ]; then
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 fi
 PY=$ROOT/.venv/bin/python
-if ! "$PY" -c 'import torch, maturin, pytest, jsonschema, numpy, matplotlib, mypy, pre_commit, nbclient, nbformat, ipykernel' 2>/dev/null \
+if ! "$PY" -c 'import torch, maturin, pytest, jsonschema, numpy, matplotlib, mypy, pre_commit, nbclient, nbformat, ipykernel, safetensors' 2>/dev/null \
    || [ "$("$PY" -c 'import torch; print(torch.__version__.split("+")[0])')" != "2.13.0" ]; then
   log "installing Python packages (torch 2.13.0 takes a few minutes)"
   "$PY" -m pip install -q --upgrade pip

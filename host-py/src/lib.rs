@@ -87,8 +87,9 @@ impl Analyzer {
     }
 
     /// Runs the analyzer on `source` (UTF-8 bytes) and returns the report as JSON text.
-    /// `memory_limit` (bytes) and `time_limit` (seconds) override the defaults.
-    #[pyo3(signature = (source, filename, *, memory_limit=None, time_limit=None))]
+    /// `memory_limit` (bytes) and `time_limit` (seconds) override the defaults; with `export`
+    /// the native functions are lowered as `torchlower export`'s crate.
+    #[pyo3(signature = (source, filename, *, memory_limit=None, time_limit=None, export=false))]
     fn analyze(
         &self,
         py: Python<'_>,
@@ -96,9 +97,11 @@ impl Analyzer {
         filename: &str,
         memory_limit: Option<usize>,
         time_limit: Option<f64>,
+        export: bool,
     ) -> PyResult<String> {
         let limits = Limits { memory_bytes: memory_limit, time_limit: seconds(time_limit)? };
-        py.allow_threads(|| sandbox::analyze(&self.module, source, filename, limits))
+        let lowering = if export { sandbox::Lowering::Crate } else { sandbox::Lowering::Extension };
+        py.allow_threads(|| sandbox::analyze_for(&self.module, source, filename, limits, lowering))
             .map_err(to_py_err)
     }
 

@@ -126,12 +126,36 @@ impl ResourceLimiter for MemoryCap {
     }
 }
 
+/// What the analyzer lowers native functions for (its two analysis exports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lowering {
+    /// `tl_analyze`: a Python extension (what `torchlower.compile` builds).
+    Extension,
+    /// `tl_export`: a plain Rust crate (`torchlower export`).
+    Crate,
+}
+
+impl Lowering {
+    fn export_name(self) -> &'static str {
+        match self {
+            Lowering::Extension => "tl_analyze",
+            Lowering::Crate => "tl_export",
+        }
+    }
+}
+
 /// Analyzes `source` (checked here to be UTF-8) as file `filename`; returns the report JSON.
-pub fn analyze(
+pub fn analyze(module: &Module, source: &[u8], filename: &str, limits: Limits) -> Result<String, SandboxError> {
+    analyze_for(module, source, filename, limits, Lowering::Extension)
+}
+
+/// [`analyze`] with the native functions lowered for `lowering`.
+pub fn analyze_for(
     module: &Module,
     source: &[u8],
     filename: &str,
     limits: Limits,
+    lowering: Lowering,
 ) -> Result<String, SandboxError> {
     if source.len() > MAX_INPUT_BYTES {
         return Err(SandboxError::InputTooLarge { len: source.len() });
@@ -142,13 +166,15 @@ pub fn analyze(
     let time_limit = limits.time_for(source.len());
     run_isolated(module, limits.memory_bytes(), time_limit, |store, instance, memory| {
         let alloc: TypedFunc<u32, u32> = instance.get_typed_func(&mut *store, "tl_alloc")?;
-        let analyze: TypedFunc<(u32, u32, u32, u32), u32> =
-            instance.get_typed_func(&mut *store, "tl_analyze")?;
+        let entry = lowering.export_name();
+        let analyze: TypedFunc<(u32, u32, u32, u32), u32> = instance
+            .get_typed_func(&mut *store, entry)
+            .map_err(|_| protocol(format!("this analyzer wasm has no `{entry}` export")))?;
         let (source_ptr, source_len) = copy_in(store, &alloc, memory, source)?;
         let (name_ptr, name_len) = copy_in(store, &alloc, memory, filename.as_bytes())?;
         let block = analyze.call(&mut *store, (source_ptr, source_len, name_ptr, name_len))?;
         if block == 0 {
-            return Err(CallError::OutOfMemory("tl_analyze returned null".into()));
+            return Err(CallError::OutOfMemory(format!("{entry} returned null")));
         }
         Ok(block)
     })

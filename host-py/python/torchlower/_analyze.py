@@ -86,6 +86,13 @@ def analyze_json(
     return _run("analyze", source, filename, memory_limit=memory_limit, time_limit=time_limit)
 
 
+def export_report(source: str | bytes, filename: str = "<string>") -> dict[str, Any]:
+    """The report of ``source`` with its native functions lowered as ``torchlower export``'s
+    crate: ``rust`` is that crate's ``lib.rs`` and a native function's ``symbol`` its public
+    Rust name (the analyzer's ``tl_export``)."""
+    return json.loads(_run("analyze", source, filename, export=True))
+
+
 def _run(method: str, source: str | bytes, filename: str, **limits: float | None) -> Any:
     """``Analyzer.<method>(source, filename, **limits)``, with sandbox errors as AnalyzerError."""
     if isinstance(source, str):

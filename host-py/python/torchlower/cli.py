@@ -17,6 +17,7 @@ SUBCOMMANDS = {
     "warmup": ("_cli_warmup", "build the shared backend ahead of time, so a first compile takes seconds"),
     "doctor": ("_cli_doctor", "show what a native build needs and what this machine has"),
     "cache": ("_cli_cache", "show the build cache's location and size, or empty it"),
+    "export": ("_cli_export", "write the native functions of a file as a standalone Rust crate"),
 }
 
 
