@@ -166,9 +166,11 @@ def _vendor_backend(crate: Path) -> Path:
 
 
 def export(path: Path, crate: Path, name: str | None = None, backend: Path | None = None,
-           fixtures: bool = False, seed: int = 0) -> tuple[list[dict], list[tuple[dict, str]]]:
+           fixtures: bool = False, seed: int = 0, inputs: dict[str, Any] | None = None) -> tuple[list[dict], list[tuple[dict, str]]]:
     """Writes the crate; returns (exported entries, (fallback entry, reason) pairs). Raises
-    ``ValueError`` with the reason when nothing can be written."""
+    ``ValueError`` (the file does not parse), ``LookupError`` (nothing is native) or
+    ``PermissionError`` (the folder holds files of someone else) before writing anything.
+    ``inputs``: example arguments for ``fixtures`` (see :func:`write_parity_tests`)."""
     source = read_source(path)
     report = export_report(source, path.name)
     errors = [d for d in report.get("diagnostics", []) if d.get("severity") == "error"]
@@ -198,7 +200,7 @@ def export(path: Path, crate: Path, name: str | None = None, backend: Path | Non
     if fixtures:
         from ._export_parity import write_parity_tests
 
-        write_parity_tests(path, crate, package, exported, seed)
+        write_parity_tests(path, crate, package, exported, seed, inputs)
     (crate / "README.md").write_text(_readme(package, path.name, exported, fallbacks, fixtures), encoding="utf-8")
     (crate / MARKER).write_text(json.dumps({"source": str(path.resolve()), "crate": package}, indent=2) + "\n", encoding="utf-8")
     return exported, fallbacks

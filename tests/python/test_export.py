@@ -1,0 +1,115 @@
+"""``torchlower export``: the native functions of a file as a standalone Rust crate that builds
+without Python, passes its parity tests against eager PyTorch's results (safetensors fixtures
+written by ``--fixtures``: random inputs, special values, inputs eager refuses, a wrong dtype)
+and documents every function with its Python source lines and sites.
+
+The crates are built with cargo into the repository's own target folder, where the test
+command's ``cargo test -p torchlower-backend --no-default-features`` already compiled tch
+without Python: each crate then compiles only itself (and its backend).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from torchlower import cli
+from torchlower._cli_export import MARKER, export
+
+REPO = Path(__file__).resolve().parents[2]
+BACKEND = REPO / "native-backend"
+REALWORLD = REPO / "tests" / "realworld"
+
+
+def cargo(crate: Path, *args: str, timeout: int = 1500) -> subprocess.CompletedProcess:
+    env = dict(os.environ, LIBTORCH_USE_PYTORCH="1", CARGO_TARGET_DIR=str(REPO / "target"))
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # torch-sys asks this python
+    env.pop("LIBTORCH_BYPASS_VERSION_CHECK", None)
+    done = subprocess.run(["cargo", *args], cwd=crate, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"cargo {' '.join(args)} in {crate}:\n{done.stdout[-4000:]}\n{done.stderr[-6000:]}"
+    return done
+
+
+def passed(done: subprocess.CompletedProcess) -> int:
+    """How many tests cargo test ran and passed (a failure fails `cargo` above)."""
+    return sum(int(n) for n in re.findall(r"test result: ok\. (\d+) passed", done.stdout))
+
+
+def test_the_example_exports_builds_matches_eager_and_documents(tmp_path, capsys):
+    crate = tmp_path / "model-crate"
+    status = cli.main(["export", str(REPO / "examples" / "model.py"), "--crate", str(crate), "--fixtures"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "pub fn pooled_head" in out and "column_stats" in out and "not exported" in out
+    lib = (crate / "src" / "lib.rs").read_text()
+    assert "pub fn pooled_head(x: &tl::tch::Tensor, weight: &tl::tch::Tensor, bias: &tl::tch::Tensor)" in lib
+    assert "pyo3" not in lib and "column_stats" not in lib
+    assert (crate / "vendor" / "torchlower-backend" / "src" / "export.rs").is_file(), "the backend is vendored"
+    readme = (crate / "README.md").read_text()
+    assert "`column_stats` (model.py:65)" in readme and "TL311" in readme
+    tested = cargo(crate, "test")
+    # 4 functions x (random, special values, grown input, wrong dtype)
+    assert passed(tested) == 16, tested.stdout
+    cargo(crate, "doc", "--no-deps")
+    page = (REPO / "target" / "doc" / "model" / "fn.pooled_head.html").read_text()
+    assert "model.py</code>, lines 18–20" in page and "Sites" in page and "linear_epilogue" in page
+
+
+def _import(path: Path):
+    name = f"_tl_export_{path.stem}_{uuid.uuid4().hex[:8]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("stem", ["nanogpt", "transformers_llama", "cleanrl", "dlrm"])
+def test_real_code_exports_and_matches_eager_on_its_example_inputs(stem, tmp_path):
+    path = REALWORLD / f"{stem}.py"
+    crate = tmp_path / stem
+    exported, fallbacks = export(path, crate, backend=BACKEND, fixtures=True, inputs=_import(path).INPUTS)
+    assert exported, f"{stem}: nothing exported"
+    cases = len(list((crate / "tests" / "fixtures").glob("*.safetensors")))
+    tested = cargo(crate, "test")
+    assert passed(tested) == cases, tested.stdout
+
+
+def test_hostile_names_export_to_valid_rust(tmp_path):
+    """Rust keywords and non-ASCII names as functions and parameters (the corpus' own file)."""
+    path = REPO / "tests" / "corpus" / "accepted" / "hostile_names.py"
+    crate = tmp_path / "hostile"
+    exported, _ = export(path, crate, backend=BACKEND, fixtures=True)
+    assert exported
+    tested = cargo(crate, "test")
+    assert passed(tested) == len(list((crate / "tests" / "fixtures").glob("*.safetensors")))
+
+
+def test_nothing_is_written_for_a_file_without_native_functions_or_into_a_foreign_folder(tmp_path, capsys):
+    source = tmp_path / "plain.py"
+    source.write_text("def f(x):\n    return x\n")
+    status = cli.main(["export", str(source), "--crate", str(tmp_path / "out")])
+    assert status == 1 and "no function of" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "Cargo.toml").write_text("[package]\nname = 'mine'\n")
+    status = cli.main(["export", str(REPO / "examples" / "model.py"), "--crate", str(foreign)])
+    assert status == 2 and "was not written by torchlower export" in capsys.readouterr().err
+    assert (foreign / "Cargo.toml").read_text() == "[package]\nname = 'mine'\n"
+    # a folder written by export is written again
+    again = tmp_path / "again"
+    for _ in range(2):
+        assert cli.main(["export", str(REPO / "examples" / "model.py"), "--crate", str(again), "--backend", str(BACKEND)]) == 0
+    assert (again / MARKER).is_file()
+    broken = tmp_path / "broken.py"
+    broken.write_text("def f(x:\n")
+    assert cli.main(["export", str(broken), "--crate", str(tmp_path / "b")]) == 2
+    assert "TL001" in capsys.readouterr().err
