@@ -113,3 +113,27 @@ def test_nothing_is_written_for_a_file_without_native_functions_or_into_a_foreig
     broken.write_text("def f(x:\n")
     assert cli.main(["export", str(broken), "--crate", str(tmp_path / "b")]) == 2
     assert "TL001" in capsys.readouterr().err
+
+
+def test_a_module_exports_as_a_struct_that_loads_its_tensors_by_name(tmp_path, capsys):
+    nanogpt = REALWORLD / "modules" / "nanogpt.py"
+    crate = tmp_path / "block"
+    status = cli.main(["export", f"{nanogpt}:Block", "--init", "32, 4, 16", "--example-shapes", "Block:x=float32[2,8,32]",
+                       "--crate", str(crate), "--backend", str(BACKEND), "--fixtures"])
+    assert status == 0, capsys.readouterr().err
+    lib = (crate / "src" / "lib.rs").read_text()
+    assert "pub struct Block {" in lib and "pub fn forward(&self, x: &tch::Tensor) -> Result<tch::Tensor>" in lib
+    names = re.findall(r'\("([\w.]+)", "Tensor\w+"\)', lib.split("pub const TENSORS")[1].split(";")[0])
+    model = _import(nanogpt).Block(32, 4, 16)
+    assert names and set(names) <= set(model.state_dict()), "the tensors load by their state_dict names"
+    tested = cargo(crate, "test")
+    assert passed(tested) == 4, tested.stdout  # random, special values, grown input, wrong dtype
+    # a form without rewriting: nothing is written, the reason is printed
+    holder = tmp_path / "holder.py"
+    holder.write_text(
+        "import torch.nn as nn\n\n\nclass Holder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.inner = nn.Linear(4, 4)\n\n    def forward(self, x):\n        layer = self.inner\n        return layer(x)\n"
+    )
+    status = cli.main(["export", f"{holder}:Holder", "--example-shapes", "Holder:x=float32[2,4]", "--crate", str(tmp_path / "h")])
+    assert status == 1 and "self.inner is used as a value" in capsys.readouterr().err
+    assert not (tmp_path / "h").exists()

@@ -123,8 +123,32 @@ def example_type(spec: str) -> str:
     return f"Tensor{_DTYPES[dtype]}{place}{len(sizes)}D"
 
 
-def parse_examples(specs: list[str]) -> dict[str, dict[str, str]]:
-    """``FUNC:NAME=SPEC,...`` options as {function: {parameter: annotation}}."""
+def example_value(spec: str, generator: Any = None) -> Any:
+    """A value an ``--example-shapes`` SPEC describes: a seeded random tensor of its dtype and
+    shape (``float32[2,8]``), or 3 / 0.5 / True for ``int`` / ``float`` / ``bool``; None for a
+    bare marker, which gives no shape."""
+    import torch
+
+    spec = spec.strip()
+    scalars = {"int": 3, "float": 0.5, "bool": True}
+    if spec in scalars or spec.startswith("Tensor"):
+        return scalars.get(spec)
+    example_type(spec)  # raises BadExample when malformed
+    head, _, device = spec.partition("@")
+    dtype, _, dims = head.partition("[")
+    shape = tuple(int(d) for d in dims[:-1].split(",") if d.strip())
+    if dtype == "float32":
+        value = torch.randn(shape, generator=generator)
+    elif dtype == "int64":
+        value = torch.randint(0, max(min(shape or (2,)), 2), shape, generator=generator)
+    else:
+        value = torch.rand(shape, generator=generator) > 0.5
+    return value.to("cuda:0") if device.startswith("cuda") else value
+
+
+def parse_examples(specs: list[str], raw: bool = False) -> dict[str, dict[str, str]]:
+    """``FUNC:NAME=SPEC,...`` options as {function: {parameter: annotation}} (the SPECs as
+    given with ``raw``)."""
     examples: dict[str, dict[str, str]] = {}
     for option in specs:
         function, sep, rest = option.partition(":")
@@ -144,7 +168,8 @@ def parse_examples(specs: list[str]) -> dict[str, dict[str, str]]:
             name, eq, spec = part.partition("=")
             if not eq or not name.strip().isidentifier():
                 raise BadExample(f"{part!r} is not NAME=SPEC")
-            types[name.strip()] = example_type(spec)
+            annotation = example_type(spec)
+            types[name.strip()] = spec.strip() if raw else annotation
     return examples
 
 

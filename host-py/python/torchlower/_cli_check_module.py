@@ -133,49 +133,76 @@ def _fallback_report(filename: str, name: str, line: int, message: str, hint: st
                            "sites": [], "diagnostics": [diagnostic]}], "rust": None}
 
 
-def check_class(target: ClassTarget, init: str | None, examples: dict[str, str]) -> tuple[dict[str, Any], str]:
-    """The report in FILE.py's terms, with a ``module`` key describing the rewriting (the
-    instance's tensors with their types, the generated source as analyzed), and FILE.py's
-    source."""
+@dataclass
+class Prepared:
+    """A class instance made ready for the analyzer: its file, and either the rewritten
+    forward annotated with the types of one example call (``annotated``) or why it has none
+    (``problem``: a TL109 message and hint)."""
+
+    instance: Any
+    source: str
+    class_line: int
+    rewritten: Any = None
+    types: dict[str, str] | None = None
+    annotated: str | None = None
+    problem: tuple[str, str] | None = None
+
+
+def prepare(target: ClassTarget, init: str | None, examples: dict[str, str]) -> Prepared:
+    """``ClassName(*INIT)`` from FILE.py, rewritten as ``torchlower.compile`` does and
+    annotated with forward's example types and its tensors' own (what ``check`` analyzes and
+    ``export`` lowers)."""
     from . import _modules, _specialise
 
     instance = load_instance(target, init)
     cls = type(instance)
-    filename = str(target.path)
     source = target.path.read_text(encoding="utf-8")
     try:
         class_line = inspect.getsourcelines(cls)[1]
     except (OSError, TypeError):
         class_line = 1
-    label = f"{cls.__name__}.forward"
+    prepared = Prepared(instance, source, class_line)
     try:
-        rewritten = _modules.rewrite(instance)
+        prepared.rewritten = _modules.rewrite(instance)
     except _modules.Unsupported as exc:
-        report = _fallback_report(filename, label, class_line, f"{cls.__name__} runs eagerly: {exc}",
-                                  "torchlower.compile(module) rewrites forward into functions; this form has no rewriting")
-        report["module"] = {"class": cls.__name__, "tensors": {}, "generated": None}
-        return report, source
+        prepared.problem = (f"{cls.__name__} runs eagerly: {exc}",
+                            "torchlower.compile(module) rewrites forward into functions; this form has no rewriting")
+        return prepared
     types = forward_types(instance, examples)
-    for argument, path in rewritten.tensors:
+    for argument, path in prepared.rewritten.tensors:
         tensor = _modules._attribute(instance, path)
         marker = _specialise.type_name(tensor)
         if marker is None:
-            report = _fallback_report(
-                filename, label, class_line,
+            prepared.problem = (
                 f"{cls.__name__} runs eagerly: self.{path} is a {tensor.dtype} tensor of rank {tensor.dim()} on "
                 f"{tensor.device}, which no marker describes",
                 "native code takes float32 (CPU ranks 1-5, cuda:0 ranks 1-4), int64 or bool (CPU ranks 1-4)")
-            report["module"] = {"class": cls.__name__, "tensors": {}, "generated": rewritten.generated}
-            return report, source
+            return prepared
         types[argument] = marker
-    text, entry_line = rewritten.appended_to(source)
-    annotated = _specialise.annotate(text, _modules.ENTRY, entry_line, types)
-    if annotated is None:
+    text, entry_line = prepared.rewritten.appended_to(source)
+    prepared.types = types
+    prepared.annotated = _specialise.annotate(text, _modules.ENTRY, entry_line, types)
+    if prepared.annotated is None:
         raise ClassTargetError("the generated forward was not found")  # cannot happen: the entry is ours
+    return prepared
+
+
+def check_class(target: ClassTarget, init: str | None, examples: dict[str, str]) -> tuple[dict[str, Any], str]:
+    """The report in FILE.py's terms, with a ``module`` key describing the rewriting (the
+    instance's tensors with their types, the generated source as analyzed), and FILE.py's
+    source."""
+    prepared = prepare(target, init, examples)
+    cls, source, class_line, rewritten = type(prepared.instance), prepared.source, prepared.class_line, prepared.rewritten
+    filename = str(target.path)
+    if prepared.problem is not None:
+        report = _fallback_report(filename, f"{cls.__name__}.forward", class_line, *prepared.problem)
+        report["module"] = {"class": cls.__name__, "tensors": {}, "generated": rewritten.generated if rewritten else None}
+        return report, source
+    types, annotated = prepared.types or {}, prepared.annotated or ""
     report = _in_file_terms(json.loads(analyze_json(annotated, filename)), source, rewritten, class_line)
     report["module"] = {
         "class": cls.__name__,
-        "forward": {name: types[name] for name in inspect.signature(instance.forward).parameters},
+        "forward": {name: types[name] for name in inspect.signature(prepared.instance.forward).parameters},
         "tensors": {path: types[argument] for argument, path in rewritten.tensors},
         # the functions as analyzed (annotated for this call), without the file's own text
         "generated": annotated[len(source.rstrip("\n")):].lstrip("\n"),

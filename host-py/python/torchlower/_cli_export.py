@@ -43,7 +43,7 @@ _SCALARS = {"int": "i64", "float": "f64", "bool": "bool"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="the Python source file")
+    parser.add_argument("file", type=Path, help="the Python source file; FILE.py:ClassName exports an nn.Module as a struct")
     parser.add_argument("--crate", type=Path, required=True, metavar="DIR", help="the crate's folder (new, or written by an earlier export)")
     parser.add_argument("--name", help="the crate's name (default: the file's name)")
     parser.add_argument("--backend", type=Path, metavar="PATH",
@@ -51,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fixtures", action="store_true",
                         help="import FILE.py, run each exported function eagerly and write tests/parity.rs with its results")
     parser.add_argument("--seed", type=int, default=0, help="--fixtures: the seed of the generated inputs")
+    parser.add_argument("--init", metavar="ARGS", help="FILE.py:ClassName: the constructor's arguments as Python literals")
+    parser.add_argument("--example-shapes", action="append", default=[], metavar="ClassName:NAME=SPEC,...",
+                        help="FILE.py:ClassName: forward's argument types (and, for --fixtures, shapes: float32[2,8,32])")
 
 
 def crate_name(text: str) -> str:
@@ -142,7 +145,15 @@ def _readme(name: str, source_name: str, exported: list[dict], fallbacks: list[t
     lines += ["", "## Functions", ""]
     rows = [[f"`{_signature(e)}`", f"{source_name}:{e['line']}"] for e in exported]
     lines += ["| Rust | Python source |", "|---|---|"] + [f"| {a} | {b} |" for a, b in rows]
-    lines += ["", "```rust", f"let y = {name.replace('-', '_')}::{exported[0]['symbol']}(/* … */)?;", "```"]
+    rust_crate, symbol = name.replace("-", "_"), exported[0]["symbol"]
+    if "::" in symbol:  # a module's struct: its tensors load by their names in the module
+        struct = symbol.split("::")[0]
+        usage = [f"// the tensors of {struct}::TENSORS, e.g. safetensors.torch.save_file(dict(model.state_dict()), path)",
+                 f'let model = {rust_crate}::{struct}::from_safetensors("weights.safetensors")?;',
+                 "let y = model.forward(/* … */)?;"]
+    else:
+        usage = [f"let y = {rust_crate}::{symbol}(/* … */)?;"]
+    lines += ["", "```rust", *usage, "```"]
     if fallbacks:
         lines += ["", "## Not exported", "", "These functions of the file fall back to Python in torchlower, so they have no native code:", ""]
         lines += [f"- `{e['name']}` ({source_name}:{e['line']}): {why}" for e, why in fallbacks]
@@ -165,6 +176,74 @@ def _vendor_backend(crate: Path) -> Path:
     return target
 
 
+def _write_crate(crate: Path, package: str, source_name: str, rust: str, backend: Path | None) -> None:
+    """Cargo.toml, build.rs, src/lib.rs and the backend (vendored, or by path)."""
+    crate.mkdir(parents=True, exist_ok=True)
+    backend_path = str(backend.resolve()) if backend else "vendor/torchlower-backend"
+    if backend is None:
+        _vendor_backend(crate)
+    (crate / "src").mkdir(exist_ok=True)
+    (crate / "src" / "lib.rs").write_text(rust, encoding="utf-8")
+    (crate / "Cargo.toml").write_text(_manifest(package, source_name, backend_path), encoding="utf-8")
+    (crate / "build.rs").write_text(BUILD_RS, encoding="utf-8")
+    lock = _build_env.cache_dir() / "Cargo.lock"
+    if lock.is_file() and not (crate / "Cargo.lock").exists():
+        # the dependency versions of the last native build (cargo drops what this crate
+        # does not use): tch and torch-sys resolve as they did there
+        shutil.copy2(lock, crate / "Cargo.lock")
+
+
+def export_class(target: Any, crate: Path, init: str | None, shapes: dict[str, str], name: str | None = None,
+                 backend: Path | None = None, fixtures: bool = False, seed: int = 0) -> tuple[list[dict], list[tuple[dict, str]]]:
+    """``FILE.py:ClassName``: the module's forward as a struct (:mod:`torchlower._export_module`).
+    ``shapes``: forward's example SPECs (``float32[2,8,32]``, ``int``…)."""
+    from . import _modules
+    from ._cli_check import example_type, example_value
+    from ._cli_check_module import prepare
+    from ._export_module import forward_parameters, module_struct, struct_name
+
+    prepared = prepare(target, init, {n: example_type(spec) for n, spec in shapes.items()})
+    cls = type(prepared.instance)
+    if prepared.problem is not None:
+        raise LookupError(f"{target}: {prepared.problem[0]}")
+    report = export_report(prepared.annotated or "", target.path.name)
+    entry = next((f for f in report["functions"] if f.get("name") == _modules.ENTRY), None)
+    if entry is None or entry.get("route") != "native":
+        from ._cli_check_module import _in_file_terms
+
+        placed = _in_file_terms(report, prepared.source, prepared.rewritten, prepared.class_line)
+        reasons = [f"{f['name']}: line {f['line']}: {fallback_reason(f)}" for f in placed["functions"] if f.get("route") != "native"]
+        raise LookupError(f"{target}: {cls.__name__}.forward is not native ({'; '.join(reasons) or 'no entry'})")
+    problem = _writable_folder(crate)
+    if problem:
+        raise PermissionError(problem)
+    package = crate_name(name or cls.__name__.lower())
+    struct = struct_name(cls.__name__)
+    types = prepared.types or {}
+    forward = forward_parameters(prepared.instance, types)
+    rust = report["rust"] + module_struct(struct, cls.__name__, target.path.name, entry, forward, prepared.rewritten.tensors, types)
+    _write_crate(crate, package, f"{target.path.name}:{cls.__name__}", rust, backend)
+    exported = [dict(entry, name=f"{cls.__name__}.forward", symbol=f"{struct}::forward", line=prepared.class_line,
+                     params=[{"name": n, "type": t} for n, t in forward.items()])]
+    if fixtures:
+        import torch
+
+        from ._export_parity import write_module_parity_tests
+
+        generator = torch.Generator().manual_seed(seed)
+        missing = [n for n in forward if example_value(shapes.get(n, forward[n]), generator) is None]
+        if missing:
+            raise ValueError(f"--fixtures needs the shape of {', '.join(missing)}: --example-shapes {cls.__name__}:{missing[0]}=float32[...]")
+        generator = torch.Generator().manual_seed(seed)
+        args = [example_value(shapes.get(n, forward[n]), generator) for n in forward]
+        write_module_parity_tests(crate, package, struct, prepared.instance, [path for _, path in prepared.rewritten.tensors],
+                                  args, list(forward.values()))
+    (crate / "README.md").write_text(_readme(package, f"{target.path.name}:{cls.__name__}", exported, [], fixtures), encoding="utf-8")
+    (crate / MARKER).write_text(json.dumps({"source": f"{target.path.resolve()}:{target.name}", "crate": package}, indent=2) + "\n",
+                                encoding="utf-8")
+    return exported, []
+
+
 def export(path: Path, crate: Path, name: str | None = None, backend: Path | None = None,
            fixtures: bool = False, seed: int = 0, inputs: dict[str, Any] | None = None) -> tuple[list[dict], list[tuple[dict, str]]]:
     """Writes the crate; returns (exported entries, (fallback entry, reason) pairs). Raises
@@ -184,19 +263,7 @@ def export(path: Path, crate: Path, name: str | None = None, backend: Path | Non
     if problem:
         raise PermissionError(problem)
     package = crate_name(name or path.stem)
-    crate.mkdir(parents=True, exist_ok=True)
-    backend_path = str(backend.resolve()) if backend else "vendor/torchlower-backend"
-    if backend is None:
-        _vendor_backend(crate)
-    (crate / "src").mkdir(exist_ok=True)
-    (crate / "src" / "lib.rs").write_text(report["rust"], encoding="utf-8")
-    (crate / "Cargo.toml").write_text(_manifest(package, path.name, backend_path), encoding="utf-8")
-    (crate / "build.rs").write_text(BUILD_RS, encoding="utf-8")
-    lock = _build_env.cache_dir() / "Cargo.lock"
-    if lock.is_file() and not (crate / "Cargo.lock").exists():
-        # the dependency versions of the last native build (cargo drops what this crate
-        # does not use): tch and torch-sys resolve as they did there
-        shutil.copy2(lock, crate / "Cargo.lock")
+    _write_crate(crate, package, path.name, report["rust"], backend)
     if fixtures:
         from ._export_parity import write_parity_tests
 
@@ -207,9 +274,17 @@ def export(path: Path, crate: Path, name: str | None = None, backend: Path | Non
 
 
 def main(args: argparse.Namespace) -> int:
+    from ._cli_check import BadExample, parse_examples
+    from ._cli_check_module import ClassTargetError, class_target
+
+    target = class_target(args.file)
     try:
-        exported, fallbacks = export(args.file, args.crate, args.name, args.backend, args.fixtures, args.seed)
-    except (OSError, SyntaxError, ValueError) as error:
+        if target is not None:
+            shapes = parse_examples(args.example_shapes, raw=True).get(target.name, {})
+            exported, fallbacks = export_class(target, args.crate, args.init, shapes, args.name, args.backend, args.fixtures, args.seed)
+        else:
+            exported, fallbacks = export(args.file, args.crate, args.name, args.backend, args.fixtures, args.seed)
+    except (OSError, SyntaxError, ValueError, BadExample, ClassTargetError) as error:
         print(f"torchlower export: {error}", file=sys.stderr)
         return 2
     except AnalyzerError as error:

@@ -116,76 +116,122 @@ def _eager(fn: Any, args: list[Any]) -> tuple[Any, tuple[str, str] | None]:
         return None, (type(error).__name__, str(error))
 
 
+class _Writer:
+    """The fixtures folder and the tests of one crate."""
+
+    def __init__(self, crate: Path, package: str) -> None:
+        self.crate = crate
+        self.rust_crate = package.replace("-", "_")
+        self.folder = crate / "tests" / "fixtures"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for old in self.folder.glob("*.safetensors"):
+            old.unlink()
+        self.tests = [RUST_HELPERS.format(crate=self.rust_crate)]
+
+    def save(self, name: str, tensors: dict) -> None:
+        from safetensors.torch import save_file
+
+        save_file(tensors, str(self.folder / f"{name}.safetensors"))
+
+    def cases(self, stem: str, eager: Any, callee: str, args: list[Any], annotations: list[str | None],
+              setup: tuple[str, ...] = ()) -> None:
+        """The tests of one function (``callee(args…)`` in Rust, ``eager(*args)`` in Python):
+        random, special values, grown input, wrong dtype. ``setup``: Rust lines run first."""
+        cases = {"random": args, "special_values": _special(args), "grown_input": _grown(args)}
+        for case, values in cases.items():
+            if values is not None:
+                self._case(f"{stem}__{case}", eager, callee, values, annotations, setup)
+        wrong = _wrong_dtype(args)
+        if wrong is not None:  # the boundary: a float64 tensor where the annotation says float32
+            name = f"{stem}__wrong_dtype"
+            self.save(name, _inputs(wrong))
+            body = [*setup, f'    let t = fixture("{name}");',
+                    f'    let error = {callee}({", ".join(_call_args(wrong, annotations))}).expect_err("refused");',
+                    '    assert!(matches!(error, Error::Argument { .. }), "{error}");']
+            self.tests.append(f"#[test]\nfn {name}() {{\n" + "\n".join(body) + "\n}\n")
+
+    def _case(self, name: str, eager: Any, callee: str, args: list[Any], annotations: list[str | None],
+              setup: tuple[str, ...]) -> None:
+        import torch
+
+        result, error = _eager(eager, args)
+        tensors = _inputs(args)
+        call = f"{callee}({', '.join(_call_args(args, annotations))})"
+        body = [*setup, f'    let t = fixture("{name}");']
+        if error is not None:
+            body += [f'    let error = {call}.expect_err("eager raised");',
+                     f"    assert_eager_error(&error, {_rust_string(error[0])}, {_rust_string(error[1])});"]
+        else:
+            outputs = list(result) if isinstance(result, tuple) else [result]
+            body.append(f'    let got = {call}.expect("eager returned");')
+            names = [f"got.{j}" for j in range(len(outputs))] if isinstance(result, tuple) else ["got"]
+            for j, (value, got) in enumerate(zip(outputs, names)):
+                if isinstance(value, torch.Tensor):
+                    tensors[f"out.{j}"] = value.contiguous().clone()
+                    body.append(f'    assert_same(&{got}, &t["out.{j}"], "output {j}");')
+                elif isinstance(value, bool):
+                    body.append(f"    assert_eq!({got}, {'true' if value else 'false'});")
+                elif isinstance(value, float):
+                    body.append(f"    assert_eq!({got}.to_bits(), {_float_literal(value)}.to_bits());")
+                else:
+                    body.append(f"    assert_eq!({got}, {int(value)}i64);")
+        self.save(name, tensors)
+        self.tests.append(f"#[test]\nfn {name}() {{\n" + "\n".join(body) + "\n}\n")
+
+    def finish(self) -> None:
+        (self.crate / "tests" / "parity.rs").write_text("\n".join(self.tests), encoding="utf-8")
+
+
+def _inputs(args: list[Any]) -> dict:
+    import torch
+
+    return {f"in.{i}": a.contiguous().clone() for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
+
+
+def _call_args(args: list[Any], annotations: list[str | None]) -> list[str]:
+    import torch
+
+    return [f'&t["in.{i}"]' if isinstance(a, torch.Tensor) else _literal(a, annotation)
+            for i, (a, annotation) in enumerate(zip(args, annotations))]
+
+
 def write_parity_tests(path: Path, crate: Path, package: str, exported: list[dict], seed: int,
                        inputs: dict[str, Any] | None = None) -> None:
     """Writes ``tests/fixtures/*.safetensors`` and ``tests/parity.rs`` for ``exported``.
     ``inputs`` may map a function's name to a callable returning its example arguments (used
     instead of generated ones)."""
     import torch
-    from safetensors.torch import save_file
 
     from ._cli_run import import_file, make_inputs, parse_inputs_comment
 
     module = import_file(path)
     lines = path.read_text(encoding="utf-8").splitlines()
-    folder = crate / "tests" / "fixtures"
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.safetensors"):
-        old.unlink()
-    rust_crate = package.replace("-", "_")
-    tests = [RUST_HELPERS.format(crate=rust_crate)]
+    writer = _Writer(crate, package)
     for entry in exported:
         fn = inspect.unwrap(getattr(module, entry["name"]))
-        params = entry.get("params", [])
         if inputs and entry["name"] in inputs:
             torch.manual_seed(seed)
-            base = list(inputs[entry["name"]]())
+            args = list(inputs[entry["name"]]())
         else:
-            base = make_inputs(entry, parse_inputs_comment(lines, entry), size=8, seed=seed)
-        cases = {"random": base, "special_values": _special(base), "grown_input": _grown(base)}
-        for case, args in cases.items():
-            if args is None:
-                continue
-            name = f"{entry['symbol'].removeprefix('r#')}__{case}"
-            result, error = _eager(fn, args)
-            tensors = {f"in.{i}": a.contiguous().clone() for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
-            call_args = [f'&t["in.{i}"]' if isinstance(a, torch.Tensor) else _literal(a, p.get("type"))
-                         for i, (a, p) in enumerate(zip(args, params))]
-            call = f"{rust_crate}::{entry['symbol']}({', '.join(call_args)})"
-            body = [f'    let t = fixture("{name}");']
-            if error is not None:
-                body += [f"    let error = {call}.expect_err(\"eager raised\");",
-                         f"    assert_eager_error(&error, {_rust_string(error[0])}, {_rust_string(error[1])});"]
-            else:
-                outputs = list(result) if isinstance(result, tuple) else [result]
-                body.append(f"    let got = {call}.expect(\"eager returned\");")
-                names = [f"got.{j}" for j in range(len(outputs))] if isinstance(result, tuple) else ["got"]
-                for j, (value, got) in enumerate(zip(outputs, names)):
-                    if isinstance(value, torch.Tensor):
-                        tensors[f"out.{j}"] = value.contiguous().clone()
-                        body.append(f'    assert_same(&{got}, &t["out.{j}"], "output {j}");')
-                    elif isinstance(value, bool):
-                        body.append(f"    assert_eq!({got}, {'true' if value else 'false'});")
-                    elif isinstance(value, float):
-                        body.append(f"    assert_eq!({got}.to_bits(), {_float_literal(value)}.to_bits());")
-                    else:
-                        body.append(f"    assert_eq!({got}, {int(value)}i64);")
-            save_file(tensors, str(folder / f"{name}.safetensors"))
-            tests.append(f"#[test]\nfn {name}() {{\n" + "\n".join(body) + "\n}\n")
-        # the boundary: a float64 tensor where the annotation says float32
-        wrong = _wrong_dtype(base)
-        if wrong is not None:
-            name = f"{entry['symbol'].removeprefix('r#')}__wrong_dtype"
-            tensors = {f"in.{i}": a.contiguous().clone() for i, a in enumerate(wrong) if isinstance(a, torch.Tensor)}
-            save_file(tensors, str(folder / f"{name}.safetensors"))
-            call_args = [f'&t["in.{i}"]' if isinstance(a, torch.Tensor) else _literal(a, p.get("type"))
-                         for i, (a, p) in enumerate(zip(wrong, params))]
-            tests.append(
-                f"#[test]\nfn {name}() {{\n    let t = fixture(\"{name}\");\n"
-                f"    let error = {rust_crate}::{entry['symbol']}({', '.join(call_args)}).expect_err(\"refused\");\n"
-                "    assert!(matches!(error, Error::Argument { .. }), \"{error}\");\n}\n"
-            )
-    (crate / "tests" / "parity.rs").write_text("\n".join(tests), encoding="utf-8")
+            args = make_inputs(entry, parse_inputs_comment(lines, entry), size=8, seed=seed)
+        writer.cases(entry["symbol"].removeprefix("r#"), fn, f"{writer.rust_crate}::{entry['symbol']}", args,
+                     [p.get("type") for p in entry.get("params", [])])
+    writer.finish()
+
+
+def write_module_parity_tests(crate: Path, package: str, struct: str, instance: Any, tensors: list[str],
+                              args: list[Any], annotations: list[str | None]) -> None:
+    """The same tests for an exported module: the instance's tensors (by their names in the
+    module) in ``tests/fixtures/weights.safetensors``, loaded by ``STRUCT::from_safetensors``,
+    and ``forward`` on ``args`` against ``instance(*args)``."""
+    from . import _modules
+
+    writer = _Writer(crate, package)
+    writer.save("weights", {path: _modules._attribute(instance, path).detach().contiguous().clone() for path in tensors})
+    setup = (f'    let model = {writer.rust_crate}::{struct}::from_safetensors('
+             'Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/weights.safetensors")).expect("the weights load");',)
+    writer.cases(struct.lower(), instance, "model.forward", args, annotations, setup)
+    writer.finish()
 
 
 def _wrong_dtype(args: list[Any]) -> list[Any] | None:
