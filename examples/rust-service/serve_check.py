@@ -15,6 +15,7 @@ import http.client
 import http.server
 import importlib.util
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -44,7 +45,9 @@ def make_weights(seed: int = 0) -> dict[str, torch.Tensor]:
 
 
 def start_rust(binary: Path, weights_path: Path) -> tuple[subprocess.Popen, int]:
-    process = subprocess.Popen([str(binary), str(weights_path), "127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
+    # one torch thread, as the Python server runs with (torch.set_num_threads(1) in main)
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    process = subprocess.Popen([str(binary), str(weights_path), "127.0.0.1:0"], stdout=subprocess.PIPE, text=True, env=env)
     line = process.stdout.readline()
     if not line.startswith("listening on "):
         process.kill()
@@ -57,6 +60,9 @@ def start_python(classify, weights: dict[str, torch.Tensor]) -> tuple[http.serve
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # headers and body go out in separate writes: without this, delayed ACKs hold every
+        # answer for ~40 ms (the Rust service sets TCP_NODELAY too)
+        disable_nagle_algorithm = True
 
         def do_POST(self):  # noqa: N802 - http.server's name
             body = self.rfile.read(int(self.headers["Content-Length"]))
