@@ -10,17 +10,16 @@ without Python: each crate then compiles only itself (and its backend).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
 
 from torchlower import cli
+from test_realworld import _import
 from torchlower._cli_export import MARKER, export
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,15 +59,6 @@ def test_the_example_exports_builds_matches_eager_and_documents(tmp_path, capsys
     cargo(crate, "doc", "--no-deps")
     page = (REPO / "target" / "doc" / "model" / "fn.pooled_head.html").read_text()
     assert "model.py</code>, lines 18–20" in page and "Sites" in page and "linear_epilogue" in page
-
-
-def _import(path: Path):
-    name = f"_tl_export_{path.stem}_{uuid.uuid4().hex[:8]}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("stem", ["nanogpt", "transformers_llama", "cleanrl", "dlrm"])

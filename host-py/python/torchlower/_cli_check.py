@@ -233,6 +233,34 @@ def explain(name: str) -> int:
     return 2
 
 
+class CheckFailed(Exception):
+    """A file or class that could not be analyzed (the message says why; exit status 2)."""
+
+
+def _analyze_one(path: Path, target: Any, init: str | None, examples: dict[str, dict[str, str]],
+                 class_names: set[str]) -> tuple[str, dict[str, Any], str, str]:
+    """(file name, report, source, report JSON) of one FILE or FILE.py:ClassName argument."""
+    name = str(path)
+    try:
+        if target is not None:
+            report, text = check_class(target, init, examples.get(target.name, {}))
+            return str(target.path), report, text, json.dumps(report, indent=2)
+        source = read_source(path)
+        file_examples = {f: types for f, types in examples.items() if f not in class_names}
+        if file_examples:
+            source = apply_examples(_as_text(source), file_examples)
+        report_json = analyze_json(source, name)
+        return name, json.loads(report_json), _as_text(source), report_json
+    except ClassTargetError as exc:
+        raise CheckFailed(f"{name}: {exc}") from None
+    except UnreadableSource as exc:
+        raise CheckFailed(f"cannot read {name}: {exc}") from None
+    except AnalyzerError as exc:
+        raise CheckFailed(f"cannot analyze {exc} [{exc.kind}]") from None
+    except (BadExample, SyntaxError) as exc:
+        raise CheckFailed(f"--example-shapes in {name}: {exc}") from None
+
+
 def main(args: argparse.Namespace) -> int:
     if args.explain:
         return explain(args.explain)
@@ -250,39 +278,11 @@ def main(args: argparse.Namespace) -> int:
     classes = {path: class_target(path) for path in args.files}
     class_names = {target.name for target in classes.values() if target is not None}
     for path in args.files:
-        name = str(path)
-        if classes[path] is not None:
-            try:
-                report, text = check_class(classes[path], args.init, examples.get(classes[path].name, {}))
-            except ClassTargetError as exc:
-                print(f"torchlower check: {name}: {exc}", file=sys.stderr)
-                failed = True
-                continue
-            except AnalyzerError as exc:
-                print(f"torchlower check: cannot analyze {exc} [{exc.kind}]", file=sys.stderr)
-                failed = True
-                continue
-            analyzed.append((str(classes[path].path), report, text, json.dumps(report, indent=2)))
-            continue
         try:
-            source = read_source(path)
-            file_examples = {f: types for f, types in examples.items() if f not in class_names}
-            if file_examples:
-                source = apply_examples(_as_text(source), file_examples)
-            report_json = analyze_json(source, name)
-        except UnreadableSource as exc:
-            print(f"torchlower check: cannot read {name}: {exc}", file=sys.stderr)
+            analyzed.append(_analyze_one(path, classes[path], args.init, examples, class_names))
+        except CheckFailed as exc:
+            print(f"torchlower check: {exc}", file=sys.stderr)
             failed = True
-            continue
-        except AnalyzerError as exc:
-            print(f"torchlower check: cannot analyze {exc} [{exc.kind}]", file=sys.stderr)
-            failed = True
-            continue
-        except (BadExample, SyntaxError) as exc:
-            print(f"torchlower check: --example-shapes in {name}: {exc}", file=sys.stderr)
-            failed = True
-            continue
-        analyzed.append((name, json.loads(report_json), _as_text(source), report_json))
 
     if args.format == "text":
         if analyzed:
