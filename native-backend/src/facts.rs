@@ -84,7 +84,7 @@ fn no_error() -> bool {
 }
 
 /// Takes the message from the shim's error slot, leaving it empty.
-fn take_error() -> Option<String> {
+pub(crate) fn take_error() -> Option<String> {
     // SAFETY: returns and resets this thread's slot; a non-null value is a `strdup`ed,
     // NUL-terminated string we now own and free.
     unsafe {

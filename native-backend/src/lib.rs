@@ -44,10 +44,12 @@ pub mod route;
 #[cfg(feature = "python")]
 mod run;
 pub mod scalar;
+mod scalar_call;
 pub mod shape;
 mod spec;
 
 pub use error::{Error, Result};
+pub use scalar_call::Number;
 #[cfg(feature = "python")]
 pub use run::{run, run_for, IntoPyValue};
 pub use spec::{DeviceSpec, DtypeSpec, TensorSpec};

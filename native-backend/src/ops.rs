@@ -8,6 +8,7 @@
 use tch::Tensor;
 
 use crate::error::Result;
+use crate::scalar_call::{self, Number};
 
 /// `F.linear(x, w, b)` / `F.linear(x, w)`.
 #[inline]
@@ -757,7 +758,7 @@ mod tests {
 /// the emitted code passes `Value::from(&v)` whatever `v` is.
 pub enum Value<'a> {
     Tensor(&'a Tensor),
-    Number(tch::Scalar),
+    Number(Number),
 }
 
 impl<'a> From<&'a Tensor> for Value<'a> {
@@ -768,36 +769,48 @@ impl<'a> From<&'a Tensor> for Value<'a> {
 
 impl From<&i64> for Value<'_> {
     fn from(n: &i64) -> Self {
-        Value::Number(tch::Scalar::int(*n))
+        Value::Number(Number::Int(*n))
     }
 }
 
 impl From<&bool> for Value<'_> {
     fn from(b: &bool) -> Self {
-        Value::Number(tch::Scalar::int(i64::from(*b)))
+        Value::Number(Number::Int(i64::from(*b)))
     }
 }
 
 impl From<&f64> for Value<'_> {
     fn from(n: &f64) -> Self {
-        Value::Number(tch::Scalar::float(*n))
+        Value::Number(Number::Float(*n))
     }
 }
 
-/// `torch.where(condition, a, b)`: eager's overloads for a tensor or a number on either side.
+/// `torch.where(condition, a, b)`: eager's overloads for a tensor or a number on either side
+/// (numbers through [`scalar_call`], which returns eager's broadcast errors).
 pub fn where_(condition: &Tensor, a: Value, b: Value) -> Result<Tensor> {
-    Ok(match (a, b) {
-        (Value::Tensor(a), Value::Tensor(b)) => a.f_where_self(condition, b)?,
-        (Value::Tensor(a), Value::Number(b)) => a.f_where_scalarother(condition, b)?,
-        (Value::Number(a), Value::Tensor(b)) => Tensor::f_where_scalarself(condition, a, b)?,
-        (Value::Number(a), Value::Number(b)) => Tensor::f_where_scalar(condition, a, b)?,
-    })
+    use torch_sys::c_generated::{atg_where_scalar, atg_where_scalarother, atg_where_scalarself};
+    let c = scalar_call::ptr(condition);
+    match (a, b) {
+        (Value::Tensor(a), Value::Tensor(b)) => Ok(a.f_where_self(condition, b)?),
+        // SAFETY (each arm): live tensor handles, scalars alive for the call (`scalar_call`)
+        (Value::Tensor(a), Value::Number(b)) => {
+            scalar_call::call([b], |out, [b]| unsafe { atg_where_scalarother(out, c, scalar_call::ptr(a), b) })
+        }
+        (Value::Number(a), Value::Tensor(b)) => {
+            scalar_call::call([a], |out, [a]| unsafe { atg_where_scalarself(out, c, a, scalar_call::ptr(b)) })
+        }
+        (Value::Number(a), Value::Number(b)) => scalar_call::call([a, b], |out, [a, b]| unsafe { atg_where_scalar(out, c, a, b) }),
+    }
 }
 
-/// `x.masked_fill(mask, value)`.
+/// `x.masked_fill(mask, value)` (through [`scalar_call`]: a mask that does not broadcast is
+/// eager's error).
 #[inline]
 pub fn masked_fill(x: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
-    Ok(x.f_masked_fill(mask, value)?)
+    // SAFETY: live tensor handles; the scalar lives for the call
+    scalar_call::call([Number::Float(value)], |out, [v]| unsafe {
+        torch_sys::c_generated::atg_masked_fill(out, scalar_call::ptr(x), scalar_call::ptr(mask), v)
+    })
 }
 
 /// The comparisons: `name(a, b)` of two tensors, `name_scalar(t, s)` with a Python number on
@@ -933,7 +946,7 @@ pub fn ones(size: &[i64], dtype: &str) -> Result<Tensor> {
 /// `torch.full(size, fill_value, dtype=…)` on the CPU (the dtype already inferred).
 pub fn full(size: &[i64], fill_value: Value, dtype: &str) -> Result<Tensor> {
     let Value::Number(fill) = fill_value else { return Err(crate::Error::Value("torch.full: fill_value must be a number".into())) };
-    Ok(Tensor::f_full(size, fill, (kind_of(dtype), tch::Device::Cpu))?)
+    Ok(Tensor::f_full(size, fill.scalar(), (kind_of(dtype), tch::Device::Cpu))?)
 }
 
 /// `torch.zeros_like(t)`.
@@ -951,7 +964,7 @@ pub fn ones_like(t: &Tensor) -> Result<Tensor> {
 /// `torch.full_like(t, fill_value)`.
 pub fn full_like(t: &Tensor, fill_value: Value) -> Result<Tensor> {
     let Value::Number(fill) = fill_value else { return Err(crate::Error::Value("torch.full_like: fill_value must be a number".into())) };
-    Ok(t.f_full_like(fill)?)
+    Ok(t.f_full_like(fill.scalar())?)
 }
 
 /// `F.gelu(t, approximate="tanh")`, libtorch's kernel.
@@ -1148,7 +1161,11 @@ pub fn addmm(input: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
 /// included, as eager).
 #[inline]
 pub fn baddbmm(input: &Tensor, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
-    Ok(input.f_baddbmm(batch1, batch2, beta, alpha)?)
+    // through `scalar_call`: batches of other sizes are eager's error
+    // SAFETY: live tensor handles; the scalars live for the call
+    scalar_call::call([Number::Float(beta), Number::Float(alpha)], |out, [beta, alpha]| unsafe {
+        torch_sys::c_generated::atg_baddbmm(out, scalar_call::ptr(input), scalar_call::ptr(batch1), scalar_call::ptr(batch2), beta, alpha)
+    })
 }
 
 // ---- torch.distributions: Categorical and Normal, as eager computes them ------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import struct
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ RUST_HELPERS = '''//! The exported functions against eager PyTorch: each case's 
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{{Mutex, MutexGuard}};
 
 use {crate}::tch::{{Kind, Tensor}};
 use {crate}::Error;
@@ -52,14 +54,37 @@ fn assert_same(got: &Tensor, want: &Tensor, what: &str) {{
     }}
 }}
 
-/// The error eager raised (`eager_type`: its exception class): the same message, or where
+/// libtorch's global generator seeded as eager's was before its call (`torch.manual_seed`), held
+/// for the call: random ops (`torch.multinomial`) then draw what eager drew.
+fn seeded(seed: i64) -> MutexGuard<'static, ()> {{
+    static GENERATOR: Mutex<()> = Mutex::new(());
+    let guard = GENERATOR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    {crate}::tch::manual_seed(seed);
+    guard
+}}
+
+/// Where eager returned a value but native code refuses the input at run time (an in-place
+/// write into an argument under a run-time branch, a `squeeze` of a dim that is not 1, a
+/// distribution's `validate_args` check): the Python path reruns eager there, an exported
+/// function returns this `Error::Value`. Printed, so that a run with `--nocapture` counts them.
+fn refused(case: &str, error: &Error) {{
+    let documented = matches!(error, Error::Value(m) if m.starts_with("torchlower:") && m.contains("native code refuses"));
+    assert!(documented, "{{case}}: eager returned a value, native code: {{error}}");
+    println!("torchlower-export-refusal {{case}}: {{error}}");
+}}
+
+/// The error eager raised (`eager_type`: its exception class): the same message; or where
 /// eager's own check raises with a message native code cannot reproduce (a distribution's
 /// `validate_args`), native code's refusal of the same input (`Error::Value`, "torchlower: …",
-/// which eager shows as a `ValueError` too).
-fn assert_eager_error(error: &Error, eager_type: &str, eager_message: &str) {{
+/// which eager shows as a `ValueError` too); or a refusal of the input before any work (see
+/// [`refused`]), printed.
+fn assert_eager_error(case: &str, error: &Error, eager_type: &str, eager_message: &str) {{
     let text = error.to_string();
     if text == eager_message {{
         return;
+    }}
+    if matches!(error, Error::Value(m) if m.contains("native code refuses")) {{
+        return refused(case, error);
     }}
     let refusal = matches!(error, Error::Value(m) if m.starts_with("torchlower:"));
     assert!(refusal && eager_type == "ValueError", "eager raised {{eager_type}}: {{eager_message}}\\nnative: {{text}}");
@@ -105,15 +130,21 @@ def _grown(args: list[Any]) -> list[Any] | None:
     return None
 
 
+#: The seed of libtorch's generator before each eager call (and each Rust call, `seeded`).
+SEED = 0
+
+
 def _eager(fn: Any, args: list[Any]) -> tuple[Any, tuple[str, str] | None]:
     """(result, None) or (None, (eager's exception class, its message))."""
     import torch
 
+    torch.manual_seed(SEED)
     try:
         with torch.no_grad():
             return fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]), None
     except Exception as error:  # noqa: BLE001 - any error eager raises is the expected one
         return None, (type(error).__name__, str(error))
+
 
 
 class _Writer:
@@ -157,13 +188,13 @@ class _Writer:
         result, error = _eager(eager, args)
         tensors = _inputs(args)
         call = f"{callee}({', '.join(_call_args(args, annotations))})"
-        body = [*setup, f'    let t = fixture("{name}");']
+        body = [*setup, f'    let t = fixture("{name}");', f"    let rng = seeded({SEED});", f"    let result = {call};", "    drop(rng);"]
         if error is not None:
-            body += [f'    let error = {call}.expect_err("eager raised");',
-                     f"    assert_eager_error(&error, {_rust_string(error[0])}, {_rust_string(error[1])});"]
+            body += ['    let error = result.expect_err("eager raised");',
+                     f'    assert_eager_error("{name}", &error, {_rust_string(error[0])}, {_rust_string(error[1])});']
         else:
             outputs = list(result) if isinstance(result, tuple) else [result]
-            body.append(f'    let got = {call}.expect("eager returned");')
+            body.append(f'    let got = match result {{ Ok(got) => got, Err(error) => return refused("{name}", &error) }};')
             names = [f"got.{j}" for j in range(len(outputs))] if isinstance(result, tuple) else ["got"]
             for j, (value, got) in enumerate(zip(outputs, names)):
                 if isinstance(value, torch.Tensor):
@@ -204,10 +235,17 @@ def write_parity_tests(path: Path, crate: Path, package: str, exported: list[dic
 
     from ._cli_run import import_file, make_inputs, parse_inputs_comment
 
-    module = import_file(path)
+    try:
+        module = import_file(path)
+    except Exception as error:  # noqa: BLE001 - the user's module may raise anything
+        raise ValueError(f"--fixtures imports {path}, which raised {type(error).__name__}: {error}") from None
     lines = path.read_text(encoding="utf-8").splitlines()
     writer = _Writer(crate, package)
     for entry in exported:
+        if any("Cuda" in (p.get("type") or "") for p in entry.get("params", [])) and not torch.cuda.is_available():
+            print(f"torchlower export: no fixtures for {entry['name']}: its tensors live on cuda:0 and torch sees no GPU",
+                  file=sys.stderr)
+            continue
         fn = inspect.unwrap(getattr(module, entry["name"]))
         if inputs and entry["name"] in inputs:
             torch.manual_seed(seed)

@@ -1,0 +1,80 @@
+"""Ops with a Python number among their arguments raise eager's error when their tensors do not
+fit: tch 0.26 frees a call's temporary Scalar before reading libtorch's error and panics there,
+so these ops call libtorch through `tl::scalar_call` (found by `torchlower export --fixtures`:
+a mask one column wider made `masked_fill` an internal error instead of eager's RuntimeError)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import uuid
+
+import pytest
+import torch
+
+import torchlower
+
+SOURCE = '''
+import torch
+from torchlower.types import TensorBoolCpu2D, TensorF32Cpu2D, TensorF32Cpu3D
+
+
+def fill(x: TensorF32Cpu2D, mask: TensorBoolCpu2D) -> TensorF32Cpu2D:
+    return x.masked_fill(mask, float("-inf"))
+
+
+def pick(mask: TensorBoolCpu2D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.where(mask, x, 0.5)
+
+
+def pick_left(mask: TensorBoolCpu2D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.where(mask, -1.0, x)
+
+
+def scores(bias: TensorF32Cpu3D, q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return torch.baddbmm(bias, q, k, beta=0.5, alpha=2.0)
+'''
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    path = tmp_path_factory.mktemp("scalar_errors") / f"scalar_errors_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(SOURCE)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = loaded
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+CASES = {
+    "fill": lambda: (torch.randn(9, 8), torch.rand(8, 8) > 0.5),
+    "pick": lambda: (torch.rand(8, 8) > 0.5, torch.randn(9, 8)),
+    "pick_left": lambda: (torch.rand(3, 4) > 0.5, torch.randn(3, 5)),
+    "scores": lambda: (torch.randn(2, 3, 3), torch.randn(2, 3, 4), torch.randn(2, 5, 3)),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_shape_eager_refuses_is_eager_s_error_natively(module, name, native_mode):
+    fn = torchlower.compile(getattr(module, name))
+    assert fn.route == "native", fn.reason
+    args = CASES[name]()
+    with pytest.raises(RuntimeError) as eager:
+        getattr(module, name)(*args)
+    with pytest.raises(RuntimeError) as native:
+        fn(*args)
+    assert str(native.value) == str(eager.value)
+    assert "internal error" not in str(native.value)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_shapes_that_fit_give_eager_s_values(module, name, native_mode):
+    fn = torchlower.compile(getattr(module, name))
+    fitting = {
+        "fill": (torch.randn(8, 8), torch.rand(8, 8) > 0.5),
+        "pick": (torch.rand(8, 8) > 0.5, torch.randn(8, 8)),
+        "pick_left": (torch.rand(3, 4) > 0.5, torch.randn(3, 4)),
+        "scores": (torch.randn(2, 3, 3), torch.randn(2, 3, 4), torch.randn(2, 4, 3)),
+    }[name]
+    assert torch.equal(fn(*fitting), getattr(module, name)(*fitting))
