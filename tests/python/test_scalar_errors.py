@@ -5,14 +5,13 @@ a mask one column wider made `masked_fill` an internal error instead of eager's 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import uuid
 
 import pytest
 import torch
 
 import torchlower
+from test_native_cpu import import_path
 
 SOURCE = '''
 import torch
@@ -40,11 +39,7 @@ def scores(bias: TensorF32Cpu3D, q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> Tensor
 def module(tmp_path_factory):
     path = tmp_path_factory.mktemp("scalar_errors") / f"scalar_errors_{uuid.uuid4().hex[:8]}.py"
     path.write_text(SOURCE)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = loaded
-    spec.loader.exec_module(loaded)
-    return loaded
+    return import_path(path, path.stem)
 
 
 CASES = {
