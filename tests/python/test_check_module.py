@@ -192,6 +192,7 @@ def test_sarif_and_github_point_into_the_file(capsys, tmp_path):
         (["--init", "32, 4, 16"], "give --example-shapes Block:x=SPEC"),
         (["--init", "32, 4, 16", "--example-shapes", "Block:y=float32[2,8,32]"], "has no parameter 'y'"),
         (["--init", "32, 4, __import__('os')", "--example-shapes", "Block:x=float32[2,8,32]"], "must be Python literals"),
+        (["--init", "1) + (2", "--example-shapes", "Block:x=float32[2,8,32]"], "must be Python literals"),
     ],
 )
 def test_usage_errors_are_status_2(capsys, argv, message):

@@ -3,7 +3,7 @@
 
 A module's ``forward`` is only analyzable on a live instance (its submodules, hyper-parameters
 and tensors decide the rewriting, :mod:`torchlower._modules`), so this imports FILE.py (running
-its top-level code, as ``python FILE.py`` would not: ``__name__`` is not ``"__main__"``),
+its top-level code, with ``__name__`` other than ``"__main__"``),
 constructs ``ClassName(*INIT)`` in eval mode, rewrites it as ``compile`` does and analyzes the
 result with the types of one example call: ``forward``'s parameters from ``--example-shapes
 ClassName:NAME=SPEC,...`` (or their annotations, or their literal defaults), the instance's
@@ -55,12 +55,13 @@ def parse_init(text: str | None) -> tuple[list[Any], dict[str, Any]]:
         return [], {}
     try:
         call = ast.parse(f"_({text})", mode="eval").body
-        assert isinstance(call, ast.Call)
+        if not isinstance(call, ast.Call):  # `1) + (2` parses as a sum of two calls' parts
+            raise ValueError("not one argument list")
         args = [ast.literal_eval(a) for a in call.args]
         kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg is not None}
         if len(kwargs) != len(call.keywords):
             raise ValueError("** is not a literal")
-    except (SyntaxError, ValueError, AssertionError) as exc:
+    except (SyntaxError, ValueError) as exc:
         raise ClassTargetError(f"--init {text!r}: constructor arguments must be Python literals ({exc})") from None
     return args, kwargs
 
