@@ -196,6 +196,13 @@ def _write_crate(crate: Path, package: str, source_name: str, rust: str, backend
         shutil.copy2(lock, crate / "Cargo.lock")
 
 
+def _finish_crate(crate: Path, package: str, source_name: str, source: str, exported: list[dict],
+                  fallbacks: list[tuple[dict, str]], fixtures: bool) -> None:
+    """The README, and the marker that lets a later export write the folder again."""
+    (crate / "README.md").write_text(_readme(package, source_name, exported, fallbacks, fixtures), encoding="utf-8")
+    (crate / MARKER).write_text(json.dumps({"source": source, "crate": package}, indent=2) + "\n", encoding="utf-8")
+
+
 def export_class(target: Any, crate: Path, init: str | None, shapes: dict[str, str], name: str | None = None,
                  backend: Path | None = None, fixtures: bool = False, seed: int = 0) -> tuple[list[dict], list[tuple[dict, str]]]:
     """``FILE.py:ClassName``: the module's forward as a struct (:mod:`torchlower._export_module`).
@@ -234,16 +241,13 @@ def export_class(target: Any, crate: Path, init: str | None, shapes: dict[str, s
         from ._export_parity import write_module_parity_tests
 
         generator = torch.Generator().manual_seed(seed)
-        missing = [n for n in forward if example_value(shapes.get(n, forward[n]), generator) is None]
+        args = [example_value(shapes.get(n, forward[n]), generator) for n in forward]
+        missing = [n for n, value in zip(forward, args) if value is None]
         if missing:
             raise ValueError(f"--fixtures needs the shape of {', '.join(missing)}: --example-shapes {cls.__name__}:{missing[0]}=float32[...]")
-        generator = torch.Generator().manual_seed(seed)
-        args = [example_value(shapes.get(n, forward[n]), generator) for n in forward]
         write_module_parity_tests(crate, package, struct, prepared.instance, [path for _, path in prepared.rewritten.tensors],
                                   args, list(forward.values()))
-    (crate / "README.md").write_text(_readme(package, f"{target.path.name}:{cls.__name__}", exported, [], fixtures), encoding="utf-8")
-    (crate / MARKER).write_text(json.dumps({"source": f"{target.path.resolve()}:{target.name}", "crate": package}, indent=2) + "\n",
-                                encoding="utf-8")
+    _finish_crate(crate, package, f"{target.path.name}:{cls.__name__}", f"{target.path.resolve()}:{target.name}", exported, [], fixtures)
     return exported, []
 
 
@@ -271,8 +275,7 @@ def export(path: Path, crate: Path, name: str | None = None, backend: Path | Non
         from ._export_parity import write_parity_tests
 
         write_parity_tests(path, crate, package, exported, seed, inputs)
-    (crate / "README.md").write_text(_readme(package, path.name, exported, fallbacks, fixtures), encoding="utf-8")
-    (crate / MARKER).write_text(json.dumps({"source": str(path.resolve()), "crate": package}, indent=2) + "\n", encoding="utf-8")
+    _finish_crate(crate, package, path.name, str(path.resolve()), exported, fallbacks, fixtures)
     return exported, fallbacks
 
 
