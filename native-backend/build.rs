@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
+    println!("cargo::rustc-check-cfg=cfg(torchlower_openmp)");
     println!("cargo:rerun-if-changed=src/shim.cpp");
     println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
     println!("cargo:rerun-if-env-changed=PYO3_PYTHON");
@@ -66,8 +67,24 @@ fn compile_shim(libtorch_lib: &std::path::Path) {
         .flag("-std=c++17")
         .flag(format!("-D_GLIBCXX_USE_CXX11_ABI={cxx11_abi}"))
         .flag("-DGLOG_USE_GLOG_EXPORT")
-        .file("src/shim.cpp")
-        .compile("torchlower_shim");
+        .file("src/shim.cpp");
+    if openmp_backend(&root) {
+        // `tl_parallel_for` joins libtorch's OpenMP pool: compiled with OpenMP and linked to the
+        // libgomp that libtorch ships (same soname, so a process loads one runtime, one pool).
+        build.flag("-fopenmp");
+        println!("cargo:rustc-link-search=native={}", libtorch_lib.display());
+        println!("cargo:rustc-link-lib=dylib:+verbatim=libgomp.so.1");
+        println!("cargo:rustc-cfg=torchlower_openmp");
+    }
+    build.compile("torchlower_shim");
+}
+
+/// Whether libtorch's intra-op parallel backend is OpenMP (`ATen/Config.h`) with its libgomp
+/// beside it (the PyTorch wheels for Linux). Elsewhere the shim's parallel loop runs on one thread.
+fn openmp_backend(include: &std::path::Path) -> bool {
+    let config = std::fs::read_to_string(include.join("ATen/Config.h")).unwrap_or_default();
+    let libgomp = include.parent().is_some_and(|root| root.join("lib/libgomp.so.1").is_file());
+    config.contains("#define AT_PARALLEL_OPENMP 1") && libgomp && env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux")
 }
 
 /// Whether the crate is built with its `python` feature (the Python extension's boundary).

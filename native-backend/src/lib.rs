@@ -39,6 +39,7 @@ mod error;
 pub mod export;
 mod facts;
 pub mod ops;
+mod parallel;
 #[cfg(feature = "python")]
 pub mod route;
 #[cfg(feature = "python")]

@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 #endif
 #include <ATen/autocast_mode.h>
+#include <ATen/Parallel.h>
 
 extern "C" {
 
@@ -68,6 +69,22 @@ int tl_autocast_enabled() noexcept {
     return at::autocast::is_autocast_enabled(at::kCPU) || at::autocast::is_autocast_enabled(at::kCUDA);
   } catch (...) {
     return 0;
+  }
+}
+
+// A range of work items that the Rust side runs; it never unwinds (it catches its panics).
+typedef void (*tl_range_body)(void* context, int64_t begin, int64_t end);
+
+// `at::parallel_for(begin, end, grain, …)`: libtorch's own split of a range over its intra-op
+// threads (the same pool, the same `torch.set_num_threads`, nested calls run inline), each part
+// handed to `body`. Built with OpenMP when libtorch's parallel backend is OpenMP (build.rs), else
+// the whole range runs on this thread. 0 on success, -1 if libtorch threw.
+int tl_parallel_for(int64_t begin, int64_t end, int64_t grain, tl_range_body body, void* context) noexcept {
+  try {
+    at::parallel_for(begin, end, grain, [&](int64_t part_begin, int64_t part_end) { body(context, part_begin, part_end); });
+    return 0;
+  } catch (...) {
+    return -1;
   }
 }
 

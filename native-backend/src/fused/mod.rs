@@ -229,10 +229,8 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     // The direct kernel works in chunks, so every op must be position-independent here.
     let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::native(*op)))
         && !(program.contains(&Step::Unary(Unary::Gelu)) && loads_a_single_element(operands, program));
-    // It runs on one thread: above libtorch's grain size, with more than one torch thread,
-    // libtorch's parallel kernels op by op are faster (measured: ×0.78 at 2^18 elements on 2).
-    let parallel = crate::facts::num_threads() > 1;
-    let one_thread = |plan: &ElementwisePlan| !parallel || plan.rows * plan.cols <= PARALLEL_GRAIN;
+    // Above libtorch's grain size the pass is split over torch's threads as libtorch's own
+    // kernels are (`ElementwisePlan::run`), so one pass stays faster than op by op there too.
     // A lone `a op b` has no pass to save: ours wins only where eager's set-up dominates.
     let lone_binary = matches!(program, [Step::Load(_), Step::Load(_), Step::Binary(_)]);
     if let [Step::Load(a), Step::Load(b), Step::Binary(op)] = *program {
@@ -244,7 +242,7 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
         }
     }
     let small = |plan: &ElementwisePlan| !lone_binary || plan.rows * plan.cols <= LONE_BINARY_MAX;
-    match elementwise_plan(operands, program).filter(|plan| direct_ops && one_thread(plan) && small(plan)) {
+    match elementwise_plan(operands, program).filter(|plan| direct_ops && small(plan)) {
         Some(plan) => plan.run(program),
         None => match *program {
             // libtorch's op on the operands themselves (no stack of handles)
@@ -263,7 +261,7 @@ fn loads_a_single_element(operands: &[&Tensor], program: &[Step]) -> bool {
     program.iter().any(|step| matches!(step, Step::Load(i) if operands.get(*i).is_some_and(|t| t.numel() <= 1)))
 }
 
-/// libtorch's `GRAIN_SIZE`: below it its kernels run on one thread too.
+/// libtorch's `GRAIN_SIZE`: below it its kernels run on one thread, and so do ours.
 const PARALLEL_GRAIN: usize = 32768;
 
 /// Up to how many elements a lone unary op runs our loop: there the dispatcher and

@@ -17,6 +17,26 @@ pub(super) struct ElementwisePlan {
     operands: Vec<(Dense, usize, usize)>,
 }
 
+// SAFETY: a plan only reads its operands' values (tensors the caller keeps alive for the
+// call), so the threads of one `run` may share it.
+unsafe impl Sync for ElementwisePlan {}
+
+/// The output's values, written by the threads of one `run`, each to its own segments.
+struct SharedOutput(*mut f32);
+
+// SAFETY: see `segment`: every segment is written by one thread only.
+unsafe impl Sync for SharedOutput {}
+
+impl SharedOutput {
+    /// Elements `offset..offset + len` of the output.
+    ///
+    /// SAFETY: the range lies in the output, and no other live slice overlaps it.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn segment(&self, offset: usize, len: usize) -> &mut [f32] {
+        std::slice::from_raw_parts_mut(self.0.add(offset), len)
+    }
+}
+
 /// How many output elements one pass of the stack machine handles: 16 KB per stack slot, so
 /// the slots stay in cache while the per-pass cost (one call per step) is spread thin.
 const CHUNK: usize = 4096;
@@ -80,100 +100,123 @@ impl ElementwisePlan {
     /// Evaluates `program` pass by pass over segments of at most [`CHUNK`] output elements
     /// (whole rows when rows are shorter, else part of one row). The bottom stack slot is the
     /// output segment itself, so the result is written where it ends up; the other slots are
-    /// scratch.
+    /// scratch. Above libtorch's grain size the segments are shared among torch's threads
+    /// (each op is elementwise, so every element is computed as on one thread).
     pub(super) fn run(&self, program: &[Step]) -> Result<Tensor> {
         let (tensor, out) = dense::empty(&self.shape)?;
-        // SAFETY: `out` is fresh; operands are alive for this call and only read.
-        let out = unsafe { out.values_mut() };
         let (rows, cols) = (self.rows, self.cols);
         let rows_per_pass = (CHUNK / cols).clamp(1, rows);
         let part = cols.min(CHUNK);
-        let segment = rows_per_pass * part;
-        // Stack slots above the first, allocated on first use: a lone binary op whose operands
-        // are read in place (the common case) needs none, and zeroing 16 KiB per call cost it
-        // a fifth of eager's time at 4096 elements.
+        let parts_per_row_block = cols.div_ceil(part);
+        let segments = rows.div_ceil(rows_per_pass) * parts_per_row_block;
+        let grain = (super::PARALLEL_GRAIN / (rows_per_pass * part)).max(1);
+        let out = SharedOutput(out.ptr);
+        crate::parallel::for_each_part(segments, grain, &|first, last| {
+            // Stack slots above the first, allocated on first use: a lone binary op whose
+            // operands are read in place (the common case) needs none, and zeroing 16 KiB per
+            // call cost it a fifth of eager's time at 4096 elements.
+            let mut scratch: Vec<f32> = Vec::new();
+            for segment_index in first..last {
+                let first_row = segment_index / parts_per_row_block * rows_per_pass;
+                let start = segment_index % parts_per_row_block * part;
+                let nrows = rows_per_pass.min(rows - first_row);
+                let width = part.min(cols - start);
+                // SAFETY: segments are disjoint ranges of the fresh output, each written by
+                // the one part that holds its index.
+                let output = unsafe { out.segment(first_row * cols + start, nrows * width) };
+                self.run_segment(program, output, &mut scratch, rows_per_pass * part, first_row, nrows, start, width);
+            }
+        });
+        Ok(tensor)
+    }
+
+    /// One segment of [`Self::run`]: `program` over rows `first_row..first_row + nrows`,
+    /// columns `start..start + width`, into `output`, with `scratch` for the upper slots
+    /// (`segment` elements each).
+    #[allow(clippy::too_many_arguments)]
+    fn run_segment(
+        &self,
+        program: &[Step],
+        output: &mut [f32],
+        scratch: &mut Vec<f32>,
+        segment: usize,
+        first_row: usize,
+        nrows: usize,
+        start: usize,
+        width: usize,
+    ) {
+        let len = nrows * width;
         let scratch_len = segment * max_depth(program).saturating_sub(1);
-        let mut scratch: Vec<f32> = Vec::new();
         let scratch_at = |scratch: &mut Vec<f32>| {
             if scratch.is_empty() {
                 scratch.resize(scratch_len, 0.0);
             }
         };
-        for first_row in (0..rows).step_by(rows_per_pass) {
-            let nrows = rows_per_pass.min(rows - first_row);
-            for start in (0..cols).step_by(part) {
-                let width = part.min(cols - start);
-                let len = nrows * width;
-                let offset = first_row * cols + start;
-                let output = &mut out[offset..offset + len];
-                let mut top = 0usize;
-                let mut steps = program.iter().enumerate();
-                while let Some((at, step)) = steps.next() {
-                    // A load that the next op consumes at once, from operands contiguous
-                    // here: that op reads them in place (one pass instead of a copy and one).
-                    let fused_load = match (step, program.get(at + 1), program.get(at + 2)) {
-                        (&Step::Load(i), Some(&Step::Unary(op)), _) => {
-                            self.source(i, first_row, nrows, start, width).map(|src| (src, None, Ok(op)))
+        let mut top = 0usize;
+        let mut steps = program.iter().enumerate();
+        while let Some((at, step)) = steps.next() {
+            // A load that the next op consumes at once, from operands contiguous
+            // here: that op reads them in place (one pass instead of a copy and one).
+            let fused_load = match (step, program.get(at + 1), program.get(at + 2)) {
+                (&Step::Load(i), Some(&Step::Unary(op)), _) => {
+                    self.source(i, first_row, nrows, start, width).map(|src| (src, None, Ok(op)))
+                }
+                (&Step::Load(i), Some(&Step::Load(j)), Some(&Step::Binary(op))) => self
+                    .source(i, first_row, nrows, start, width)
+                    .zip(self.source(j, first_row, nrows, start, width))
+                    .map(|(a, b)| (a, Some(b), Err(op))),
+                _ => None,
+            };
+            if let Some((a, b, op)) = fused_load {
+                let slot = match top {
+                    0 => &mut *output,
+                    k => {
+                        scratch_at(scratch);
+                        &mut scratch[(k - 1) * segment..][..len]
+                    }
+                };
+                match (op, b) {
+                    (Ok(unary), _) => math::unary_into(unary, a, slot),
+                    (Err(binary), Some(b)) => math::binary_into(binary, a, b, slot),
+                    (Err(_), None) => unreachable!("a binary load pairs two sources"),
+                }
+                let consumed = if b.is_some() { 2 } else { 1 };
+                steps.nth(consumed - 1);
+                top += 1;
+                continue;
+            }
+            match *step {
+                Step::Load(i) => {
+                    let slot = match top {
+                        0 => &mut *output,
+                        k => {
+                            scratch_at(scratch);
+                            &mut scratch[(k - 1) * segment..][..len]
                         }
-                        (&Step::Load(i), Some(&Step::Load(j)), Some(&Step::Binary(op))) => self
-                            .source(i, first_row, nrows, start, width)
-                            .zip(self.source(j, first_row, nrows, start, width))
-                            .map(|(a, b)| (a, Some(b), Err(op))),
-                        _ => None,
                     };
-                    if let Some((a, b, op)) = fused_load {
-                        let slot = match top {
-                            0 => &mut *output,
-                            k => {
-                                scratch_at(&mut scratch);
-                                &mut scratch[(k - 1) * segment..][..len]
-                            }
-                        };
-                        match (op, b) {
-                            (Ok(unary), _) => math::unary_into(unary, a, slot),
-                            (Err(binary), Some(b)) => math::binary_into(binary, a, b, slot),
-                            (Err(_), None) => unreachable!("a binary load pairs two sources"),
-                        }
-                        let consumed = if b.is_some() { 2 } else { 1 };
-                        steps.nth(consumed - 1);
-                        top += 1;
-                        continue;
-                    }
-                    match *step {
-                        Step::Load(i) => {
-                            let slot = match top {
-                                0 => &mut *output,
-                                k => {
-                                    scratch_at(&mut scratch);
-                                    &mut scratch[(k - 1) * segment..][..len]
-                                }
-                            };
-                            self.load(i, slot, first_row, nrows, start, width);
-                            top += 1;
-                        }
-                        // Every op agrees with eager (checked by `elementwise`).
-                        Step::Unary(op) => {
-                            let slot = match top - 1 {
-                                0 => &mut *output,
-                                k => &mut scratch[(k - 1) * segment..][..len],
-                            };
-                            math::unary_in_place(op, slot);
-                        }
-                        Step::Binary(op) => {
-                            scratch_at(&mut scratch);
-                            let (lower, upper) = scratch.split_at_mut((top - 2) * segment);
-                            let a = match top - 2 {
-                                0 => &mut *output,
-                                k => &mut lower[(k - 1) * segment..][..len],
-                            };
-                            math::binary_in_place(op, a, &upper[..len]);
-                            top -= 1;
-                        }
-                    }
+                    self.load(i, slot, first_row, nrows, start, width);
+                    top += 1;
+                }
+                // Every op agrees with eager (checked by `elementwise`).
+                Step::Unary(op) => {
+                    let slot = match top - 1 {
+                        0 => &mut *output,
+                        k => &mut scratch[(k - 1) * segment..][..len],
+                    };
+                    math::unary_in_place(op, slot);
+                }
+                Step::Binary(op) => {
+                    scratch_at(scratch);
+                    let (lower, upper) = scratch.split_at_mut((top - 2) * segment);
+                    let a = match top - 2 {
+                        0 => &mut *output,
+                        k => &mut lower[(k - 1) * segment..][..len],
+                    };
+                    math::binary_in_place(op, a, &upper[..len]);
+                    top -= 1;
                 }
             }
         }
-        Ok(tensor)
     }
 
     /// Operand `i`'s values for the segment when they lie contiguously in its storage.

@@ -1,0 +1,80 @@
+"""Native kernels split over torch's threads give eager's bits.
+
+Above libtorch's grain size (2^15 elements) and with more than one torch thread, the fused
+elementwise pass is shared among torch's intra-op threads (`tl_parallel_for`, libtorch's own
+`at::parallel_for`). Each element is computed as on one thread, so the result must equal
+eager's bit for bit whatever the thread count: checked at 1, 2 and 3 threads, on shapes whose
+segments do not divide evenly, with special values, a broadcast row and a strided (non-contiguous) operand.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import torchlower
+from test_fusion_pass import FUSION
+from test_native_cpu import corpus_module, run_both, special_tensor
+
+# rows × cols around and above the grain: uneven segment counts, a row longer than a segment
+SHAPES = [(256, 129), (300, 1000), (3, 20000), (1024, 64)]
+
+
+@pytest.fixture(params=[1, 2, 3], ids=lambda n: f"{n}t")
+def threads(request):
+    before = torch.get_num_threads()
+    torch.set_num_threads(request.param)
+    yield request.param
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def fusion():
+    module, build = corpus_module(FUSION)
+    assert build.error is None, str(build.error)
+    return module
+
+
+def _native(module, name):
+    compiled = torchlower.compile(getattr(module, name))
+    assert compiled.route == "native", compiled.reason
+    return compiled
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_elementwise_chain_with_a_broadcast_row(fusion, threads, shape):
+    rows, cols = shape
+    g = torch.Generator().manual_seed(rows * cols)
+    a = torch.randn(rows, cols, generator=g)
+    a[::7] = special_tensor((cols,), 1)
+    b = torch.randn(cols, generator=g)
+    run_both(_native(fusion, "elementwise_chain"), fusion.elementwise_chain, [a, b])
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_unary_chain_on_a_strided_operand(fusion, threads, shape):
+    rows, cols = shape
+    # a view of every other row's first `cols` columns: rows do not follow each other in memory
+    x = torch.randn(2 * rows, cols + 3, generator=torch.Generator().manual_seed(rows))[::2, :cols]
+    x[::5] = special_tensor((cols,), 2)
+    run_both(_native(fusion, "unary_chain"), fusion.unary_chain, [x])
+
+
+@pytest.fixture(scope="module")
+def gelu_alone(tmp_path_factory):
+    source = tmp_path_factory.mktemp("threads") / "gelu_alone.py"
+    source.write_text(
+        "import torch.nn.functional as F\n"
+        "from torchlower.types import TensorF32Cpu2D\n\n\n"
+        "def gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return F.gelu(x)\n"
+    )
+    module, build = corpus_module(source)
+    assert build.error is None, str(build.error)
+    return module
+
+
+def test_gelu_alone_at_every_thread_count(gelu_alone, threads):
+    x = torch.randn(512, 300, generator=torch.Generator().manual_seed(3)) * 4
+    x[::9] = special_tensor((300,), 3)
+    run_both(_native(gelu_alone, "gelu"), gelu_alone.gelu, [x])
