@@ -52,6 +52,32 @@ pub(crate) fn for_each_part(n: usize, grain: usize, body: &(dyn Fn(usize, usize)
     }
 }
 
+/// A buffer that the parts of one [`for_each_part`] write, each its own disjoint ranges.
+pub(crate) struct DisjointParts<'a> {
+    ptr: *mut f32,
+    len: usize,
+    _buffer: std::marker::PhantomData<&'a mut [f32]>,
+}
+
+// SAFETY: see `part`: no two live slices of it overlap.
+unsafe impl Sync for DisjointParts<'_> {}
+
+impl<'a> DisjointParts<'a> {
+    pub(crate) fn new(buffer: &'a mut [f32]) -> Self {
+        DisjointParts { ptr: buffer.as_mut_ptr(), len: buffer.len(), _buffer: std::marker::PhantomData }
+    }
+
+    /// Elements `offset..offset + len` of the buffer.
+    ///
+    /// SAFETY: no other live slice from this buffer overlaps the range (each part of a
+    /// `for_each_part` takes the ranges of its own indices).
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn part(&self, offset: usize, len: usize) -> &mut [f32] {
+        assert!(offset + len <= self.len, "a part past the end of the buffer");
+        std::slice::from_raw_parts_mut(self.ptr.add(offset), len)
+    }
+}
+
 extern "C" fn run_part(context: *mut c_void, begin: i64, end: i64) {
     // SAFETY: `context` is the `Job` that `for_each_part` passed and keeps alive.
     let job = unsafe { &*(context as *const Job) };

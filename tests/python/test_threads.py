@@ -78,3 +78,21 @@ def test_gelu_alone_at_every_thread_count(gelu_alone, threads):
     x = torch.randn(512, 300, generator=torch.Generator().manual_seed(3)) * 4
     x[::9] = special_tensor((300,), 3)
     run_both(_native(gelu_alone, "gelu"), gelu_alone.gelu, [x])
+
+
+# Epilogues after a GEMM: bias and ops split by rows over the threads (sigmoid is ours on AVX2
+# CPUs and libtorch's whole-buffer kernel on AVX-512 ones: both paths are covered somewhere).
+@pytest.mark.parametrize("name", ["matmul_bias_sigmoid", "matmul_bias", "nested_epilogues"])
+def test_square_weight_epilogues(fusion, threads, name):
+    g = torch.Generator().manual_seed(len(name))
+    x = torch.randn(300, 160, generator=g)
+    x[::11] = special_tensor((160,), 4)
+    w = torch.randn(160, 160, generator=g) / 8
+    b = torch.randn(160, generator=g)
+    run_both(_native(fusion, name), getattr(fusion, name), [x, w, b])
+
+
+def test_weight_tied_layer_loop(fusion, threads):
+    g = torch.Generator().manual_seed(5)
+    x, w, b = torch.randn(400, 128, generator=g), torch.randn(128, 128, generator=g) / 11, torch.randn(128, generator=g)
+    run_both(_native(fusion, "one_statement_loop"), fusion.one_statement_loop, [x, w, b, 3])

@@ -115,6 +115,28 @@ pub fn apply(
     }
 }
 
+/// [`apply`] without a reduction, its rows shared among torch's threads above libtorch's grain
+/// size when every op of `acts` may run on part of a buffer ([`calibrate::native`]; each row is
+/// then computed exactly as on one thread). Otherwise the whole buffer on this thread, where an
+/// op that must see it all is libtorch's own (parallel) kernel.
+pub fn apply_over_threads(values: &mut [f32], rows: usize, cols: usize, bias: RowBias<'_>, acts: &[Unary]) {
+    if !acts.iter().all(|&op| calibrate::native(op)) {
+        return apply(values, rows, cols, bias, acts, None, &mut []);
+    }
+    let cols_or_one = cols.max(1);
+    let grain_rows = (super::PARALLEL_GRAIN / cols_or_one).max(1);
+    let parts = crate::parallel::DisjointParts::new(&mut values[..rows * cols]);
+    crate::parallel::for_each_part(rows, grain_rows, &|first, last| {
+        // SAFETY: rows `first..last` belong to this part only.
+        let block = unsafe { parts.part(first * cols, (last - first) * cols) };
+        let bias = match bias {
+            RowBias::Matrix(b) => RowBias::Matrix(&b[first * cols..last * cols]),
+            other => other,
+        };
+        apply(block, last - first, cols, bias, acts, None, &mut []);
+    });
+}
+
 /// Adds the bias to `rows` rows (`values` holds exactly those, row-major) that start at row
 /// `first` of the whole matrix.
 fn add_bias(values: &mut [f32], rows: usize, cols: usize, bias: RowBias<'_>, first: usize) {

@@ -207,7 +207,7 @@ where
                 epilogue::apply(destination, m, n, bias, acts, Some((r, axis)), unsafe { view.values_mut() });
                 return Ok(tensor);
             }
-            epilogue::apply(destination, m, n, bias, acts, None, &mut []);
+            epilogue::apply_over_threads(destination, m, n, bias, acts);
             if let Some(tensor) = output {
                 return finish_with(tensor);
             }
@@ -339,7 +339,7 @@ fn gemm_then_epilogue<'b>(
             // SAFETY: a fresh tensor only this call holds.
             let values = unsafe { view.values_mut() };
             let bias = gemm(values);
-            epilogue::apply(values, m, n, bias, acts, None, &mut []);
+            epilogue::apply_over_threads(values, m, n, bias, acts);
             Ok(tensor)
         }
         Some(r) => {
@@ -356,12 +356,14 @@ fn gemm_then_epilogue<'b>(
     }
 }
 
-/// Whether the epilogue of an `m×n` product goes to libtorch's kernels rather than our
-/// one-threaded pass: with more than one torch thread, above libtorch's grain size, its
-/// parallel ops win (measured with 2 threads: the fused pass after a parallel GEMM ran at
-/// ×0.86–0.96 of eager there).
+/// Whether the epilogue of an `m×n` product goes to libtorch's kernels rather than our pass:
+/// with more than one torch thread, above libtorch's grain size, when the pass could not be
+/// split over the threads (a reduction, or an op that must see the whole buffer). Bias and
+/// acts alone are split by rows (`epilogue::apply_over_threads`); one-threaded, that pass ran
+/// at ×0.86–0.96 of eager's parallel ops (measured with 2 threads).
 fn epilogue_in_parallel(m: usize, n: usize, acts: &[Unary], reduce: Option<Reduce>) -> bool {
-    (!acts.is_empty() || reduce.is_some()) && m * n > PARALLEL_GRAIN && crate::facts::num_threads() > 1
+    let splits = reduce.is_none() && acts.iter().all(|&op| calibrate::native(op));
+    (!acts.is_empty() || reduce.is_some()) && !splits && m * n > PARALLEL_GRAIN && crate::facts::num_threads() > 1
 }
 
 /// `reduce(acts(t))` by libtorch's (parallel) kernels, `acts` in place on `t`, a fresh

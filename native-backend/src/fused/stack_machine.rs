@@ -21,22 +21,6 @@ pub(super) struct ElementwisePlan {
 // call), so the threads of one `run` may share it.
 unsafe impl Sync for ElementwisePlan {}
 
-/// The output's values, written by the threads of one `run`, each to its own segments.
-struct SharedOutput(*mut f32);
-
-// SAFETY: see `segment`: every segment is written by one thread only.
-unsafe impl Sync for SharedOutput {}
-
-impl SharedOutput {
-    /// Elements `offset..offset + len` of the output.
-    ///
-    /// SAFETY: the range lies in the output, and no other live slice overlaps it.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn segment(&self, offset: usize, len: usize) -> &mut [f32] {
-        std::slice::from_raw_parts_mut(self.0.add(offset), len)
-    }
-}
-
 /// How many output elements one pass of the stack machine handles: 16 KB per stack slot, so
 /// the slots stay in cache while the per-pass cost (one call per step) is spread thin.
 const CHUNK: usize = 4096;
@@ -103,14 +87,15 @@ impl ElementwisePlan {
     /// scratch. Above libtorch's grain size the segments are shared among torch's threads
     /// (each op is elementwise, so every element is computed as on one thread).
     pub(super) fn run(&self, program: &[Step]) -> Result<Tensor> {
-        let (tensor, out) = dense::empty(&self.shape)?;
+        let (tensor, view) = dense::empty(&self.shape)?;
+        // SAFETY: a fresh tensor only this call holds.
+        let out = crate::parallel::DisjointParts::new(unsafe { view.values_mut() });
         let (rows, cols) = (self.rows, self.cols);
         let rows_per_pass = (CHUNK / cols).clamp(1, rows);
         let part = cols.min(CHUNK);
         let parts_per_row_block = cols.div_ceil(part);
         let segments = rows.div_ceil(rows_per_pass) * parts_per_row_block;
         let grain = (super::PARALLEL_GRAIN / (rows_per_pass * part)).max(1);
-        let out = SharedOutput(out.ptr);
         crate::parallel::for_each_part(segments, grain, &|first, last| {
             // Stack slots above the first, allocated on first use: a lone binary op whose
             // operands are read in place (the common case) needs none, and zeroing 16 KiB per
@@ -123,7 +108,7 @@ impl ElementwisePlan {
                 let width = part.min(cols - start);
                 // SAFETY: segments are disjoint ranges of the fresh output, each written by
                 // the one part that holds its index.
-                let output = unsafe { out.segment(first_row * cols + start, nrows * width) };
+                let output = unsafe { out.part(first_row * cols + start, nrows * width) };
                 self.run_segment(program, output, &mut scratch, rows_per_pass * part, first_row, nrows, start, width);
             }
         });
