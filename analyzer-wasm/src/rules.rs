@@ -219,8 +219,12 @@ rule!(ADD_BCAST, "torchlower/tensor-add-f32-2d-1d-broadcast", Add, false,
     "a + b with one rank-2 and one rank-1 tensor (either order)", "Trailing-dimension broadcast; result rank 2.", "x @ w + b");
 rule!(INT64_ELEMENTWISE, "torchlower/tensor-arith-int64", Add, true,
     "EXTENSION: a + b, a - b, a * b, a / b with an int64 tensor (operators, torch.add & co., methods)",
-    "Two CPU tensors, int64 and int64 or float32, broadcast as eager: int64 `+ - *` int64 is int64 (libtorch's kernels, which wrap on overflow as eager's do), `/` and a float32 operand give float32. A Python number with an int64 tensor stays TL241.",
+    "Two CPU tensors, int64 and int64 or float32, broadcast as eager: int64 `+ - *` int64 is int64 (libtorch's kernels, which wrap on overflow as eager's do), `/` and a float32 operand give float32. With a Python number: torchlower/tensor-arith-int64-number.",
     "F.embedding(x + category_offsets[None], weight)");
+rule!(INT64_NUMBER, "torchlower/tensor-arith-int64-number", Add, true,
+    "EXTENSION: an int64 tensor with a Python number in `+ - * /` (either side; operators, torch.add & co., methods)",
+    "A CPU int64 tensor of any rank: an int with `+ - *` stays int64 (libtorch's kernel with an integer scalar, which wraps on overflow as eager's does); `/` or a float gives float32, torch's default dtype. `1 - t` is `torch.rsub`, `2 / t` is `t.reciprocal() * 2`, as in eager.",
+    "max_exact + (torch.log(rp.float() / max_exact) * scale).to(torch.long)  /  positions + past_length");
 rule!(SUB_SAME, "torchlower/tensor-sub-f32-same-rank", Sub, false,
     "a - b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2; result of that rank.", "a - b");
 rule!(SUB_BCAST, "torchlower/tensor-sub-f32-2d-1d-broadcast", Sub, false,
@@ -701,7 +705,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &UNARY_ABS, &UNARY_NEG, &UNARY_NEGATIVE, &NEG_OPERATOR, &UNARY_SQUARE, &UNARY_EXP, &UNARY_LOG, &UNARY_SQRT,
     &GELU_NONE,
     &MATMUL_OP_2D, &MATMUL_OP_MIXED, &MATMUL_CALL_2D, &MATMUL_CALL_MIXED,
-    &ADD_SAME, &ADD_BCAST, &INT64_ELEMENTWISE, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
+    &ADD_SAME, &ADD_BCAST, &INT64_ELEMENTWISE, &INT64_NUMBER, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
     &FUNCTION_ADD, &FUNCTION_SUB, &FUNCTION_MUL, &FUNCTION_DIV, &METHOD_ADD, &METHOD_SUB, &METHOD_MUL, &METHOD_DIV,
     &ADD_SCALAR, &SUB_SCALAR, &MUL_SCALAR, &DIV_SCALAR,
     &RELU_IN_PLACE, &ADD_IN_PLACE, &SUB_IN_PLACE, &MUL_IN_PLACE, &DIV_IN_PLACE, &DEFERRED_WRITE,
@@ -878,8 +882,8 @@ code!(ARITH_METHOD, "TL240", Binops, Error,
     "a.add(b, alpha=2)  /  a.div(b, rounding_mode=\"floor\")", "Use the operator form, or compute the option with separate ops.");
 code!(INT64_ARITH, "TL241", Binops, Error,
     "Arithmetic on int64 tensors",
-    "int64 tensors take `+ - * /` with another tensor (torchlower/tensor-arith-int64); with a Python number, in a matmul, or in the other ops of float32 they are not claimed.",
-    "labels * 2", "Make the number a tensor, or convert with `.float()` first.");
+    "int64 tensors take `+ - * /` with another int64 or float32 tensor or a Python number (torchlower/tensor-arith-int64, …-int64-number); in a matmul, or in the other ops of float32, they are not claimed.",
+    "labels @ w", "Convert with `.float()` first.");
 code!(SCALAR_OPERAND, "TL242", Binops, Error,
     "Tensor arithmetic with this scalar operand",
     "Python int and float operands are claimed (`x * 2.0`, `1 - x`); a bool operand (`x * True`), or a number first in the function form (`torch.add(2.0, x)`, which eager rejects too), is not.",

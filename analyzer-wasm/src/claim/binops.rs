@@ -192,7 +192,8 @@ fn with_number(left: &Operand, right: &Operand, op: Op, form: &str, number_left:
     let rule = scalar_rule(op)?;
     let t = match tensor.ty {
         Ty::Tensor(t) if t.dtype == Dtype::I64 => {
-            return Some(Decision::reject(&rules::INT64_ARITH, format!("{form} on an int64 tensor ({})", tensor.ty.describe())))
+            let number = if matches!(options, Options::ScalarRight) { right } else { left };
+            return Some(int64_with_number(t, number.ty, op, form, options));
         }
         Ty::Unknown => return Some(Decision::Unresolved(format!("an operand of {form} has an unresolved type"))),
         _ => match f32_tensor(tensor, "tensor operand") {
@@ -201,6 +202,19 @@ fn with_number(left: &Operand, right: &Operand, op: Op, form: &str, number_left:
         },
     };
     Some(Decision::Claimed(Claim { rule, result: t, op, options, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }))
+}
+
+/// An int64 tensor with a Python number, on the CPU: eager's promotion — an int with `+ - *`
+/// stays int64 (libtorch's kernel with an integer scalar, wrapping on overflow as eager's
+/// does), `/` or a float gives float32 (torch's default dtype). T5's bucket arithmetic,
+/// position offsets (`positions + past_length`), label shifts.
+fn int64_with_number(t: TensorTy, number: Ty, op: Op, form: &str, options: Options) -> Decision {
+    // int64 tensors exist on the CPU only (`ty::MARKERS`)
+    let dtype = if number == Ty::Int && op != Op::Div { Dtype::I64 } else { Dtype::F32 };
+    match TensorTy::new(dtype, Device::Cpu, t.rank) {
+        Some(result) => Decision::Claimed(Claim { rule: &rules::INT64_NUMBER, result, op, options, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type for rank {}", t.rank)),
+    }
 }
 
 /// Both operands float32 tensors on one device (scalars, int64 and mixes are rejected).
@@ -336,7 +350,14 @@ mod tests {
     fn rejections_and_not_covered() {
         let x = t(T::F32_CPU_2D);
         assert_eq!(bin(Operator::Mult, x.clone(), boolean(true)).0, "TL242");
-        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), int(1)).0, "TL241");
+        let number_rule = "torchlower/tensor-arith-int64-number".to_string();
+        assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), int(1)), (number_rule.clone(), "TensorI64Cpu1D".into()));
+        assert_eq!(bin(Operator::Sub, int(1), t(T::I64_CPU_2D)), (number_rule.clone(), "TensorI64Cpu2D".into()));
+        let half = Operand { ty: Ty::Float, lit: Lit::Float(0.5) };
+        assert_eq!(bin(Operator::Mult, t(T::I64_CPU_2D), half), (number_rule.clone(), "TensorF32Cpu2D".into()));
+        assert_eq!(bin(Operator::Div, t(T::I64_CPU_1D), int(2)), (number_rule.clone(), "TensorF32Cpu1D".into()));
+        assert_eq!(outcome(&method(&t(T::I64_CPU_1D), "mul", &[int(3)], &[])), (number_rule, "TensorI64Cpu1D".into()));
+        assert_eq!(bin(Operator::MatMult, t(T::I64_CPU_2D), t(T::F32_CPU_2D)).0, "TL241");
         assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::I64_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorI64Cpu1D".into()));
         assert_eq!(bin(Operator::Sub, t(T::I64_CPU_2D), t(T::I64_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorI64Cpu2D".into()));
         assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::F32_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorF32Cpu1D".into()));

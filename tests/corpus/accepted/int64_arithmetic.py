@@ -1,5 +1,8 @@
 # int64 tensors in `+ - * /` with another tensor (rtdl's categorical tokenizer, T5's relative
-# positions): eager's promotion, libtorch's kernels.
+# positions) or a Python number (T5's buckets, position offsets): eager's promotion, libtorch's
+# kernels.
+import math
+
 import torch
 import torch.nn.functional as F
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorI64Cpu2D
@@ -33,3 +36,43 @@ def offset_lookup(x: TensorI64Cpu2D, offsets: TensorI64Cpu1D, weight: TensorF32C
 
 def relative_positions(q: TensorI64Cpu1D, k: TensorI64Cpu1D) -> TensorI64Cpu2D:
     return k[None, :] - q[:, None]
+
+
+def labels_times_number(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
+    labels = x.argmax(dim=1)
+    return labels * 2
+
+
+def labels_plus_number(a: TensorI64Cpu1D) -> TensorI64Cpu1D:
+    return 1 + a
+
+
+def shifted_positions(positions: TensorI64Cpu2D, past_length: int) -> TensorI64Cpu2D:
+    return positions + past_length - 1
+
+
+def number_minus(a: TensorI64Cpu1D) -> TensorI64Cpu1D:
+    return 3 - a
+
+
+def scaled_by_float(a: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    return a * 0.5
+
+
+def halves(a: TensorI64Cpu1D) -> TensorF32Cpu1D:
+    return a / 2
+
+
+def number_over(a: TensorI64Cpu1D) -> TensorF32Cpu1D:
+    return 2 / a
+
+
+def method_and_function_forms(a: TensorI64Cpu1D) -> TensorI64Cpu1D:
+    return torch.add(a.mul(3), 5)
+
+
+def log_buckets(relative_position: TensorI64Cpu2D, num_buckets: int, max_distance: int) -> TensorI64Cpu2D:
+    max_exact = num_buckets // 2
+    return max_exact + (
+        torch.log(relative_position.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+    ).to(torch.long)

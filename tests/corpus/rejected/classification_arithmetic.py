@@ -1,14 +1,14 @@
-# Seed row "Classification-result arithmetic": int64 tensors with a Python number stay
-# rejected (TL241); with another tensor they are claimed (accepted/int64_arithmetic.py).
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+# Seed row "Classification-result arithmetic": int64 tensors in `+ - * /` with another
+# tensor or a Python number are claimed (accepted/int64_arithmetic.py); in a matrix product
+# they stay rejected (TL241): the products are float32 only.
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
 import torch
-import torch.nn.functional as F
 
 
-def labels_times_number(x: TensorF32Cpu2D) -> TensorI64Cpu1D:
+def labels_matmul(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
     labels = x.argmax(dim=1)
-    return labels * 2
+    return labels @ w
 
 
-def labels_plus_number(a: TensorI64Cpu1D) -> TensorI64Cpu1D:
-    return 1 + a
+def labels_matmul_call(a: TensorI64Cpu1D, w: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    return torch.matmul(a, w)
