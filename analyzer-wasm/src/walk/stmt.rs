@@ -363,6 +363,11 @@ impl Walker<'_> {
                 let symbol = crate::claim::operator_symbol(s.op);
                 self.deferred_write((crate::report::SiteKind::Binop, format!("{symbol}=")), current, vec![rhs], s.range())
             }
+            // `buckets += t` on a Python number: numbers have no in-place operators, so
+            // Python rebinds the name to `buckets + t` (T5's `relative_buckets = 0` … `+=`)
+            _ if matches!(current.ty, Ty::Int | Ty::Float) && matches!(rhs.ty, Ty::Tensor(_)) => {
+                self.binop(s.op, false, current, rhs, s.range())
+            }
             _ => self.binop(s.op, true, current, rhs, s.range()),
         };
         self.assign(n.id.as_str(), v, s.range(), out);

@@ -76,3 +76,19 @@ def log_buckets(relative_position: TensorI64Cpu2D, num_buckets: int, max_distanc
     return max_exact + (
         torch.log(relative_position.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
     ).to(torch.long)
+
+
+# `+=` on a Python number rebinds it to `number + tensor` (numbers have no in-place
+# operators): T5's `relative_buckets = 0` then `relative_buckets += … * num_buckets`.
+def number_accumulates_tensors(relative_position: TensorI64Cpu2D, num_buckets: int) -> TensorI64Cpu2D:
+    relative_buckets = 0
+    relative_buckets += (relative_position > 0).to(torch.long) * num_buckets
+    relative_buckets += relative_position
+    return relative_buckets
+
+
+def float_scaled_by_tensor(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    scale = 0.5
+    scale *= x
+    scale -= b
+    return scale
