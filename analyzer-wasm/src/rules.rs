@@ -187,6 +187,10 @@ rule!(UNARY_NEGATIVE, "torchlower/unary-negative-f32-rank1-2", Neg, false,
     "torch.negative(t) / t.negative()", "One rank-1/2 float32 tensor, no other arguments; result of the same rank (lowers to `ops::neg`).", "torch.negative(h)");
 rule!(NEG_OPERATOR, "torchlower/tensor-neg-operator", Neg, true,
     "EXTENSION: -t on a float32 tensor", "Python's unary minus on a tensor is eager's `torch.neg` (signed zeros and NaN as eager); the result has the tensor's type.", "-x");
+rule!(INT64_SIGN, "torchlower/abs-neg-int64", Abs, true,
+    "EXTENSION: torch.abs(t) / t.abs() / torch.neg(t) / t.neg() / -t on an int64 tensor",
+    "An int64 CPU tensor of any rank: libtorch's int64 kernels (the most negative int64 maps to itself, as in eager); the result has the tensor's type.",
+    "relative_position = torch.abs(relative_position)  /  -torch.min(rp, torch.zeros_like(rp))");
 rule!(RELU_IN_PLACE, "torchlower/relu-in-place-fresh", Relu, true,
     "EXTENSION: h.relu_() / F.relu(h, inplace=True) on a fresh local",
     "Claimed when `h` is a local whose storage is provably not a parameter's (the result of a claimed op that allocates, or a view of one): the change cannot be seen by the caller, and it is made in place, as eager makes it. On a parameter, or a view of one, it stays rejected (TL203).",
@@ -368,6 +372,9 @@ rule!(MAXIMUM, "torchlower/maximum", Maximum, true,
 rule!(MINIMUM, "torchlower/minimum", Minimum, true,
     "EXTENSION: torch.minimum(a, b) / a.minimum(b) / torch.min(a, b)",
     "Two float32 tensors, broadcast as eager does; NaN propagates.", "torch.minimum(x, ceiling)");
+rule!(INT64_MIN_MAX, "torchlower/minimum-maximum-int64", Minimum, true,
+    "EXTENSION: torch.minimum / torch.maximum / torch.min(a, b) / torch.max(a, b) / the methods on two int64 tensors",
+    "Two int64 CPU tensors, broadcast as eager does; int64 result of the larger rank.", "torch.min(rp_if_large, torch.full_like(rp_if_large, num_buckets - 1))");
 rule!(LAYER_NORM, "torchlower/layer-norm", LayerNorm, true,
     "EXTENSION: F.layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5)",
     "A float32 input of any rank; `normalized_shape` a Python int or a tuple/list of them (`(n,)`, `x.shape[-1:]`); weight and bias float32 tensors or None; eps a Python float. libtorch's kernel (eager's values and errors).",
@@ -702,7 +709,7 @@ rule!(CONTIGUOUS, "torchlower/contiguous", Contiguous, true,
 pub static ALL_RULES: &[&Rule] = &[
     &LINEAR_BIAS, &LINEAR_NONE, &LINEAR_BIAS_KEYWORD,
     &TENSOR_RELU, &TENSOR_SIGMOID, &TENSOR_TANH, &FUNCTION_RELU, &FUNCTION_SIGMOID, &FUNCTION_TANH, &FUNCTIONAL_RELU,
-    &UNARY_ABS, &UNARY_NEG, &UNARY_NEGATIVE, &NEG_OPERATOR, &UNARY_SQUARE, &UNARY_EXP, &UNARY_LOG, &UNARY_SQRT,
+    &UNARY_ABS, &UNARY_NEG, &UNARY_NEGATIVE, &NEG_OPERATOR, &INT64_SIGN, &UNARY_SQUARE, &UNARY_EXP, &UNARY_LOG, &UNARY_SQRT,
     &GELU_NONE,
     &MATMUL_OP_2D, &MATMUL_OP_MIXED, &MATMUL_CALL_2D, &MATMUL_CALL_MIXED,
     &ADD_SAME, &ADD_BCAST, &INT64_ELEMENTWISE, &INT64_NUMBER, &SUB_SAME, &SUB_BCAST, &MUL_SAME, &MUL_BCAST, &DIV_SAME, &DIV_BCAST,
@@ -712,7 +719,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &MEAN_DIM, &SUM_DIM, &MEAN_DIMS, &SUM_DIMS,
     &SOFTMAX_DIM, &FUNCTIONAL_SOFTMAX, &ARGMAX_DIM,
     &LAYER_NORM,
-    &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &SILU, &RSQRT, &ERF, &SOFTPLUS,
+    &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &INT64_MIN_MAX, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
     &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,

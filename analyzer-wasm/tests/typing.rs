@@ -16,9 +16,23 @@ fn codes(f: &Function) -> Vec<&str> {
 }
 
 #[test]
-fn branch_join_with_different_ranks_is_unknown() {
+fn branch_join_with_different_ranks_walks_the_rest_per_branch() {
+    // `h` is rank 2 on one path and rank 1 on the other: the `return` after the `if` is walked
+    // once per branch, so each path is typed as it runs, and the path that returns a matrix
+    // where the annotation says rank 1 is the reported problem
     let f = only_function(
         "def f(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu1D:\n    if c:\n        h = x\n    else:\n        h = x.sum(dim=0)\n    return h.relu()\n",
+    );
+    assert_eq!(f.route, Route::Fallback);
+    assert_eq!(codes(&f), ["TL401"]);
+    let relus: Vec<_> = f.sites.iter().filter(|s| s.target == "Tensor.relu").map(|s| (s.outcome, s.result_type.clone())).collect();
+    assert_eq!(relus, [(Outcome::Claimed, Some("TensorF32Cpu2D".to_string())), (Outcome::Claimed, Some("TensorF32Cpu1D".to_string()))]);
+}
+
+#[test]
+fn branch_join_inside_a_loop_is_unknown() {
+    let f = only_function(
+        "def f(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:\n    for i in range(n):\n        if i > 1:\n            h = x\n        else:\n            h = x.sum(dim=0)\n        x = x + h.relu()\n    return x\n",
     );
     assert_eq!(f.route, Route::Fallback);
     let relu = f.sites.iter().find(|s| s.target == "Tensor.relu").expect("relu site");

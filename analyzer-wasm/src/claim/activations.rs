@@ -75,6 +75,9 @@ pub fn one_tensor_function(q: &Query, form: &str, rule: &'static Rule, op: Op) -
 }
 
 fn tensor_claim(input: &Operand, what: &str, rule: &'static Rule, op: Op, at: OperandRef) -> Decision {
+    if let (true, Some(t)) = (rule.id == rules::INT64_SIGN.id, super::int64_tensor(input)) {
+        return Decision::Claimed(Claim { rule, result: t, op, options: Options::None, operands: vec![at] });
+    }
     match f32_tensor(input, what) {
         Ok(t) => Decision::Claimed(Claim { rule, result: elementwise_result(t), op, options: Options::None, operands: vec![at] }),
         Err(d) => d,

@@ -165,9 +165,12 @@ pub fn decide(q: &Query) -> Decision {
 
 /// `-t`, the unary minus operator on a tensor (eager's `torch.neg`).
 pub fn negation(operand: &Operand) -> Decision {
-    let decision = match f32_tensor(operand, "operand of unary `-`") {
-        Ok(t) => Decision::Claimed(Claim { rule: &rules::NEG_OPERATOR, result: t, op: Op::Neg, options: Options::None, operands: vec![OperandRef::Receiver] }),
-        Err(d) => d,
+    let decision = match int64_tensor(operand) {
+        Some(t) => Decision::Claimed(Claim { rule: &rules::INT64_SIGN, result: t, op: Op::Neg, options: Options::None, operands: vec![OperandRef::Receiver] }),
+        None => match f32_tensor(operand, "operand of unary `-`") {
+            Ok(t) => Decision::Claimed(Claim { rule: &rules::NEG_OPERATOR, result: t, op: Op::Neg, options: Options::None, operands: vec![OperandRef::Receiver] }),
+            Err(d) => d,
+        },
     };
     let q = Query { target: Target::Method("neg"), receiver: Some(operand), args: &[], keywords: &[], starred: false };
     cuda_gate(&q, decision)
@@ -396,6 +399,14 @@ pub fn f32_tensor(op: &Operand, what: &str) -> Result<TensorTy, Decision> {
         Ty::Tensor(t) if t.dtype == Dtype::F32 => Ok(t),
         Ty::Unknown => Err(Decision::Unresolved(format!("{what} has an unresolved type"))),
         other => Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not a float32 tensor", other.describe()))),
+    }
+}
+
+/// The operand's type when it is an int64 tensor (on the CPU, the only device they have).
+pub fn int64_tensor(op: &Operand) -> Option<TensorTy> {
+    match op.ty {
+        Ty::Tensor(t) if t.dtype == Dtype::I64 => Some(t),
+        _ => None,
     }
 }
 

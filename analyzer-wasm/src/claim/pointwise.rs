@@ -7,7 +7,7 @@
 use super::{f32_tensor, keyword, keywords_only, one_device, Claim, Decision, Lit, Operand, OperandRef, Query};
 use crate::ir::{Op, Options};
 use crate::rules::{self, Rule};
-use crate::ty::{TensorTy, Ty};
+use crate::ty::{Device, Dtype, TensorTy, Ty};
 
 fn rule(op: Op) -> Option<&'static Rule> {
     Some(match op {
@@ -127,6 +127,12 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
                 return Decision::reject(&rules::BAD_ARITY, format!("{form}: only the two-tensor form is claimed here"));
             }
             let Some(rule) = rule(op) else { return super::not_in_lane(op) };
+            if let (Some(a), Some(b)) = (super::int64_tensor(input), super::int64_tensor(other)) {
+                return match TensorTy::new(Dtype::I64, Device::Cpu, a.rank.max(b.rank)) {
+                    Some(result) => Decision::Claimed(Claim { rule: &rules::INT64_MIN_MAX, result, op, options: Options::None, operands: vec![at, OperandRef::Arg(first)] }),
+                    None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
+                };
+            }
             let a = match f32_tensor(input, &format!("{form} input")) {
                 Ok(t) => t,
                 Err(d) => return d,

@@ -25,12 +25,20 @@ fn rule(op: Op, name: &str) -> Option<&'static Rule> {
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     let name = path.trim_start_matches("torch.");
     let Some(rule) = rule(op, name) else { return super::not_in_lane(op) };
+    let rule = int64_rule(op, q.args.first()).unwrap_or(rule);
     one_tensor_function(q, path, rule, op)
 }
 
 pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let Some(rule) = rule(op, name) else { return super::not_in_lane(op) };
+    let rule = int64_rule(op, Some(receiver)).unwrap_or(rule);
     zero_arg_method(q, receiver, name, rule, op)
+}
+
+/// `abs`/`neg` of an int64 tensor: their own rule, the tensor's type (the other ops of the lane
+/// are float32 only).
+fn int64_rule(op: Op, input: Option<&Operand>) -> Option<&'static Rule> {
+    (matches!(op, Op::Abs | Op::Neg) && input.and_then(super::int64_tensor).is_some()).then_some(&rules::INT64_SIGN)
 }
 
 #[cfg(test)]
@@ -57,5 +65,14 @@ mod tests {
         assert_eq!(outcome(&method(&x, "abs_", &[], &[])).0, "TL203");
         assert_eq!(outcome(&method(&x, "sqrt", &[int(1)], &[])).0, "TL202");
         assert_eq!(outcome(&call("torch.absolute", &[x.clone()], &[])).0, "not_covered");
+        assert_eq!(outcome(&call("torch.exp", &[t(T::I64_CPU_2D)], &[])).0, "TL200");
+    }
+
+    #[test]
+    fn abs_and_neg_of_int64() {
+        let want = ("torchlower/abs-neg-int64".to_string(), "TensorI64Cpu2D".to_string());
+        assert_eq!(outcome(&call("torch.abs", &[t(T::I64_CPU_2D)], &[])), want);
+        assert_eq!(outcome(&method(&t(T::I64_CPU_2D), "neg", &[], &[])), want);
+        assert_eq!(outcome(&super::super::negation(&t(T::I64_CPU_2D))), want);
     }
 }

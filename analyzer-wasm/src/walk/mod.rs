@@ -176,6 +176,8 @@ struct Walker<'a> {
     unrolled: usize,
     /// locals bound to the unknown result of a failed site, and that site (see `Val::cause`)
     failed_locals: BTreeMap<String, usize>,
+    /// `if`s whose tail was walked once per branch so far (`stmt::MAX_TAIL_SPLITS`)
+    tail_splits: usize,
 }
 
 /// Where control leaves a loop body early, and with which environment.
@@ -222,6 +224,7 @@ fn analyze_with<'a>(
         conditional: 0,
         unrolled: 0,
         failed_locals: BTreeMap::new(),
+        tail_splits: 0,
     };
     let (report_params, mut param_tys) = w.signature(def);
     if let Some(types) = params {
@@ -250,6 +253,9 @@ fn analyze_with<'a>(
         let end = usize::from(def.range().end());
         w.diag_at(&rules::MISSING_RETURN, "the function can reach its end and return None".to_string(), end, end);
     }
+    // a tail walked once per branch (`Walker::if_with_tail`) reports its problems once
+    let mut seen = BTreeSet::new();
+    w.diags.retain(|d| seen.insert((d.code.clone(), (d.span.line, d.span.col, d.span.end_line, d.span.end_col), d.message.clone())));
     let native = w.diags.is_empty() && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
     let ir = match (native, w.returns) {
         (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), body }),

@@ -9,6 +9,37 @@ use crate::ty::Ty;
 use ruff_python_ast::{self as ast, ElifElseClause, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
+/// Most `if`s per function whose tail is walked once per branch ([`Walker::if_with_tail`]):
+/// each doubles the tail, so a hostile function cannot make the walk grow without bound.
+pub(super) const MAX_TAIL_SPLITS: usize = 4;
+
+/// The walker's state before a statement, to walk it again ([`Walker::undo`]).
+struct WalkMark {
+    env: super::env::Env,
+    out_len: usize,
+    sites: usize,
+    diags: usize,
+    returns: Option<Ty>,
+    returns_tuple: Vec<Ty>,
+    failed_locals: std::collections::BTreeMap<String, usize>,
+    unrolled: usize,
+    depth_reported: bool,
+}
+
+/// Whether the source of `stmts` mentions `name` as a whole identifier (a conservative read
+/// check: a mention in a string or comment counts too).
+fn reads_name(source: &str, stmts: &[Stmt], name: &str) -> bool {
+    let identifier = |c: char| c == '_' || c.is_alphanumeric();
+    stmts.iter().any(|stmt| {
+        let text = source.get(usize::from(stmt.range().start())..usize::from(stmt.range().end())).unwrap_or("");
+        text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            !before.is_some_and(identifier) && !after.is_some_and(identifier)
+        })
+    })
+}
+
 impl Walker<'_> {
 
     /// Walk a block; returns its IR and whether its end is reachable.
@@ -23,11 +54,108 @@ impl Walker<'_> {
                     }
                 }
             }
+            if let Stmt::If(s) = stmt {
+                if let Some(live) = self.if_with_tail(s, &body[i + 1..], &mut out) {
+                    return (out, live); // the rest of the block was walked in each branch
+                }
+                continue;
+            }
             if !self.stmt(stmt, &mut out) {
                 return (out, false); // the rest of the block is unreachable
             }
         }
         (out, true)
+    }
+
+    /// An `if` followed by `tail`, the rest of its block. Walked as usual, unless its branches
+    /// leave a name with different types that `tail` reads (T5's `relative_buckets`: the int
+    /// `0` on one path, an int64 tensor after `+=` on the other): then the walk is undone and
+    /// `tail` is walked again at the end of each branch with that branch's types, as if the
+    /// source had a copy of it in each (the tail runs once on every path either way). Only
+    /// outside loops (a loop body's tail flows back into the loop), at most
+    /// [`MAX_TAIL_SPLITS`] times per function. `Some(live)` when the tail was consumed,
+    /// `None` when the `if` was walked as usual and the caller goes on with `tail`.
+    fn if_with_tail(&mut self, s: &ast::StmtIf, tail: &[Stmt], out: &mut Vec<ir::Stmt>) -> Option<bool> {
+        if self.depth >= MAX_DEPTH {
+            self.too_deep(s.range());
+            return None;
+        }
+        let mark = self.mark(out.len());
+        self.depth += 1;
+        let live = self.if_stmt(&s.test, &s.body, &s.elif_else_clauses, out);
+        self.depth -= 1;
+        if !live {
+            return Some(false);
+        }
+        let newly_conflicting: Vec<String> = self
+            .env
+            .iter()
+            .filter(|(name, b)| b.conflicting && !mark.env.get(name).is_some_and(|before| before.conflicting))
+            .map(|(name, _)| name.clone())
+            .collect();
+        let splits = !tail.is_empty()
+            && self.loop_exits.is_empty()
+            && self.tail_splits < MAX_TAIL_SPLITS
+            && newly_conflicting.iter().any(|name| reads_name(self.index.source(), tail, name));
+        if !splits {
+            return None;
+        }
+        self.tail_splits += 1;
+        self.undo(mark, out);
+        self.depth += 1;
+        let cond = self.condition(&s.test);
+        let before = self.env.clone();
+        let branch = |w: &mut Self, walk: &dyn Fn(&mut Self) -> (Vec<ir::Stmt>, bool)| {
+            w.conditional += 1;
+            let (mut block, live) = walk(w);
+            w.conditional -= 1;
+            if !live {
+                return (block, false, std::mem::take(&mut w.env));
+            }
+            let (rest, live) = w.block(tail);
+            block.extend(rest);
+            (block, live, std::mem::take(&mut w.env))
+        };
+        let (then, then_live, after_then) = branch(self, &|w| w.block(&s.body));
+        self.env = before;
+        let (orelse, else_live, after_else) = branch(self, &|w| w.else_branch(&s.elif_else_clauses));
+        self.env = match (then_live, else_live) {
+            (true, false) => after_then,
+            (false, true) => after_else,
+            _ => after_then.join(&after_else),
+        };
+        self.depth -= 1;
+        if let Some(cond) = cond {
+            out.push(ir::Stmt::If { cond, then, orelse });
+        }
+        Some(then_live || else_live)
+    }
+
+    /// What [`Self::undo`] needs to walk a statement again as if it had not been walked.
+    fn mark(&self, out_len: usize) -> WalkMark {
+        WalkMark {
+            env: self.env.clone(),
+            out_len,
+            sites: self.sites.len(),
+            diags: self.diags.len(),
+            returns: self.returns,
+            returns_tuple: self.returns_tuple.clone(),
+            failed_locals: self.failed_locals.clone(),
+            unrolled: self.unrolled,
+            depth_reported: self.depth_reported,
+        }
+    }
+
+    fn undo(&mut self, mark: WalkMark, out: &mut Vec<ir::Stmt>) {
+        out.truncate(mark.out_len);
+        self.env = mark.env;
+        self.sites.truncate(mark.sites);
+        self.diags.truncate(mark.diags);
+        self.returns = mark.returns;
+        self.returns_tuple = mark.returns_tuple;
+        self.failed_locals = mark.failed_locals;
+        self.unrolled = mark.unrolled;
+        self.depth_reported = mark.depth_reported;
     }
 
     /// Walk one statement, appending IR; returns whether control continues after it.
