@@ -57,6 +57,9 @@ pub const MAX_LINEAR_PACK: usize = 1 << 14;
 /// Measured on an AMD EPYC (AVX-512) at one thread, `(x @ w + b).relu()` against eager:
 /// ×1.22–1.41 up to 2^17, ×0.31–0.80 from 2^18 (1×256·256×1024: ×0.31) to 2^20.
 const MAX_ONE_ROW_MATMUL_WORK: usize = 1 << 17;
+/// The same for a one-row `F.linear` (the four-lane dot product): measured on the same CPU,
+/// ×1.13–1.18 of eager at 2^18, ×0.94–1.00 from 2^19 (`bench --sweep --cells linear`).
+const MAX_ONE_ROW_LINEAR_WORK: usize = 1 << 18;
 /// The longest chain measured to be unblocked in MKL (`k` is split into panels above it).
 const MAX_K: usize = 192;
 
@@ -87,7 +90,7 @@ fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> 
         return (k * n <= MAX_ONE_ROW_MATMUL_WORK).then_some(Chain::Separate);
     }
     if layout == Layout::Linear && m == 1 && k.is_multiple_of(4) {
-        return Some(Chain::Dot4);
+        return (k * n <= MAX_ONE_ROW_LINEAR_WORK).then_some(Chain::Dot4);
     }
     (m >= 4 && n >= 16 && k <= MAX_K).then_some(Chain::Fused)
 }
