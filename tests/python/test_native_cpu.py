@@ -491,6 +491,21 @@ def test_corpus_is_present():
 _corpus_modules: dict[Path, tuple] = {}
 
 
+def native_corpus_module(path: Path):
+    """The imported corpus file, built natively (asserted): for tests that compile its
+    functions one by one with :func:`compiled_native`."""
+    module, build = corpus_module(path)
+    assert build.error is None, str(build.error)
+    return module
+
+
+def compiled_native(module, name: str):
+    """``torchlower.compile`` of ``module.name``, asserted to route native."""
+    compiled = torchlower.compile(getattr(module, name))
+    assert compiled.route == "native", compiled.reason
+    return compiled
+
+
 def corpus_module(path: Path):
     """(module, report, build) of one corpus file, built once per session."""
     if path not in _corpus_modules:

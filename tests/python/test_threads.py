@@ -12,9 +12,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-import torchlower
 from test_fusion_pass import FUSION
-from test_native_cpu import corpus_module, run_both, special_tensor
+from test_native_cpu import compiled_native, native_corpus_module, run_both, special_tensor
 
 # rows × cols around and above the grain: uneven segment counts, a row longer than a segment
 SHAPES = [(256, 129), (300, 1000), (3, 20000), (1024, 64)]
@@ -30,15 +29,7 @@ def threads(request):
 
 @pytest.fixture(scope="module")
 def fusion():
-    module, build = corpus_module(FUSION)
-    assert build.error is None, str(build.error)
-    return module
-
-
-def _native(module, name):
-    compiled = torchlower.compile(getattr(module, name))
-    assert compiled.route == "native", compiled.reason
-    return compiled
+    return native_corpus_module(FUSION)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -48,7 +39,7 @@ def test_elementwise_chain_with_a_broadcast_row(fusion, threads, shape):
     a = torch.randn(rows, cols, generator=g)
     a[::7] = special_tensor((cols,), 1)
     b = torch.randn(cols, generator=g)
-    run_both(_native(fusion, "elementwise_chain"), fusion.elementwise_chain, [a, b])
+    run_both(compiled_native(fusion, "elementwise_chain"), fusion.elementwise_chain, [a, b])
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -57,7 +48,7 @@ def test_unary_chain_on_a_strided_operand(fusion, threads, shape):
     # a view of every other row's first `cols` columns: rows do not follow each other in memory
     x = torch.randn(2 * rows, cols + 3, generator=torch.Generator().manual_seed(rows))[::2, :cols]
     x[::5] = special_tensor((cols,), 2)
-    run_both(_native(fusion, "unary_chain"), fusion.unary_chain, [x])
+    run_both(compiled_native(fusion, "unary_chain"), fusion.unary_chain, [x])
 
 
 @pytest.fixture(scope="module")
@@ -69,15 +60,13 @@ def gelu_alone(tmp_path_factory):
         "def gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "    return F.gelu(x)\n"
     )
-    module, build = corpus_module(source)
-    assert build.error is None, str(build.error)
-    return module
+    return native_corpus_module(source)
 
 
 def test_gelu_alone_at_every_thread_count(gelu_alone, threads):
     x = torch.randn(512, 300, generator=torch.Generator().manual_seed(3)) * 4
     x[::9] = special_tensor((300,), 3)
-    run_both(_native(gelu_alone, "gelu"), gelu_alone.gelu, [x])
+    run_both(compiled_native(gelu_alone, "gelu"), gelu_alone.gelu, [x])
 
 
 # Epilogues after a GEMM: bias and ops split by rows over the threads (sigmoid is ours on AVX2
@@ -89,10 +78,10 @@ def test_square_weight_epilogues(fusion, threads, name):
     x[::11] = special_tensor((160,), 4)
     w = torch.randn(160, 160, generator=g) / 8
     b = torch.randn(160, generator=g)
-    run_both(_native(fusion, name), getattr(fusion, name), [x, w, b])
+    run_both(compiled_native(fusion, name), getattr(fusion, name), [x, w, b])
 
 
 def test_weight_tied_layer_loop(fusion, threads):
     g = torch.Generator().manual_seed(5)
     x, w, b = torch.randn(400, 128, generator=g), torch.randn(128, 128, generator=g) / 11, torch.randn(128, generator=g)
-    run_both(_native(fusion, "one_statement_loop"), fusion.one_statement_loop, [x, w, b, 3])
+    run_both(compiled_native(fusion, "one_statement_loop"), fusion.one_statement_loop, [x, w, b, 3])
