@@ -54,12 +54,18 @@ fn assert_same(got: &Tensor, want: &Tensor, what: &str) {{
     }}
 }}
 
-/// libtorch's global generator seeded as eager's was before its call (`torch.manual_seed`), held
-/// for the call: random ops (`torch.multinomial`) then draw what eager drew.
+/// The torch thread count eager ran with when the fixtures were made: libtorch's GEMMs may
+/// sum in another order on another count, so the native calls run with the same one.
+const EAGER_THREADS: i32 = {threads};
+
+/// libtorch's global generator seeded as eager's was before its call (`torch.manual_seed`), and
+/// eager's thread count, held for the call: random ops (`torch.multinomial`) then draw what
+/// eager drew, and products sum as eager's did.
 fn seeded(seed: i64) -> MutexGuard<'static, ()> {{
     static GENERATOR: Mutex<()> = Mutex::new(());
     let guard = GENERATOR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     {crate}::tch::manual_seed(seed);
+    {crate}::tch::set_num_threads(EAGER_THREADS);
     guard
 }}
 
@@ -153,13 +159,15 @@ class _Writer:
     """The fixtures folder and the tests of one crate."""
 
     def __init__(self, crate: Path, package: str) -> None:
+        import torch
+
         self.crate = crate
         self.rust_crate = package.replace("-", "_")
         self.folder = crate / "tests" / "fixtures"
         self.folder.mkdir(parents=True, exist_ok=True)
         for old in self.folder.glob("*.safetensors"):
             old.unlink()
-        self.tests = [RUST_HELPERS.format(crate=self.rust_crate)]
+        self.tests = [RUST_HELPERS.format(crate=self.rust_crate, threads=torch.get_num_threads())]
 
     def save(self, name: str, tensors: dict) -> None:
         from safetensors.torch import save_file
