@@ -26,6 +26,15 @@ struct WalkMark {
     depth_reported: bool,
 }
 
+/// The environment after an `if`: a branch that cannot fall through contributes nothing.
+fn merge_paths(after_then: super::env::Env, then_live: bool, after_else: super::env::Env, else_live: bool) -> super::env::Env {
+    match (then_live, else_live) {
+        (true, false) => after_then,
+        (false, true) => after_else,
+        _ => after_then.join(&after_else),
+    }
+}
+
 /// Whether the source of `stmts` mentions `name` as a whole identifier (a conservative read
 /// check: a mention in a string or comment counts too).
 fn reads_name(source: &str, stmts: &[Stmt], name: &str) -> bool {
@@ -119,11 +128,7 @@ impl Walker<'_> {
         let (then, then_live, after_then) = branch(self, &|w| w.block(&s.body));
         self.env = before;
         let (orelse, else_live, after_else) = branch(self, &|w| w.else_branch(&s.elif_else_clauses));
-        self.env = match (then_live, else_live) {
-            (true, false) => after_then,
-            (false, true) => after_else,
-            _ => after_then.join(&after_else),
-        };
+        self.env = merge_paths(after_then, then_live, after_else, else_live);
         self.depth -= 1;
         if let Some(cond) = cond {
             out.push(ir::Stmt::If { cond, then, orelse });
@@ -697,12 +702,7 @@ impl Walker<'_> {
         let (orelse, else_live) = self.else_branch(rest);
         self.conditional -= 1;
         let after_else = std::mem::take(&mut self.env);
-        self.env = match (then_live, else_live) {
-            (true, true) => after_then.join(&after_else),
-            (true, false) => after_then,
-            (false, true) => after_else,
-            (false, false) => after_then.join(&after_else),
-        };
+        self.env = merge_paths(after_then, then_live, after_else, else_live);
         if let Some(cond) = cond {
             out.push(ir::Stmt::If { cond, then, orelse });
         }
