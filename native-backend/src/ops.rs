@@ -791,7 +791,10 @@ pub fn where_(condition: &Tensor, a: Value, b: Value) -> Result<Tensor> {
     use torch_sys::c_generated::{atg_where_scalar, atg_where_scalarother, atg_where_scalarself};
     let c = scalar_call::ptr(condition);
     match (a, b) {
-        (Value::Tensor(a), Value::Tensor(b)) => Ok(a.f_where_self(condition, b)?),
+        (Value::Tensor(a), Value::Tensor(b)) => match crate::fused::where_same_shape(condition, a, b) {
+            Some(selected) => selected,
+            None => Ok(a.f_where_self(condition, b)?),
+        },
         // SAFETY (each arm): live tensor handles, scalars alive for the call (`scalar_call`)
         (Value::Tensor(a), Value::Number(b)) => {
             scalar_call::call([b], |out, [b]| unsafe { atg_where_scalarother(out, c, scalar_call::ptr(a), b) })
@@ -807,6 +810,9 @@ pub fn where_(condition: &Tensor, a: Value, b: Value) -> Result<Tensor> {
 /// eager's error).
 #[inline]
 pub fn masked_fill(x: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
+    if let Some(filled) = crate::fused::masked_fill_direct(x, mask, value) {
+        return filled;
+    }
     // SAFETY: live tensor handles; the scalar lives for the call
     scalar_call::call([Number::Float(value)], |out, [v]| unsafe {
         torch_sys::c_generated::atg_masked_fill(out, scalar_call::ptr(x), scalar_call::ptr(mask), v)

@@ -85,3 +85,71 @@ def test_weight_tied_layer_loop(fusion, threads):
     g = torch.Generator().manual_seed(5)
     x, w, b = torch.randn(400, 128, generator=g), torch.randn(128, 128, generator=g) / 11, torch.randn(128, generator=g)
     run_both(compiled_native(fusion, "one_statement_loop"), fusion.one_statement_loop, [x, w, b, 3])
+
+
+@pytest.fixture(scope="module")
+def where_alone(tmp_path_factory):
+    source = tmp_path_factory.mktemp("threads") / "where_alone.py"
+    source.write_text(
+        "import torch\n"
+        "from torchlower.types import TensorBoolCpu1D, TensorBoolCpu2D, TensorBoolCpu4D, TensorF32Cpu2D, TensorF32Cpu4D\n\n\n"
+        "def select(m: TensorBoolCpu2D, x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return torch.where(m, x, y)\n\n\n"
+        "def select_row(m: TensorBoolCpu1D, x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return torch.where(m, x, y)\n\n\n"
+        "def fill_causal(x: TensorF32Cpu4D, m: TensorBoolCpu2D, value: float) -> TensorF32Cpu4D:\n"
+        "    return x.masked_fill(m, value)\n\n\n"
+        "def fill(x: TensorF32Cpu4D, m: TensorBoolCpu4D, value: float) -> TensorF32Cpu4D:\n"
+        "    return torch.masked_fill(x, m, value)\n"
+    )
+    return native_corpus_module(source)
+
+
+def assert_same_bits(native, eager):
+    """A selection copies values: native and eager agree bit for bit, and in strides."""
+    assert native.stride() == eager.stride()
+    assert torch.equal(native.view(torch.int32), eager.view(torch.int32))
+
+
+# `torch.where` of one shape is our select loop (split over threads above the grain); a
+# broadcast or strided operand is libtorch's kernel: both give eager's bits, -0.0 and NaN included.
+@pytest.mark.parametrize("shape", [(1, 64), *SHAPES], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_where_of_one_shape(where_alone, threads, shape):
+    rows, cols = shape
+    g = torch.Generator().manual_seed(rows + cols)
+    x, y = torch.randn(rows, cols, generator=g), torch.randn(rows, cols, generator=g)
+    x[::3], y[1::3] = special_tensor((cols,), 1), special_tensor((cols,), 2)
+    m = torch.rand(rows, cols, generator=g) > 0.5
+    select = compiled_native(where_alone, "select")
+    run_both(select, where_alone.select, [m, x, y])
+    assert_same_bits(select(m, x, y), where_alone.select(m, x, y))
+    transposed_mask = (torch.rand(cols, rows, generator=g) > 0.5).t()
+    run_both(select, where_alone.select, [transposed_mask, x, y])
+    strided = torch.randn(2 * rows, cols + 3, generator=g)[::2, :cols]
+    run_both(select, where_alone.select, [m, strided, y])
+    run_both(compiled_native(where_alone, "select_row"), where_alone.select_row, [m[0].clone(), x, y])
+    run_both(select, where_alone.select, [m[:, :2].contiguous(), x, y])  # does not broadcast: eager's error
+
+
+# `masked_fill` with a mask over the trailing dims (a causal mask broadcast over batch and
+# heads, or the whole shape) is our fill loop; a mask over leading dims, a strided operand or a
+# value beyond float32 is libtorch's (eager's error for the last).
+@pytest.mark.parametrize("shape", [(1, 1, 5, 5), (2, 3, 64, 64), (4, 4, 129, 129)], ids=lambda s: "x".join(map(str, s)))
+def test_masked_fill_of_a_causal_or_full_mask(where_alone, threads, shape):
+    g = torch.Generator().manual_seed(sum(shape))
+    x = torch.randn(shape, generator=g)
+    x[..., ::4, :] = special_tensor(shape[-1:], 2)
+    causal = torch.ones(shape[-2:], dtype=torch.bool).triu(1)
+    fill_causal, fill = compiled_native(where_alone, "fill_causal"), compiled_native(where_alone, "fill")
+    for value in (float("-inf"), -0.0, float("nan"), 0.1, 3.4e38):
+        run_both(fill_causal, where_alone.fill_causal, [x, causal, value])
+        assert_same_bits(fill_causal(x, causal, value), where_alone.fill_causal(x, causal, value))
+    run_both(fill_causal, where_alone.fill_causal, [x, causal, 1e39])  # eager's overflow error
+    run_both(fill_causal, where_alone.fill_causal, [x, causal.t(), -1.5])  # a strided mask
+    run_both(fill_causal, where_alone.fill_causal, [x.transpose(-1, -2), causal, -1.5])  # a strided x
+    run_both(fill_causal, where_alone.fill_causal, [x, causal[:, :1].contiguous(), -1.5])  # a column broadcast
+    full = torch.rand(shape, generator=g) > 0.5
+    run_both(fill, where_alone.fill, [x, full, float("-inf")])
+    assert_same_bits(fill(x, full, -0.0), where_alone.fill(x, full, -0.0))
+    run_both(fill, where_alone.fill, [x, full[:1].contiguous(), 2.0])  # a leading-dim broadcast
+    run_both(fill, where_alone.fill, [x[:, :, :1], full, 2.0])  # eager's error: x would broadcast

@@ -17,6 +17,7 @@ mod dense;
 mod epilogue;
 mod gelu;
 mod math;
+mod select;
 mod small_gemm;
 mod stack_machine;
 
@@ -31,6 +32,7 @@ use stack_machine::{elementwise_plan, ElementwisePlan};
 pub use dense::{empty as empty_dense, Dense};
 pub use epilogue::Reduce;
 pub use math::{Binary, Unary};
+pub use select::{masked_fill as masked_fill_direct, where_same_shape};
 
 /// One instruction of an elementwise program (see [`elementwise`]), evaluated on a stack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
