@@ -73,6 +73,7 @@ fn eager_unary(op: Unary, x: &Tensor) -> Tensor {
         Unary::Sigmoid => x.sigmoid(),
         Unary::Tanh => x.tanh(),
         Unary::Gelu => x.gelu("none"),
+        Unary::Silu => x.silu(),
     }
 }
 
@@ -85,7 +86,7 @@ fn tolerance(op: Unary) -> (u64, f32) {
         // always (e.g. sqrt(88.7): eager 9.418067, correctly rounded 9.418068).
         Unary::Sqrt => (1, 0.0),
         Unary::Exp | Unary::Log => (2, 0.0),
-        Unary::Sigmoid | Unary::Tanh => (3, 0.0),
+        Unary::Sigmoid | Unary::Tanh | Unary::Silu => (3, 0.0),
         // Eager's CPU erf is itself an approximation (about 1e-7 absolute); GELU's
         // 1 + erf(x) cancels for negative x, so the absolute floor scales with |x|.
         Unary::Gelu => (4, 3e-7),

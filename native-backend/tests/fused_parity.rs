@@ -68,6 +68,7 @@ fn eager_acts(mut t: Tensor, acts: &[Unary]) -> Tensor {
             Unary::Exp => t.exp(),
             Unary::Log => t.log(),
             Unary::Sqrt => t.sqrt(),
+            Unary::Silu => t.silu(),
         };
     }
     t

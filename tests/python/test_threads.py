@@ -153,3 +153,30 @@ def test_masked_fill_of_a_causal_or_full_mask(where_alone, threads, shape):
     assert_same_bits(fill(x, full, -0.0), where_alone.fill(x, full, -0.0))
     run_both(fill, where_alone.fill, [x, full[:1].contiguous(), 2.0])  # a leading-dim broadcast
     run_both(fill, where_alone.fill, [x[:, :, :1], full, 2.0])  # eager's error: x would broadcast
+
+
+@pytest.fixture(scope="module")
+def silu_blocks(tmp_path_factory):
+    source = tmp_path_factory.mktemp("threads") / "silu_blocks.py"
+    source.write_text(
+        "import torch.nn.functional as F\n"
+        "from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\n\n\n"
+        "def linear_silu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:\n"
+        "    return F.silu(F.linear(x, w, b))\n\n\n"
+        "def swiglu(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w2: TensorF32Cpu2D, w3: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return F.linear(F.silu(F.linear(x, w1)) * F.linear(x, w3), w2)\n"
+    )
+    return native_corpus_module(source)
+
+
+# SiLU is an element function of the fused kernels: a GEMM epilogue (ours where our model
+# agrees with this CPU's kernel, else libtorch's kernel on the whole GEMM buffer) and SwiGLU.
+@pytest.mark.parametrize("rows", [1, 8, 300])
+def test_silu_epilogue_and_swiglu(silu_blocks, threads, rows):
+    g = torch.Generator().manual_seed(rows)
+    x = torch.randn(rows, 96, generator=g) * 3
+    x[::7] = special_tensor((96,), 5)
+    w, b = torch.randn(160, 96, generator=g) / 8, torch.randn(160, generator=g)
+    run_both(compiled_native(silu_blocks, "linear_silu"), silu_blocks.linear_silu, [x, w, b])
+    w1, w3, w2 = torch.randn(256, 96, generator=g) / 8, torch.randn(256, 96, generator=g) / 8, torch.randn(96, 256, generator=g) / 16
+    run_both(compiled_native(silu_blocks, "swiglu"), silu_blocks.swiglu, [x, w1, w2, w3])

@@ -506,12 +506,23 @@ pub struct OpInfo {
     pub doc: &'static str,
 }
 
+/// A unary row's signature: `Unary` (`op(t)`), or the Python signature it is bound by when the
+/// function takes options besides the tensor (`F.silu(input, inplace=False)`).
+macro_rules! unary_signature {
+    () => {
+        Signature::Unary
+    };
+    ($sig:ident($params:expr)) => {
+        Signature::$sig($params)
+    };
+}
+
 macro_rules! op_table {
     (
         unary: [$(
             $(#[doc = $udoc:literal])+
             $u:ident {
-                name: $uname:literal, lane: $ulane:ident,
+                name: $uname:literal, lane: $ulane:ident, $(signature: $usig:ident ($uparams:expr),)?
                 functions: [$($ufn:literal),*], methods: [$($um:literal),*],
                 rejected_functions: [$($urf:literal),*], rejected_methods: [$($urm:literal),*],
                 cuda: $ucuda:literal $(,)?
@@ -560,7 +571,7 @@ macro_rules! op_table {
         /// The table, in [`Op`] order.
         pub static TABLE: &[OpInfo] = &[
             $(OpInfo {
-                op: Op::$u, name: $uname, lane: Lane::$ulane, signature: Signature::Unary,
+                op: Op::$u, name: $uname, lane: Lane::$ulane, signature: unary_signature!($($usig($uparams))?),
                 functions: &[$($ufn),*], methods: &[$($um),*], operators: &[],
                 rejected_functions: &[$($urf),*], rejected_methods: &[$($urm),*],
                 cuda_kernel: $ucuda, doc: concat!($($udoc),+),
@@ -696,6 +707,14 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_sqrt",
         },
+        /// `x / (1 + exp(-x))` (SiLU / swish): an element function, so it fuses into GEMM
+        /// epilogues and elementwise chains (SwiGLU's `silu(x @ w1) * (x @ w3)`).
+        Silu {
+            name: "silu", lane: Pointwise, signature: Params(ACTIVATION),
+            functions: ["torch.nn.functional.silu"], methods: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_silu",
+        },
     ],
     binary: [
         /// `a + b` with broadcasting.
@@ -798,13 +817,6 @@ op_table! {
             functions: ["torch.clamp_max"], methods: ["clamp_max"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_clamp_max",
-        },
-        /// `x · sigmoid(x)` (SiLU / swish), libtorch's kernel.
-        Silu {
-            name: "silu", lane: Pointwise, signature: Params(ACTIVATION),
-            functions: ["torch.nn.functional.silu"], methods: [], operators: [],
-            rejected_functions: [], rejected_methods: [],
-            cuda: "",
         },
         /// `1 / sqrt(x)`, libtorch's kernel.
         Rsqrt {
@@ -1801,8 +1813,15 @@ mod tests {
                 row.op
             );
             assert!(row.cuda_kernel.is_empty() || row.cuda_kernel == CUDA_VIEW || row.cuda_kernel.split('/').all(|k| k.starts_with("tl_")), "{:?}: CUDA kernel {}", row.op, row.cuda_kernel);
-            let elementwise = matches!(row.signature, Signature::Unary | Signature::Binary);
-            assert_eq!(elementwise, row.op.unary().is_some() || row.op.binary().is_some(), "{:?}", row.op);
+            // the unary ops are the `Signature::Unary` rows, and those bound by a Python
+            // signature whose only other params are fixed (`F.silu`'s `inplace=False`)
+            let fixed_options = match row.signature {
+                Signature::Params(params) => params[0].name == "input" && params[1..].iter().all(|p| matches!(p.kind, Kind::Fixed(_))),
+                _ => false,
+            };
+            assert!(row.signature != Signature::Unary || row.op.unary().is_some(), "{:?}", row.op);
+            assert!(row.op.unary().is_none() || row.signature == Signature::Unary || fixed_options, "{:?}", row.op);
+            assert_eq!(row.op.binary().is_some(), row.signature == Signature::Binary, "{:?}", row.op);
         }
     }
 

@@ -445,6 +445,7 @@ unary_ops! {
     log => Unary::Log, "`t.log()` on cuda:0.";
     sqrt => Unary::Sqrt, "`t.sqrt()` on cuda:0.";
     gelu => Unary::Gelu, "`F.gelu(t, approximate=\"none\")` on cuda:0.";
+    silu => Unary::Silu, "`F.silu(t)` on cuda:0.";
 }
 
 macro_rules! binary_ops {

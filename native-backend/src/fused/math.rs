@@ -74,6 +74,12 @@ pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + exp(-x))
 }
 
+/// `F.silu`: `x / (1 + exp(-x))`, as torch's vectorised CPU kernel computes it.
+#[inline(always)]
+pub fn silu(x: f32) -> f32 {
+    x / (1.0 + exp(-x))
+}
+
 /// One unary op on one value.
 #[inline(always)]
 pub fn unary(op: Unary, x: f32) -> f32 {
@@ -88,6 +94,7 @@ pub fn unary(op: Unary, x: f32) -> f32 {
         Unary::Exp => exp(x),
         Unary::Log => x.ln(),
         Unary::Sqrt => x.sqrt(),
+        Unary::Silu => silu(x),
     }
 }
 
@@ -166,7 +173,7 @@ macro_rules! multiversion {
 pub fn vectorised(op: Unary) -> bool {
     match op {
         Unary::Relu | Unary::Square | Unary::Neg | Unary::Abs => true,
-        Unary::Sigmoid | Unary::Exp | Unary::Sqrt => !avx512_cpu(),
+        Unary::Sigmoid | Unary::Silu | Unary::Exp | Unary::Sqrt => !avx512_cpu(),
         // oneDNN's AVX-512 polynomial, vectorised (`fused::gelu`); other CPUs run libtorch
         Unary::Gelu => avx512_cpu(),
         Unary::Tanh | Unary::Log => false,
@@ -191,6 +198,7 @@ multiversion! {
             Unary::Relu => relu_in_place(values),
             Unary::Gelu => super::gelu::in_place(values),
             Unary::Sigmoid => values.iter_mut().for_each(|v| *v = sigmoid(*v)),
+            Unary::Silu => values.iter_mut().for_each(|v| *v = silu(*v)),
             Unary::Exp => values.iter_mut().for_each(|v| *v = exp(*v)),
             Unary::Square => values.iter_mut().for_each(|v| *v = *v * *v),
             Unary::Neg => values.iter_mut().for_each(|v| *v = -*v),
@@ -208,6 +216,7 @@ multiversion! {
             Unary::Relu => relu_into(src, dst),
             Unary::Gelu => super::gelu::into(src, dst),
             Unary::Sigmoid => dst.iter_mut().zip(src).for_each(|(d, s)| *d = sigmoid(*s)),
+            Unary::Silu => dst.iter_mut().zip(src).for_each(|(d, s)| *d = silu(*s)),
             Unary::Exp => dst.iter_mut().zip(src).for_each(|(d, s)| *d = exp(*s)),
             Unary::Square => dst.iter_mut().zip(src).for_each(|(d, s)| *d = *s * *s),
             Unary::Neg => dst.iter_mut().zip(src).for_each(|(d, s)| *d = -*s),
@@ -532,7 +541,7 @@ mod tests {
     #[test]
     fn vector_loops_agree_with_the_scalar_functions() {
         let values: Vec<f32> = (0..103).map(|i| (i as f32 - 51.0) * 0.37).collect();
-        for op in [Unary::Relu, Unary::Sigmoid, Unary::Exp, Unary::Tanh, Unary::Gelu] {
+        for op in [Unary::Relu, Unary::Sigmoid, Unary::Silu, Unary::Exp, Unary::Tanh, Unary::Gelu] {
             let mut out = values.clone();
             unary_in_place(op, &mut out);
             for (v, o) in values.iter().zip(&out) {

@@ -440,6 +440,7 @@ fn unary_in_place_with_ops(op: Unary, t: &mut Tensor) -> Result<Tensor> {
         Unary::Exp => t.f_exp_()?,
         Unary::Log => t.f_log_()?,
         Unary::Sqrt => t.f_sqrt_()?,
+        Unary::Silu => t.f_silu_()?,
     })
 }
 
@@ -455,6 +456,7 @@ fn unary_with_ops(op: Unary, t: &Tensor) -> Result<Tensor> {
         Unary::Exp => ops::exp(t),
         Unary::Log => ops::log(t),
         Unary::Sqrt => ops::sqrt(t),
+        Unary::Silu => ops::silu(t),
     }
 }
 

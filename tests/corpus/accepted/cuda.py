@@ -17,3 +17,8 @@ def cuda_surface(x: TensorF32Cuda0_2D, w: TensorF32Cuda0_2D, b: TensorF32Cuda0_1
     h = F.gelu(h) * torch.sigmoid(h)
     h = b - h
     return torch.softmax(h / h.exp(), dim=-1)
+
+
+# LLaMA's SwiGLU MLP: silu is an element function of ours on cuda:0 too (kernel tl_silu)
+def cuda_swiglu(x: TensorF32Cuda0_2D, w1: TensorF32Cuda0_2D, w2: TensorF32Cuda0_2D, w3: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    return F.linear(F.silu(F.linear(x, w1)) * F.linear(x, w3), w2)

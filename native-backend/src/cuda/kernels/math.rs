@@ -328,6 +328,14 @@ impl UnaryMath for Unary {
                 let d = s.add(&one, &e);
                 s.div(&one, &d)
             }
+            // eager's CUDA silu: `x / (1 + exp(-x))` in float
+            Unary::Silu => {
+                let nx = s.neg(x);
+                let e = exp(s, &nx);
+                let one = s.c(1.0);
+                let d = s.add(&one, &e);
+                s.div(x, &d)
+            }
             Unary::Tanh => tanh(s, x),
             Unary::Gelu => {
                 let alpha = s.c(std::f32::consts::FRAC_1_SQRT_2);
