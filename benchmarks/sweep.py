@@ -259,6 +259,14 @@ def linear_tanh(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> Tens
     return torch.tanh(F.linear(x, w, b))
 
 
+def linear_silu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return F.silu(F.linear(x, w, b))
+
+
+def swiglu_mlp(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w2: TensorF32Cpu2D, w3: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.linear(F.silu(F.linear(x, w1)) * F.linear(x, w3), w2)
+
+
 def linear_gelu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return F.gelu(F.linear(x, w, b))
 
@@ -733,7 +741,7 @@ FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid",
 FAMILIES += ["topk", "sum_dims", "mean_dims"]
 FAMILIES += ["addmm", "baddbmm", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
-PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
+PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
 ROWS = [1, 8, 64, 256, 1024]
 COLS = [16, 64, 256, 1024, 4096]
@@ -765,6 +773,7 @@ def cells(quick: bool = False) -> list[tuple[str, str, tuple]]:
         out += [(f"{function}@{r}x{c}", function, (r, c)) for r in product_rows for c in product_cols]
     mlp_rows, mlp_widths = (MLP_ROWS[:2], MLP_WIDTHS[:1]) if quick else (MLP_ROWS, MLP_WIDTHS)
     out += [(f"gpt_mlp@{r}x{d}", "gpt_mlp", (r, d)) for r in mlp_rows for d in mlp_widths]
+    out += [(f"swiglu_mlp@{r}x{d}", "swiglu_mlp", (r, d)) for r in mlp_rows for d in mlp_widths]
     out += [(f"tanh_policy@{r}x17", "tanh_policy", (r, 17)) for r in (POLICY_BATCHES[:2] if quick else POLICY_BATCHES)]
     return out
 
@@ -789,7 +798,7 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
         return (x, y.abs() + 0.5 if function == "div" else y)
     if function == "add_row":
         return (x, randn(cols))
-    if function in ("linear", "linear_tanh", "linear_gelu", "linear_relu_mean", "layer_norm"):
+    if function in ("linear", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "layer_norm"):
         return (x, *layer(cols, cols))
     if function in ("matmul", "matmul_bias_relu", "layer_loop", "bmm"):
         w = randn(cols, cols) / cols**0.5
@@ -797,6 +806,9 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
         return (x, w, *rest, 4) if function == "layer_loop" else (x, w, *rest)
     if function == "gpt_mlp":
         return (x, *layer(cols, 4 * cols), *layer(4 * cols, cols))
+    if function == "swiglu_mlp":
+        hidden = 8 * cols // 3
+        return (x, randn(hidden, cols) / cols**0.5, randn(cols, hidden) / hidden**0.5, randn(hidden, cols) / cols**0.5)
     if function == "tanh_policy":
         return (x, *layer(17, 64), *layer(64, 64), *layer(64, 6))
     return (x,)

@@ -1284,6 +1284,9 @@ pub fn repeat(t: &Tensor, repeats: &[i64]) -> Result<Tensor> {
 /// `t.to(dtype)`, `.float()`, `.long()`, `.bool()` to another dtype (a copy, as eager's).
 #[inline]
 pub fn to_dtype(t: &Tensor, dtype: &str) -> Result<Tensor> {
+    if let Some(converted) = crate::fused::to_kind_direct(t, kind_of(dtype)) {
+        return converted;
+    }
     Ok(t.f_to_kind(kind_of(dtype))?)
 }
 
@@ -1348,5 +1351,8 @@ pub fn logical_xor(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `~m` of a bool tensor, `torch.logical_not(t)`.
 #[inline]
 pub fn logical_not(t: &Tensor) -> Result<Tensor> {
+    if let Some(negated) = crate::fused::logical_not_direct(t) {
+        return negated;
+    }
     Ok(t.f_logical_not()?)
 }

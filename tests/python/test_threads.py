@@ -180,3 +180,43 @@ def test_silu_epilogue_and_swiglu(silu_blocks, threads, rows):
     run_both(compiled_native(silu_blocks, "linear_silu"), silu_blocks.linear_silu, [x, w, b])
     w1, w3, w2 = torch.randn(256, 96, generator=g) / 8, torch.randn(256, 96, generator=g) / 8, torch.randn(96, 256, generator=g) / 16
     run_both(compiled_native(silu_blocks, "swiglu"), silu_blocks.swiglu, [x, w1, w2, w3])
+
+
+@pytest.fixture(scope="module")
+def conversions(tmp_path_factory):
+    source = tmp_path_factory.mktemp("threads") / "conversions.py"
+    source.write_text(
+        "from torchlower.types import TensorBoolCpu3D, TensorF32Cpu3D, TensorI64Cpu3D\n\n\n"
+        "def from_float(x: TensorF32Cpu3D) -> tuple[TensorI64Cpu3D, TensorBoolCpu3D, TensorF32Cpu3D]:\n"
+        "    return x.long(), x.bool(), x.float()\n\n\n"
+        "def from_int64(i: TensorI64Cpu3D) -> tuple[TensorF32Cpu3D, TensorBoolCpu3D]:\n"
+        "    return i.float(), i.bool()\n\n\n"
+        "def from_bool(m: TensorBoolCpu3D) -> tuple[TensorF32Cpu3D, TensorI64Cpu3D, TensorBoolCpu3D]:\n"
+        "    return m.float(), m.long(), ~m\n"
+    )
+    return native_corpus_module(source)
+
+
+def assert_same_values_and_strides(native, eager):
+    for n, e in zip(native, eager, strict=True):
+        assert n.dtype == e.dtype and n.shape == e.shape and n.stride() == e.stride()
+        assert torch.equal(n.flatten().view(torch.uint8), e.flatten().view(torch.uint8))
+
+
+# Conversions and `~` of contiguous tensors are our loops (float → int64 only where this CPU's
+# libtorch converts NaN, ±Inf and out-of-range values as x86's truncation does); the values,
+# bit for bit, and the strides are eager's, at every thread count.
+@pytest.mark.parametrize("shape", [(1, 1, 64), (3, 50, 700)], ids=lambda s: "x".join(map(str, s)))
+def test_dtype_conversions_and_negation(conversions, threads, shape):
+    g = torch.Generator().manual_seed(shape[-1])
+    x = torch.randn(shape, generator=g) * 1e10
+    x[..., :11] = torch.tensor([float("nan"), float("inf"), -float("inf"), 1e19, -1e19, -9.223372e18, 2.5, -2.5, -0.0, 0.999, 16777217.0])
+    i = torch.randint(-(2**62), 2**62, shape, generator=g)
+    i[..., :3] = torch.tensor([0, 2**53 + 1, -(2**63)])
+    m = torch.rand(shape, generator=g) > 0.5
+    for fn, arg in ((conversions.from_float, x), (conversions.from_int64, i), (conversions.from_bool, m)):
+        compiled = compiled_native(conversions, fn.__name__)
+        assert_same_values_and_strides(compiled(arg), fn(arg))
+        strided = arg.transpose(0, 2)  # libtorch's kernel: eager's strides too
+        assert_same_values_and_strides(compiled(strided), fn(strided))
+        run_both(compiled, fn, [arg])

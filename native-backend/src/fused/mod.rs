@@ -13,6 +13,7 @@
 
 mod blas;
 mod calibrate;
+mod convert;
 mod dense;
 mod epilogue;
 mod gelu;
@@ -32,6 +33,7 @@ use stack_machine::{elementwise_plan, ElementwisePlan};
 pub use dense::{empty as empty_dense, Dense};
 pub use epilogue::Reduce;
 pub use math::{Binary, Unary};
+pub use convert::{logical_not as logical_not_direct, to_kind as to_kind_direct};
 pub use select::{masked_fill as masked_fill_direct, where_same_shape};
 
 /// One instruction of an elementwise program (see [`elementwise`]), evaluated on a stack.
