@@ -562,6 +562,10 @@ def conv2d(x: TensorF32Cpu4D, w: TensorF32Cpu4D, b: TensorF32Cpu1D) -> TensorF32
     return F.conv2d(x, w, b, padding=1)
 
 
+def conv2d_relu(x: TensorF32Cpu4D, w: TensorF32Cpu4D, b: TensorF32Cpu1D) -> TensorF32Cpu4D:
+    return F.relu(F.conv2d(x, w, b, padding=1))
+
+
 def max_pool1d(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return F.max_pool1d(x, 2)
 
@@ -737,7 +741,7 @@ PARTS = ["chunk", "split", "unbind"]
 SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 #: The op families on libtorch's kernels: the call is what native code adds, on a small grid
 #: (rows × cols of the 2-D input; the other shapes follow from it in ``inputs``).
-FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "cross_entropy", "where_nonzero", "multinomial", "embedding", "embedding_bag", "arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa"]
+FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "cross_entropy", "where_nonzero", "multinomial", "embedding", "embedding_bag", "arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "conv1d", "conv2d", "conv2d_relu", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa"]
 FAMILIES += ["topk", "sum_dims", "mean_dims"]
 FAMILIES += ["addmm", "baddbmm", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
@@ -847,6 +851,7 @@ def _family_inputs() -> dict:
         "embedding_bag": lambda r, c, randn, g: (ids(4 * r, 1000, g), randn(1000, c), torch.arange(0, 4 * r, 4)),
         "conv1d": lambda r, c, randn, g: (randn(r, channels, c), randn(channels, channels, 3) / 5, randn(channels)),
         "conv2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(channels, channels, 3, 3) / 8, randn(channels)),
+        "conv2d_relu": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(channels, channels, 3, 3) / 8, randn(channels)),
         "max_pool1d": lambda r, c, randn, g: (randn(r, channels, c),),
         "avg_pool1d": lambda r, c, randn, g: (randn(r, channels, c),),
         "adaptive_avg_pool1d": lambda r, c, randn, g: (randn(r, channels, c),),

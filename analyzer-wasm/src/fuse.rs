@@ -8,6 +8,9 @@
 //!   (→ `linear_epilogue`, a lone `F.linear` too) or `x @ w` / `x @ w + b` (→ `matmul_epilogue`), `acts` a chain of
 //!   unary ops and `reduce` an optional `sum`/`mean` over one dim;
 //! - a lone `sum`/`mean` of a local (→ `reduce`);
+//! - `acts(base)` where `base` is an op whose result is a fresh tensor nothing else holds
+//!   (convolutions, norms: [`fresh_result`]) → `acts_in_place`, the ops run on that tensor
+//!   instead of allocating one result per op;
 //! - a chain of two or more elementwise ops (unary ops, tensor–tensor `+ - * /`) over tensor
 //!   locals (→ `elementwise`, one pass with broadcasting instead of one tensor per op);
 //! - a `for … in range(…)` loop whose every path performs exactly one weight-tied layer step
@@ -94,6 +97,23 @@ fn tensor_local(e: &Expr) -> Option<&str> {
         Expr::Local { name, ty: Ty::Tensor(_) } => Some(name),
         _ => None,
     }
+}
+
+/// Ops whose result is always a new tensor that no operand or other value aliases, so an
+/// activation may overwrite it (never a view, never an input returned as is).
+fn fresh_result(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Conv1d | Op::Conv2d | Op::Conv1dPadding | Op::Conv2dPadding | Op::ConvTranspose2d | Op::BatchNorm | Op::LayerNorm | Op::GroupNorm
+    )
+}
+
+/// `acts(base)` with `base` a [`fresh_result`] op: the acts and their sites, and `base`.
+fn acts_on_fresh_result(e: &Expr) -> Option<(Vec<Unary>, Vec<usize>, &Expr)> {
+    let mut sites = Vec::new();
+    let (acts, base) = peel_acts(e, &mut sites);
+    let (_, op, _, _) = cpu_op(base)?;
+    (!acts.is_empty() && fresh_result(op)).then_some((acts, sites, base))
 }
 
 /// The fused reduction of a sum/mean op.
@@ -435,6 +455,9 @@ impl Pass<'_> {
         }
         if let Some((kernel, sites)) = elementwise_chain(e) {
             return Some(Expr::Fused { kernel, sites });
+        }
+        if let Some((acts, sites, base)) = acts_on_fresh_result(e) {
+            return Some(Expr::Fused { kernel: Fused::Acts { input: self.boxed(base.clone()), acts }, sites });
         }
         let (site, op, options, [arg]) = cpu_op(e)? else { return None };
         let reduce = reduction(op, options)?;

@@ -227,6 +227,9 @@ pub enum Fused {
     Elementwise { operands: Vec<String>, program: Vec<Step> },
     /// A lone sum/mean of a tensor local.
     Reduce { input: Box<Expr>, reduce: Reduce },
+    /// `acts(input)` where `input` is an op whose result is a fresh tensor nothing else holds
+    /// (a convolution's, a norm's): the ops run in place on it.
+    Acts { input: Box<Expr>, acts: Vec<Unary> },
 }
 
 impl Fused {
@@ -237,6 +240,7 @@ impl Fused {
             Fused::Epilogue { product: Product::Matmul, .. } => "matmul_epilogue",
             Fused::Elementwise { .. } => "elementwise",
             Fused::Reduce { .. } => "reduce",
+            Fused::Acts { .. } => "acts_in_place",
         }
     }
 }
@@ -426,7 +430,7 @@ impl Expr {
                     }
                 }
                 Fused::Elementwise { .. } => {}
-                Fused::Reduce { input, .. } => input.visit(f),
+                Fused::Reduce { input, .. } | Fused::Acts { input, .. } => input.visit(f),
             },
             Expr::Scalar { left, right, .. } | Expr::FloatArith { left, right, .. } | Expr::IntTrueDiv(left, right) => {
                 left.visit(f);

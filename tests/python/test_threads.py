@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+import torchlower
 
 from test_fusion_pass import FUSION
 from test_native_cpu import compiled_native, native_corpus_module, run_both, special_tensor
@@ -220,3 +221,58 @@ def test_dtype_conversions_and_negation(conversions, threads, shape):
         strided = arg.transpose(0, 2)  # libtorch's kernel: eager's strides too
         assert_same_values_and_strides(compiled(strided), fn(strided))
         run_both(compiled, fn, [arg])
+
+
+ACTS_ON_FRESH = (
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "from torchlower.types import TensorF32Cpu1D, TensorF32Cpu3D, TensorF32Cpu4D\n\n\n"
+    "def conv_relu(x: TensorF32Cpu4D, w: TensorF32Cpu4D, b: TensorF32Cpu1D) -> TensorF32Cpu4D:\n"
+    "    return F.relu(F.conv2d(x, w, b, padding=1))\n\n\n"
+    "def conv1d_gelu_neg(x: TensorF32Cpu3D, w: TensorF32Cpu3D, b: TensorF32Cpu1D) -> TensorF32Cpu3D:\n"
+    "    return -F.gelu(F.conv1d(x, w, b))\n\n\n"
+    "def bn_silu(x: TensorF32Cpu4D, mean: TensorF32Cpu1D, var: TensorF32Cpu1D, g: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu4D:\n"
+    "    return F.silu(F.batch_norm(x, mean, var, g, b, False, 0.1, 1e-5))\n\n\n"
+    "def ln_tanh(x: TensorF32Cpu3D, w: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu3D:\n"
+    "    return torch.tanh(F.layer_norm(x, (x.shape[-1],), w, b))\n"
+)
+
+
+@pytest.fixture(scope="module")
+def acts_on_fresh(tmp_path_factory):
+    source = tmp_path_factory.mktemp("threads") / "acts_on_fresh.py"
+    source.write_text(ACTS_ON_FRESH)
+    return native_corpus_module(source)
+
+
+def test_activations_after_convolutions_and_norms_run_in_place():
+    """The fusion pass turns `act(conv(…))` / `act(norm(…))` into one `acts_in_place` call,
+    the convolution or norm staying its own site inside it."""
+    report = torchlower.analyze(ACTS_ON_FRESH, "acts_on_fresh.py")
+    for function in report["functions"]:
+        assert function["route"] == "native", function["name"]
+        fused = {site.get("fused_into") for site in function["sites"]}
+        assert "acts_in_place" in fused, (function["name"], fused)
+
+
+# In place on the fresh result: eager's bits and strides (channels-last too), at every thread
+# count (the contiguous path splits rows over threads where every op is ours).
+@pytest.mark.parametrize("batch", [1, 16])
+def test_acts_in_place_match_eager(acts_on_fresh, threads, batch):
+    g = torch.Generator().manual_seed(batch)
+    x = torch.randn(batch, 8, 20, 24, generator=g) * 2
+    x[:, :, ::5] = special_tensor((24,), 3)
+    w, b = torch.randn(16, 8, 3, 3, generator=g) / 4, torch.randn(16, generator=g)
+    conv_relu = compiled_native(acts_on_fresh, "conv_relu")
+    for layout in (x, x.to(memory_format=torch.channels_last)):
+        native, eager = conv_relu(layout, w, b), acts_on_fresh.conv_relu(layout, w, b)
+        assert native.stride() == eager.stride()
+        assert torch.equal(native.flatten().view(torch.int32), eager.flatten().view(torch.int32))
+        run_both(conv_relu, acts_on_fresh.conv_relu, [layout, w, b])
+    x1, w1 = torch.randn(batch, 8, 300, generator=g), torch.randn(12, 8, 5, generator=g) / 4
+    run_both(compiled_native(acts_on_fresh, "conv1d_gelu_neg"), acts_on_fresh.conv1d_gelu_neg, [x1, w1, torch.randn(12, generator=g)])
+    stats = [torch.randn(8, generator=g), torch.rand(8, generator=g) + 0.5, torch.randn(8, generator=g), torch.randn(8, generator=g)]
+    run_both(compiled_native(acts_on_fresh, "bn_silu"), acts_on_fresh.bn_silu, [x, *stats])
+    run_both(compiled_native(acts_on_fresh, "bn_silu"), acts_on_fresh.bn_silu, [x, stats[0][:3], *stats[1:]])  # eager's error
+    x3 = torch.randn(batch, 40, 24, generator=g)
+    run_both(compiled_native(acts_on_fresh, "ln_tanh"), acts_on_fresh.ln_tanh, [x3, torch.randn(24, generator=g), torch.randn(24, generator=g)])

@@ -67,6 +67,11 @@ impl FnEmitter<'_> {
                 self.borrow(Some(input));
                 let _ = write!(self.out, ", {})?", reduce_text(*reduce));
             }
+            Fused::Acts { input, acts } => {
+                // the fresh tensor by value: the kernel owns and overwrites it
+                self.expr(input);
+                let _ = write!(self.out, ", {})?", acts_text(acts));
+            }
         }
         self.link_sites(sites, start);
     }

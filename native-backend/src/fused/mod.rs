@@ -288,6 +288,31 @@ fn lone_unary_max(op: Unary) -> usize {
 /// kernel is faster (×0.84–0.95 same shape, ×0.45–0.88 with a broadcast row).
 const LONE_BINARY_MAX: usize = 1 << 11;
 
+/// `acts(t)` of a tensor the function just made and nothing else holds (a convolution's or a
+/// norm's result; the analyzer passes it by value): the ops run in place on it, so the chain
+/// allocates no tensor per op. A contiguous float32 CPU tensor takes the GEMM epilogue's loop
+/// (ours where every op is, split by rows over torch's threads, else libtorch's kernel over the
+/// whole buffer); any other layout (channels-last, say) libtorch's in-place kernels. Either
+/// way each element is what eager's out-of-place op gives, and the strides stay eager's.
+pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
+    let dense = crate::facts::Facts::of(&t).filter(|f| f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
+    if let Some((true, data)) = dense.and_then(|_| crate::facts::contiguous_data(&t)) {
+        let len = t.numel();
+        let cols = t.size().last().map_or(1, |&c| c.max(1) as usize);
+        if len > 0 {
+            // SAFETY: `t` is a contiguous float32 tensor of `len` elements that only this call
+            // holds (a fresh result passed by value), so nothing reads it meanwhile.
+            let values = unsafe { std::slice::from_raw_parts_mut(data, len) };
+            epilogue::apply_over_threads(values, len / cols, cols, RowBias::None, acts);
+        }
+        return Ok(t);
+    }
+    for &op in acts {
+        t = unary_in_place_with_ops(op, &mut t)?;
+    }
+    Ok(t)
+}
+
 /// A lone `op(t)`: one pass of our loop where it is as fast as libtorch's kernel here (it
 /// skips the dispatcher and TensorIterator set-up that dominate small tensors), else
 /// libtorch's op itself.
