@@ -290,20 +290,33 @@ const LONE_BINARY_MAX: usize = 1 << 11;
 
 /// `acts(t)` of a tensor the function just made and nothing else holds (a convolution's or a
 /// norm's result; the analyzer passes it by value): the ops run in place on it, so the chain
-/// allocates no tensor per op. A contiguous float32 CPU tensor takes the GEMM epilogue's loop
-/// (ours where every op is, split by rows over torch's threads, else libtorch's kernel over the
-/// whole buffer); any other layout (channels-last, say) libtorch's in-place kernels. Either
-/// way each element is what eager's out-of-place op gives, and the strides stay eager's.
+/// allocates no tensor per op. On a contiguous float32 CPU tensor whose every op is ours
+/// ([`calibrate::native`]): one pass over segments of [`stack_machine`]'s chunk size, split
+/// over torch's threads above libtorch's grain. Otherwise libtorch's in-place kernels (eager's
+/// own, parallel as eager's). Either way each element is what eager's out-of-place op gives,
+/// and the strides stay eager's (a channels-last result stays channels-last).
 pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
-    let dense = crate::facts::Facts::of(&t).filter(|f| f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
+    const SEGMENT: usize = 4096;
+    // eager's GELU of a one-element tensor is not the kernel our model reproduces
+    let one_element = t.numel() == 1 && acts.iter().any(|&op| calibrate::whole_tensors_only(op));
+    let ours = acts.iter().all(|&op| calibrate::native(op)) && !one_element;
+    let dense = crate::facts::Facts::of(&t).filter(|f| ours && f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
     if let Some((true, data)) = dense.and_then(|_| crate::facts::contiguous_data(&t)) {
         let len = t.numel();
-        let cols = t.size().last().map_or(1, |&c| c.max(1) as usize);
         if len > 0 {
             // SAFETY: `t` is a contiguous float32 tensor of `len` elements that only this call
             // holds (a fresh result passed by value), so nothing reads it meanwhile.
             let values = unsafe { std::slice::from_raw_parts_mut(data, len) };
-            epilogue::apply_over_threads(values, len / cols, cols, RowBias::None, acts);
+            let parts = crate::parallel::DisjointParts::new(values);
+            crate::parallel::for_each_part(len.div_ceil(SEGMENT), (PARALLEL_GRAIN / SEGMENT).max(1), &|first, last| {
+                // SAFETY: segments `first..last` belong to this part only.
+                let block = unsafe { parts.part(first * SEGMENT, (last * SEGMENT).min(len) - first * SEGMENT) };
+                for segment in block.chunks_mut(SEGMENT) {
+                    for &op in acts {
+                        math::unary_in_place(op, segment);
+                    }
+                }
+            });
         }
         return Ok(t);
     }
