@@ -16,6 +16,13 @@ import torchlower
 from test_fusion_pass import FUSION
 from test_native_cpu import compiled_native, native_corpus_module, run_both, special_tensor
 
+def module_from_source(tmp_path_factory, name: str, source: str):
+    """The module `name` written from `source` into a temporary folder, built natively (asserted)."""
+    path = tmp_path_factory.mktemp("threads") / f"{name}.py"
+    path.write_text(source)
+    return native_corpus_module(path)
+
+
 # rows × cols around and above the grain: uneven segment counts, a row longer than a segment
 SHAPES = [(256, 129), (300, 1000), (3, 20000), (1024, 64)]
 
@@ -54,14 +61,12 @@ def test_unary_chain_on_a_strided_operand(fusion, threads, shape):
 
 @pytest.fixture(scope="module")
 def gelu_alone(tmp_path_factory):
-    source = tmp_path_factory.mktemp("threads") / "gelu_alone.py"
-    source.write_text(
+    return module_from_source(tmp_path_factory, "gelu_alone", (
         "import torch.nn.functional as F\n"
         "from torchlower.types import TensorF32Cpu2D\n\n\n"
         "def gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "    return F.gelu(x)\n"
-    )
-    return native_corpus_module(source)
+    ))
 
 
 def test_gelu_alone_at_every_thread_count(gelu_alone, threads):
@@ -90,8 +95,7 @@ def test_weight_tied_layer_loop(fusion, threads):
 
 @pytest.fixture(scope="module")
 def where_alone(tmp_path_factory):
-    source = tmp_path_factory.mktemp("threads") / "where_alone.py"
-    source.write_text(
+    return module_from_source(tmp_path_factory, "where_alone", (
         "import torch\n"
         "from torchlower.types import TensorBoolCpu1D, TensorBoolCpu2D, TensorBoolCpu4D, TensorF32Cpu2D, TensorF32Cpu4D\n\n\n"
         "def select(m: TensorBoolCpu2D, x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
@@ -102,8 +106,7 @@ def where_alone(tmp_path_factory):
         "    return x.masked_fill(m, value)\n\n\n"
         "def fill(x: TensorF32Cpu4D, m: TensorBoolCpu4D, value: float) -> TensorF32Cpu4D:\n"
         "    return torch.masked_fill(x, m, value)\n"
-    )
-    return native_corpus_module(source)
+    ))
 
 
 def assert_same_bits(native, eager):
@@ -158,16 +161,14 @@ def test_masked_fill_of_a_causal_or_full_mask(where_alone, threads, shape):
 
 @pytest.fixture(scope="module")
 def silu_blocks(tmp_path_factory):
-    source = tmp_path_factory.mktemp("threads") / "silu_blocks.py"
-    source.write_text(
+    return module_from_source(tmp_path_factory, "silu_blocks", (
         "import torch.nn.functional as F\n"
         "from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\n\n\n"
         "def linear_silu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:\n"
         "    return F.silu(F.linear(x, w, b))\n\n\n"
         "def swiglu(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w2: TensorF32Cpu2D, w3: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
         "    return F.linear(F.silu(F.linear(x, w1)) * F.linear(x, w3), w2)\n"
-    )
-    return native_corpus_module(source)
+    ))
 
 
 # SiLU is an element function of the fused kernels: a GEMM epilogue (ours where our model
@@ -185,8 +186,7 @@ def test_silu_epilogue_and_swiglu(silu_blocks, threads, rows):
 
 @pytest.fixture(scope="module")
 def conversions(tmp_path_factory):
-    source = tmp_path_factory.mktemp("threads") / "conversions.py"
-    source.write_text(
+    return module_from_source(tmp_path_factory, "conversions", (
         "from torchlower.types import TensorBoolCpu3D, TensorF32Cpu3D, TensorI64Cpu3D\n\n\n"
         "def from_float(x: TensorF32Cpu3D) -> tuple[TensorI64Cpu3D, TensorBoolCpu3D, TensorF32Cpu3D]:\n"
         "    return x.long(), x.bool(), x.float()\n\n\n"
@@ -194,8 +194,7 @@ def conversions(tmp_path_factory):
         "    return i.float(), i.bool()\n\n\n"
         "def from_bool(m: TensorBoolCpu3D) -> tuple[TensorF32Cpu3D, TensorI64Cpu3D, TensorBoolCpu3D]:\n"
         "    return m.float(), m.long(), ~m\n"
-    )
-    return native_corpus_module(source)
+    ))
 
 
 def assert_same_values_and_strides(native, eager):
@@ -240,9 +239,7 @@ ACTS_ON_FRESH = (
 
 @pytest.fixture(scope="module")
 def acts_on_fresh(tmp_path_factory):
-    source = tmp_path_factory.mktemp("threads") / "acts_on_fresh.py"
-    source.write_text(ACTS_ON_FRESH)
-    return native_corpus_module(source)
+    return module_from_source(tmp_path_factory, "acts_on_fresh", ACTS_ON_FRESH)
 
 
 def test_activations_after_convolutions_and_norms_run_in_place():
