@@ -235,11 +235,13 @@ def _run_cargo(cargo: str, env: dict[str, str], crate: Path, name: str, label: s
         # exit: stop cargo too, so that no orphan keeps building and holding the target
         # folder's lock; cargo's fingerprints make the next build redo only what was cut off
         _stop(process)
+        _forget_lock(crate)
         raise
     returncode = process.wait()
     drain.join()
     stderr = "".join(stderr_lines)
     if returncode != 0 or artifact is None:
+        _forget_lock(crate)
         log_path = crate / "build-error.log"
         log_path.write_text(stderr)
         progress.finish(f"Native build of {label} failed after {progress.elapsed:.0f}s")
@@ -254,6 +256,13 @@ def _run_cargo(cargo: str, env: dict[str, str], crate: Path, name: str, label: s
     shutil.copyfile(crate / "Cargo.lock", cache / "Cargo.lock.tmp")
     os.replace(cache / "Cargo.lock.tmp", cache / "Cargo.lock")
     return artifact
+
+
+def _forget_lock(crate: Path) -> None:
+    """Removes the crate's Cargo.lock after a failed or stopped build: cargo killed while
+    writing it leaves it half-written, and every later build of the crate would fail to parse
+    it. The next build starts again from the shared lock of the last successful one."""
+    (crate / "Cargo.lock").unlink(missing_ok=True)
 
 
 def _follow_cargo(process: subprocess.Popen, progress: BuildProgress, name: str) -> tuple[Path | None, int]:
