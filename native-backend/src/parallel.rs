@@ -53,17 +53,18 @@ pub(crate) fn for_each_part(n: usize, grain: usize, body: &(dyn Fn(usize, usize)
 }
 
 /// A buffer that the parts of one [`for_each_part`] write, each its own disjoint ranges.
-pub(crate) struct DisjointParts<'a> {
-    ptr: *mut f32,
+pub(crate) struct DisjointParts<'a, T = f32> {
+    ptr: *mut T,
     len: usize,
-    _buffer: std::marker::PhantomData<&'a mut [f32]>,
+    _buffer: std::marker::PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: see `part`: no two live slices of it overlap.
-unsafe impl Sync for DisjointParts<'_> {}
+// SAFETY: see `part`: no two live slices of it overlap, and `T: Send` values may be written
+// from the thread that holds a part.
+unsafe impl<T: Send> Sync for DisjointParts<'_, T> {}
 
-impl<'a> DisjointParts<'a> {
-    pub(crate) fn new(buffer: &'a mut [f32]) -> Self {
+impl<'a, T> DisjointParts<'a, T> {
+    pub(crate) fn new(buffer: &'a mut [T]) -> Self {
         DisjointParts { ptr: buffer.as_mut_ptr(), len: buffer.len(), _buffer: std::marker::PhantomData }
     }
 
@@ -72,7 +73,7 @@ impl<'a> DisjointParts<'a> {
     /// SAFETY: no other live slice from this buffer overlaps the range (each part of a
     /// `for_each_part` takes the ranges of its own indices).
     #[allow(clippy::mut_from_ref)]
-    pub(crate) unsafe fn part(&self, offset: usize, len: usize) -> &mut [f32] {
+    pub(crate) unsafe fn part(&self, offset: usize, len: usize) -> &mut [T] {
         assert!(offset + len <= self.len, "a part past the end of the buffer");
         std::slice::from_raw_parts_mut(self.ptr.add(offset), len)
     }

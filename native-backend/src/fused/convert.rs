@@ -9,14 +9,11 @@ use tch::{Device, Kind, Tensor};
 
 use crate::error::Result;
 use crate::facts::{self, Facts};
-use crate::parallel::for_each_part;
-
-/// Elements per part when a loop is split over threads.
-const PART: usize = 4096;
+use crate::parallel::DisjointParts;
 
 /// `~t` / `torch.logical_not(t)` of a contiguous bool tensor, or `None` for other inputs.
 pub fn logical_not(t: &Tensor) -> Option<Result<Tensor>> {
-    map::<u8, u8>(t, Kind::Bool, Kind::Bool, false, |b| u8::from(b == 0))
+    map::<u8, u8>(t, &Facts::of(t)?, Kind::Bool, Kind::Bool, false, |b| u8::from(b == 0))
 }
 
 /// `t.to(kind)` (`.long()`, `.float()`, `.bool()`) of a contiguous tensor to another dtype,
@@ -25,12 +22,12 @@ pub fn to_kind(t: &Tensor, kind: Kind) -> Option<Result<Tensor>> {
     let from = Facts::of(t)?;
     match kind {
         _ if from.is_kind(kind) => None,
-        Kind::Int64 if from.is_kind(Kind::Float) && float_to_int64_is_x86() && (vector_float_to_int64() || t.numel() <= SCALAR_FLOAT_TO_INT64_MAX) => map_slices(t, Kind::Float, Kind::Int64, true, floats_to_int64),
-        Kind::Int64 if from.is_kind(Kind::Bool) => map::<u8, i64>(t, Kind::Bool, Kind::Int64, true, |b| i64::from(b != 0)),
-        Kind::Float if from.is_kind(Kind::Bool) => map::<u8, f32>(t, Kind::Bool, Kind::Float, true, |b| f32::from(b != 0)),
-        Kind::Float if from.is_kind(Kind::Int64) => map::<i64, f32>(t, Kind::Int64, Kind::Float, true, |i| i as f32),
-        Kind::Bool if from.is_kind(Kind::Float) => map::<f32, u8>(t, Kind::Float, Kind::Bool, true, |x| u8::from(x != 0.0)),
-        Kind::Bool if from.is_kind(Kind::Int64) => map::<i64, u8>(t, Kind::Int64, Kind::Bool, true, |i| u8::from(i != 0)),
+        Kind::Int64 if from.is_kind(Kind::Float) && float_to_int64_is_x86() && (vector_float_to_int64() || t.numel() <= SCALAR_FLOAT_TO_INT64_MAX) => map_slices(t, &from, Kind::Float, Kind::Int64, true, floats_to_int64),
+        Kind::Int64 if from.is_kind(Kind::Bool) => map::<u8, i64>(t, &from, Kind::Bool, Kind::Int64, true, |b| i64::from(b != 0)),
+        Kind::Float if from.is_kind(Kind::Bool) => map::<u8, f32>(t, &from, Kind::Bool, Kind::Float, true, |b| f32::from(b != 0)),
+        Kind::Float if from.is_kind(Kind::Int64) => map::<i64, f32>(t, &from, Kind::Int64, Kind::Float, true, |i| i as f32),
+        Kind::Bool if from.is_kind(Kind::Float) => map::<f32, u8>(t, &from, Kind::Float, Kind::Bool, true, |x| u8::from(x != 0.0)),
+        Kind::Bool if from.is_kind(Kind::Int64) => map::<i64, u8>(t, &from, Kind::Int64, Kind::Bool, true, |i| u8::from(i != 0)),
         _ => None,
     }
 }
@@ -103,33 +100,17 @@ fn float_to_int64_is_x86() -> bool {
     })
 }
 
-/// A pointer the parts of one loop write through, each its own disjoint range.
-struct Output<O>(*mut O);
-// SAFETY: parts write disjoint index ranges of a fresh buffer (see `map`).
-unsafe impl<O> Sync for Output<O> {}
-
-impl<O> Output<O> {
-    /// Elements `start..stop` of the buffer.
-    ///
-    /// SAFETY: within the buffer, and no other live slice overlaps the range.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn range(&self, start: usize, stop: usize) -> &mut [O] {
-        std::slice::from_raw_parts_mut(self.0.add(start), stop - start)
-    }
-}
-
-/// `f` of every element of `t` (`from` dtype, contiguous, CPU) into a fresh tensor of dtype
-/// `to`, or `None` when `t` is not such a tensor. The output has `t`'s strides when
+/// `f` of every element of `t` (whose `facts` the caller has read; `from` dtype, contiguous,
+/// CPU) into a fresh tensor of dtype `to`, or `None` when `t` is not such a tensor. The output has `t`'s strides when
 /// `same_strides` (eager's `.to()` preserves them, odd strides of size-1 dims included), else
 /// the default ones (a TensorIterator op of contiguous operands); either way its elements are
 /// in the input's memory order.
-fn map<I: Copy + Sync, O>(t: &Tensor, from: Kind, to: Kind, same_strides: bool, f: impl Fn(I) -> O + Sync) -> Option<Result<Tensor>> {
-    map_slices(t, from, to, same_strides, |input: &[I], output: &mut [O]| output.iter_mut().zip(input).for_each(|(o, &x)| *o = f(x)))
+fn map<I: Copy + Sync, O: Send>(t: &Tensor, facts: &Facts, from: Kind, to: Kind, same_strides: bool, f: impl Fn(I) -> O + Sync) -> Option<Result<Tensor>> {
+    map_slices(t, facts, from, to, same_strides, |input: &[I], output: &mut [O]| output.iter_mut().zip(input).for_each(|(o, &x)| *o = f(x)))
 }
 
 /// [`map`] with a function of whole parts (`output[i] = f(input[i])` over a part).
-fn map_slices<I: Copy + Sync, O>(t: &Tensor, from: Kind, to: Kind, same_strides: bool, f: impl Fn(&[I], &mut [O]) + Sync) -> Option<Result<Tensor>> {
-    let facts = Facts::of(t)?;
+fn map_slices<I: Copy + Sync, O: Send>(t: &Tensor, facts: &Facts, from: Kind, to: Kind, same_strides: bool, f: impl Fn(&[I], &mut [O]) + Sync) -> Option<Result<Tensor>> {
     if facts.device != Device::Cpu || !facts.is_kind(from) {
         return None;
     }
@@ -150,12 +131,11 @@ fn map_slices<I: Copy + Sync, O>(t: &Tensor, from: Kind, to: Kind, same_strides:
     // SAFETY: `t` is a live contiguous tensor of `len` elements of `I`'s layout (its dtype was
     // checked), read only while this runs.
     let input = unsafe { std::slice::from_raw_parts(data as *const I, len) };
-    let output = Output(out_data as *mut O);
-    for_each_part(len.div_ceil(PART), (super::PARALLEL_GRAIN / PART).max(1), &|first, end| {
-        let (start, stop) = (first * PART, (end * PART).min(len));
-        // SAFETY: the fresh output holds `len` elements of `O`'s layout; parts cover
-        // disjoint ranges of it.
-        let part = unsafe { output.range(start, stop) };
+    // SAFETY: the fresh output holds `len` elements of `O`'s layout, written only here.
+    let output = DisjointParts::new(unsafe { std::slice::from_raw_parts_mut(out_data as *mut O, len) });
+    super::for_each_segment(len, &|start, stop| {
+        // SAFETY: the segments of one call are disjoint.
+        let part = unsafe { output.part(start, stop - start) };
         f(&input[start..stop], part);
     });
     Some(Ok(out))

@@ -268,6 +268,18 @@ fn loads_a_single_element(operands: &[&Tensor], program: &[Step]) -> bool {
 /// libtorch's `GRAIN_SIZE`: below it its kernels run on one thread, and so do ours.
 const PARALLEL_GRAIN: usize = 32768;
 
+/// Elements per segment of the one-pass loops over a whole buffer (the elementwise pass's
+/// chunk, the selections, the conversions, activations in place).
+const SEGMENT: usize = 4096;
+
+/// Runs `body(start, stop)` over disjoint element ranges covering `0..len`, segments of
+/// [`SEGMENT`] elements shared among torch's threads above libtorch's grain size.
+fn for_each_segment(len: usize, body: &(dyn Fn(usize, usize) + Sync)) {
+    crate::parallel::for_each_part(len.div_ceil(SEGMENT), (PARALLEL_GRAIN / SEGMENT).max(1), &|first, last| {
+        body(first * SEGMENT, (last * SEGMENT).min(len))
+    });
+}
+
 /// Up to how many elements a lone unary op runs our loop: there the dispatcher and
 /// TensorIterator set-up dominate eager's cost and ours wins; above it libtorch's kernel is
 /// as fast or faster. Measured on an Intel Xeon at one thread (`bench --sweep --cells
@@ -291,30 +303,25 @@ const LONE_BINARY_MAX: usize = 1 << 11;
 /// `acts(t)` of a tensor the function just made and nothing else holds (a convolution's or a
 /// norm's result; the analyzer passes it by value): the ops run in place on it, so the chain
 /// allocates no tensor per op. On a contiguous float32 CPU tensor whose every op is ours
-/// ([`calibrate::native`]): one pass over segments of [`stack_machine`]'s chunk size, split
-/// over torch's threads above libtorch's grain. Otherwise libtorch's in-place kernels (eager's
+/// ([`calibrate::native`]): one pass over [`for_each_segment`]'s segments. Otherwise libtorch's in-place kernels (eager's
 /// own, parallel as eager's). Either way each element is what eager's out-of-place op gives,
 /// and the strides stay eager's (a channels-last result stays channels-last).
 pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
-    const SEGMENT: usize = 4096;
+    let len = t.numel();
     // eager's GELU of a one-element tensor is not the kernel our model reproduces
-    let one_element = t.numel() == 1 && acts.iter().any(|&op| calibrate::whole_tensors_only(op));
+    let one_element = len == 1 && acts.iter().any(|&op| calibrate::whole_tensors_only(op));
     let ours = acts.iter().all(|&op| calibrate::native(op)) && !one_element;
     let dense = crate::facts::Facts::of(&t).filter(|f| ours && f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
     if let Some((true, data)) = dense.and_then(|_| crate::facts::contiguous_data(&t)) {
-        let len = t.numel();
         if len > 0 {
             // SAFETY: `t` is a contiguous float32 tensor of `len` elements that only this call
             // holds (a fresh result passed by value), so nothing reads it meanwhile.
-            let values = unsafe { std::slice::from_raw_parts_mut(data, len) };
-            let parts = crate::parallel::DisjointParts::new(values);
-            crate::parallel::for_each_part(len.div_ceil(SEGMENT), (PARALLEL_GRAIN / SEGMENT).max(1), &|first, last| {
-                // SAFETY: segments `first..last` belong to this part only.
-                let block = unsafe { parts.part(first * SEGMENT, (last * SEGMENT).min(len) - first * SEGMENT) };
-                for segment in block.chunks_mut(SEGMENT) {
-                    for &op in acts {
-                        math::unary_in_place(op, segment);
-                    }
+            let parts = crate::parallel::DisjointParts::new(unsafe { std::slice::from_raw_parts_mut(data, len) });
+            for_each_segment(len, &|start, stop| {
+                // SAFETY: the segments of one call are disjoint.
+                let segment = unsafe { parts.part(start, stop - start) };
+                for &op in acts {
+                    math::unary_in_place(op, segment);
                 }
             });
         }

@@ -10,10 +10,7 @@ use tch::{Device, Kind, Tensor};
 use super::dense::{self, Dense};
 use crate::error::Result;
 use crate::facts::{self, Facts};
-use crate::parallel::{for_each_part, DisjointParts};
-
-/// Elements per part when the loop is split over threads (as `stack_machine`'s segments).
-const PART: usize = 4096;
+use crate::parallel::DisjointParts;
 
 /// The selection, or `None` when the operands are not ones this loop takes (the caller then
 /// calls libtorch, which also broadcasts, promotes and raises eager's errors).
@@ -23,8 +20,7 @@ pub fn where_same_shape(mask: &Tensor, a: &Tensor, b: &Tensor) -> Option<Result<
     if m.device != Device::Cpu || !m.is_kind(Kind::Bool) || m.rank != av.rank || av.rank != bv.rank {
         return None;
     }
-    let m_shape = &m.sizes[..m.rank];
-    if m_shape != &av.shape()[..] || av.shape() != bv.shape() {
+    if m.sizes[..m.rank] != av.shape()[..] || (av.rows, av.cols) != (bv.rows, bv.cols) {
         return None;
     }
     let (contiguous, mask_ptr) = facts::contiguous_data(mask)?;
@@ -44,10 +40,8 @@ fn select(mask_ptr: *const u8, a: Dense, b: Dense) -> Result<Tensor> {
     // 0 or 1); `a`, `b` are live inputs read only; `o` is the fresh output, written only here.
     let (mask, a, b, o) = unsafe { (std::slice::from_raw_parts(mask_ptr, len), a.values(), b.values(), o.values_mut()) };
     let parts = DisjointParts::new(o);
-    let grain = (super::PARALLEL_GRAIN / PART).max(1);
-    for_each_part(len.div_ceil(PART), grain, &|first, end| {
-        let (start, stop) = (first * PART, (end * PART).min(len));
-        // SAFETY: parts cover disjoint index ranges.
+    super::for_each_segment(len, &|start, stop| {
+        // SAFETY: the segments of one call are disjoint.
         let o = unsafe { parts.part(start, stop - start) };
         select_range(o, &mask[start..stop], &a[start..stop], &b[start..stop]);
     });
@@ -101,10 +95,8 @@ fn fill(x_ptr: *const f32, shape: &[i64], mask_ptr: *const u8, period: usize, va
         (std::slice::from_raw_parts(x_ptr, len), std::slice::from_raw_parts(mask_ptr, period), std::slice::from_raw_parts_mut(out_ptr, len))
     };
     let parts = DisjointParts::new(o);
-    let grain = (super::PARALLEL_GRAIN / PART).max(1);
-    for_each_part(len.div_ceil(PART), grain, &|first, end| {
-        let (start, stop) = (first * PART, (end * PART).min(len));
-        // SAFETY: parts cover disjoint index ranges.
+    super::for_each_segment(len, &|start, stop| {
+        // SAFETY: the segments of one call are disjoint.
         let o = unsafe { parts.part(start, stop - start) };
         // runs of the mask's period, each a vectorisable loop
         let (mut i, mut j) = (start, start % period);

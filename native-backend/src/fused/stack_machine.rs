@@ -23,7 +23,7 @@ unsafe impl Sync for ElementwisePlan {}
 
 /// How many output elements one pass of the stack machine handles: 16 KB per stack slot, so
 /// the slots stay in cache while the per-pass cost (one call per step) is spread thin.
-const CHUNK: usize = 4096;
+const CHUNK: usize = super::SEGMENT;
 
 pub(super) fn elementwise_plan(operands: &[&Tensor], program: &[Step]) -> Option<ElementwisePlan> {
     let views: Vec<Dense> = operands.iter().map(|t| Dense::of(t)).collect::<Option<_>>()?;

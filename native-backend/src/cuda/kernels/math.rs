@@ -322,18 +322,13 @@ impl UnaryMath for Unary {
                 clamp_min(s, x, &zero)
             }
             Unary::Sigmoid => {
-                let nx = s.neg(x);
-                let e = exp(s, &nx);
+                let d = one_plus_exp_neg(s, x);
                 let one = s.c(1.0);
-                let d = s.add(&one, &e);
                 s.div(&one, &d)
             }
             // eager's CUDA silu: `x / (1 + exp(-x))` in float
             Unary::Silu => {
-                let nx = s.neg(x);
-                let e = exp(s, &nx);
-                let one = s.c(1.0);
-                let d = s.add(&one, &e);
+                let d = one_plus_exp_neg(s, x);
                 s.div(x, &d)
             }
             Unary::Tanh => tanh(s, x),
@@ -370,6 +365,14 @@ impl BinaryMath for Binary {
             Binary::Div => s.div(a, b),
         }
     }
+}
+
+/// `1 + exp(-x)`, the denominator of sigmoid and SiLU.
+fn one_plus_exp_neg<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    let nx = s.neg(x);
+    let e = exp(s, &nx);
+    let one = s.c(1.0);
+    s.add(&one, &e)
 }
 
 /// Eager's CUDA `clamp_min`: NaN stays, else `fmaxf(x, lo)`.
