@@ -11,7 +11,8 @@ Verdicts: ``exact`` cases must be bitwise equal (any NaN equals any NaN; +0.0 vs
 differs). Otherwise NaN and +-inf positions must agree and finite values must be within a
 per-op tolerance (or within 4 ulps): elementwise ops ``2e-5*|expected|``; matmul/linear
 and sum/mean ``1e-5`` times the sum of the absolute terms (computed in float64); softmax
-``1e-6 + 2e-5*|expected|``; argmax equal except at ties within 1e-6. ``max_ulps`` is
+``1e-6 + 2e-5*|expected|``; layer/RMS norm ``1e-5*(|expected| + 1)`` times the line's
+conditioning (``1 + |mean|/std`` for layer norm); argmax equal except at ties within 1e-6. ``max_ulps`` is
 always reported, to show how close we are.
 
 Usage: python3 scripts/gpu_eager_compare.py DUMP_DIR REPORT.json [--device cuda]
@@ -59,8 +60,23 @@ UNARY = {
 }
 BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
           "maximum": torch.maximum, "minimum": torch.minimum, "matmul": torch.matmul} if torch else {}
+
+
+def _norm(layer: bool):
+    """F.layer_norm / F.rms_norm: inputs (x, weight?, bias?) as the flags in args say."""
+    def run(xs, a):
+        shape = a.get("normalized_shape") or [xs[0].shape[-1]]
+        w = xs[1] if a.get("weight") else None
+        if layer:
+            b = xs[2 if w is not None else 1] if a.get("bias") else None
+            return F.layer_norm(xs[0], shape, w, b, a.get("eps", 1e-5))
+        return F.rms_norm(xs[0], shape, w, a.get("eps"))
+    return run
+
+
 MULTI = {"linear": lambda xs, a: F.linear(*xs), "cat": lambda xs, a: torch.cat(xs, dim=a["dim"]),
-         "stack": lambda xs, a: torch.stack(xs, dim=a["dim"])}
+         "stack": lambda xs, a: torch.stack(xs, dim=a["dim"]),
+         "layer_norm": _norm(True), "rms_norm": _norm(False)}
 OPS = sorted([*UNARY, *BINARY, *MULTI])
 
 
@@ -83,6 +99,18 @@ def abs_terms(op: str, xs: list, args: dict):
         return F.linear(*a).numpy()
     s = torch.sum(a[0], dim=args.get("dim"), keepdim=args.get("keepdim", False))
     return (s / max(1, a[0].numel() // max(1, s.numel())) if op == "mean" else s).numpy()
+
+
+def norm_conditions(xs: list, args: dict, shape) -> np.ndarray:
+    """Per element, how much a norm's rounding may grow: ``1 + |mean| / std`` of its line
+    for layer norm (the mean's error is amplified by rstd; float64, CPU), 1 for RMS norm."""
+    x = xs[0].detach().cpu().double()
+    n = len(args.get("normalized_shape") or [1])
+    dims = tuple(range(x.dim() - n, x.dim()))
+    mean = x.mean(dims, keepdim=True)
+    std = x.var(dims, unbiased=False, keepdim=True).sqrt()
+    c = torch.where((std > 0) & mean.isfinite(), 1 + mean.abs() / std, torch.ones_like(std))
+    return c.expand_as(x).numpy().reshape(shape)
 
 
 def ordered(bits: np.ndarray) -> np.ndarray:
@@ -132,6 +160,9 @@ def compare(op, args, exact, xs, got, want) -> dict:
                 tol = 1e-5 * abs_terms(op, xs, args).reshape(want.shape)
             elif op == "softmax":
                 tol = 1e-6 + 2e-5 * np.abs(want.astype(np.float64))
+            elif op in ("layer_norm", "rms_norm"):
+                cond = norm_conditions(xs, args, want.shape) if op == "layer_norm" else 1.0
+                tol = 1e-5 * (np.abs(want.astype(np.float64)) + 1) * cond
             else:
                 tol = 2e-5 * np.abs(want.astype(np.float64))
             close = (diff <= tol) | (ulps <= 4)
@@ -219,9 +250,11 @@ def self_test() -> int:
         s, sh, st, o = c(*shape)
         return (np.abs(s) + 0.1, sh, st, o)
 
-    args = {"scalar": 0.3, "exponent": 1.5, "min": -0.5, "max": None, "dim": 1, "keepdim": False}
+    args = {"scalar": 0.3, "exponent": 1.5, "min": -0.5, "max": None, "dim": 1, "keepdim": False,
+            "normalized_shape": [3], "eps": 1e-5, "weight": True, "bias": True}
     for op in OPS:  # every op, exact and untampered: must pass (also checks the op table runs)
-        n = {"matmul": [c(3, 4), c(4, 5)], "linear": [c(2, 4), c(3, 4), c(3)], "cat": [c(2, 3), c(2, 2)]}
+        n = {"matmul": [c(3, 4), c(4, 5)], "linear": [c(2, 4), c(3, 4), c(3)], "cat": [c(2, 3), c(2, 2)],
+             "layer_norm": [c(2, 3), c(3), c(3)], "rms_norm": [c(2, 3), c(3)]}
         ins = n.get(op) or ([c(2, 3), c(2, 3)] if op in BINARY or op == "stack" else
                             [pos(2, 3)] if op in ("log", "sqrt", "rsqrt", "pow") else [c(2, 3)])
         add(f"all_{op}", op, args, ins, True, True)
@@ -244,6 +277,11 @@ def self_test() -> int:
     add("strided_exp", "exp", {}, [st], False, True)
     add("strided_matmul", "matmul", {}, [c(2, 3), st], False, True, nudge)
     add("sum_tol", "sum", {"dim": 1, "keepdim": True}, [c(3, 50)], False, True, nudge)
+    norm = {"normalized_shape": [50], "eps": 1e-5, "weight": True, "bias": False}
+    w50 = c(50)
+    add("layer_norm_tol", "layer_norm", norm, [c(3, 50), w50], False, True, nudge)
+    add("layer_norm_wrong", "layer_norm", norm, [c(3, 50), w50], False, False, lambda o: o.__setitem__((1, 2), o[1, 2] + 1e-2))
+    add("rms_norm_wrong", "rms_norm", norm, [c(3, 50), w50], False, False, lambda o: o.__setitem__((2, 0), -o[2, 0]))
     tie = (np.array([1.0, 3.0, 3.0, 0.0, 2.0, 5.0], np.float32), [2, 3], [3, 1], 0)
     add("argmax", "argmax", {"dim": 1, "keepdim": False}, [tie], True, True)
     add("argmax_tie", "argmax", {"dim": 1, "keepdim": False}, [tie], False, True, lambda o: o.__setitem__(0, 2))

@@ -5,7 +5,7 @@
 
 use tch::{Device, Kind, Tensor};
 use torchlower_backend::cuda::kernels::math::{Binary, Unary, UnaryMath};
-use torchlower_backend::cuda::kernels::plan::{ElementwisePlan, MatmulPlan, ReducePlan};
+use torchlower_backend::cuda::kernels::plan::{norm_line_len, ElementwisePlan, MatmulPlan, Norm, NormShapeError, ReducePlan};
 
 /// A small deterministic generator (splitmix64), so failures reproduce.
 struct Rng(u64);
@@ -1050,4 +1050,123 @@ fn nd_reduction_plans_match_eager_sum_mean_softmax_argmax() {
     }
     println!("reductions: {cases} cases, {replanned} planned on a contiguous copy");
     assert!(replanned > 0, "some layout must need the contiguous fallback");
+}
+
+/// Layer and RMS norm: the kernels' model (two-pass statistics, every step correctly
+/// rounded) against eager's `layer_norm`/`rms_norm` with NaN at the same places and finite
+/// values within `1e-5 (|eager| + 1) c`. Eager computes the statistics with Welford's
+/// update, so the last bits differ, by as much as the line's conditioning allows: `c` is
+/// `1 + |mean| / std` for layer norm (the mean's rounding is amplified by `rstd`), 1 for
+/// RMS norm. Rows cover a NaN, an inf, a constant line (variance 0), a large offset (the
+/// cancellation `c` accounts for), lines longer than the block, with and without the affine
+/// vectors, a strided (transposed) input read in place and two normalized dims.
+#[test]
+fn norm_plans_match_eager_layer_norm_and_rms_norm() {
+    let mut rng = Rng(17);
+    for &(lines, len) in &[(1i64, 1i64), (3, 5), (7, 300), (2, 1000), (5, 4096), (6, 257)] {
+        let mut data = rng.vec((lines * len) as usize, -3.0, 3.0);
+        if lines >= 5 {
+            data[2] = f32::NAN; // line 0
+            data[len as usize + 1] = f32::INFINITY; // line 1
+            data[2 * len as usize..3 * len as usize].fill(0.75); // line 2: variance 0
+            for x in &mut data[3 * len as usize..4 * len as usize] {
+                *x += 1.0e3; // line 3: a large mean
+            }
+        }
+        let weight = rng.vec(len as usize, -2.0, 2.0);
+        let bias = rng.vec(len as usize, -1.0, 1.0);
+        let (w, b) = (tensor(&weight, &[len]), tensor(&bias, &[len]));
+        for transpose in [false, true] {
+            // Transposed: the storage holds [len, lines], the normalized dim has stride `lines`.
+            let t = if transpose { tensor(&data, &[len, lines]).tr() } else { tensor(&data, &[lines, len]) };
+            let plan = ReducePlan::along(&t.size(), &t.stride(), -1, true).unwrap().expect("rank 2 always has a plan");
+            let condition = line_conditions(&to_vec(&t), len as usize);
+            for (affine, eps) in [(false, 1e-5f64), (true, 1e-12), (true, 1e-5)] {
+                let (wo, bo) = if affine { (Some(&w), Some(&b)) } else { (None, None) };
+                let what = format!("[{lines}, {len}] transposed={transpose} affine={affine} eps={eps}");
+                let want = to_vec(&t.layer_norm([len].as_slice(), wo, bo, eps, false));
+                let got = plan.run_norm_cpu(&data, affine.then_some(&weight[..]), affine.then_some(&bias[..]), eps as f32, Norm::Layer);
+                assert_norm_close(&got, &want, &condition, &format!("layer_norm {what}"));
+                let want = to_vec(&t.rms_norm([len].as_slice(), wo, Some(eps)));
+                let got = plan.run_norm_cpu(&data, affine.then_some(&weight[..]), None, eps as f32, Norm::Rms);
+                assert_norm_close(&got, &want, &[1.0], &format!("rms_norm {what}"));
+            }
+            // eps=None is float32's machine epsilon.
+            let want = to_vec(&t.rms_norm([len].as_slice(), None::<&Tensor>, None));
+            assert_norm_close(&plan.run_norm_cpu(&data, None, None, f32::EPSILON, Norm::Rms), &want, &[1.0], "rms_norm eps=None");
+        }
+    }
+    // Two normalized dims: lines of 3 * 40 elements of a [2, 3, 40] tensor.
+    let data = rng.vec(240, -3.0, 3.0);
+    let t = tensor(&data, &[2, 3, 40]);
+    let plan = ReducePlan::along(&[2, 120], &[120, 1], -1, true).unwrap().expect("a plan");
+    let want = to_vec(&t.layer_norm([3, 40].as_slice(), None::<&Tensor>, None::<&Tensor>, 1e-5, false));
+    let condition = line_conditions(&data, 120);
+    assert_norm_close(&plan.run_norm_cpu(&data, None, None, 1e-5, Norm::Layer), &want, &condition, "layer_norm over [3, 40]");
+}
+
+/// `1 + |mean| / std` of each line of `len` elements (float64; 1 for a constant or
+/// non-finite line), repeated for each of its elements.
+fn line_conditions(values: &[f32], len: usize) -> Vec<f64> {
+    values
+        .chunks(len)
+        .flat_map(|line| {
+            let n = line.len() as f64;
+            let mean = line.iter().map(|&x| x as f64).sum::<f64>() / n;
+            let std = (line.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n).sqrt();
+            let c = if std > 0.0 && mean.is_finite() { 1.0 + mean.abs() / std } else { 1.0 };
+            std::iter::repeat_n(c, line.len())
+        })
+        .collect()
+}
+
+/// `conditions` per element, or one for all.
+fn assert_norm_close(got: &[f32], want: &[f32], conditions: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g.is_nan(), w.is_nan(), "{what} [{i}]: {g} vs {w}");
+        if !w.is_nan() {
+            let c = conditions[i.min(conditions.len() - 1)];
+            let tol = 1e-5 * (w.abs() as f64 + 1.0) * c;
+            assert!(((g - w).abs() as f64) <= tol, "{what} [{i}]: {g} vs {w} ({} ulps)", ulps(*g, *w));
+        }
+    }
+}
+
+/// The norms' shape checks refuse what eager refuses, with its message (and `ValueError`
+/// where eager raises one), and give the line length otherwise.
+#[test]
+fn norm_shape_errors_have_eager_messages() {
+    let zeros = |shape: &[i64]| Tensor::zeros(shape, (Kind::Float, Device::Cpu));
+    // (input, normalized_shape, weight, bias)
+    let cases: [(&[i64], &[i64], Option<&[i64]>, Option<&[i64]>); 7] = [
+        (&[2, 3], &[4], None, None),
+        (&[2, 3], &[3, 4], None, None),
+        (&[2, 3], &[3], Some(&[4]), None),
+        (&[2, 3], &[3], None, Some(&[2])),
+        (&[2, 3], &[], None, None),
+        (&[3], &[2, 3], None, None),
+        (&[2, 3, 4], &[3, 4], Some(&[3, 4]), Some(&[3, 4])),
+    ];
+    for (shape, normalized, weight, bias) in cases {
+        let (x, w, b) = (zeros(shape), weight.map(zeros), bias.map(zeros));
+        let affine = [("weight", weight.map(<[i64]>::to_vec)), ("bias", bias.map(<[i64]>::to_vec))];
+        let what = format!("{shape:?} over {normalized:?} weight {weight:?} bias {bias:?}");
+        let ours = norm_line_len(Norm::Layer, shape, normalized, &affine);
+        match x.f_layer_norm(normalized, w.as_ref(), b.as_ref(), 1e-5, false) {
+            Ok(_) => assert_eq!(ours, Ok(normalized.iter().product()), "layer_norm {what}"),
+            Err(e) => match ours {
+                Err(NormShapeError::Runtime(m)) => assert!(e.to_string().contains(&m), "layer_norm {what}: {m} / {e}"),
+                other => panic!("layer_norm {what}: eager raised {e}, ours {other:?}"),
+            },
+        }
+        let ours = norm_line_len(Norm::Rms, shape, normalized, &affine[..1]);
+        match x.f_rms_norm(normalized, w.as_ref(), Some(1e-5)) {
+            Ok(_) => assert_eq!(ours, Ok(normalized.iter().product()), "rms_norm {what}"),
+            Err(e) => match ours {
+                Err(NormShapeError::Runtime(m) | NormShapeError::Value(m)) => assert!(e.to_string().contains(&m), "rms_norm {what}: {m} / {e}"),
+                Ok(n) => panic!("rms_norm {what}: eager raised {e}, ours {n}"),
+            },
+        }
+    }
 }

@@ -22,6 +22,8 @@ fn every_op_reports_the_paths_searched() {
         ("mean_dim", ops::mean_dim(&t, 0, true)),
         ("softmax", ops::softmax(&t, 1)),
         ("argmax", ops::argmax(&t, 1, false)),
+        ("layer_norm", ops::layer_norm(&t, &[3], Some(&t), None, 1e-5)),
+        ("rms_norm", ops::rms_norm(&t, &[3], None, None)),
     ];
     for (name, result) in results {
         let error = result.err().unwrap_or_else(|| panic!("{name} must fail without a driver"));

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::kernels::args;
 use crate::dump::{Dump, Input, Output};
 use crate::kernels::math::{Binary, BinaryMath, NumberForm, Pointwise, Unary, UnaryMath};
-use crate::kernels::plan::{CopyPlan, ElementwisePlan, MatmulPlan, ReducePlan};
+use crate::kernels::plan::{CopyPlan, ElementwisePlan, MatmulPlan, Norm, ReducePlan};
 use crate::kernels::Kernel;
 use crate::launch::{Arg, LaunchConfig};
 use crate::result::Result;
@@ -246,6 +246,16 @@ impl<'c, 'm> Runner<'c, 'm> {
                 }
             }
         }
+        // Norms over the last dim: lines shorter and longer than the block, a transposed
+        // input read in place, with and without the affine vectors.
+        let norms: [(&[i64], &[i64]); 4] = [(&[4, 64], &[64, 1]), (&[3, 3000], &[3000, 1]), (&[300, 7], &[1, 300]), (&[2, 3, 768], &[2304, 768, 1])];
+        for (shape, strides) in norms {
+            for affine in [false, true] {
+                for norm in [Norm::Layer, Norm::Rms] {
+                    push(self.norm(norm, shape, strides, affine), if norm == Norm::Layer { "layer_norm" } else { "rms_norm" });
+                }
+            }
+        }
         push(self.copy(&[3, 4, 5], &[1, 15, 3]), "contiguous");
         push(self.copy(&[2, 3, 4, 5], &[0, 20, 1, 4]), "contiguous");
         push(self.join(&[&[2, 3, 4], &[2, 5, 4], &[2, 1, 4]], 1, false), "cat");
@@ -435,6 +445,40 @@ impl<'c, 'm> Runner<'c, 'm> {
         ];
         self.record(&case, "linear", json!({}), &inputs, Output::F32 { values: &got, shape: &plan.out_shape }, false);
         Ok(compare_f32(case, &got, &plan.run_cpu(&x, &w, Some(&bias))))
+    }
+
+    /// Layer or RMS norm over the last dim of a view (eps 1e-5), specials in the first line.
+    fn norm(&mut self, norm: Norm, shape: &[i64], strides: &[i64], affine: bool) -> Result<Value> {
+        let data = self.values(span(shape, strides), -3.0, 3.0, 0);
+        let unsupported = crate::result::CudaError::Unsupported;
+        let Some(plan) = ReducePlan::along(shape, strides, -1, true).map_err(unsupported)? else {
+            return Err(unsupported(format!("no reduction plan for {shape:?}/{strides:?}")));
+        };
+        let len = plan.len as usize;
+        let weight = self.rng.vec(len, -2.0, 2.0);
+        let bias = self.rng.vec(len, -1.0, 1.0);
+        let with_bias = affine && norm == Norm::Layer;
+        let (input, w, b) = (self.upload(&data)?, self.upload(&weight)?, self.upload(&bias)?);
+        let out = DeviceBuffer::<f32>::alloc(self.context, (plan.outer * plan.len) as usize)?;
+        let eps = 1e-5f32;
+        let arguments = args::norm_args(&plan, out.device_ptr(), input.device_ptr(), affine.then(|| w.device_ptr()), with_bias.then(|| b.device_ptr()), eps);
+        let kernel = if norm == Norm::Layer { Kernel::LayerNorm } else { Kernel::RmsNorm };
+        self.launch(kernel, args::line_config(&plan)?, &arguments)?;
+        let got = out.to_host()?;
+        let name = if norm == Norm::Layer { "layer_norm" } else { "rms_norm" };
+        let case = format!("{name} {shape:?}/{strides:?} affine={affine}");
+        let view = View { storage: &data, shape, strides };
+        let affine_shape = [plan.len as i64];
+        let mut inputs = vec![view.input()];
+        if affine {
+            inputs.push(Input { storage: &weight, shape: &affine_shape, strides: &[1], offset: 0 });
+        }
+        if with_bias {
+            inputs.push(Input { storage: &bias, shape: &affine_shape, strides: &[1], offset: 0 });
+        }
+        self.record(&case, name, json!({ "normalized_shape": [plan.len], "eps": eps, "weight": affine, "bias": with_bias }), &inputs, Output::F32 { values: &got, shape }, false);
+        let want = plan.run_norm_cpu(&data, affine.then_some(&weight[..]), with_bias.then_some(&bias[..]), eps, norm);
+        Ok(compare_f32(case, &got, &want))
     }
 
     fn reductions(&mut self, shape: &[i64], strides: &[i64], dim: i64) -> Result<Vec<Value>> {

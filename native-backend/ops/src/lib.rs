@@ -923,12 +923,12 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// Layer normalization over the trailing dims, with optional affine weight and bias.
+        /// Layer normalization over the trailing dims, with optional affine weight and bias (libtorch's kernel on CPU).
         LayerNorm {
             name: "layer_norm", lane: Norms, signature: LayerNorm,
             functions: ["torch.nn.functional.layer_norm", "torch.layer_norm"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_layer_norm",
         },
         /// Elementwise maximum of two tensors (NaN propagates), with broadcasting.
         Maximum {
@@ -1461,12 +1461,12 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// Root-mean-square normalization over the trailing dims, libtorch's kernel.
+        /// Root-mean-square normalization over the trailing dims (libtorch's kernel on CPU).
         RmsNorm {
             name: "rms_norm", lane: Norms, signature: Params(RMS_NORM),
             functions: ["torch.nn.functional.rms_norm", "torch.rms_norm"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_rms_norm",
         },
         /// Scaled dot-product attention (mask, causal, scale, grouped heads), libtorch's kernel.
         ScaledDotProductAttention {

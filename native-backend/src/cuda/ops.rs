@@ -18,7 +18,7 @@ use tch::{Device, Kind, Tensor};
 
 use super::kernels::args;
 use super::kernels::math::{Binary, NumberForm, Pointwise, Unary};
-use super::kernels::plan::{contiguous_strides, CopyPlan, ElementwisePlan, MatmulPlan, ReducePlan, MAX_DIMS};
+use super::kernels::plan::{contiguous_strides, norm_line_len, CopyPlan, ElementwisePlan, MatmulPlan, Norm, NormShapeError, ReducePlan, MAX_DIMS};
 use super::kernels::Kernel;
 use super::launch::{Arg, LaunchConfig};
 use super::result::CudaError;
@@ -528,4 +528,57 @@ pub fn argmax(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
     }
     launch(loaded, args::line_config(&plan)?, &args::argmax_args(&plan, addr(&out), addr(t)))?;
     Ok(out)
+}
+
+/// `normalized_shape` checked against `x`'s trailing dims and the affine vectors' shapes
+/// ([`norm_line_len`], eager's errors); the number of elements each line normalizes.
+fn check_norm_shapes(op: &str, x: &Tensor, normalized_shape: &[i64], affine: &[(&str, Option<&Tensor>)]) -> Result<i64> {
+    check_input(op, x)?;
+    for (_, t) in affine {
+        if let Some(t) = t {
+            check_input(op, t)?;
+        }
+    }
+    let norm = if op == "rms_norm" { Norm::Rms } else { Norm::Layer };
+    let shapes: Vec<(&str, Option<Vec<i64>>)> = affine.iter().map(|(name, t)| (*name, t.map(Tensor::size))).collect();
+    norm_line_len(norm, &x.size(), normalized_shape, &shapes).map_err(|e| match e {
+        NormShapeError::Value(message) => Error::Value(message),
+        NormShapeError::Runtime(message) => shape_error(message),
+    })
+}
+
+/// Layer or RMS norm of `x`'s lines of `len` trailing elements into a fresh contiguous
+/// tensor. The lines are read in place when one normalized dim is given (any strides the
+/// reduction plan takes), from a contiguous copy otherwise; the affine vectors contiguous.
+fn norm(kernel: Kernel, op: &str, x: &Tensor, len: i64, dims: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f32) -> Result<Tensor> {
+    let loaded = runtime::kernel(kernel)?;
+    let out = empty(&x.size(), Kind::Float)?;
+    if x.numel() == 0 {
+        return Ok(out);
+    }
+    let lines = if dims == 1 || x.is_contiguous() { x.shallow_clone() } else { copy_contiguous(x)? };
+    let lines = if dims == 1 { lines } else { lines.f_view([x.numel() as i64 / len, len])? };
+    let (plan, lines) = reduce_plan(op, &lines, -1, true)?;
+    let weight = weight.map(contiguous).transpose()?;
+    let bias = bias.map(contiguous).transpose()?;
+    let args = args::norm_args(&plan, addr(&out), addr(&lines), weight.as_ref().map(addr), bias.as_ref().map(addr), eps);
+    launch(loaded, args::line_config(&plan)?, &args)?;
+    Ok(out)
+}
+
+/// `F.layer_norm(x, normalized_shape, weight, bias, eps)` on cuda:0: the biased variance
+/// of the mean's deviations (two passes), every step correctly rounded.
+pub fn layer_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+    runtime::kernel(Kernel::LayerNorm)?;
+    let len = check_norm_shapes("layer_norm", x, normalized_shape, &[("weight", weight), ("bias", bias)])?;
+    norm(Kernel::LayerNorm, "layer_norm", x, len, normalized_shape.len(), weight, bias, eps as f32)
+}
+
+/// `F.rms_norm(x, normalized_shape, weight, eps)` on cuda:0; `eps=None` is float32's
+/// machine epsilon, as eager.
+pub fn rms_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, eps: Option<f64>) -> Result<Tensor> {
+    runtime::kernel(Kernel::RmsNorm)?;
+    let len = check_norm_shapes("rms_norm", x, normalized_shape, &[("weight", weight)])?;
+    let eps = eps.map_or(f32::EPSILON, |e| e as f32);
+    norm(Kernel::RmsNorm, "rms_norm", x, len, normalized_shape.len(), weight, None, eps)
 }

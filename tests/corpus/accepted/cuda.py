@@ -1,6 +1,6 @@
 # cuda:0 tensors get the same claim surface (extension torchlower/ext-cuda0-full-surface);
 # emitted code calls tl::cuda::ops.
-from torchlower.types import TensorF32Cuda0_1D, TensorF32Cuda0_2D
+from torchlower.types import TensorF32Cuda0_1D, TensorF32Cuda0_2D, TensorF32Cuda0_3D
 import torch
 import torch.nn.functional as F
 
@@ -22,3 +22,14 @@ def cuda_surface(x: TensorF32Cuda0_2D, w: TensorF32Cuda0_2D, b: TensorF32Cuda0_1
 # LLaMA's SwiGLU MLP: silu is an element function of ours on cuda:0 too (kernel tl_silu)
 def cuda_swiglu(x: TensorF32Cuda0_2D, w1: TensorF32Cuda0_2D, w2: TensorF32Cuda0_2D, w3: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
     return F.linear(F.silu(F.linear(x, w1)) * F.linear(x, w3), w2)
+
+
+# BERT's head: LayerNorm as a block reduction of ours on cuda:0 (kernel tl_layer_norm)
+def cuda_layer_norm_head(x: TensorF32Cuda0_2D, g: TensorF32Cuda0_1D, b: TensorF32Cuda0_1D, w: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    h = F.layer_norm(x, (x.size(-1),), g, b, 1e-12)
+    return torch.tanh(F.linear(h, w))
+
+
+# LLaMA's RMSNorm on a (batch, seq, hidden) activation (kernel tl_rms_norm)
+def cuda_rms_norm(h: TensorF32Cuda0_3D, weight: TensorF32Cuda0_1D) -> TensorF32Cuda0_3D:
+    return F.rms_norm(h, (h.shape[-1],), weight, 1e-6) + F.rms_norm(h, h.shape[-1:])

@@ -118,3 +118,17 @@ pub fn argmax_args(plan: &ReducePlan, out: u64, input: u64) -> Vec<Arg> {
     args.extend(line_args(plan, input));
     args
 }
+
+/// Arguments of the layer/RMS norm kernels: softmax's line layout, then the affine vectors
+/// (address 0 and flag 0 when absent) and `eps`.
+pub fn norm_args(plan: &ReducePlan, out: u64, input: u64, weight: Option<u64>, bias: Option<u64>, eps: f32) -> Vec<Arg> {
+    let mut args = softmax_args(plan, out, input);
+    args.extend([
+        Arg::Ptr(weight.unwrap_or(0)),
+        Arg::Ptr(bias.unwrap_or(0)),
+        Arg::U32(u32::from(weight.is_some())),
+        Arg::U32(u32::from(bias.is_some())),
+        Arg::F32(eps),
+    ]);
+    args
+}

@@ -25,7 +25,7 @@ use elementwise::Element;
 use math::{Binary, Pointwise, Unary};
 
 /// Every kernel we generate: one per elementwise op of the op table (`torchlower-ops`), and
-/// the four shared by the other ops (their rows name them in `cuda_kernel`).
+/// the ones shared by the other ops (their rows name them in `cuda_kernel`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kernel {
     Unary(Unary),
@@ -38,12 +38,17 @@ pub enum Kernel {
     Sum,
     Softmax,
     Argmax,
+    /// `F.layer_norm` over the trailing dims, optional weight and bias.
+    LayerNorm,
+    /// `F.rms_norm` over the trailing dims, optional weight.
+    RmsNorm,
     /// A strided copy (`contiguous`, `cat`, `stack`).
     Copy,
 }
 
 /// The kernels that are not one elementwise op, in [`Kernel::index`] order after those.
-const SHARED: [Kernel; 5] = [Kernel::Matmul, Kernel::Sum, Kernel::Softmax, Kernel::Argmax, Kernel::Copy];
+const SHARED: [Kernel; 7] =
+    [Kernel::Matmul, Kernel::Sum, Kernel::Softmax, Kernel::Argmax, Kernel::Copy, Kernel::LayerNorm, Kernel::RmsNorm];
 
 /// Signatures of all kernels, in [`Kernel::index`] order.
 static SIGNATURES: LazyLock<Vec<KernelSignature>> = LazyLock::new(|| {
@@ -76,6 +81,8 @@ impl Kernel {
             Kernel::Softmax => shared + 2,
             Kernel::Argmax => shared + 3,
             Kernel::Copy => shared + 4,
+            Kernel::LayerNorm => shared + 5,
+            Kernel::RmsNorm => shared + 6,
         }
     }
 
@@ -99,6 +106,8 @@ impl Kernel {
             Kernel::Softmax => "tl_softmax",
             Kernel::Argmax => "tl_argmax",
             Kernel::Copy => "tl_copy",
+            Kernel::LayerNorm => "tl_layer_norm",
+            Kernel::RmsNorm => "tl_rms_norm",
         }
     }
 
@@ -110,6 +119,7 @@ impl Kernel {
             Kernel::Softmax => reduce::SOFTMAX_PARAMS,
             Kernel::Argmax => reduce::ARGMAX_PARAMS,
             Kernel::Copy => elementwise::COPY_PARAMS,
+            Kernel::LayerNorm | Kernel::RmsNorm => reduce::NORM_PARAMS,
         }
     }
 
@@ -125,6 +135,8 @@ impl Kernel {
             Kernel::Softmax => reduce::softmax_ptx(signature),
             Kernel::Argmax => reduce::argmax_ptx(signature),
             Kernel::Copy => elementwise::copy_ptx(signature),
+            Kernel::LayerNorm => reduce::norm_ptx(signature, plan::Norm::Layer),
+            Kernel::RmsNorm => reduce::norm_ptx(signature, plan::Norm::Rms),
         }
     }
 }

@@ -393,6 +393,58 @@ impl MatmulPlan {
     }
 }
 
+/// Which normalization a norm kernel ([`super::reduce::norm_ptx`]) computes over each line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Norm {
+    /// `(x - mean) / sqrt(var + eps) * w + b`, the biased variance (`F.layer_norm`).
+    Layer,
+    /// `x / sqrt(mean(x²) + eps) * w` (`F.rms_norm`).
+    Rms,
+}
+
+/// A norm's shapes that eager refuses, with its exception type and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NormShapeError {
+    /// `ValueError` (RMS norm of an input with fewer dims than `normalized_shape`).
+    Value(String),
+    /// `RuntimeError`.
+    Runtime(String),
+}
+
+/// The number of elements each line of a layer/RMS norm normalizes: `normalized_shape` must
+/// be non-empty and equal the input's trailing dims, and each affine vector (`(name,
+/// shape)`, absent ones `None`) must have exactly that shape. Eager's messages, which spell
+/// the expected input shape differently for the two norms (`[*, 3, 4]` / `[*3, 4]`).
+pub fn norm_line_len(norm: Norm, shape: &[i64], normalized_shape: &[i64], affine: &[(&str, Option<Vec<i64>>)]) -> Result<i64, NormShapeError> {
+    use NormShapeError::*;
+    if normalized_shape.is_empty() {
+        return Err(Runtime(format!(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = {normalized_shape:?}"
+        )));
+    }
+    let rms = norm == Norm::Rms;
+    if rms && shape.len() < normalized_shape.len() {
+        return Err(Value(format!("Input tensor must have at least {} dimensions, but got {}", normalized_shape.len(), shape.len())));
+    }
+    if !shape.ends_with(normalized_shape) {
+        let dims: Vec<String> = normalized_shape.iter().map(i64::to_string).collect();
+        let expected = if rms { dims.join(", ") } else { format!(", {}", dims.join(", ")) };
+        return Err(Runtime(format!(
+            "Given normalized_shape={normalized_shape:?}, expected input with shape [*{expected}], but got input of size{shape:?}"
+        )));
+    }
+    for (name, vector) in affine {
+        if let Some(vector) = vector {
+            if vector != normalized_shape {
+                return Err(Runtime(format!(
+                    "Expected {name} to be of same shape as normalized_shape, but got {name} of shape {vector:?} and normalized_shape = {normalized_shape:?}"
+                )));
+            }
+        }
+    }
+    Ok(normalized_shape.iter().product())
+}
+
 /// Threads per block of the reduction kernels (sum/mean, softmax, argmax).
 pub const REDUCE_THREADS: u32 = 256;
 
@@ -548,6 +600,37 @@ impl ReducePlan {
             for i in 0..self.len {
                 let value = Unary::Exp.eval(input[self.input_offset(o, i) as usize] - max) / sum;
                 out[self.output_offset(o, i) as usize] = value;
+            }
+        }
+        out
+    }
+
+    /// Layer norm (`norm` [`Norm::Layer`]) or RMS norm of each line, in the kernel's order:
+    /// the tree mean of `x` (layer norm), the tree mean of the squared deviations from it
+    /// (of `x²` for RMS norm), `rstd = 1 / sqrt(that + eps)`, then per element
+    /// `(x - mean) * rstd` (`x * rstd`), times `weight[i]`, plus `bias[i]`, each written at
+    /// its contiguous position.
+    pub fn run_norm_cpu(&self, input: &[f32], weight: Option<&[f32]>, bias: Option<&[f32]>, eps: f32, norm: Norm) -> Vec<f32> {
+        let mut out = vec![0f32; (self.outer * self.len) as usize];
+        let len = self.len as f32;
+        for o in 0..self.outer {
+            let at = |off: i64| input[off as usize];
+            let centre = match norm {
+                Norm::Layer => Some(self.tree_reduce(o, 0f32, at, |a, b| a + b) / len),
+                Norm::Rms => None,
+            };
+            let deviation = |x: f32| centre.map_or(x, |mean| x - mean);
+            let square_mean = self.tree_reduce(o, 0f32, |off| deviation(at(off)) * deviation(at(off)), |a, b| a + b) / len;
+            let rstd = 1.0 / (square_mean + eps).sqrt();
+            for i in 0..self.len {
+                let mut y = deviation(at(self.input_offset(o, i))) * rstd;
+                if let Some(w) = weight {
+                    y *= w[i as usize];
+                }
+                if let Some(b) = bias {
+                    y += b[i as usize];
+                }
+                out[self.output_offset(o, i) as usize] = y;
             }
         }
         out

@@ -1,11 +1,12 @@
 //! Reductions along one dimension: one block of [`REDUCE_THREADS`] threads per output line
 //! (`ctaid.x` = line), each thread combining elements `t, t+T, ...` in order, then a
 //! shared-memory tree — the order [`ReducePlan::tree_reduce`](super::plan::ReducePlan)
-//! models. Sum/mean, softmax (max, sum of exponentials, normalise) and argmax.
+//! models. Sum/mean, softmax (max, sum of exponentials, normalise), argmax, and layer/RMS
+//! norm (the line statistics, then the affine per element).
 
 use super::super::launch::{KernelSignature, ParamKind, ParamKind::*};
 use super::math::{self, PtxScalar};
-use super::plan::REDUCE_THREADS;
+use super::plan::{Norm, REDUCE_THREADS};
 use super::ptx::PtxBuilder;
 
 /// Line `o` (`ctaid.x`) is `(o / lo_size, o % lo_size)` over the kept dimensions, grouped
@@ -268,5 +269,103 @@ pub fn argmax_ptx(signature: &KernelSignature) -> String {
     let address = b.element_address(&out, &l.line, 8);
     b.op(format!("st.global.s64 [{address}], {winner}"));
     b.place(&skip);
+    b.finish(signature)
+}
+
+/// `(out, in, len, lo_size, hi_stride, lo_stride, reduce_stride, out_hi_stride,
+/// out_lo_stride, out_reduce_stride, weight, bias, has_weight, has_bias, eps)`: softmax's
+/// line layout, then the optional affine vectors (contiguous, `len` elements; read only when
+/// their flag is set) and `eps`.
+pub const NORM_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, I64, I64, I64, Ptr, Ptr, U32, U32, F32];
+
+/// The sum over the line of `term(x)` (thread-strided, then the tree) divided by the line's
+/// length: the mean every thread reads back.
+fn line_mean(b: &mut PtxBuilder, l: &Line, len_f: &str, term: &mut dyn FnMut(&mut PtxBuilder, &str) -> String) -> String {
+    let acc = b.f32();
+    b.op(format!("mov.f32 {acc}, 0f00000000"));
+    strided_loop(b, l, &mut |b, _i, x| {
+        let t = term(b, x);
+        b.op(format!("add.rn.f32 {acc}, {acc}, {t}"));
+    });
+    let total = tree_f32(b, l, "partial", &acc, &mut |b, x, y| {
+        let z = b.f32();
+        b.op(format!("add.rn.f32 {z}, {x}, {y}"));
+        z
+    });
+    let mean = b.f32();
+    b.op(format!("div.rn.f32 {mean}, {total}, {len_f}"));
+    mean
+}
+
+/// Layer or RMS normalization of each line, one block per line, every step correctly
+/// rounded (`add/mul/div/sqrt/rcp.rn`, no contraction into FMAs) so that
+/// [`ReducePlan::run_norm_cpu`](super::plan::ReducePlan::run_norm_cpu) reproduces it bit
+/// for bit. Two passes for layer norm (the mean, then the mean of squared deviations), as
+/// a numerically safe variance needs; one for RMS norm.
+pub fn norm_ptx(signature: &KernelSignature, norm: Norm) -> String {
+    let mut b = PtxBuilder::new();
+    b.shared_array("partial", 4, REDUCE_THREADS);
+    let out = b.param_global_ptr(0);
+    let l = line_prologue(&mut b);
+    let out_hi = b.param_s64(7);
+    let out_lo = b.param_s64(8);
+    let out_reduce = b.param_s64(9);
+    let weight = b.param_global_ptr(10);
+    let bias = b.param_global_ptr(11);
+    let (has_weight, has_bias) = (b.b32(), b.b32());
+    b.op(format!("ld.param.u32 {has_weight}, [p12]"));
+    b.op(format!("ld.param.u32 {has_bias}, [p13]"));
+    let eps = b.param_f32(14);
+    let (weight_on, bias_on) = (b.pred(), b.pred());
+    b.op(format!("setp.ne.u32 {weight_on}, {has_weight}, 0"));
+    b.op(format!("setp.ne.u32 {bias_on}, {has_bias}, 0"));
+    let out_base = b.b64();
+    b.op(format!("mul.lo.s64 {out_base}, {}, {out_hi}", l.hi));
+    b.op(format!("mad.lo.s64 {out_base}, {}, {out_lo}, {out_base}", l.lo));
+    let len_f = b.f32();
+    b.op(format!("cvt.rn.f32.s64 {len_f}, {}", l.len));
+    // The centre the deviations are taken from (layer norm's mean; none for RMS norm) and
+    // the mean of the squared deviations.
+    let centre = match norm {
+        Norm::Layer => Some(line_mean(&mut b, &l, &len_f, &mut |_, x| x.to_string())),
+        Norm::Rms => None,
+    };
+    let square_mean = line_mean(&mut b, &l, &len_f, &mut |b, x| {
+        let d = match &centre {
+            Some(mean) => {
+                let d = b.f32();
+                b.op(format!("sub.rn.f32 {d}, {x}, {mean}"));
+                d
+            }
+            None => x.to_string(),
+        };
+        let s = b.f32();
+        b.op(format!("mul.rn.f32 {s}, {d}, {d}"));
+        s
+    });
+    let (shifted, root, rstd) = (b.f32(), b.f32(), b.f32());
+    b.op(format!("add.rn.f32 {shifted}, {square_mean}, {eps}"));
+    b.op(format!("sqrt.rn.f32 {root}, {shifted}"));
+    b.op(format!("rcp.rn.f32 {rstd}, {root}"));
+    strided_loop(&mut b, &l, &mut |b, i, x| {
+        let y = b.f32();
+        match &centre {
+            Some(mean) => {
+                b.op(format!("sub.rn.f32 {y}, {x}, {mean}"));
+                b.op(format!("mul.rn.f32 {y}, {y}, {rstd}"));
+            }
+            None => b.op(format!("mul.rn.f32 {y}, {x}, {rstd}")),
+        }
+        let (wa, ba) = (b.element_address(&weight, i, 4), b.element_address(&bias, i, 4));
+        let (wv, bv) = (b.f32(), b.f32());
+        b.op(format!("@{weight_on} ld.global.f32 {wv}, [{wa}]"));
+        b.op(format!("@{weight_on} mul.rn.f32 {y}, {y}, {wv}"));
+        b.op(format!("@{bias_on} ld.global.f32 {bv}, [{ba}]"));
+        b.op(format!("@{bias_on} add.rn.f32 {y}, {y}, {bv}"));
+        let off = b.b64();
+        b.op(format!("mad.lo.s64 {off}, {i}, {out_reduce}, {out_base}"));
+        let address = b.element_address(&out, &off, 4);
+        b.op(format!("st.global.f32 [{address}], {y}"));
+    });
     b.finish(signature)
 }
