@@ -11,7 +11,7 @@ Verdicts: ``exact`` cases must be bitwise equal (any NaN equals any NaN; +0.0 vs
 differs). Otherwise NaN and +-inf positions must agree and finite values must be within a
 per-op tolerance (or within 4 ulps): elementwise ops ``2e-5*|expected|``; matmul/linear
 and sum/mean ``1e-5`` times the sum of the absolute terms (computed in float64); softmax
-``1e-6 + 2e-5*|expected|``; layer/RMS norm ``1e-5*(|expected| + 1)`` times the line's
+``1e-6 + 2e-5*|expected|``; var/std/logsumexp ``1e-5*(|expected| + 1)``; layer/RMS norm ``1e-5*(|expected| + 1)`` times the line's
 conditioning (``1 + |mean|/std`` for layer norm); argmax equal except at ties within 1e-6. ``max_ulps`` is
 always reported, to show how close we are.
 
@@ -57,6 +57,11 @@ UNARY = {
     "mean": lambda x, a: torch.mean(x, dim=a.get("dim"), keepdim=a.get("keepdim", False)),
     "softmax": lambda x, a: torch.softmax(x, dim=a["dim"]),
     "argmax": lambda x, a: torch.argmax(x, dim=a.get("dim"), keepdim=a.get("keepdim", False)),
+    "amax": lambda x, a: torch.amax(x, dim=a.get("dim", []), keepdim=a.get("keepdim", False)),
+    "amin": lambda x, a: torch.amin(x, dim=a.get("dim", []), keepdim=a.get("keepdim", False)),
+    "logsumexp": lambda x, a: torch.logsumexp(x, dim=a["dim"], keepdim=a.get("keepdim", False)),
+    "var": lambda x, a: torch.var(x, dim=a.get("dim"), correction=a.get("correction", 1), keepdim=a.get("keepdim", False)),
+    "std": lambda x, a: torch.std(x, dim=a.get("dim"), correction=a.get("correction", 1), keepdim=a.get("keepdim", False)),
 }
 BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
           "maximum": torch.maximum, "minimum": torch.minimum, "matmul": torch.matmul} if torch else {}
@@ -160,6 +165,8 @@ def compare(op, args, exact, xs, got, want) -> dict:
                 tol = 1e-5 * abs_terms(op, xs, args).reshape(want.shape)
             elif op == "softmax":
                 tol = 1e-6 + 2e-5 * np.abs(want.astype(np.float64))
+            elif op in ("var", "std", "logsumexp"):
+                tol = 1e-5 * (np.abs(want.astype(np.float64)) + 1)
             elif op in ("layer_norm", "rms_norm"):
                 cond = norm_conditions(xs, args, want.shape) if op == "layer_norm" else 1.0
                 tol = 1e-5 * (np.abs(want.astype(np.float64)) + 1) * cond
@@ -250,7 +257,7 @@ def self_test() -> int:
         s, sh, st, o = c(*shape)
         return (np.abs(s) + 0.1, sh, st, o)
 
-    args = {"scalar": 0.3, "exponent": 1.5, "min": -0.5, "max": None, "dim": 1, "keepdim": False,
+    args = {"scalar": 0.3, "exponent": 1.5, "min": -0.5, "max": None, "dim": 1, "keepdim": False, "correction": 1,
             "normalized_shape": [3], "eps": 1e-5, "weight": True, "bias": True}
     for op in OPS:  # every op, exact and untampered: must pass (also checks the op table runs)
         n = {"matmul": [c(3, 4), c(4, 5)], "linear": [c(2, 4), c(3, 4), c(3)], "cat": [c(2, 3), c(2, 2)],

@@ -5,7 +5,7 @@
 
 use tch::{Device, Kind, Tensor};
 use torchlower_backend::cuda::kernels::math::{Binary, Unary, UnaryMath};
-use torchlower_backend::cuda::kernels::plan::{norm_line_len, ElementwisePlan, MatmulPlan, Norm, NormShapeError, ReducePlan};
+use torchlower_backend::cuda::kernels::plan::{norm_line_len, DimsError, ElementwisePlan, Fold, MatmulPlan, Norm, NormShapeError, ReduceDims, ReducePlan};
 
 /// A small deterministic generator (splitmix64), so failures reproduce.
 struct Rng(u64);
@@ -1168,5 +1168,103 @@ fn norm_shape_errors_have_eager_messages() {
                 Ok(n) => panic!("rms_norm {what}: eager raised {e}, ours {n}"),
             },
         }
+    }
+}
+
+/// The lines a reduction over a list of dims reads, as `tl::cuda::ops` lays them out: one
+/// dim in place (from a contiguous copy where the kept dims do not merge), several moved
+/// last by a permuted contiguous copy. `storage` is `t`'s (a view at offset 0). Returns the
+/// plan and the values it indexes.
+fn lines_of(t: &Tensor, storage: &[f32], over: &ReduceDims, keepdim: bool) -> (ReducePlan, Vec<f32>) {
+    if let [d] = over.reduced[..] {
+        if let Some(plan) = ReducePlan::along(&t.size(), &t.stride(), d as i64, keepdim).unwrap() {
+            return (plan, storage.to_vec());
+        }
+        let copy = t.contiguous();
+        return (ReducePlan::along(&copy.size(), &copy.stride(), d as i64, keepdim).unwrap().unwrap(), to_vec(&copy));
+    }
+    (over.plan().expect("a plan"), to_vec(&t.permute(over.order.as_slice())))
+}
+
+/// amax/amin (exact), sum/mean over dim lists, var/std with
+/// corrections, and logsumexp: the kernels' models on the layouts the CUDA ops give them,
+/// against eager on CPU — values, NaN/±inf and result shapes — and the dim-list errors with
+/// eager's messages.
+#[test]
+fn dim_list_reductions_match_eager() {
+    let mut rng = Rng(23);
+    // (shape, permutation of a contiguous base: a non-contiguous view when not the identity)
+    let layouts: [(&[i64], &[i64]); 5] = [(&[7, 300], &[0, 1]), (&[300, 7], &[1, 0]), (&[2, 3, 4, 5], &[0, 1, 2, 3]), (&[3, 7, 9], &[2, 0, 1]), (&[4, 2, 33], &[0, 2, 1])];
+    let dim_lists: [&[i64]; 7] = [&[0], &[-1], &[1], &[0, -1], &[], &[-1, 0], &[1, 2]];
+    for (shape, permutation) in layouts {
+        let base_shape: Vec<i64> = {
+            let mut inverse = vec![0i64; shape.len()];
+            for (i, &p) in permutation.iter().enumerate() {
+                inverse[p as usize] = shape[i];
+            }
+            inverse
+        };
+        let n: i64 = shape.iter().product();
+        let mut data = rng.vec(n as usize, -4.0, 4.0);
+        data[3] = f32::NAN;
+        data[11] = f32::INFINITY;
+        data[12] = f32::NEG_INFINITY;
+        data[20] = -0.0;
+        let t = tensor(&data, &base_shape).permute(permutation);
+        assert_eq!(t.size(), shape);
+        for dims in dim_lists {
+            if dims.iter().any(|&d| d >= shape.len() as i64 || d < -(shape.len() as i64)) {
+                continue;
+            }
+            for keepdim in [false, true] {
+                let what = format!("{shape:?} perm {permutation:?} dims {dims:?} keepdim={keepdim}");
+                let over = ReduceDims::new(&shape, dims, keepdim).unwrap();
+                let (plan, storage) = lines_of(&t, &data, &over, keepdim);
+                let exact = |got: Vec<f32>, want: &Tensor, op: &str| {
+                    assert_eq!(over.out_shape, want.size(), "{op} {what}");
+                    for (g, w) in got.iter().zip(to_vec(want)) {
+                        assert!(g == &w || (g.is_nan() && w.is_nan()), "{op} {what}: {g} vs {w}");
+                    }
+                };
+                exact(plan.run_fold_cpu(&storage, Fold::Max, 1.0), &t.amax(dims, keepdim), "amax");
+                exact(plan.run_fold_cpu(&storage, Fold::Min, 1.0), &t.amin(dims, keepdim), "amin");
+                let close = |got: Vec<f32>, want: &Tensor, op: &str, tol: f32| {
+                    assert_eq!(over.out_shape, want.size(), "{op} {what}");
+                    for (g, w) in got.iter().zip(to_vec(want)) {
+                        assert_eq!(g.is_nan(), w.is_nan(), "{op} {what}: {g} vs {w}");
+                        assert!(g == &w || w.is_nan() || (g - w).abs() <= tol * (w.abs() + 1.0), "{op} {what}: {g} vs {w}");
+                    }
+                };
+                let dims_opt = Some(dims);
+                // |x| ≤ 4 over at most 300 elements: the sums' rounding stays below 1e-5·(|s| + 1)·len/100
+                let sum_tol = 1e-5 * (plan.len as f32 / 100.0).max(1.0);
+                close(plan.run_fold_cpu(&storage, Fold::Sum, 1.0), &t.sum_dim_intlist(dims_opt, keepdim, Kind::Float), "sum", sum_tol);
+                close(plan.run_fold_cpu(&storage, Fold::Sum, 1.0 / plan.len as f32), &t.mean_dim(dims_opt, keepdim, Kind::Float), "mean", sum_tol);
+                for correction in [0.0, 1.0, 2.5] {
+                    let divisor = (plan.len as f64 - correction).max(0.0) as f32;
+                    close(plan.run_var_cpu(&storage, divisor, false), &t.var_correction(dims_opt, correction, keepdim), "var", 1e-5);
+                    close(plan.run_var_cpu(&storage, divisor, true), &t.std_correction(dims_opt, correction, keepdim), "std", 1e-5);
+                }
+                if !dims.is_empty() {
+                    close(plan.run_logsumexp_cpu(&storage), &t.logsumexp(dims, keepdim), "logsumexp", 1e-5);
+                }
+            }
+        }
+    }
+    // A line without NaN/inf for var/std/logsumexp to compare finite values, and lines that
+    // are all -inf (logsumexp -inf) or hold +inf (inf).
+    let special = tensor(&[f32::NEG_INFINITY, f32::NEG_INFINITY, 1.0, f32::INFINITY, 0.5, 0.25], &[3, 2]);
+    let plan = ReducePlan::along(&[3, 2], &[2, 1], 1, false).unwrap().unwrap();
+    let got = plan.run_logsumexp_cpu(&to_vec(&special));
+    let want = to_vec(&special.logsumexp([1].as_slice(), false));
+    assert_eq!(got[..2], want[..2]);
+    assert!((got[2] - want[2]).abs() <= 1e-6, "{got:?} vs {want:?}");
+    // the dim-list errors
+    let t = Tensor::zeros([2, 3, 4], (Kind::Float, Device::Cpu));
+    for dims in [&[1i64, 1][..], &[1, -2], &[3], &[-4]] {
+        let ours = ReduceDims::new(&[2, 3, 4], dims, false).unwrap_err();
+        let eager = t.f_amax(dims, false).unwrap_err().to_string();
+        let (DimsError::Index(m) | DimsError::Runtime(m)) = &ours;
+        assert!(eager.contains(m.as_str()), "{dims:?}: {m} / {eager}");
     }
 }

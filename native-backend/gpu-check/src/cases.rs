@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::kernels::args;
 use crate::dump::{Dump, Input, Output};
 use crate::kernels::math::{Binary, BinaryMath, NumberForm, Pointwise, Unary, UnaryMath};
-use crate::kernels::plan::{CopyPlan, ElementwisePlan, MatmulPlan, Norm, ReducePlan};
+use crate::kernels::plan::{CopyPlan, ElementwisePlan, Fold, MatmulPlan, Norm, ReducePlan};
 use crate::kernels::Kernel;
 use crate::launch::{Arg, LaunchConfig};
 use crate::result::Result;
@@ -505,6 +505,32 @@ impl<'c, 'm> Runner<'c, 'm> {
                 let case = format!("{name} {tag}");
                 self.record(&case, name, json!({ "dim": dim, "keepdim": false }), &[view.input()], Output::F32 { values: &got, shape: &plan.out_shape }, false);
                 out.push(compare_f32(case, &got, &plan.run_sum_cpu(&data, factor)));
+            }
+            // amax/amin (exact) and logsumexp: the sum kernel's arguments; var/std with a correction.
+            let folds: [(&str, Kernel, Fold); 2] = [("amax", Kernel::Amax, Fold::Max), ("amin", Kernel::Amin, Fold::Min)];
+            for (name, kernel, fold) in folds.into_iter().filter(|_| plan.len > 0) {
+                let o = DeviceBuffer::<f32>::alloc(self.context, plan.outer as usize)?;
+                self.launch(kernel, args::line_config(&plan)?, &args::sum_args(&plan, o.device_ptr(), input.device_ptr(), 1.0))?;
+                let got = o.to_host()?;
+                let case = format!("{name} {tag}");
+                self.record(&case, name, json!({ "dim": [dim], "keepdim": false }), &[view.input()], Output::F32 { values: &got, shape: &plan.out_shape }, true);
+                out.push(compare_f32(case, &got, &plan.run_fold_cpu(&data, fold, 1.0)));
+            }
+            let o = DeviceBuffer::<f32>::alloc(self.context, plan.outer as usize)?;
+            self.launch(Kernel::Logsumexp, args::line_config(&plan)?, &args::sum_args(&plan, o.device_ptr(), input.device_ptr(), 1.0))?;
+            let got = o.to_host()?;
+            let case = format!("logsumexp {tag}");
+            self.record(&case, "logsumexp", json!({ "dim": [dim], "keepdim": false }), &[view.input()], Output::F32 { values: &got, shape: &plan.out_shape }, false);
+            out.push(compare_f32(case, &got, &plan.run_logsumexp_cpu(&data)));
+            for (name, take_sqrt) in [("var", false), ("std", true)] {
+                let correction = 1.0f64;
+                let divisor = (plan.len as f64 - correction).max(0.0) as f32;
+                let o = DeviceBuffer::<f32>::alloc(self.context, plan.outer as usize)?;
+                self.launch(Kernel::Var, args::line_config(&plan)?, &args::var_args(&plan, o.device_ptr(), input.device_ptr(), divisor, take_sqrt))?;
+                let got = o.to_host()?;
+                let case = format!("{name} {tag}");
+                self.record(&case, name, json!({ "dim": [dim], "keepdim": false, "correction": correction }), &[view.input()], Output::F32 { values: &got, shape: &plan.out_shape }, false);
+                out.push(compare_f32(case, &got, &plan.run_var_cpu(&data, divisor, take_sqrt)));
             }
             if plan.len > 0 {
                 let o = DeviceBuffer::<f32>::alloc(self.context, (plan.outer * plan.len) as usize)?;

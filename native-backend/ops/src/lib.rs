@@ -1338,35 +1338,35 @@ op_table! {
             name: "amax", lane: Reductions, signature: Params(REDUCE),
             functions: ["torch.amax"], methods: ["amax"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_amax",
         },
         /// The minimum over the given dims.
         Amin {
             name: "amin", lane: Reductions, signature: Params(REDUCE),
             functions: ["torch.amin"], methods: ["amin"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_amin",
         },
         /// `log(sum(exp(x)))` over the given dims, computed stably.
         Logsumexp {
             name: "logsumexp", lane: Reductions, signature: Params(REDUCE),
             functions: ["torch.logsumexp"], methods: ["logsumexp"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_logsumexp",
         },
         /// The variance over the given dims (`unbiased` or `correction`).
         Var {
             name: "var", lane: Reductions, signature: Params(MOMENT),
             functions: ["torch.var"], methods: ["var"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_var",
         },
         /// The standard deviation over the given dims (`unbiased` or `correction`).
         Std {
             name: "std", lane: Reductions, signature: Params(MOMENT),
             functions: ["torch.std"], methods: ["std"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_var",
         },
         /// The product over one dim.
         Prod {
@@ -1402,7 +1402,7 @@ op_table! {
             name: "sum_dims", lane: Reductions, signature: Params(SUM_MEAN_DIMS),
             functions: [], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_sum",
         },
         /// Mean over a tuple or list of static dims (global average pooling as
         /// `x.mean((2, 3), keepdim=True)`: reached through `mean`'s spellings).
@@ -1410,7 +1410,7 @@ op_table! {
             name: "mean_dims", lane: Reductions, signature: Params(SUM_MEAN_DIMS),
             functions: [], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_sum",
         },
         /// `log(softmax(x))` over one dim, computed stably.
         LogSoftmax {

@@ -18,7 +18,7 @@ use tch::{Device, Kind, Tensor};
 
 use super::kernels::args;
 use super::kernels::math::{Binary, NumberForm, Pointwise, Unary};
-use super::kernels::plan::{contiguous_strides, norm_line_len, CopyPlan, ElementwisePlan, MatmulPlan, Norm, NormShapeError, ReducePlan, MAX_DIMS};
+use super::kernels::plan::{contiguous_strides, norm_line_len, CopyPlan, DimsError, ReduceDims, ElementwisePlan, MatmulPlan, Norm, NormShapeError, ReducePlan, MAX_DIMS};
 use super::kernels::Kernel;
 use super::launch::{Arg, LaunchConfig};
 use super::result::CudaError;
@@ -581,4 +581,104 @@ pub fn rms_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, e
     let len = check_norm_shapes("rms_norm", x, normalized_shape, &[("weight", weight)])?;
     let eps = eps.map_or(f32::EPSILON, |e| e as f32);
     norm(Kernel::RmsNorm, "rms_norm", x, len, normalized_shape.len(), weight, None, eps)
+}
+
+/// The lines of a reduction over `dims` (every dim when the list is empty, as eager): its
+/// plan, the tensor it reads and the result's shape. One dim is read in place (or from a
+/// contiguous copy, as [`reduce_plan`]); several are moved last by a permuted contiguous
+/// copy, so each line is `prod(reduced sizes)` consecutive elements. Eager's errors for a dim
+/// out of range (`IndexError`) or given twice.
+fn lines_over(op: &str, t: &Tensor, dims: &[i64], keepdim: bool) -> Result<(ReducePlan, Tensor, Vec<i64>)> {
+    check_input(op, t)?;
+    let over = ReduceDims::new(&t.size(), dims, keepdim).map_err(|e| match e {
+        DimsError::Index(message) => Error::Index(message),
+        DimsError::Runtime(message) => shape_error(message),
+    })?;
+    if let [d] = over.reduced[..] {
+        let (plan, t) = reduce_plan(op, t, d as i64, keepdim)?;
+        return Ok((plan, t, over.out_shape));
+    }
+    let lines = copy_contiguous(&t.f_permute(over.order.as_slice())?)?.f_view([over.outer, over.len])?;
+    let plan = over.plan().ok_or_else(|| unsupported(format!("torchlower: CUDA {op}: no reduction plan for lines of {}", over.len)))?;
+    Ok((plan, lines, over.out_shape))
+}
+
+/// The reduced dims of `t` (all for an empty list) that have size 0, first in the list's order.
+fn empty_reduced_dim(t: &Tensor, dims: &[i64]) -> Option<i64> {
+    let shape = t.size();
+    let rank = shape.len() as i64;
+    let all: Vec<i64> = (0..rank).collect();
+    let dims = if dims.is_empty() { &all[..] } else { dims };
+    dims.iter().map(|&d| if d < 0 { d + rank } else { d }).find(|&d| shape.get(d as usize) == Some(&0))
+}
+
+/// Launches a line kernel with `args(plan, out, input)` into a fresh tensor of `out_shape`.
+fn per_line(kernel: Kernel, op: &str, t: &Tensor, dims: &[i64], keepdim: bool, args: impl Fn(&ReducePlan, u64, u64) -> Vec<Arg>) -> Result<Tensor> {
+    let loaded = runtime::kernel(kernel)?;
+    let (plan, lines, out_shape) = lines_over(op, t, dims, keepdim)?;
+    let out = empty(&out_shape, Kind::Float)?;
+    if plan.outer == 0 {
+        return Ok(out);
+    }
+    launch(loaded, args::line_config(&plan)?, &args(&plan, addr(&out), addr(&lines)))?;
+    Ok(out)
+}
+
+/// `t.sum(dims, keepdim)` over a tuple of dims on cuda:0.
+pub fn sum_dims(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    per_line(Kernel::Sum, "sum", t, dim, keepdim, |plan, out, input| args::sum_args(plan, out, input, 1.0))
+}
+
+/// `t.mean(dims, keepdim)` over a tuple of dims on cuda:0: the sum times `1/len`.
+pub fn mean_dims(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    per_line(Kernel::Sum, "mean", t, dim, keepdim, |plan, out, input| args::sum_args(plan, out, input, 1.0f32 / plan.len as f32))
+}
+
+fn extremum(kernel: Kernel, op: &str, t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    runtime::kernel(kernel)?;
+    check_input(op, t)?;
+    if let Some(d) = empty_reduced_dim(t, dim) {
+        return Err(Error::Index(format!("{op}(): Expected reduction dim {d} to have non-zero size.")));
+    }
+    per_line(kernel, op, t, dim, keepdim, |plan, out, input| args::sum_args(plan, out, input, 1.0))
+}
+
+/// `torch.amax(t, dim, keepdim)` on cuda:0 (NaN propagates; exact).
+pub fn amax(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    extremum(Kernel::Amax, "amax", t, dim, keepdim)
+}
+
+/// `torch.amin(t, dim, keepdim)` on cuda:0 (NaN propagates; exact).
+pub fn amin(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    extremum(Kernel::Amin, "amin", t, dim, keepdim)
+}
+
+/// `torch.logsumexp(t, dim, keepdim)` on cuda:0, eager's formula (the maximum, 0 where it
+/// is ±inf, subtracted). An empty dim list, which eager's own kernel fails on, is refused.
+pub fn logsumexp(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    if dim.is_empty() {
+        return Err(unsupported("torchlower: CUDA logsumexp needs at least one dim (eager fails on an empty list too)".to_string()));
+    }
+    per_line(Kernel::Logsumexp, "logsumexp", t, dim, keepdim, |plan, out, input| args::sum_args(plan, out, input, 1.0))
+}
+
+fn moment(op: &str, t: &Tensor, dim: &[i64], unbiased: bool, keepdim: bool, corr: Option<f64>, take_sqrt: bool) -> Result<Tensor> {
+    let correction = corr.unwrap_or(if unbiased { 1.0 } else { 0.0 });
+    per_line(Kernel::Var, op, t, dim, keepdim, |plan, out, input| {
+        // eager's degrees of freedom: `max(0, N - correction)` (0 gives inf, or NaN for 0/0)
+        let divisor = (plan.len as f64 - correction).max(0.0) as f32;
+        args::var_args(plan, out, input, divisor, take_sqrt)
+    })
+}
+
+/// `torch.var(t, dim, unbiased=…/correction=…, keepdim)` on cuda:0: two passes (the mean,
+/// then the squared deviations), correctly rounded steps.
+pub fn var(t: &Tensor, dim: &[i64], unbiased: bool, keepdim: bool, corr: Option<f64>) -> Result<Tensor> {
+    moment("var", t, dim, unbiased, keepdim, corr, false)
+}
+
+/// `torch.std(t, dim, unbiased=…/correction=…, keepdim)` on cuda:0: the square root of
+/// [`var`]'s result.
+pub fn std(t: &Tensor, dim: &[i64], unbiased: bool, keepdim: bool, corr: Option<f64>) -> Result<Tensor> {
+    moment("std", t, dim, unbiased, keepdim, corr, true)
 }

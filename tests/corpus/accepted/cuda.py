@@ -33,3 +33,15 @@ def cuda_layer_norm_head(x: TensorF32Cuda0_2D, g: TensorF32Cuda0_1D, b: TensorF3
 # LLaMA's RMSNorm on a (batch, seq, hidden) activation (kernel tl_rms_norm)
 def cuda_rms_norm(h: TensorF32Cuda0_3D, weight: TensorF32Cuda0_1D) -> TensorF32Cuda0_3D:
     return F.rms_norm(h, (h.shape[-1],), weight, 1e-6) + F.rms_norm(h, h.shape[-1:])
+
+
+# Reductions over tuples of dims on cuda:0: moved last by our copy kernel, then one line
+# kernel (tl_sum, tl_amax, tl_amin, tl_var, tl_logsumexp)
+def cuda_mean_over_dims(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    return x.mean((0, 1), keepdim=True)
+
+
+def cuda_reductions(h: TensorF32Cuda0_3D) -> TensorF32Cuda0_1D:
+    spread = h.amax(dim=(1, 2)) - torch.amin(h, dim=(-1, 1))
+    scale = torch.std(h, dim=(1, 2), unbiased=False) + h.var(dim=-1).mean(-1)
+    return spread / scale + torch.logsumexp(h, dim=(1, 2)) - h.sum(dim=(1, 2))

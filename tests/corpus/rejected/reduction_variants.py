@@ -1,6 +1,6 @@
 # Seed row "Reductions other shapes": whole-tensor, dynamic/duplicate/out-of-range dim,
 # positional keepdim, dtype/out, rank-0 result.
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
 import torch
 import torch.nn.functional as F
 
@@ -54,7 +54,3 @@ def mean_cross_entropy(scores: TensorF32Cpu2D, labels: TensorI64Cpu1D) -> Tensor
 def empty_dims(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.sum(dim=(), keepdim=True)
 
-
-# sum / mean over a tuple of dims has no CUDA kernel of ours: TL209.
-def cuda_mean_over_dims(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
-    return x.mean((0, 1), keepdim=True)

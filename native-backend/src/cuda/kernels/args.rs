@@ -132,3 +132,11 @@ pub fn norm_args(plan: &ReducePlan, out: u64, input: u64, weight: Option<u64>, b
     ]);
     args
 }
+
+/// Arguments of the variance kernel: `divisor` is `max(0, len - correction)`.
+pub fn var_args(plan: &ReducePlan, out: u64, input: u64, divisor: f32, take_sqrt: bool) -> Vec<Arg> {
+    let mut args = vec![Arg::Ptr(out)];
+    args.extend(line_args(plan, input));
+    args.extend([Arg::F32(divisor), Arg::U32(u32::from(take_sqrt))]);
+    args
+}

@@ -38,6 +38,12 @@ pub enum Kernel {
     Sum,
     Softmax,
     Argmax,
+    /// NaN-propagating maximum / minimum along a line (`amax`, `amin`).
+    Amax,
+    Amin,
+    /// Variance or standard deviation along a line (with a correction).
+    Var,
+    Logsumexp,
     /// `F.layer_norm` over the trailing dims, optional weight and bias.
     LayerNorm,
     /// `F.rms_norm` over the trailing dims, optional weight.
@@ -47,8 +53,19 @@ pub enum Kernel {
 }
 
 /// The kernels that are not one elementwise op, in [`Kernel::index`] order after those.
-const SHARED: [Kernel; 7] =
-    [Kernel::Matmul, Kernel::Sum, Kernel::Softmax, Kernel::Argmax, Kernel::Copy, Kernel::LayerNorm, Kernel::RmsNorm];
+const SHARED: [Kernel; 11] = [
+    Kernel::Matmul,
+    Kernel::Sum,
+    Kernel::Softmax,
+    Kernel::Argmax,
+    Kernel::Copy,
+    Kernel::LayerNorm,
+    Kernel::RmsNorm,
+    Kernel::Amax,
+    Kernel::Amin,
+    Kernel::Var,
+    Kernel::Logsumexp,
+];
 
 /// Signatures of all kernels, in [`Kernel::index`] order.
 static SIGNATURES: LazyLock<Vec<KernelSignature>> = LazyLock::new(|| {
@@ -83,6 +100,10 @@ impl Kernel {
             Kernel::Copy => shared + 4,
             Kernel::LayerNorm => shared + 5,
             Kernel::RmsNorm => shared + 6,
+            Kernel::Amax => shared + 7,
+            Kernel::Amin => shared + 8,
+            Kernel::Var => shared + 9,
+            Kernel::Logsumexp => shared + 10,
         }
     }
 
@@ -108,6 +129,10 @@ impl Kernel {
             Kernel::Copy => "tl_copy",
             Kernel::LayerNorm => "tl_layer_norm",
             Kernel::RmsNorm => "tl_rms_norm",
+            Kernel::Amax => "tl_amax",
+            Kernel::Amin => "tl_amin",
+            Kernel::Var => "tl_var",
+            Kernel::Logsumexp => "tl_logsumexp",
         }
     }
 
@@ -115,7 +140,8 @@ impl Kernel {
         match self {
             Kernel::Unary(_) | Kernel::Binary(_) | Kernel::Pointwise(_) => elementwise::ELEMENTWISE_PARAMS,
             Kernel::Matmul => matmul::MATMUL_PARAMS,
-            Kernel::Sum => reduce::SUM_PARAMS,
+            Kernel::Sum | Kernel::Amax | Kernel::Amin | Kernel::Logsumexp => reduce::SUM_PARAMS,
+            Kernel::Var => reduce::VAR_PARAMS,
             Kernel::Softmax => reduce::SOFTMAX_PARAMS,
             Kernel::Argmax => reduce::ARGMAX_PARAMS,
             Kernel::Copy => elementwise::COPY_PARAMS,
@@ -131,7 +157,11 @@ impl Kernel {
             Kernel::Binary(op) => elementwise::elementwise_ptx(Element::Binary(op), signature),
             Kernel::Pointwise(op) => elementwise::elementwise_ptx(Element::Pointwise(op), signature),
             Kernel::Matmul => matmul::matmul_ptx(signature),
-            Kernel::Sum => reduce::sum_ptx(signature),
+            Kernel::Sum => reduce::fold_ptx(signature, plan::Fold::Sum),
+            Kernel::Amax => reduce::fold_ptx(signature, plan::Fold::Max),
+            Kernel::Amin => reduce::fold_ptx(signature, plan::Fold::Min),
+            Kernel::Var => reduce::var_ptx(signature),
+            Kernel::Logsumexp => reduce::logsumexp_ptx(signature),
             Kernel::Softmax => reduce::softmax_ptx(signature),
             Kernel::Argmax => reduce::argmax_ptx(signature),
             Kernel::Copy => elementwise::copy_ptx(signature),

@@ -402,6 +402,107 @@ pub enum Norm {
     Rms,
 }
 
+/// A reduction's dims that eager refuses: `IndexError` (out of range) or `RuntimeError`
+/// (given twice), with eager's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DimsError {
+    Index(String),
+    Runtime(String),
+}
+
+/// A reduction over a list of dims (every dim when it is empty, as eager): which dims, the
+/// result's shape, and for several dims the permutation that moves them last, after which a
+/// contiguous copy holds `outer` lines of `len` consecutive elements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReduceDims {
+    /// The reduced dims, wrapped, in the list's order.
+    pub reduced: Vec<usize>,
+    /// The kept dims in order, then the reduced ones.
+    pub order: Vec<i64>,
+    pub outer: i64,
+    pub len: i64,
+    pub out_shape: Vec<i64>,
+}
+
+impl ReduceDims {
+    pub fn new(shape: &[i64], dims: &[i64], keepdim: bool) -> Result<ReduceDims, DimsError> {
+        let rank = shape.len() as i64;
+        let mut reduced: Vec<usize> = if dims.is_empty() { (0..shape.len()).collect() } else { Vec::new() };
+        for &dim in dims {
+            let d = if dim < 0 { dim + rank } else { dim };
+            if !(0..rank).contains(&d) {
+                return Err(DimsError::Index(format!("Dimension out of range (expected to be in range of [{}, {}], but got {dim})", -rank, rank - 1)));
+            }
+            if reduced.contains(&(d as usize)) {
+                return Err(DimsError::Runtime(format!("dim {d} appears multiple times in the list of dims")));
+            }
+            reduced.push(d as usize);
+        }
+        let kept: Vec<usize> = (0..shape.len()).filter(|d| !reduced.contains(d)).collect();
+        let out_shape = if keepdim {
+            (0..shape.len()).map(|d| if reduced.contains(&d) { 1 } else { shape[d] }).collect()
+        } else {
+            kept.iter().map(|&d| shape[d]).collect()
+        };
+        let order = kept.iter().chain(&reduced).map(|&d| d as i64).collect();
+        let outer = kept.iter().map(|&d| shape[d]).product();
+        let len = reduced.iter().map(|&d| shape[d]).product();
+        Ok(ReduceDims { reduced, order, outer, len, out_shape })
+    }
+
+    /// The plan over the moved copy's lines.
+    pub fn plan(&self) -> Option<ReducePlan> {
+        ReducePlan::along(&[self.outer, self.len], &[self.len, 1], 1, false).ok().flatten()
+    }
+}
+
+/// How a fold kernel ([`super::reduce::fold_ptx`]) combines a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fold {
+    Sum,
+    /// NaN-propagating maximum (`amax`); `-0.0` orders below `+0.0`, as PTX `max.f32`.
+    Max,
+    /// NaN-propagating minimum (`amin`).
+    Min,
+}
+
+impl Fold {
+    /// The identity the accumulator starts from.
+    pub fn init(self) -> f32 {
+        match self {
+            Fold::Sum => 0.0,
+            Fold::Max => f32::NEG_INFINITY,
+            Fold::Min => f32::INFINITY,
+        }
+    }
+
+    pub fn init_ptx(self) -> String {
+        super::ptx::f32_imm(self.init())
+    }
+
+    /// The PTX instruction that combines two values.
+    pub fn combine_ptx(self) -> &'static str {
+        match self {
+            Fold::Sum => "add.rn.f32",
+            Fold::Max => "max.NaN.f32",
+            Fold::Min => "min.NaN.f32",
+        }
+    }
+
+    /// What [`Fold::combine_ptx`] computes.
+    pub fn combine(self, a: f32, b: f32) -> f32 {
+        match self {
+            Fold::Sum => a + b,
+            _ if a.is_nan() || b.is_nan() => f32::NAN,
+            // equal values: only the sign of a zero can differ
+            Fold::Max if a == b => if a.is_sign_positive() { a } else { b },
+            Fold::Min if a == b => if a.is_sign_negative() { a } else { b },
+            Fold::Max => if a > b { a } else { b },
+            Fold::Min => if a < b { a } else { b },
+        }
+    }
+}
+
 /// A norm's shapes that eager refuses, with its exception type and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NormShapeError {
@@ -603,6 +704,44 @@ impl ReducePlan {
             }
         }
         out
+    }
+
+    /// A fold kernel's result per line: `fold` over the line (times `factor` for a sum).
+    pub fn run_fold_cpu(&self, input: &[f32], fold: Fold, factor: f32) -> Vec<f32> {
+        (0..self.outer)
+            .map(|o| {
+                let total = self.tree_reduce(o, fold.init(), |off| input[off as usize], |a, b| fold.combine(a, b));
+                if fold == Fold::Sum { total * factor } else { total }
+            })
+            .collect()
+    }
+
+    /// The variance kernel's result per line: the tree mean, the tree sum of squared
+    /// deviations divided by `divisor`, its square root with `take_sqrt`.
+    pub fn run_var_cpu(&self, input: &[f32], divisor: f32, take_sqrt: bool) -> Vec<f32> {
+        (0..self.outer)
+            .map(|o| {
+                let at = |off: i64| input[off as usize];
+                let mean = self.tree_reduce(o, 0f32, at, |a, b| a + b) / self.len as f32;
+                let squares = self.tree_reduce(o, 0f32, |off| (at(off) - mean) * (at(off) - mean), |a, b| a + b);
+                let var = squares / divisor;
+                if take_sqrt { var.sqrt() } else { var }
+            })
+            .collect()
+    }
+
+    /// The logsumexp kernel's result per line: `m` the NaN-propagating maximum (0 where it
+    /// is ±inf), then `log(Σ exp(x - m)) + m`.
+    pub fn run_logsumexp_cpu(&self, input: &[f32]) -> Vec<f32> {
+        (0..self.outer)
+            .map(|o| {
+                let at = |off: i64| input[off as usize];
+                let max = self.tree_reduce(o, f32::NEG_INFINITY, at, |a, b| Fold::Max.combine(a, b));
+                let m = if max.is_infinite() { 0.0 } else { max };
+                let sum = self.tree_reduce(o, 0f32, |off| Unary::Exp.eval(at(off) - m), |a, b| a + b);
+                Unary::Log.eval(sum) + m
+            })
+            .collect()
     }
 
     /// Layer norm (`norm` [`Norm::Layer`]) or RMS norm of each line, in the kernel's order:

@@ -6,13 +6,14 @@
 
 use super::super::launch::{KernelSignature, ParamKind, ParamKind::*};
 use super::math::{self, PtxScalar};
-use super::plan::{Norm, REDUCE_THREADS};
+use super::plan::{Fold, Norm, REDUCE_THREADS};
 use super::ptx::PtxBuilder;
 
 /// Line `o` (`ctaid.x`) is `(o / lo_size, o % lo_size)` over the kept dimensions, grouped
 /// in two ([`ReducePlan`](super::plan::ReducePlan)); its element `i` is at
 /// `hi * hi_stride + lo * lo_stride + i * reduce_stride`.
-/// `(out, in, len, lo_size, hi_stride, lo_stride, reduce_stride, factor)`.
+/// `(out, in, len, lo_size, hi_stride, lo_stride, reduce_stride, factor)`; also the
+/// parameters of amax/amin/logsumexp, which do not read `factor`.
 pub const SUM_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, F32];
 /// `(out, in, len, lo_size, hi_stride, lo_stride, reduce_stride, out_hi_stride,
 /// out_lo_stride, out_reduce_stride)`.
@@ -110,29 +111,108 @@ fn tree_f32(b: &mut PtxBuilder, l: &Line, shared: &str, acc: &str, combine: &mut
     total
 }
 
-pub fn sum_ptx(signature: &KernelSignature) -> String {
+/// One line's fold and the value every thread reads back: the thread-strided loop (each
+/// element through `term`), then the tree, both combining with `combine`.
+fn fold_line(b: &mut PtxBuilder, l: &Line, fold: Fold, term: &mut dyn FnMut(&mut PtxBuilder, &str) -> String) -> String {
+    let acc = b.f32();
+    b.op(format!("mov.f32 {acc}, {}", fold.init_ptx()));
+    let combine = fold.combine_ptx();
+    strided_loop(b, l, &mut |b, _i, x| {
+        let t = term(b, x);
+        b.op(format!("{combine} {acc}, {acc}, {t}"));
+    });
+    tree_f32(b, l, "partial", &acc, &mut |b, x, y| {
+        let z = b.f32();
+        b.op(format!("{combine} {z}, {x}, {y}"));
+        z
+    })
+}
+
+/// Thread 0 stores `value` at `out[line]`.
+fn store_line_result(b: &mut PtxBuilder, l: &Line, out: &str, value: &str) {
+    let skip = b.label("not_first");
+    let first = b.pred();
+    b.op(format!("setp.eq.u32 {first}, {}, 0", l.tid));
+    b.op(format!("@!{first} bra {skip}"));
+    let address = b.element_address(out, &l.line, 4);
+    b.op(format!("st.global.f32 [{address}], {value}"));
+    b.place(&skip);
+}
+
+/// Sum (times `factor`: 1 for sum, `1/len` for mean), or the NaN-propagating maximum or
+/// minimum (`amax`/`amin`, exact: `factor` is not applied) of each line.
+pub fn fold_ptx(signature: &KernelSignature, fold: Fold) -> String {
     let mut b = PtxBuilder::new();
     b.shared_array("partial", 4, REDUCE_THREADS);
     let out = b.param_global_ptr(0);
     let l = line_prologue(&mut b);
     let factor = b.param_f32(7);
-    let acc = b.f32();
-    b.op(format!("mov.f32 {acc}, 0f00000000"));
-    strided_loop(&mut b, &l, &mut |b, _i, x| b.op(format!("add.rn.f32 {acc}, {acc}, {x}")));
-    let total = tree_f32(&mut b, &l, "partial", &acc, &mut |b, x, y| {
-        let z = b.f32();
-        b.op(format!("add.rn.f32 {z}, {x}, {y}"));
-        z
+    let total = fold_line(&mut b, &l, fold, &mut |_, x| x.to_string());
+    let result = if fold == Fold::Sum {
+        let scaled = b.f32();
+        b.op(format!("mul.rn.f32 {scaled}, {total}, {factor}"));
+        scaled
+    } else {
+        total
+    };
+    store_line_result(&mut b, &l, &out, &result);
+    b.finish(signature)
+}
+
+/// `(out, in, len, lo_size, hi_stride, lo_stride, reduce_stride, divisor, take_sqrt)`.
+pub const VAR_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, F32, U32];
+
+/// Variance (or, with `take_sqrt`, standard deviation) of each line: the tree mean, the
+/// tree sum of squared deviations from it, divided by `divisor` (`max(0, len - correction)`).
+pub fn var_ptx(signature: &KernelSignature) -> String {
+    let mut b = PtxBuilder::new();
+    b.shared_array("partial", 4, REDUCE_THREADS);
+    let out = b.param_global_ptr(0);
+    let l = line_prologue(&mut b);
+    let divisor = b.param_f32(7);
+    let take_sqrt = b.b32();
+    b.op(format!("ld.param.u32 {take_sqrt}, [p8]"));
+    let len_f = b.f32();
+    b.op(format!("cvt.rn.f32.s64 {len_f}, {}", l.len));
+    let total = fold_line(&mut b, &l, Fold::Sum, &mut |_, x| x.to_string());
+    let mean = b.f32();
+    b.op(format!("div.rn.f32 {mean}, {total}, {len_f}"));
+    let squares = fold_line(&mut b, &l, Fold::Sum, &mut |b, x| {
+        let (d, s) = (b.f32(), b.f32());
+        b.op(format!("sub.rn.f32 {d}, {x}, {mean}"));
+        b.op(format!("mul.rn.f32 {s}, {d}, {d}"));
+        s
     });
-    let skip = b.label("not_first");
-    let first = b.pred();
-    b.op(format!("setp.eq.u32 {first}, {}, 0", l.tid));
-    b.op(format!("@!{first} bra {skip}"));
-    let scaled = b.f32();
-    b.op(format!("mul.rn.f32 {scaled}, {total}, {factor}"));
-    let address = b.element_address(&out, &l.line, 4);
-    b.op(format!("st.global.f32 [{address}], {scaled}"));
-    b.place(&skip);
+    let var = b.f32();
+    b.op(format!("div.rn.f32 {var}, {squares}, {divisor}"));
+    let sqrt_on = b.pred();
+    b.op(format!("setp.ne.u32 {sqrt_on}, {take_sqrt}, 0"));
+    b.op(format!("@{sqrt_on} sqrt.rn.f32 {var}, {var}"));
+    store_line_result(&mut b, &l, &out, &var);
+    b.finish(signature)
+}
+
+/// `logsumexp` of each line, eager's formula: `m` the NaN-propagating maximum (0 where it is
+/// ±inf), then `log(Σ exp(x - m)) + m`.
+pub fn logsumexp_ptx(signature: &KernelSignature) -> String {
+    let mut b = PtxBuilder::new();
+    b.shared_array("partial", 4, REDUCE_THREADS);
+    let out = b.param_global_ptr(0);
+    let l = line_prologue(&mut b);
+    let max = fold_line(&mut b, &l, Fold::Max, &mut |_, x| x.to_string());
+    let (magnitude, infinite) = (b.f32(), b.pred());
+    b.op(format!("abs.f32 {magnitude}, {max}"));
+    b.op(format!("setp.eq.f32 {infinite}, {magnitude}, 0f7F800000"));
+    b.op(format!("@{infinite} mov.f32 {max}, 0f00000000"));
+    let sum = fold_line(&mut b, &l, Fold::Sum, &mut |b, x| {
+        let d = b.f32();
+        b.op(format!("sub.rn.f32 {d}, {x}, {max}"));
+        math::exp(&mut PtxScalar { b: &mut *b }, &d)
+    });
+    let logged = math::log(&mut PtxScalar { b: &mut b }, &sum);
+    let result = b.f32();
+    b.op(format!("add.rn.f32 {result}, {logged}, {max}"));
+    store_line_result(&mut b, &l, &out, &result);
     b.finish(signature)
 }
 
