@@ -128,6 +128,15 @@ fn fold_line(b: &mut PtxBuilder, l: &Line, fold: Fold, term: &mut dyn FnMut(&mut
     })
 }
 
+/// `Σ exp(x - shift)` over the line (softmax's denominator, logsumexp's sum).
+fn exp_sum(b: &mut PtxBuilder, l: &Line, shift: &str) -> String {
+    fold_line(b, l, Fold::Sum, &mut |b, x| {
+        let d = b.f32();
+        b.op(format!("sub.rn.f32 {d}, {x}, {shift}"));
+        math::exp(&mut PtxScalar { b: &mut *b }, &d)
+    })
+}
+
 /// Thread 0 stores `value` at `out[line]`.
 fn store_line_result(b: &mut PtxBuilder, l: &Line, out: &str, value: &str) {
     let skip = b.label("not_first");
@@ -174,9 +183,7 @@ pub fn var_ptx(signature: &KernelSignature) -> String {
     b.op(format!("ld.param.u32 {take_sqrt}, [p8]"));
     let len_f = b.f32();
     b.op(format!("cvt.rn.f32.s64 {len_f}, {}", l.len));
-    let total = fold_line(&mut b, &l, Fold::Sum, &mut |_, x| x.to_string());
-    let mean = b.f32();
-    b.op(format!("div.rn.f32 {mean}, {total}, {len_f}"));
+    let mean = line_mean(&mut b, &l, &len_f, &mut |_, x| x.to_string());
     let squares = fold_line(&mut b, &l, Fold::Sum, &mut |b, x| {
         let (d, s) = (b.f32(), b.f32());
         b.op(format!("sub.rn.f32 {d}, {x}, {mean}"));
@@ -204,11 +211,7 @@ pub fn logsumexp_ptx(signature: &KernelSignature) -> String {
     b.op(format!("abs.f32 {magnitude}, {max}"));
     b.op(format!("setp.eq.f32 {infinite}, {magnitude}, 0f7F800000"));
     b.op(format!("@{infinite} mov.f32 {max}, 0f00000000"));
-    let sum = fold_line(&mut b, &l, Fold::Sum, &mut |b, x| {
-        let d = b.f32();
-        b.op(format!("sub.rn.f32 {d}, {x}, {max}"));
-        math::exp(&mut PtxScalar { b: &mut *b }, &d)
-    });
+    let sum = exp_sum(&mut b, &l, &max);
     let logged = math::log(&mut PtxScalar { b: &mut b }, &sum);
     let result = b.f32();
     b.op(format!("add.rn.f32 {result}, {logged}, {max}"));
@@ -227,29 +230,9 @@ pub fn softmax_ptx(signature: &KernelSignature) -> String {
     let out_base = b.b64();
     b.op(format!("mul.lo.s64 {out_base}, {}, {out_hi}", l.hi));
     b.op(format!("mad.lo.s64 {out_base}, {}, {out_lo}, {out_base}", l.lo));
-    // 1. max, NaN-propagating.
-    let acc = b.f32();
-    b.op(format!("mov.f32 {acc}, 0fFF800000"));
-    strided_loop(&mut b, &l, &mut |b, _i, x| b.op(format!("max.NaN.f32 {acc}, {acc}, {x}")));
-    let max = tree_f32(&mut b, &l, "partial", &acc, &mut |b, x, y| {
-        let z = b.f32();
-        b.op(format!("max.NaN.f32 {z}, {x}, {y}"));
-        z
-    });
-    // 2. sum of exp(x - max).
-    let sum = b.f32();
-    b.op(format!("mov.f32 {sum}, 0f00000000"));
-    strided_loop(&mut b, &l, &mut |b, _i, x| {
-        let d = b.f32();
-        b.op(format!("sub.rn.f32 {d}, {x}, {max}"));
-        let e = math::exp(&mut PtxScalar { b: &mut *b }, &d);
-        b.op(format!("add.rn.f32 {sum}, {sum}, {e}"));
-    });
-    let total = tree_f32(&mut b, &l, "partial", &sum, &mut |b, x, y| {
-        let z = b.f32();
-        b.op(format!("add.rn.f32 {z}, {x}, {y}"));
-        z
-    });
+    // 1. max, NaN-propagating; 2. sum of exp(x - max).
+    let max = fold_line(&mut b, &l, Fold::Max, &mut |_, x| x.to_string());
+    let total = exp_sum(&mut b, &l, &max);
     // 3. write exp(x - max) / sum.
     strided_loop(&mut b, &l, &mut |b, i, x| {
         let d = b.f32();
@@ -361,17 +344,7 @@ pub const NORM_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, I64, 
 /// The sum over the line of `term(x)` (thread-strided, then the tree) divided by the line's
 /// length: the mean every thread reads back.
 fn line_mean(b: &mut PtxBuilder, l: &Line, len_f: &str, term: &mut dyn FnMut(&mut PtxBuilder, &str) -> String) -> String {
-    let acc = b.f32();
-    b.op(format!("mov.f32 {acc}, 0f00000000"));
-    strided_loop(b, l, &mut |b, _i, x| {
-        let t = term(b, x);
-        b.op(format!("add.rn.f32 {acc}, {acc}, {t}"));
-    });
-    let total = tree_f32(b, l, "partial", &acc, &mut |b, x, y| {
-        let z = b.f32();
-        b.op(format!("add.rn.f32 {z}, {x}, {y}"));
-        z
-    });
+    let total = fold_line(b, l, Fold::Sum, term);
     let mean = b.f32();
     b.op(format!("div.rn.f32 {mean}, {total}, {len_f}"));
     mean
