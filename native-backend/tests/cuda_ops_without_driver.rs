@@ -24,6 +24,11 @@ fn every_op_reports_the_paths_searched() {
         ("argmax", ops::argmax(&t, 1, false)),
         ("layer_norm", ops::layer_norm(&t, &[3], Some(&t), None, 1e-5)),
         ("rms_norm", ops::rms_norm(&t, &[3], None, None)),
+        ("amax", ops::amax(&t, &[0, 1], false)),
+        ("var", ops::var(&t, &[1], true, false, None)),
+        ("logsumexp", ops::logsumexp(&t, &[1], true)),
+        ("sum_dims", ops::sum_dims(&t, &[], false)),
+        ("scaled_dot_product_attention", ops::scaled_dot_product_attention(&t, &t, &t, None, false, None, false)),
     ];
     for (name, result) in results {
         let error = result.err().unwrap_or_else(|| panic!("{name} must fail without a driver"));

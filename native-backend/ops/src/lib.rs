@@ -1468,12 +1468,12 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_rms_norm",
         },
-        /// Scaled dot-product attention (mask, causal, scale, grouped heads), libtorch's kernel.
+        /// Scaled dot-product attention (mask, causal, scale, grouped heads), libtorch's kernel on CPU.
         ScaledDotProductAttention {
             name: "scaled_dot_product_attention", lane: Attention, signature: Params(SDPA),
             functions: ["torch.nn.functional.scaled_dot_product_attention"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_matmul/tl_mul_scalar/tl_add/tl_softmax",
         },
         /// `Categorical(logits=…)`: eager's argument check, then the normalized logits it stores.
         Categorical {

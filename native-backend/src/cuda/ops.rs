@@ -682,3 +682,42 @@ pub fn var(t: &Tensor, dim: &[i64], unbiased: bool, keepdim: bool, corr: Option<
 pub fn std(t: &Tensor, dim: &[i64], unbiased: bool, keepdim: bool, corr: Option<f64>) -> Result<Tensor> {
     moment("std", t, dim, unbiased, keepdim, corr, true)
 }
+
+/// `F.scaled_dot_product_attention(q, k, v, attn_mask, 0.0, False, scale, False)` on cuda:0,
+/// composed from our kernels as eager's math path computes it: `softmax(q kᵀ · scale +
+/// mask) v`, `scale` defaulting to `1/sqrt(E)`; the mask is added (a float mask). The causal
+/// and grouped-head forms are rejected by the analyzer on cuda:0 (TL209) and refused here.
+pub fn scaled_dot_product_attention(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    attn_mask: Option<&Tensor>,
+    is_causal: bool,
+    scale: Option<f64>,
+    enable_gqa: bool,
+) -> Result<Tensor> {
+    if is_causal || enable_gqa {
+        return Err(unsupported("torchlower: CUDA scaled_dot_product_attention takes neither is_causal nor enable_gqa yet".to_string()));
+    }
+    runtime::kernel(Kernel::Matmul)?;
+    check_input("scaled_dot_product_attention", q)?;
+    let embedding = *q.size().last().unwrap_or(&1);
+    let scale = scale.unwrap_or(1.0 / (embedding as f64).sqrt());
+    let scores = mul_scalar(&matmul(q, &k.f_transpose(-2, -1)?)?, scale)?;
+    let scores = match attn_mask {
+        Some(mask) => {
+            let masked = add(&scores, mask)?;
+            // the mask broadcasts to the scores, never the scores to the mask
+            if masked.size() != scores.size() {
+                return Err(shape_error(format!(
+                    "The expanded size of the attn_mask {:?} must match the attention scores {:?}",
+                    mask.size(),
+                    scores.size()
+                )));
+            }
+            masked
+        }
+        None => scores,
+    };
+    matmul(&softmax(&scores, -1)?, v)
+}

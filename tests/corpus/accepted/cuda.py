@@ -1,6 +1,6 @@
 # cuda:0 tensors get the same claim surface (extension torchlower/ext-cuda0-full-surface);
 # emitted code calls tl::cuda::ops.
-from torchlower.types import TensorF32Cuda0_1D, TensorF32Cuda0_2D, TensorF32Cuda0_3D
+from torchlower.types import TensorF32Cuda0_1D, TensorF32Cuda0_2D, TensorF32Cuda0_3D, TensorF32Cuda0_4D
 import torch
 import torch.nn.functional as F
 
@@ -45,3 +45,10 @@ def cuda_reductions(h: TensorF32Cuda0_3D) -> TensorF32Cuda0_1D:
     spread = h.amax(dim=(1, 2)) - torch.amin(h, dim=(-1, 1))
     scale = torch.std(h, dim=(1, 2), unbiased=False) + h.var(dim=-1).mean(-1)
     return spread / scale + torch.logsumexp(h, dim=(1, 2)) - h.sum(dim=(1, 2))
+
+
+# Multi-head attention on cuda:0, composed from our matmul, scale, add and softmax kernels;
+# is_causal stays CPU-only so far (TL209, corpus rejected/other_ranks.py)
+def cuda_attention(q: TensorF32Cuda0_4D, k: TensorF32Cuda0_4D, v: TensorF32Cuda0_4D, bias: TensorF32Cuda0_4D) -> TensorF32Cuda0_4D:
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+    return out + F.scaled_dot_product_attention(q, k, v, scale=0.125)

@@ -29,3 +29,8 @@ from torchlower.types import TensorF32Cuda0_3D
 
 def cuda_rank3_rsqrt(x: TensorF32Cuda0_3D, v: TensorF32Cuda0_1D) -> TensorF32Cuda0_3D:
     return torch.rsqrt(x + v)
+
+
+# Causal attention on cuda:0: our kernels compose the plain and masked forms only (TL209).
+def cuda_causal_attention(q: TensorF32Cuda0_3D, k: TensorF32Cuda0_3D, v: TensorF32Cuda0_3D) -> TensorF32Cuda0_3D:
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
