@@ -998,7 +998,7 @@ pub fn logsumexp(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
 }
 
 /// The correction of `var`/`std`: `correction` when given, else 1 (`unbiased`) or 0.
-fn correction(unbiased: bool, correction: Option<f64>) -> f64 {
+pub(crate) fn correction(unbiased: bool, correction: Option<f64>) -> f64 {
     correction.unwrap_or(if unbiased { 1.0 } else { 0.0 })
 }
 

@@ -663,7 +663,7 @@ pub fn logsumexp(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
 }
 
 fn moment(op: &str, t: &Tensor, dim: &[i64], unbiased: bool, keepdim: bool, corr: Option<f64>, take_sqrt: bool) -> Result<Tensor> {
-    let correction = corr.unwrap_or(if unbiased { 1.0 } else { 0.0 });
+    let correction = crate::ops::correction(unbiased, corr);
     per_line(Kernel::Var, op, t, dim, keepdim, |plan, out, input| {
         // eager's degrees of freedom: `max(0, N - correction)` (0 gives inf, or NaN for 0/0)
         let divisor = (plan.len as f64 - correction).max(0.0) as f32;

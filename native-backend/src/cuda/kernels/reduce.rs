@@ -59,6 +59,16 @@ fn line_prologue(b: &mut PtxBuilder) -> Line {
     Line { tid, tid64, line, hi, lo, len, base, reduce_stride, input }
 }
 
+/// The start of a line kernel that writes f32 results: the builder with the tree's shared
+/// array, the output address (parameter 0) and the line's registers.
+fn line_kernel() -> (PtxBuilder, String, Line) {
+    let mut b = PtxBuilder::new();
+    b.shared_array("partial", 4, REDUCE_THREADS);
+    let out = b.param_global_ptr(0);
+    let l = line_prologue(&mut b);
+    (b, out, l)
+}
+
 /// Emits `for i in (t..len).step_by(T) { body(i, x_i) }`.
 fn strided_loop(b: &mut PtxBuilder, l: &Line, body: &mut dyn FnMut(&mut PtxBuilder, &str, &str)) {
     let i = b.b64();
@@ -151,10 +161,7 @@ fn store_line_result(b: &mut PtxBuilder, l: &Line, out: &str, value: &str) {
 /// Sum (times `factor`: 1 for sum, `1/len` for mean), or the NaN-propagating maximum or
 /// minimum (`amax`/`amin`, exact: `factor` is not applied) of each line.
 pub fn fold_ptx(signature: &KernelSignature, fold: Fold) -> String {
-    let mut b = PtxBuilder::new();
-    b.shared_array("partial", 4, REDUCE_THREADS);
-    let out = b.param_global_ptr(0);
-    let l = line_prologue(&mut b);
+    let (mut b, out, l) = line_kernel();
     let factor = b.param_f32(7);
     let total = fold_line(&mut b, &l, fold, &mut |_, x| x.to_string());
     let result = if fold == Fold::Sum {
@@ -174,22 +181,14 @@ pub const VAR_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, F32, U
 /// Variance (or, with `take_sqrt`, standard deviation) of each line: the tree mean, the
 /// tree sum of squared deviations from it, divided by `divisor` (`max(0, len - correction)`).
 pub fn var_ptx(signature: &KernelSignature) -> String {
-    let mut b = PtxBuilder::new();
-    b.shared_array("partial", 4, REDUCE_THREADS);
-    let out = b.param_global_ptr(0);
-    let l = line_prologue(&mut b);
+    let (mut b, out, l) = line_kernel();
     let divisor = b.param_f32(7);
     let take_sqrt = b.b32();
     b.op(format!("ld.param.u32 {take_sqrt}, [p8]"));
     let len_f = b.f32();
     b.op(format!("cvt.rn.f32.s64 {len_f}, {}", l.len));
-    let mean = line_mean(&mut b, &l, &len_f, &mut |_, x| x.to_string());
-    let squares = fold_line(&mut b, &l, Fold::Sum, &mut |b, x| {
-        let (d, s) = (b.f32(), b.f32());
-        b.op(format!("sub.rn.f32 {d}, {x}, {mean}"));
-        b.op(format!("mul.rn.f32 {s}, {d}, {d}"));
-        s
-    });
+    let mean = line_mean(&mut b, &l, &len_f);
+    let squares = squared_deviations(&mut b, &l, Some(&mean));
     let var = b.f32();
     b.op(format!("div.rn.f32 {var}, {squares}, {divisor}"));
     let sqrt_on = b.pred();
@@ -202,10 +201,7 @@ pub fn var_ptx(signature: &KernelSignature) -> String {
 /// `logsumexp` of each line, eager's formula: `m` the NaN-propagating maximum (0 where it is
 /// ±inf), then `log(Σ exp(x - m)) + m`.
 pub fn logsumexp_ptx(signature: &KernelSignature) -> String {
-    let mut b = PtxBuilder::new();
-    b.shared_array("partial", 4, REDUCE_THREADS);
-    let out = b.param_global_ptr(0);
-    let l = line_prologue(&mut b);
+    let (mut b, out, l) = line_kernel();
     let max = fold_line(&mut b, &l, Fold::Max, &mut |_, x| x.to_string());
     let (magnitude, infinite) = (b.f32(), b.pred());
     b.op(format!("abs.f32 {magnitude}, {max}"));
@@ -220,10 +216,7 @@ pub fn logsumexp_ptx(signature: &KernelSignature) -> String {
 }
 
 pub fn softmax_ptx(signature: &KernelSignature) -> String {
-    let mut b = PtxBuilder::new();
-    b.shared_array("partial", 4, REDUCE_THREADS);
-    let out = b.param_global_ptr(0);
-    let l = line_prologue(&mut b);
+    let (mut b, out, l) = line_kernel();
     let out_hi = b.param_s64(7);
     let out_lo = b.param_s64(8);
     let out_reduce = b.param_s64(9);
@@ -341,10 +334,27 @@ pub fn argmax_ptx(signature: &KernelSignature) -> String {
 /// their flag is set) and `eps`.
 pub const NORM_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, I64, I64, I64, Ptr, Ptr, U32, U32, F32];
 
-/// The sum over the line of `term(x)` (thread-strided, then the tree) divided by the line's
-/// length: the mean every thread reads back.
-fn line_mean(b: &mut PtxBuilder, l: &Line, len_f: &str, term: &mut dyn FnMut(&mut PtxBuilder, &str) -> String) -> String {
-    let total = fold_line(b, l, Fold::Sum, term);
+/// `Σ (x - centre)²` over the line (`Σ x²` without a centre): the variance's and the
+/// norms' second pass.
+fn squared_deviations(b: &mut PtxBuilder, l: &Line, centre: Option<&str>) -> String {
+    fold_line(b, l, Fold::Sum, &mut |b, x| {
+        let d = match centre {
+            Some(mean) => {
+                let d = b.f32();
+                b.op(format!("sub.rn.f32 {d}, {x}, {mean}"));
+                d
+            }
+            None => x.to_string(),
+        };
+        let s = b.f32();
+        b.op(format!("mul.rn.f32 {s}, {d}, {d}"));
+        s
+    })
+}
+
+/// The line's tree sum divided by its length (`len_f`): the mean every thread reads back.
+fn line_mean(b: &mut PtxBuilder, l: &Line, len_f: &str) -> String {
+    let total = fold_line(b, l, Fold::Sum, &mut |_, x| x.to_string());
     let mean = b.f32();
     b.op(format!("div.rn.f32 {mean}, {total}, {len_f}"));
     mean
@@ -356,10 +366,7 @@ fn line_mean(b: &mut PtxBuilder, l: &Line, len_f: &str, term: &mut dyn FnMut(&mu
 /// for bit. Two passes for layer norm (the mean, then the mean of squared deviations), as
 /// a numerically safe variance needs; one for RMS norm.
 pub fn norm_ptx(signature: &KernelSignature, norm: Norm) -> String {
-    let mut b = PtxBuilder::new();
-    b.shared_array("partial", 4, REDUCE_THREADS);
-    let out = b.param_global_ptr(0);
-    let l = line_prologue(&mut b);
+    let (mut b, out, l) = line_kernel();
     let out_hi = b.param_s64(7);
     let out_lo = b.param_s64(8);
     let out_reduce = b.param_s64(9);
@@ -380,22 +387,12 @@ pub fn norm_ptx(signature: &KernelSignature, norm: Norm) -> String {
     // The centre the deviations are taken from (layer norm's mean; none for RMS norm) and
     // the mean of the squared deviations.
     let centre = match norm {
-        Norm::Layer => Some(line_mean(&mut b, &l, &len_f, &mut |_, x| x.to_string())),
+        Norm::Layer => Some(line_mean(&mut b, &l, &len_f)),
         Norm::Rms => None,
     };
-    let square_mean = line_mean(&mut b, &l, &len_f, &mut |b, x| {
-        let d = match &centre {
-            Some(mean) => {
-                let d = b.f32();
-                b.op(format!("sub.rn.f32 {d}, {x}, {mean}"));
-                d
-            }
-            None => x.to_string(),
-        };
-        let s = b.f32();
-        b.op(format!("mul.rn.f32 {s}, {d}, {d}"));
-        s
-    });
+    let squares = squared_deviations(&mut b, &l, centre.as_deref());
+    let square_mean = b.f32();
+    b.op(format!("div.rn.f32 {square_mean}, {squares}, {len_f}"));
     let (shifted, root, rstd) = (b.f32(), b.f32(), b.f32());
     b.op(format!("add.rn.f32 {shifted}, {square_mean}, {eps}"));
     b.op(format!("sqrt.rn.f32 {root}, {shifted}"));
