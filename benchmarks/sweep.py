@@ -574,6 +574,11 @@ def max_pool2d(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
     return F.max_pool2d(x, kernel_size=3, stride=2, padding=1)
 
 
+def max_pool2d_plain(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    # MNIST's pooling: a plain window, our own loop (the padded form above is libtorch's)
+    return F.max_pool2d(x, 2)
+
+
 def avg_pool1d(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return F.avg_pool1d(x, 2)
 
@@ -742,7 +747,7 @@ SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 #: The op families on libtorch's kernels: the call is what native code adds, on a small grid
 #: (rows × cols of the 2-D input; the other shapes follow from it in ``inputs``).
 FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "cross_entropy", "where_nonzero", "multinomial", "embedding", "embedding_bag", "arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "conv1d", "conv2d", "conv2d_relu", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa"]
-FAMILIES += ["topk", "sum_dims", "mean_dims"]
+FAMILIES += ["topk", "sum_dims", "mean_dims", "max_pool2d_plain"]
 FAMILIES += ["addmm", "baddbmm", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
@@ -857,6 +862,7 @@ def _family_inputs() -> dict:
         "adaptive_avg_pool1d": lambda r, c, randn, g: (randn(r, channels, c),),
         "pad": lambda r, c, randn, g: (randn(r, channels, c),),
         "max_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
+        "max_pool2d_plain": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
         "avg_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
         "adaptive_avg_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
         "adaptive_max_pool2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),

@@ -11,7 +11,8 @@ Verdicts: ``exact`` cases must be bitwise equal (any NaN equals any NaN; +0.0 vs
 differs). Otherwise NaN and +-inf positions must agree and finite values must be within a
 per-op tolerance (or within 4 ulps): elementwise ops ``2e-5*|expected|``; matmul/linear
 and sum/mean ``1e-5`` times the sum of the absolute terms (computed in float64); softmax
-``1e-6 + 2e-5*|expected|``; var/std/logsumexp ``1e-5*(|expected| + 1)``; layer/RMS norm ``1e-5*(|expected| + 1)`` times the line's
+``1e-6 + 2e-5*|expected|``; gelu (both forms), erf and mish add ``3e-7*max(|x|, 1)`` (their
+``1 + erf``/``1 + tanh`` cancels for negative x); var/std/logsumexp/log_softmax ``1e-5*(|expected| + 1)``; layer/RMS norm ``1e-5*(|expected| + 1)`` times the line's
 conditioning (``1 + |mean|/std`` for layer norm); argmax equal except at ties within 1e-6. ``max_ulps`` is
 always reported, to show how close we are.
 
@@ -60,6 +61,14 @@ UNARY = {
     "amax": lambda x, a: torch.amax(x, dim=a.get("dim", []), keepdim=a.get("keepdim", False)),
     "amin": lambda x, a: torch.amin(x, dim=a.get("dim", []), keepdim=a.get("keepdim", False)),
     "logsumexp": lambda x, a: torch.logsumexp(x, dim=a["dim"], keepdim=a.get("keepdim", False)),
+    "log_softmax": lambda x, a: F.log_softmax(x, dim=a["dim"]),
+    "erf": lambda x, a: torch.erf(x), "log1p": lambda x, a: torch.log1p(x), "expm1": lambda x, a: torch.expm1(x),
+    "gelu_tanh": lambda x, a: F.gelu(x, approximate="tanh"), "mish": lambda x, a: F.mish(x),
+    "hardsigmoid": lambda x, a: F.hardsigmoid(x), "hardswish": lambda x, a: F.hardswish(x),
+    "leaky_relu": lambda x, a: F.leaky_relu(x, a.get("negative_slope", 0.01)),
+    "elu": lambda x, a: F.elu(x), "selu": lambda x, a: F.selu(x), "softplus": lambda x, a: F.softplus(x),
+    "relu6": lambda x, a: F.relu6(x),
+    "hardtanh": lambda x, a: F.hardtanh(x, a.get("min_val", -1.0), a.get("max_val", 1.0)),
     "var": lambda x, a: torch.var(x, dim=a.get("dim"), correction=a.get("correction", 1), keepdim=a.get("keepdim", False)),
     "std": lambda x, a: torch.std(x, dim=a.get("dim"), correction=a.get("correction", 1), keepdim=a.get("keepdim", False)),
 }
@@ -165,7 +174,11 @@ def compare(op, args, exact, xs, got, want) -> dict:
                 tol = 1e-5 * abs_terms(op, xs, args).reshape(want.shape)
             elif op == "softmax":
                 tol = 1e-6 + 2e-5 * np.abs(want.astype(np.float64))
-            elif op in ("var", "std", "logsumexp"):
+            elif op in ("gelu", "gelu_tanh", "erf", "mish"):
+                # 1 + erf / 1 + tanh cancel for negative x: a floor that scales with |x|
+                x = np.abs(xs[0].detach().cpu().double().numpy()).reshape(want.shape)
+                tol = 2e-5 * np.abs(want.astype(np.float64)) + 3e-7 * np.maximum(x, 1.0)
+            elif op in ("var", "std", "logsumexp", "log_softmax"):
                 tol = 1e-5 * (np.abs(want.astype(np.float64)) + 1)
             elif op in ("layer_norm", "rms_norm"):
                 cond = norm_conditions(xs, args, want.shape) if op == "layer_norm" else 1.0
@@ -293,6 +306,13 @@ def self_test() -> int:
     add("argmax", "argmax", {"dim": 1, "keepdim": False}, [tie], True, True)
     add("argmax_tie", "argmax", {"dim": 1, "keepdim": False}, [tie], False, True, lambda o: o.__setitem__(0, 2))
     add("argmax_wrong", "argmax", {"dim": 1, "keepdim": False}, [tie], False, False, lambda o: o.__setitem__(1, 0))
+    # The activations: gelu's floor for cancelling negative x, and what it must still catch.
+    neg = (np.array([-5.0, -4.5, 0.5, 2.0], np.float32), [4], [1], 0)
+    add("gelu_tanh_floor", "gelu_tanh", {}, [neg], False, True, lambda o: o.__setitem__(0, o[0] + 2e-7))
+    add("gelu_tanh_wrong", "gelu_tanh", {}, [neg], False, False, lambda o: o.__setitem__(2, o[2] + 1e-4))
+    add("hardswish_1ulp_exact", "hardswish", {}, [x], True, False, nudge)
+    add("log_softmax_tol", "log_softmax", {"dim": 1}, [c(3, 50)], False, True, nudge)
+    add("log_softmax_wrong", "log_softmax", {"dim": 1}, [c(3, 50)], False, False, lambda o: o.__setitem__((0, 0), o[0, 0] + 1e-3))
 
     with tempfile.TemporaryDirectory(prefix="gpu-eager-selftest-") as t:
         write_dump(Path(t), cases)

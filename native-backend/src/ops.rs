@@ -492,15 +492,21 @@ pub fn conv2d(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], paddin
 }
 
 /// `F.max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode)` (`stride` empty: the
-/// kernel size, as eager's `None`).
-#[inline]
+/// kernel size, as eager's `None`), as [`max_pool2d`].
 pub fn max_pool1d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+    if let Some(out) = crate::fused::max_pool_direct(x, 1, kernel_size, stride, padding, dilation, ceil_mode)? {
+        return Ok(out);
+    }
     Ok(x.f_max_pool1d(kernel_size, stride, padding, dilation, ceil_mode)?)
 }
 
-/// `F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)`.
-#[inline]
+/// `F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)`: our loop for
+/// contiguous planes with a plain window (bit-identical to eager, several times faster than
+/// its NCHW kernel), libtorch's kernel otherwise.
 pub fn max_pool2d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+    if let Some(out) = crate::fused::max_pool_direct(x, 2, kernel_size, stride, padding, dilation, ceil_mode)? {
+        return Ok(out);
+    }
     Ok(x.f_max_pool2d(kernel_size, stride, padding, dilation, ceil_mode)?)
 }
 

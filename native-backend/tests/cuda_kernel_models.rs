@@ -360,6 +360,20 @@ fn reduction_plans_match_eager_sum_mean_softmax_argmax() {
                         assert!((g - w).abs() <= 2e-6 * w.abs().max(1e-6) + 1e-7, "softmax {:?} dim={dim}: {g} vs {w}", t.size());
                     }
                 }
+                let want = to_vec(&t.log_softmax(dim, Kind::Float));
+                let got = plan.run_log_softmax_cpu(&data);
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(&want) {
+                    let what = format!("log_softmax {:?} transposed={transpose} dim={dim}: {g} vs {w}", t.size());
+                    assert_eq!(g.is_nan(), w.is_nan(), "{what}");
+                    if w.is_infinite() {
+                        assert_eq!(g, w, "{what}");
+                    } else if !w.is_nan() {
+                        // (x - max) is exact or nearly; log(sum) within the rounding of a
+                        // different summation order and our 1-ulp log
+                        assert!((g - w).abs() <= 2e-6 * w.abs().max(1.0), "{what}");
+                    }
+                }
             }
         }
     }
@@ -651,6 +665,110 @@ fn pointwise_number_forms_match_eager_cuda_formulas() {
         report.push(format!("clamp({lo}, {hi}): ok ({zero_signs} zeros of other sign)"));
     }
     println!("{}", report.join("\n"));
+}
+
+/// The activation and math kernels (`Pointwise` forms of one tensor) against eager CPU:
+/// `(kernel, x, y, eager, max ulps, absolute floor per max(|input|, 1), zero sign free)`.
+/// Eager CPU computes the same formulas (its vectorised `exp`/`log1p`/`expm1`/`tanh`/`erf`
+/// are within 1 ulp, erf about 1e-7 absolute); it divides where CUDA multiplies by 1/6
+/// (hardsigmoid, hardswish: 1 ulp). Relu6 and hardtanh are eager's clamp on CUDA, whose
+/// zero sign eager CPU does not pin (see [`assert_pointwise_matches`]).
+fn activation_cases(x: &Tensor) -> Vec<(&'static str, Pointwise, f32, f32, Tensor, u64, f32, bool)> {
+    const SELU_ALPHA: f64 = 1.673_263_242_354_377_284_817_042_991_671_7;
+    const SELU_SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
+    let slope = |s: f64| x.prelu(&Tensor::from_slice(&[s as f32]));
+    vec![
+        ("rsqrt", Pointwise::Rsqrt, 0.0, 0.0, x.rsqrt(), 2, 0.0, false),
+        ("erf", Pointwise::Erf, 0.0, 0.0, x.erf(), 4, 2e-7, false),
+        ("log1p", Pointwise::Log1p, 0.0, 0.0, x.log1p(), 3, 0.0, false),
+        ("expm1", Pointwise::Expm1, 0.0, 0.0, x.expm1(), 3, 0.0, false),
+        // 1 + tanh cancels for negative x, as GELU's 1 + erf
+        ("gelu_tanh", Pointwise::GeluTanh, 0.0, 0.0, x.gelu("tanh"), 4, 3e-7, true),
+        ("hardsigmoid", Pointwise::Hardsigmoid, 0.0, 0.0, x.hardsigmoid(), 1, 0.0, false),
+        ("hardswish", Pointwise::Hardswish, 0.0, 0.0, x.hardswish(), 1, 0.0, false),
+        ("mish", Pointwise::Mish, 0.0, 0.0, x.mish(), 6, 0.0, false),
+        ("leaky_relu(0.01)", Pointwise::LeakyRelu, 0.01, 0.0, slope(0.01), 0, 0.0, false),
+        ("leaky_relu(0.2)", Pointwise::LeakyRelu, 0.2, 0.0, slope(0.2), 0, 0.0, false),
+        ("elu", Pointwise::Elu, 1.0, 1.0, x.elu(), 3, 0.0, false),
+        ("selu", Pointwise::Elu, SELU_ALPHA as f32 * SELU_SCALE as f32, SELU_SCALE as f32, x.selu(), 4, 0.0, false),
+        ("softplus", Pointwise::Softplus, 1.0, 20.0, x.softplus(), 3, 0.0, false),
+        ("relu6", Pointwise::Clamp, 0.0, 6.0, x.relu6(), 0, 0.0, true),
+        ("hardtanh(-2, 2)", Pointwise::Clamp, -2.0, 2.0, x.hardtanh(), 0, 0.0, true),
+    ]
+}
+
+#[test]
+fn activation_models_match_eager() {
+    let mut rng = Rng(23);
+    let mut inputs = pointwise_inputs(&mut rng);
+    inputs.extend(rng.vec(512, -1.0, -0.9)); // log1p near its pole
+    inputs.extend(rng.vec(512, -0.4, 0.4)); // expm1's reduced range
+    inputs.extend(rng.vec(1024, -25.0, 25.0)); // expm1/softplus/mish crossovers
+    let x = tensor(&inputs, &[inputs.len() as i64]);
+    let plan = ElementwisePlan::unary(&x.size(), &x.stride()).unwrap();
+    let mut report = Vec::new();
+    for (name, op, a, b, eager, max_ulps, abs_floor, zero_sign_free) in activation_cases(&x) {
+        // eager's hardtanh here has its default bounds (-1, 1): compare with those
+        let (a, b, eager) = if name.starts_with("hardtanh") { (-1.0, 1.0, eager) } else { (a, b, eager) };
+        let got = plan.run_pointwise_cpu(op, &inputs, &[], a, b);
+        let want = to_vec(&eager);
+        let (mut worst, mut subnormal) = ((0u64, 0f32), 0);
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            let input = inputs[i];
+            let context = format!("{name}({input:e}) [{i}]: model {g:e}, eager {w:e}");
+            assert_eq!(g.is_nan(), w.is_nan(), "NaN mismatch: {context}");
+            if w.is_nan() {
+                continue;
+            }
+            if w.is_infinite() || g.is_infinite() {
+                assert_eq!(g, w, "infinity mismatch: {context}");
+                continue;
+            }
+            if g == 0.0 && w == 0.0 {
+                assert!(zero_sign_free || g.to_bits() == w.to_bits(), "signed zero: {context}");
+                continue;
+            }
+            // below the normal range eager CPU's vectorised functions are no reference: its
+            // exp flushes (mish(-104) is -0.0 there; ours, as CUDA's expf, a subnormal) and
+            // its log1p(x) is not x for subnormal x (ours is); the f64 test covers our range
+            if g.to_bits() != w.to_bits() && g.abs() < f32::MIN_POSITIVE && w.abs() < f32::MIN_POSITIVE {
+                subnormal += 1;
+                continue;
+            }
+            let distance = ulps(g, w);
+            let within = distance <= max_ulps || (g - w).abs() <= abs_floor * input.abs().max(1.0);
+            assert!(within, "{context}: {distance} ulps (allowed {max_ulps}, abs {abs_floor})");
+            if distance > worst.0 {
+                worst = (distance, input);
+            }
+        }
+        report.push(format!("{name} ({}): max {} ulps (at {:e}), {subnormal} subnormal results differ", op.entry_name(), worst.0, worst.1));
+    }
+    println!("{}", report.join("\n"));
+}
+
+/// Our `log1p` and `expm1` against the exact functions (f64), on their hard ranges.
+#[test]
+fn log1p_and_expm1_models_against_exact_f64() {
+    let mut rng = Rng(29);
+    let mut worst = [(0u64, 0f32); 2];
+    let mut inputs: Vec<f32> = rng.vec(20000, -0.999, 4.0);
+    inputs.extend(rng.vec(20000, -1e-4, 1e-4));
+    inputs.extend(rng.vec(20000, -30.0, 30.0));
+    for &x in &inputs {
+        for (k, (op, exact)) in [(Pointwise::Log1p, (x as f64).ln_1p()), (Pointwise::Expm1, (x as f64).exp_m1())].into_iter().enumerate() {
+            if op == Pointwise::Log1p && x <= -1.0 {
+                continue;
+            }
+            let got = op.eval(x, 0.0, 0.0, 0.0);
+            let distance = ulps(got, exact as f32);
+            assert!(distance <= 2, "{}({x:e}) = {got:e}, exact {exact:e}: {distance} ulps", op.entry_name());
+            if distance > worst[k].0 {
+                worst[k] = (distance, x);
+            }
+        }
+    }
+    println!("log1p: max {} ulps (at {:e}); expm1: max {} ulps (at {:e})", worst[0].0, worst[0].1, worst[1].0, worst[1].1);
 }
 
 #[test]

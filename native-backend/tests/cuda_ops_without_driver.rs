@@ -29,6 +29,21 @@ fn every_op_reports_the_paths_searched() {
         ("logsumexp", ops::logsumexp(&t, &[1], true)),
         ("sum_dims", ops::sum_dims(&t, &[], false)),
         ("scaled_dot_product_attention", ops::scaled_dot_product_attention(&t, &t, &t, None, false, None, false)),
+        ("log_softmax", ops::log_softmax(&t, 1, 3)),
+        ("rsqrt", ops::rsqrt(&t)),
+        ("erf", ops::erf(&t)),
+        ("log1p", ops::log1p(&t)),
+        ("expm1", ops::expm1(&t)),
+        ("gelu_tanh", ops::gelu_tanh(&t)),
+        ("hardsigmoid", ops::hardsigmoid(&t)),
+        ("hardswish", ops::hardswish(&t)),
+        ("mish", ops::mish(&t)),
+        ("leaky_relu", ops::leaky_relu(&t, 0.2)),
+        ("elu", ops::elu(&t)),
+        ("selu", ops::selu(&t)),
+        ("softplus", ops::softplus(&t)),
+        ("relu6", ops::relu6(&t)),
+        ("hardtanh", ops::hardtanh(&t, -1.0, 1.0)),
     ];
     for (name, result) in results {
         let error = result.err().unwrap_or_else(|| panic!("{name} must fail without a driver"));

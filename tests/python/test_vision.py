@@ -55,3 +55,65 @@ def test_size_errors_are_eagers(vision, native_mode):
     with pytest.raises(RuntimeError) as native:
         compiled["conv_block"](x, w, b)
     assert str(native.value) == str(eager.value)
+
+
+@pytest.fixture(scope="module")
+def plain_pools():
+    module = import_path(CORPUS / "vision.py")
+    compiled = torchlower.compile(module.plain_max_pools)
+    assert compiled.route == "native", compiled.reason
+    return module.plain_max_pools, compiled
+
+
+def _pool_input(shape, specials: bool) -> torch.Tensor:
+    """Random values, or (with `specials`) a palette of ties, signed zeros, infinities and
+    NaNs with distinct payloads, so which element of a window is picked shows in the bits."""
+    g = torch.Generator().manual_seed(1)
+    if not specials:
+        return torch.randn(*shape, generator=g)
+    palette = torch.tensor([1.0, 1.0, 0.0, -0.0, float("inf"), float("-inf"), -1.0, 0.5])
+    x = palette[torch.randint(0, len(palette), shape, generator=g)]
+    bits = x.view(torch.int32).view(-1)
+    nan = torch.randint(0, 9, bits.shape, generator=g) == 0
+    bits[nan] = 0x7FC00000 + torch.arange(int(nan.sum()), dtype=torch.int32)
+    return x
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 12, 13), (1, 64, 24, 24), (5, 1, 7, 9), (3, 2, 4, 4)])
+@pytest.mark.parametrize("specials", [False, True])
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last", "strided"])
+def test_plain_max_pools_are_eagers_bit_for_bit(plain_pools, shape, specials, layout, native_mode):
+    eager, native = plain_pools
+    x = _pool_input(shape, specials)
+    if layout == "channels_last":
+        x = x.to(memory_format=torch.channels_last)
+    elif layout == "strided":
+        x = x.transpose(2, 3).contiguous().transpose(2, 3)
+    got, want = native(x), eager(x)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.stride() == w.stride()
+        # the same element: equal bits, signed zeros and NaN payloads included
+        assert torch.equal(g.view(torch.int32), w.view(torch.int32))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_plain_max_pool_on_threads(plain_pools, threads):
+    eager, native = plain_pools
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        x = _pool_input((64, 64, 24, 24), False)
+        for g, w in zip(native(x), eager(x)):
+            assert torch.equal(g.view(torch.int32), w.view(torch.int32))
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_plain_max_pool_window_larger_than_input_is_eagers_error(plain_pools, native_mode):
+    eager, native = plain_pools
+    x = torch.randn(1, 1, 2, 2)
+    with pytest.raises(RuntimeError) as want:
+        eager(x)
+    with pytest.raises(RuntimeError) as got:
+        native(x)
+    assert str(got.value) == str(want.value)

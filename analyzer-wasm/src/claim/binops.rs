@@ -417,9 +417,10 @@ mod tests {
         assert_eq!(outcome(&method(&t(c3), "relu", &[], &[])).1, "TensorF32Cuda0_3D");
         assert_eq!(bin(Operator::MatMult, t(c3), t(c1)).1, "TensorF32Cuda0_2D");
         assert_eq!(bin(Operator::MatMult, t(c4), t(c3)).1, "TensorF32Cuda0_4D");
-        // silu has a kernel of ours; libtorch-backed ops such as rsqrt have none yet
+        // silu and rsqrt have kernels of ours; sin has none yet
         assert_eq!(outcome(&call("torch.nn.functional.silu", &[t(c3)], &[])), ("torchlower/silu".into(), "TensorF32Cuda0_3D".into()));
-        assert_eq!(outcome(&call("torch.rsqrt", &[t(c3)], &[])).0, "TL209");
+        assert_eq!(outcome(&call("torch.rsqrt", &[t(c3)], &[])).1, "TensorF32Cuda0_3D");
+        assert_eq!(outcome(&call("torch.sin", &[t(c3)], &[])).0, "TL209");
     }
 
     #[test]

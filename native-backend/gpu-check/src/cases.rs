@@ -204,6 +204,9 @@ impl<'c, 'm> Runner<'c, 'm> {
         for (lo, hi) in [(-1.0f64, 1.0), (0.0, 6.0), (-0.0, 0.5), (2.0, -2.0)] {
             push(self.clamp(lo, hi), "clamp");
         }
+        for result in self.activations() {
+            push(result, "activation");
+        }
         for &(m, k, n, transposed, bias) in &[
             (1u64, 1u64, 1u64, false, false),
             (3, 5, 7, false, true),
@@ -302,15 +305,59 @@ impl<'c, 'm> Runner<'c, 'm> {
     fn pointwise(&mut self, op: Pointwise, x: f32, y: f32, eager: &str, args: Value) -> Result<Value> {
         let (shape, strides): (&[i64], &[i64]) = (&[4, 6, 5], &[5, 20, 1]);
         let a = self.values(span(shape, strides), -4.0, 4.0, 0);
+        self.pointwise_on(op, x, y, eager, args, &a, shape, strides, true)
+    }
+
+    /// One tensor's [`Pointwise`] kernel over `storage` viewed as `shape`/`strides`; `exact`
+    /// when eager's CUDA kernel computes the same correctly rounded steps.
+    #[allow(clippy::too_many_arguments)]
+    fn pointwise_on(&mut self, op: Pointwise, x: f32, y: f32, eager: &str, args: Value, storage: &[f32], shape: &[i64], strides: &[i64], exact: bool) -> Result<Value> {
         let plan = ElementwisePlan::unary(shape, strides).map_err(crate::result::CudaError::Unsupported)?;
-        let da = self.upload(&a)?;
+        let da = self.upload(storage)?;
         let out = DeviceBuffer::<f32>::alloc(self.context, plan.numel() as usize)?;
         self.launch(Kernel::Pointwise(op), args::elementwise_config(&plan)?, &args::elementwise_args(&plan, out.device_ptr(), da.device_ptr(), None, x, y))?;
         let got = out.to_host()?;
         let case = format!("{eager} {args} {shape:?}/{strides:?}");
-        let view = View { storage: &a, shape, strides };
-        self.record(&case, eager, args, &[view.input()], Output::F32 { values: &got, shape }, true);
-        Ok(compare_f32(case, &got, &plan.run_pointwise_cpu(op, &a, &[], x, y)))
+        let view = View { storage, shape, strides };
+        self.record(&case, eager, args, &[view.input()], Output::F32 { values: &got, shape }, exact);
+        Ok(compare_f32(case, &got, &plan.run_pointwise_cpu(op, storage, &[], x, y)))
+    }
+
+    /// The activation and math kernels: specials and wide random values contiguous, and a
+    /// permuted rank-3 view; `(eager name, kernel, x, y, args, exact)`.
+    fn activations(&mut self) -> Vec<Result<Value>> {
+        const SELU_ALPHA: f64 = 1.673_263_242_354_377_284_817_042_991_671_7;
+        const SELU_SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
+        let cases: [(&str, Pointwise, f32, f32, Value, bool); 15] = [
+            ("rsqrt", Pointwise::Rsqrt, 0.0, 0.0, json!({}), false),
+            ("erf", Pointwise::Erf, 0.0, 0.0, json!({}), false),
+            ("log1p", Pointwise::Log1p, 0.0, 0.0, json!({}), false),
+            ("expm1", Pointwise::Expm1, 0.0, 0.0, json!({}), false),
+            ("gelu_tanh", Pointwise::GeluTanh, 0.0, 0.0, json!({}), false),
+            ("hardsigmoid", Pointwise::Hardsigmoid, 0.0, 0.0, json!({}), true),
+            ("hardswish", Pointwise::Hardswish, 0.0, 0.0, json!({}), true),
+            ("mish", Pointwise::Mish, 0.0, 0.0, json!({}), false),
+            ("leaky_relu", Pointwise::LeakyRelu, 0.2, 0.0, json!({ "negative_slope": 0.2 }), true),
+            ("elu", Pointwise::Elu, 1.0, 1.0, json!({}), false),
+            ("selu", Pointwise::Elu, SELU_ALPHA as f32 * SELU_SCALE as f32, SELU_SCALE as f32, json!({}), false),
+            ("softplus", Pointwise::Softplus, 1.0, 20.0, json!({}), false),
+            ("relu6", Pointwise::Clamp, 0.0, 6.0, json!({}), true),
+            ("hardtanh", Pointwise::Clamp, -2.0, 2.0, json!({ "min_val": -2.0, "max_val": 2.0 }), true),
+            ("leaky_relu", Pointwise::LeakyRelu, 0.01, 0.0, json!({ "negative_slope": 0.01 }), true),
+        ];
+        let mut values: Vec<f32> = SPECIALS.to_vec();
+        values.extend(self.rng.vec(1 << 14, -25.0, 25.0));
+        values.extend(self.rng.vec(1 << 12, -1.0, 1.0));
+        values.extend((0..760).map(|i| 10f32.powf(-38.0 + i as f32 * 0.1)));
+        let n = values.len() as i64;
+        let (shape, strides): (&[i64], &[i64]) = (&[4, 6, 5], &[5, 20, 1]);
+        let view = self.values(span(shape, strides), -6.0, 6.0, 0);
+        let mut out = Vec::new();
+        for (name, op, x, y, args, exact) in cases {
+            out.push(self.pointwise_on(op, x, y, name, args.clone(), &values, &[n], &[1], exact));
+            out.push(self.pointwise_on(op, x, y, name, args, &view, shape, strides, exact));
+        }
+        out
     }
 
     fn number_form(&mut self, form: NumberForm, s: f64) -> Result<Value> {
@@ -539,6 +586,12 @@ impl<'c, 'm> Runner<'c, 'm> {
                 let case = format!("softmax {tag}");
                 self.record(&case, "softmax", json!({ "dim": dim }), &[view.input()], Output::F32 { values: &got, shape }, false);
                 out.push(compare_f32(case, &got, &plan.run_softmax_cpu(&data)));
+                let o = DeviceBuffer::<f32>::alloc(self.context, (plan.outer * plan.len) as usize)?;
+                self.launch(Kernel::LogSoftmax, args::line_config(&plan)?, &args::softmax_args(&plan, o.device_ptr(), input.device_ptr()))?;
+                let got = o.to_host()?;
+                let case = format!("log_softmax {tag}");
+                self.record(&case, "log_softmax", json!({ "dim": dim }), &[view.input()], Output::F32 { values: &got, shape }, false);
+                out.push(compare_f32(case, &got, &plan.run_log_softmax_cpu(&data)));
                 let o = DeviceBuffer::<i64>::alloc(self.context, plan.outer as usize)?;
                 self.launch(Kernel::Argmax, args::line_config(&plan)?, &args::argmax_args(&plan, o.device_ptr(), input.device_ptr()))?;
                 let (got, want) = (o.to_host()?, plan.run_argmax_cpu(&data));

@@ -818,40 +818,40 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_clamp_max",
         },
-        /// `1 / sqrt(x)`, libtorch's kernel.
+        /// `1 / sqrt(x)`, libtorch's kernel on CPU.
         Rsqrt {
             name: "rsqrt", lane: Pointwise, signature: Params(INPUT),
             functions: ["torch.rsqrt"], methods: ["rsqrt"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_rsqrt",
         },
-        /// The error function, libtorch's kernel.
+        /// The error function, libtorch's kernel on CPU.
         Erf {
             name: "erf", lane: Pointwise, signature: Params(INPUT),
             functions: ["torch.erf", "torch.special.erf"], methods: ["erf"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_erf",
         },
-        /// `log(1 + exp(beta·x)) / beta`, linear above `threshold`, libtorch's kernel.
+        /// `log(1 + exp(beta·x)) / beta`, linear above `threshold`, libtorch's kernel on CPU.
         Softplus {
             name: "softplus", lane: Pointwise, signature: Params(SOFTPLUS),
             functions: ["torch.nn.functional.softplus"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_softplus",
         },
-        /// `log(1 + x)`, accurate near 0, libtorch's kernel.
+        /// `log(1 + x)`, accurate near 0, libtorch's kernel on CPU.
         Log1p {
             name: "log1p", lane: Pointwise, signature: Params(INPUT),
             functions: ["torch.log1p", "torch.special.log1p"], methods: ["log1p"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_log1p",
         },
-        /// `exp(x) - 1`, accurate near 0, libtorch's kernel.
+        /// `exp(x) - 1`, accurate near 0, libtorch's kernel on CPU.
         Expm1 {
             name: "expm1", lane: Pointwise, signature: Params(INPUT),
             functions: ["torch.expm1", "torch.special.expm1"], methods: ["expm1"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_expm1",
         },
         /// Sine, libtorch's kernel.
         Sin {
@@ -867,61 +867,61 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// `min(max(x, 0), 6)`, libtorch's kernel.
+        /// `min(max(x, 0), 6)`, libtorch's kernel on CPU.
         Relu6 {
             name: "relu6", lane: Pointwise, signature: Params(ACTIVATION),
             functions: ["torch.nn.functional.relu6"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_clamp",
         },
-        /// `x · relu6(x + 3) / 6`, libtorch's kernel.
+        /// `x · relu6(x + 3) / 6`, libtorch's kernel on CPU.
         Hardswish {
             name: "hardswish", lane: Pointwise, signature: Params(ACTIVATION),
             functions: ["torch.nn.functional.hardswish"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_hardswish",
         },
-        /// `relu6(x + 3) / 6`, libtorch's kernel.
+        /// `relu6(x + 3) / 6`, libtorch's kernel on CPU.
         Hardsigmoid {
             name: "hardsigmoid", lane: Pointwise, signature: Params(ACTIVATION),
             functions: ["torch.nn.functional.hardsigmoid"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_hardsigmoid",
         },
-        /// `x · tanh(softplus(x))`, libtorch's kernel.
+        /// `x · tanh(softplus(x))`, libtorch's kernel on CPU.
         Mish {
             name: "mish", lane: Pointwise, signature: Params(ACTIVATION),
             functions: ["torch.nn.functional.mish"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_mish",
         },
-        /// Scaled ELU with eager's fixed constants, libtorch's kernel.
+        /// Scaled ELU with eager's fixed constants, libtorch's kernel on CPU.
         Selu {
             name: "selu", lane: Pointwise, signature: Params(ACTIVATION),
             functions: ["torch.nn.functional.selu"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_elu",
         },
-        /// `x` above 0, `exp(x) - 1` below (`alpha=1.0`), libtorch's kernel.
+        /// `x` above 0, `exp(x) - 1` below (`alpha=1.0`), libtorch's kernel on CPU.
         Elu {
             name: "elu", lane: Pointwise, signature: Params(ELU),
             functions: ["torch.nn.functional.elu"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_elu",
         },
         /// `x` above 0, `x · negative_slope` elsewhere (NaN and `-0.0` kept).
         LeakyRelu {
             name: "leaky_relu", lane: Pointwise, signature: Params(LEAKY_RELU),
             functions: ["torch.nn.functional.leaky_relu"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_leaky_relu",
         },
         /// `x` clamped to `[min_val, max_val]` (eager's `hardtanh` is its clamp).
         Hardtanh {
             name: "hardtanh", lane: Pointwise, signature: Params(HARDTANH),
             functions: ["torch.nn.functional.hardtanh"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_clamp",
         },
         /// Layer normalization over the trailing dims, with optional affine weight and bias (libtorch's kernel on CPU).
         LayerNorm {
@@ -1304,13 +1304,13 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// The tanh approximation of GELU, libtorch's kernel (reached through
+        /// The tanh approximation of GELU, libtorch's kernel on CPU (reached through
         /// `F.gelu(x, approximate="tanh")`: see [`CLAIMED_THROUGH`]).
         GeluTanh {
             name: "gelu_tanh", lane: Gelu, signature: Params(INPUT),
             functions: [], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_gelu_tanh",
         },
         /// `(values, indices)` of the maximum over one dim (`torch.max(t, dim)`, `t.max(dim)`).
         MaxDim {
@@ -1417,7 +1417,7 @@ op_table! {
             name: "log_softmax", lane: Classification, signature: Params(LOG_SOFTMAX),
             functions: ["torch.nn.functional.log_softmax", "torch.log_softmax"], methods: ["log_softmax"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_log_softmax",
         },
         /// Gated linear unit: one half of a dim times the sigmoid of the other.
         Glu {

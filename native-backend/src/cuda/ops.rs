@@ -237,6 +237,67 @@ pub fn minimum(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     two_tensors(Kernel::Pointwise(Pointwise::Minimum), "minimum", a, b)
 }
 
+// --- activations and math ------------------------------------------------------------------
+
+macro_rules! pointwise_ops {
+    ($($name:ident => $op:expr, $doc:literal;)*) => {
+        $(#[doc = $doc] pub fn $name(t: &Tensor) -> Result<Tensor> { one_tensor(Kernel::Pointwise($op), stringify!($name), t, 0.0, 0.0) })*
+    };
+}
+
+pointwise_ops! {
+    rsqrt => Pointwise::Rsqrt, "`torch.rsqrt(t)` on cuda:0: `1/sqrt(t)`, two IEEE roundings (eager's `rsqrtf` is within 2 ulp).";
+    erf => Pointwise::Erf, "`torch.erf(t)` on cuda:0 (within 2 ulp, the bound of CUDA's `erff`).";
+    log1p => Pointwise::Log1p, "`torch.log1p(t)` on cuda:0.";
+    expm1 => Pointwise::Expm1, "`torch.expm1(t)` on cuda:0.";
+    gelu_tanh => Pointwise::GeluTanh, "`F.gelu(t, approximate=\"tanh\")` on cuda:0, eager's CUDA formula.";
+    hardsigmoid => Pointwise::Hardsigmoid, "`F.hardsigmoid(t)` on cuda:0 (NaN kept).";
+    hardswish => Pointwise::Hardswish, "`F.hardswish(t)` on cuda:0 (NaN kept).";
+    mish => Pointwise::Mish, "`F.mish(t)` on cuda:0: `t·tanh(log1p(exp(t)))`.";
+}
+
+/// `F.leaky_relu(t, negative_slope)` on cuda:0 (the slope rounded to float32, as eager).
+pub fn leaky_relu(t: &Tensor, negative_slope: f64) -> Result<Tensor> {
+    one_tensor(Kernel::Pointwise(Pointwise::LeakyRelu), "leaky_relu", t, negative_slope as f32, 0.0)
+}
+
+/// ELU's kernel with eager's coefficients: `negcoef = alpha·scale` rounded in float32.
+fn elu_with(name: &str, t: &Tensor, alpha: f64, scale: f64) -> Result<Tensor> {
+    let (negcoef, poscoef) = (alpha as f32 * scale as f32, scale as f32);
+    one_tensor(Kernel::Pointwise(Pointwise::Elu), name, t, negcoef, poscoef)
+}
+
+/// `F.elu(t)` (`alpha=1.0`) on cuda:0.
+pub fn elu(t: &Tensor) -> Result<Tensor> {
+    elu_with("elu", t, 1.0, 1.0)
+}
+
+/// `F.selu(t)` on cuda:0: ELU with eager's SELU constants.
+pub fn selu(t: &Tensor) -> Result<Tensor> {
+    const ALPHA: f64 = 1.673_263_242_354_377_284_817_042_991_671_7;
+    const SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
+    elu_with("selu", t, ALPHA, SCALE)
+}
+
+/// `F.softplus(t)` (`beta=1`, `threshold=20`) on cuda:0.
+pub fn softplus(t: &Tensor) -> Result<Tensor> {
+    one_tensor(Kernel::Pointwise(Pointwise::Softplus), "softplus", t, 1.0, 20.0)
+}
+
+/// `F.relu6(t)` on cuda:0: eager's `hardtanh(t, 0, 6)`, which is its clamp.
+pub fn relu6(t: &Tensor) -> Result<Tensor> {
+    one_tensor(Kernel::Pointwise(Pointwise::Clamp), "relu6", t, 0.0, 6.0)
+}
+
+/// `F.hardtanh(t, min_val, max_val)` on cuda:0: eager checks the bounds in Python, then
+/// clamps.
+pub fn hardtanh(t: &Tensor, min_val: f64, max_val: f64) -> Result<Tensor> {
+    if min_val > max_val {
+        return Err(Error::Value("min_val cannot be greater than max_val".into()));
+    }
+    one_tensor(Kernel::Pointwise(Pointwise::Clamp), "hardtanh", t, min_val as f32, max_val as f32)
+}
+
 // --- copies ------------------------------------------------------------------------------
 
 /// A fresh contiguous copy of `t` by the copy kernel.
@@ -502,8 +563,17 @@ pub fn mean_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
 
 /// `torch.softmax(t, dim)` on cuda:0.
 pub fn softmax(t: &Tensor, dim: i64) -> Result<Tensor> {
-    let loaded = runtime::kernel(Kernel::Softmax)?;
-    let (plan, t) = reduce_plan("softmax", t, dim, true)?;
+    softmax_like(Kernel::Softmax, "softmax", t, dim)
+}
+
+/// `F.log_softmax(t, dim)` on cuda:0: `(t - max) - log(Σ exp(t - max))` along `dim`.
+pub fn log_softmax(t: &Tensor, dim: i64, _stacklevel: i64) -> Result<Tensor> {
+    softmax_like(Kernel::LogSoftmax, "log_softmax", t, dim)
+}
+
+fn softmax_like(kernel: Kernel, op: &str, t: &Tensor, dim: i64) -> Result<Tensor> {
+    let loaded = runtime::kernel(kernel)?;
+    let (plan, t) = reduce_plan(op, t, dim, true)?;
     let t = &t;
     let out = empty(&t.size(), Kind::Float)?;
     if plan.outer == 0 || plan.len == 0 {

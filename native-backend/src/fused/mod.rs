@@ -18,6 +18,7 @@ mod dense;
 mod epilogue;
 mod gelu;
 mod math;
+mod pool;
 mod select;
 mod small_gemm;
 mod stack_machine;
@@ -34,6 +35,7 @@ pub use dense::{empty as empty_dense, Dense};
 pub use epilogue::Reduce;
 pub use math::{Binary, Unary};
 pub use convert::{logical_not as logical_not_direct, to_kind as to_kind_direct};
+pub use pool::max_pool as max_pool_direct;
 pub use select::{masked_fill as masked_fill_direct, where_same_shape};
 
 /// One instruction of an elementwise program (see [`elementwise`]), evaluated on a stack.

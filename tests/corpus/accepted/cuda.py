@@ -52,3 +52,24 @@ def cuda_reductions(h: TensorF32Cuda0_3D) -> TensorF32Cuda0_1D:
 def cuda_attention(q: TensorF32Cuda0_4D, k: TensorF32Cuda0_4D, v: TensorF32Cuda0_4D, bias: TensorF32Cuda0_4D) -> TensorF32Cuda0_4D:
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
     return out + F.scaled_dot_product_attention(q, k, v, scale=0.125)
+
+
+# LLaMA's RMSNorm as the reference code writes it (rsqrt of the mean square), on cuda:0
+def cuda_llama_rms_norm(x: TensorF32Cuda0_3D, weight: TensorF32Cuda0_1D) -> TensorF32Cuda0_3D:
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * weight
+
+
+# GPT-2's new_gelu through F.gelu's tanh form, MobileNetV3's hardswish head, an MNIST
+# classifier's log_softmax: the activations with kernels of ours on cuda:0
+def cuda_gpt2_mlp(x: TensorF32Cuda0_2D, w_fc: TensorF32Cuda0_2D, w_proj: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    return F.linear(F.gelu(F.linear(x, w_fc), approximate="tanh"), w_proj)
+
+
+def cuda_mobilenet_head(x: TensorF32Cuda0_2D, w1: TensorF32Cuda0_2D, w2: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    return F.log_softmax(F.linear(F.hardswish(F.linear(x, w1)), w2), dim=1)
+
+
+def cuda_activations(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    h = F.leaky_relu(x, 0.2) + F.elu(x) + F.selu(x) + F.softplus(x) + F.mish(x)
+    h = h + F.relu6(x) + F.hardtanh(x, -2.0, 2.0) + F.hardsigmoid(x)
+    return h + torch.erf(x) + torch.log1p(x.abs()) + torch.expm1(x)

@@ -154,6 +154,106 @@ pub fn log<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
     s.select(&x_nan, x, &value)
 }
 
+/// `e^x - 1`, accurate near 0 (the bound CUDA documents for `expm1f` is 1 ulp; ours is
+/// within 2 of eager CPU's). Cody–Waite as [`exp`], `x = k ln2 + r`, `expm1(r) = r + r² q(r)`
+/// with `q` the Taylor polynomial of degree 7, then `2^k expm1(r) + (2^k - 1)`: both terms
+/// are exact for `|k| <= 24`, so only the sum rounds. Beyond `|x| >= 16` the result is
+/// `exp(x) - 1`, whose rounding is then the subtraction's.
+pub fn expm1<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
+    const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
+    // the reduced path on a clamped copy (the other path covers what the clamp changes)
+    let lo = s.c(-16.0);
+    let hi = s.c(16.0);
+    let clamped = s.min_nan(x, &hi);
+    let clamped = s.max_nan(&clamped, &lo);
+    let log2e = s.c(LOG2E);
+    let t = s.mul(&clamped, &log2e);
+    let k = s.rint(&t);
+    let neg_hi = s.c(-LN2_HI);
+    let neg_lo = s.c(-LN2_LO);
+    let r = s.fma(&k, &neg_hi, &clamped);
+    let r = s.fma(&k, &neg_lo, &r);
+    let taylor: Vec<f32> = (2..=9).map(|n| (1.0 / factorial(n)) as f32).collect();
+    let q = horner(s, &r, &taylor);
+    let r2 = s.mul(&r, &r);
+    let em1 = s.fma(&r2, &q, &r);
+    let ki = s.f2i(&k);
+    let scale = pow2(s, &ki);
+    let scaled = s.mul(&em1, &scale);
+    let one = s.c(1.0);
+    let offset = s.sub(&scale, &one);
+    let reduced = s.add(&scaled, &offset);
+    // |x| >= 16: exp(x) - 1
+    let e = exp(s, x);
+    let direct = s.sub(&e, &one);
+    let ax = s.abs(x);
+    let near = s.lt(&ax, &hi);
+    let value = s.select(&near, &reduced, &direct);
+    // ±0 and NaN are returned as they are
+    let zero = s.c(0.0);
+    let keep = s.eq(x, &zero);
+    let value = s.select(&keep, x, &value);
+    let nan = s.is_nan(x);
+    s.select(&nan, x, &value)
+}
+
+/// `log(1 + x)`, accurate near 0: `u = 1 + x` rounded, then `log(u) - ((u - 1) - x) / u`
+/// (the first-order correction of the rounding of `u`), `x` itself where `u` rounds to 1.
+/// `-1` gives `-inf`, below it NaN, `+inf` stays.
+pub fn log1p<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    let one = s.c(1.0);
+    let u = s.add(&one, x);
+    let logged = log(s, &u);
+    let um1 = s.sub(&u, &one);
+    let err = s.sub(&um1, x);
+    let correction = s.div(&err, &u);
+    let value = s.sub(&logged, &correction);
+    let rounds_to_one = s.eq(&u, &one);
+    let value = s.select(&rounds_to_one, x, &value);
+    let minus_one = s.c(-1.0);
+    let at_minus_one = s.eq(x, &minus_one);
+    let neg_inf = s.c(f32::NEG_INFINITY);
+    let value = s.select(&at_minus_one, &neg_inf, &value);
+    let inf = s.c(f32::INFINITY);
+    let at_inf = s.eq(x, &inf);
+    let value = s.select(&at_inf, x, &value);
+    // log(u < 0) is already NaN; NaN stays
+    let nan = s.is_nan(x);
+    s.select(&nan, x, &value)
+}
+
+/// C++'s `std::max(a, b)`, `a < b ? b : a`, which eager's CUDA activations use: a NaN `a`
+/// is returned, a NaN `b` is not.
+fn std_max<S: Scalar>(s: &mut S, a: &S::F, b: &S::F) -> S::F {
+    let less = s.lt(a, b);
+    s.select(&less, b, a)
+}
+
+/// C++'s `std::min(a, b)`, `b < a ? b : a`.
+fn std_min<S: Scalar>(s: &mut S, a: &S::F, b: &S::F) -> S::F {
+    let less = s.lt(b, a);
+    s.select(&less, b, a)
+}
+
+/// `std::min(std::max(x + 3, 0), 6)`, the shared part of eager's CUDA hardsigmoid and
+/// hardswish.
+fn relu6_of_x_plus_3<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    let three = s.c(3.0);
+    let zero = s.c(0.0);
+    let six = s.c(6.0);
+    let shifted = s.add(x, &three);
+    let low = std_max(s, &shifted, &zero);
+    std_min(s, &low, &six)
+}
+
+/// `log1p(exp(x))`, softplus with `beta = 1` below its threshold (eager's CUDA formula).
+fn log1p_exp<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
+    let e = exp(s, x);
+    log1p(s, &e)
+}
+
 /// Taylor coefficients of tanh(x)/x in powers of x^2 (tangent numbers).
 const TANH_SERIES: [(f64, f64); 10] = [
     (1.0, 1.0),
@@ -402,6 +502,12 @@ fn clamp_max<S: Scalar>(s: &mut S, x: &S::F, hi: &S::F) -> S::F {
 ///   (`** 2` and `** 0.5` are the `square`/`sqrt` kernels).
 /// - clamps: `isnan(a) ? a : fminf(fmaxf(a, lo), hi)`.
 /// - maximum/minimum: NaN if either is NaN, else `fmaxf`/`fminf`.
+/// - the activations and math of libtorch's CUDA kernels, in their formulas and order:
+///   `rsqrt` (1/sqrt), `erf`, `log1p`, `expm1`, GELU's tanh form, hardsigmoid/hardswish
+///   (`std::min(std::max(x + 3, 0), 6) * (1/6)`, NaN kept), mish (`x tanh(log1p(exp(x)))`),
+///   leaky ReLU (`x > 0 ? x : x·slope`), ELU/SELU (`x > 0 ? x·poscoef : expm1(x)·negcoef`)
+///   and softplus (`x·β > threshold ? x : log1p(exp(x·β))/β`). `relu6` and `hardtanh` are
+///   eager's clamp on CUDA and run the clamp kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pointwise {
     AddScalar,
@@ -416,6 +522,21 @@ pub enum Pointwise {
     Clamp,
     Maximum,
     Minimum,
+    Rsqrt,
+    Erf,
+    Log1p,
+    Expm1,
+    /// `F.gelu(x, approximate="tanh")`.
+    GeluTanh,
+    Hardsigmoid,
+    Hardswish,
+    Mish,
+    /// `x > 0 ? x : x * slope` (`x` = slope).
+    LeakyRelu,
+    /// ELU and SELU: `x > 0 ? x * poscoef : expm1(x) * negcoef` (`x` = negcoef, `y` = poscoef).
+    Elu,
+    /// `x * beta > threshold ? x : log1p(exp(x * beta)) / beta` (`x` = beta, `y` = threshold).
+    Softplus,
 }
 
 impl Pointwise {
@@ -432,6 +553,17 @@ impl Pointwise {
         Pointwise::Clamp,
         Pointwise::Maximum,
         Pointwise::Minimum,
+        Pointwise::Rsqrt,
+        Pointwise::Erf,
+        Pointwise::Log1p,
+        Pointwise::Expm1,
+        Pointwise::GeluTanh,
+        Pointwise::Hardsigmoid,
+        Pointwise::Hardswish,
+        Pointwise::Mish,
+        Pointwise::LeakyRelu,
+        Pointwise::Elu,
+        Pointwise::Softplus,
     ];
 
     /// The kernel's `.entry` name.
@@ -449,6 +581,17 @@ impl Pointwise {
             Pointwise::Clamp => "tl_clamp",
             Pointwise::Maximum => "tl_maximum",
             Pointwise::Minimum => "tl_minimum",
+            Pointwise::Rsqrt => "tl_rsqrt",
+            Pointwise::Erf => "tl_erf",
+            Pointwise::Log1p => "tl_log1p",
+            Pointwise::Expm1 => "tl_expm1",
+            Pointwise::GeluTanh => "tl_gelu_tanh",
+            Pointwise::Hardsigmoid => "tl_hardsigmoid",
+            Pointwise::Hardswish => "tl_hardswish",
+            Pointwise::Mish => "tl_mish",
+            Pointwise::LeakyRelu => "tl_leaky_relu",
+            Pointwise::Elu => "tl_elu",
+            Pointwise::Softplus => "tl_softplus",
         }
     }
 
@@ -497,6 +640,72 @@ impl Pointwise {
                 let nan = s.add(a, b);
                 let with_b = s.select(&b_nan, &nan, &picked);
                 s.select(&a_nan, &nan, &with_b)
+            }
+            // eager's CUDA `rsqrtf` is approximate (2 ulp); ours is 1/sqrt, two IEEE roundings
+            Pointwise::Rsqrt => {
+                let root = s.sqrt(a);
+                let one = s.c(1.0);
+                s.div(&one, &root)
+            }
+            Pointwise::Erf => erf(s, a),
+            Pointwise::Log1p => log1p(s, a),
+            Pointwise::Expm1 => expm1(s, a),
+            // `0.5 x (1 + tanh(β (x + κ x³)))`, β = √2·(2/√π)·0.5 and κ = 0.044715 as float32
+            Pointwise::GeluTanh => {
+                const BETA: f32 = (std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5) as f32;
+                let square = s.mul(a, a);
+                let cube = s.mul(&square, a);
+                let kappa = s.c(0.044715);
+                let kx3 = s.mul(&kappa, &cube);
+                let sum = s.add(a, &kx3);
+                let beta = s.c(BETA);
+                let inner = s.mul(&beta, &sum);
+                let t = tanh(s, &inner);
+                let half = s.c(0.5);
+                let one = s.c(1.0);
+                let hx = s.mul(&half, a);
+                let one_plus = s.add(&one, &t);
+                s.mul(&hx, &one_plus)
+            }
+            // `std::min(std::max(x + 3, 0), 6) * (1/6)`
+            Pointwise::Hardsigmoid => {
+                let r = relu6_of_x_plus_3(s, a);
+                let sixth = s.c(1.0 / 6.0);
+                s.mul(&r, &sixth)
+            }
+            // `x * std::min(std::max(x + 3, 0), 6) * (1/6)`, left to right
+            Pointwise::Hardswish => {
+                let r = relu6_of_x_plus_3(s, a);
+                let xr = s.mul(a, &r);
+                let sixth = s.c(1.0 / 6.0);
+                s.mul(&xr, &sixth)
+            }
+            // `x * tanh(log1p(exp(x)))`
+            Pointwise::Mish => {
+                let sp = log1p_exp(s, a);
+                let t = tanh(s, &sp);
+                s.mul(a, &t)
+            }
+            Pointwise::LeakyRelu => {
+                let zero = s.c(0.0);
+                let positive = s.gt(a, &zero);
+                let scaled = s.mul(a, x);
+                s.select(&positive, a, &scaled)
+            }
+            Pointwise::Elu => {
+                let zero = s.c(0.0);
+                let positive = s.gt(a, &zero);
+                let pos = s.mul(a, y);
+                let em1 = expm1(s, a);
+                let neg = s.mul(&em1, x);
+                s.select(&positive, &pos, &neg)
+            }
+            Pointwise::Softplus => {
+                let scaled = s.mul(a, x);
+                let above = s.gt(&scaled, y);
+                let sp = log1p_exp(s, &scaled);
+                let soft = s.div(&sp, x);
+                s.select(&above, a, &soft)
             }
         }
     }

@@ -37,6 +37,8 @@ pub enum Kernel {
     /// Sum along a line times a factor (1 for sum, 1/len for mean).
     Sum,
     Softmax,
+    /// `log_softmax` along a line: `(x - max) - log(Σ exp(x - max))`.
+    LogSoftmax,
     Argmax,
     /// NaN-propagating maximum / minimum along a line (`amax`, `amin`).
     Amax,
@@ -53,7 +55,7 @@ pub enum Kernel {
 }
 
 /// The kernels that are not one elementwise op, in [`Kernel::index`] order after those.
-const SHARED: [Kernel; 11] = [
+const SHARED: [Kernel; 12] = [
     Kernel::Matmul,
     Kernel::Sum,
     Kernel::Softmax,
@@ -65,6 +67,7 @@ const SHARED: [Kernel; 11] = [
     Kernel::Amin,
     Kernel::Var,
     Kernel::Logsumexp,
+    Kernel::LogSoftmax,
 ];
 
 /// Signatures of all kernels, in [`Kernel::index`] order.
@@ -104,6 +107,7 @@ impl Kernel {
             Kernel::Amin => shared + 8,
             Kernel::Var => shared + 9,
             Kernel::Logsumexp => shared + 10,
+            Kernel::LogSoftmax => shared + 11,
         }
     }
 
@@ -133,6 +137,7 @@ impl Kernel {
             Kernel::Amin => "tl_amin",
             Kernel::Var => "tl_var",
             Kernel::Logsumexp => "tl_logsumexp",
+            Kernel::LogSoftmax => "tl_log_softmax",
         }
     }
 
@@ -142,7 +147,7 @@ impl Kernel {
             Kernel::Matmul => matmul::MATMUL_PARAMS,
             Kernel::Sum | Kernel::Amax | Kernel::Amin | Kernel::Logsumexp => reduce::SUM_PARAMS,
             Kernel::Var => reduce::VAR_PARAMS,
-            Kernel::Softmax => reduce::SOFTMAX_PARAMS,
+            Kernel::Softmax | Kernel::LogSoftmax => reduce::SOFTMAX_PARAMS,
             Kernel::Argmax => reduce::ARGMAX_PARAMS,
             Kernel::Copy => elementwise::COPY_PARAMS,
             Kernel::LayerNorm | Kernel::RmsNorm => reduce::NORM_PARAMS,
@@ -162,7 +167,8 @@ impl Kernel {
             Kernel::Amin => reduce::fold_ptx(signature, plan::Fold::Min),
             Kernel::Var => reduce::var_ptx(signature),
             Kernel::Logsumexp => reduce::logsumexp_ptx(signature),
-            Kernel::Softmax => reduce::softmax_ptx(signature),
+            Kernel::Softmax => reduce::softmax_ptx(signature, false),
+            Kernel::LogSoftmax => reduce::softmax_ptx(signature, true),
             Kernel::Argmax => reduce::argmax_ptx(signature),
             Kernel::Copy => elementwise::copy_ptx(signature),
             Kernel::LayerNorm => reduce::norm_ptx(signature, plan::Norm::Layer),

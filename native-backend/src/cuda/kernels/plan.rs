@@ -693,13 +693,24 @@ impl ReducePlan {
     /// Softmax along the line: max (NaN-propagating), sum of `exp(x - max)`, then
     /// `exp(x - max) / sum`, each element written at its contiguous position.
     pub fn run_softmax_cpu(&self, input: &[f32]) -> Vec<f32> {
+        self.run_softmax_like_cpu(input, false)
+    }
+
+    /// Log-softmax along the line: max and sum as [`Self::run_softmax_cpu`], then
+    /// `(x - max) - log(sum)`.
+    pub fn run_log_softmax_cpu(&self, input: &[f32]) -> Vec<f32> {
+        self.run_softmax_like_cpu(input, true)
+    }
+
+    fn run_softmax_like_cpu(&self, input: &[f32], log: bool) -> Vec<f32> {
         let mut out = vec![0f32; (self.outer * self.len) as usize];
-        let nan_max = |a: f32, b: f32| if a.is_nan() || b.is_nan() { f32::NAN } else { a.max(b) };
         for o in 0..self.outer {
-            let max = self.tree_reduce(o, f32::NEG_INFINITY, |off| input[off as usize], nan_max);
+            let max = self.tree_reduce(o, f32::NEG_INFINITY, |off| input[off as usize], |a, b| Fold::Max.combine(a, b));
             let sum = self.tree_reduce(o, 0f32, |off| Unary::Exp.eval(input[off as usize] - max), |a, b| a + b);
+            let log_sum = Unary::Log.eval(sum);
             for i in 0..self.len {
-                let value = Unary::Exp.eval(input[self.input_offset(o, i) as usize] - max) / sum;
+                let shifted = input[self.input_offset(o, i) as usize] - max;
+                let value = if log { shifted - log_sum } else { Unary::Exp.eval(shifted) / sum };
                 out[self.output_offset(o, i) as usize] = value;
             }
         }

@@ -215,7 +215,9 @@ pub fn logsumexp_ptx(signature: &KernelSignature) -> String {
     b.finish(signature)
 }
 
-pub fn softmax_ptx(signature: &KernelSignature) -> String {
+/// Softmax (`exp(x - max) / sum`) or, with `log`, log-softmax (`(x - max) - log(sum)`,
+/// eager's CUDA epilogue) of each line, `sum = Σ exp(x - max)`, written at the output strides.
+pub fn softmax_ptx(signature: &KernelSignature, log: bool) -> String {
     let (mut b, out, l) = line_kernel();
     let out_hi = b.param_s64(7);
     let out_lo = b.param_s64(8);
@@ -226,13 +228,19 @@ pub fn softmax_ptx(signature: &KernelSignature) -> String {
     // 1. max, NaN-propagating; 2. sum of exp(x - max).
     let max = fold_line(&mut b, &l, Fold::Max, &mut |_, x| x.to_string());
     let total = exp_sum(&mut b, &l, &max);
-    // 3. write exp(x - max) / sum.
+    let log_total = if log { Some(math::log(&mut PtxScalar { b: &mut b }, &total)) } else { None };
+    // 3. write exp(x - max) / sum, or (x - max) - log(sum).
     strided_loop(&mut b, &l, &mut |b, i, x| {
         let d = b.f32();
         b.op(format!("sub.rn.f32 {d}, {x}, {max}"));
-        let e = math::exp(&mut PtxScalar { b: &mut *b }, &d);
         let y = b.f32();
-        b.op(format!("div.rn.f32 {y}, {e}, {total}"));
+        match &log_total {
+            Some(log_total) => b.op(format!("sub.rn.f32 {y}, {d}, {log_total}")),
+            None => {
+                let e = math::exp(&mut PtxScalar { b: &mut *b }, &d);
+                b.op(format!("div.rn.f32 {y}, {e}, {total}"));
+            }
+        }
         let off = b.b64();
         b.op(format!("mad.lo.s64 {off}, {i}, {out_reduce}, {out_base}"));
         let address = b.element_address(&out, &off, 4);
