@@ -484,7 +484,7 @@ def _select_cells(all_cells: list, spec: str) -> list:
     if spec == "all":
         return all_cells
     wanted = {s.strip().upper() for s in spec.split(",")}
-    return [c for c in all_cells if c[0] in wanted]
+    return [c for c in all_cells if c[0].upper() in wanted]
 
 
 #: The copy of benchmarks/ that an installed package carries (put there by scripts/setup.sh).

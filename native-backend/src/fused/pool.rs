@@ -52,7 +52,9 @@ pub fn max_pool(x: &Tensor, dims: usize, kernel: &[i64], stride: &[i64], padding
     let Some(window) = windows(dims, kernel, stride, padding, dilation, ceil_mode) else { return Ok(None) };
     let shape = x.size();
     let rank = shape.len();
-    if x.device() != Device::Cpu || x.kind() != Kind::Float || !(dims + 1..=dims + 2).contains(&rank) || !x.is_contiguous() || x.numel() == 0 {
+    // exactly the row-major strides: `is_contiguous` ignores size-1 dims, and a one-channel
+    // channels-last tensor (contiguous too) gets a channels-last output from eager
+    if x.device() != Device::Cpu || x.kind() != Kind::Float || !(dims + 1..=dims + 2).contains(&rank) || x.stride() != row_major_strides(&shape) || x.numel() == 0 {
         return Ok(None);
     }
     // 1-D pooling is 2-D pooling of planes one row high
@@ -92,22 +94,56 @@ pub fn max_pool(x: &Tensor, dims: usize, kernel: &[i64], stride: &[i64], padding
     Ok(Some(out))
 }
 
-/// One plane: each output row starts at `-inf`; every window offset `(i, j)`, in eager's
-/// row-major order, is swept across the row with eager's comparison.
+fn row_major_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1].max(1);
+    }
+    strides
+}
+
+/// One plane: each output row starts at `-inf`; each window row is swept across the output
+/// row, and within it each window element in order — per output element that is eager's
+/// row-major order over the window.
 fn pool_plane(input: &[f32], width: usize, rows: Window, cols: Window, out: &mut [f32], out_w: usize) {
     for (oh, o) in out.chunks_exact_mut(out_w).enumerate() {
         o.fill(f32::NEG_INFINITY);
         for i in 0..rows.size {
             let line = &input[(oh * rows.stride + i) * width..][..width];
-            for j in 0..cols.size {
-                for (ow, m) in o.iter_mut().enumerate() {
-                    let v = line[ow * cols.stride + j];
-                    if v > *m || v.is_nan() {
-                        *m = v;
+            match (cols.size, cols.stride) {
+                // windows side by side (kernel = stride, MNIST's 2×2): consecutive chunks
+                (2, 2) => sweep_chunks::<2>(line, o),
+                (3, 3) => sweep_chunks::<3>(line, o),
+                _ => {
+                    for j in 0..cols.size {
+                        for (m, &v) in o.iter_mut().zip(line[j..].iter().step_by(cols.stride)) {
+                            *m = pick(*m, v);
+                        }
                     }
                 }
             }
         }
+    }
+}
+
+fn sweep_chunks<const K: usize>(line: &[f32], o: &mut [f32]) {
+    for (m, chunk) in o.iter_mut().zip(line.chunks_exact(K)) {
+        let mut best = *m;
+        for &v in chunk {
+            best = pick(best, v);
+        }
+        *m = best;
+    }
+}
+
+/// Eager's comparison, `val > max || isnan(val)`, as a select: random data would mispredict a
+/// branch on it every other element.
+#[inline(always)]
+fn pick(max: f32, v: f32) -> f32 {
+    if v > max || v.is_nan() {
+        v
+    } else {
+        max
     }
 }
 
