@@ -501,8 +501,8 @@ pub fn max_pool1d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i6
 }
 
 /// `F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)`: our loop for
-/// contiguous planes with a plain window (bit-identical to eager, several times faster than
-/// its NCHW kernel), libtorch's kernel otherwise.
+/// contiguous planes (bit-identical to eager, several times faster than its NCHW kernel),
+/// libtorch's kernel otherwise.
 pub fn max_pool2d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
     if let Some(out) = crate::fused::max_pool_direct(x, 2, kernel_size, stride, padding, dilation, ceil_mode)? {
         return Ok(out);

@@ -58,11 +58,11 @@ def test_size_errors_are_eagers(vision, native_mode):
 
 
 @pytest.fixture(scope="module")
-def plain_pools():
+def max_pools_fixture():
     module = import_path(CORPUS / "vision.py")
-    compiled = torchlower.compile(module.plain_max_pools)
+    compiled = torchlower.compile(module.max_pools)
     assert compiled.route == "native", compiled.reason
-    return module.plain_max_pools, compiled
+    return module.max_pools, compiled
 
 
 def _pool_input(shape, specials: bool) -> torch.Tensor:
@@ -82,8 +82,8 @@ def _pool_input(shape, specials: bool) -> torch.Tensor:
 @pytest.mark.parametrize("shape", [(2, 3, 12, 13), (1, 64, 24, 24), (5, 1, 7, 9), (3, 2, 4, 4)])
 @pytest.mark.parametrize("specials", [False, True])
 @pytest.mark.parametrize("layout", ["contiguous", "channels_last", "strided"])
-def test_plain_max_pools_are_eagers_bit_for_bit(plain_pools, shape, specials, layout, native_mode):
-    eager, native = plain_pools
+def test_max_pools_are_eagers_bit_for_bit(max_pools_fixture, shape, specials, layout, native_mode):
+    eager, native = max_pools_fixture
     x = _pool_input(shape, specials)
     if layout == "channels_last":
         x = x.to(memory_format=torch.channels_last)
@@ -97,8 +97,8 @@ def test_plain_max_pools_are_eagers_bit_for_bit(plain_pools, shape, specials, la
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_plain_max_pool_on_threads(plain_pools, threads):
-    eager, native = plain_pools
+def test_max_pools_on_threads(max_pools_fixture, threads):
+    eager, native = max_pools_fixture
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -109,8 +109,8 @@ def test_plain_max_pool_on_threads(plain_pools, threads):
         torch.set_num_threads(before)
 
 
-def test_plain_max_pool_window_larger_than_input_is_eagers_error(plain_pools, native_mode):
-    eager, native = plain_pools
+def test_max_pool_window_larger_than_input_is_eagers_error(max_pools_fixture, native_mode):
+    eager, native = max_pools_fixture
     x = torch.randn(1, 1, 2, 2)
     with pytest.raises(RuntimeError) as want:
         eager(x)

@@ -1,32 +1,76 @@
-//! Max pooling of contiguous float32 CPU planes without padding or dilation: the layout and
-//! arguments of CNN inference code (`F.max_pool2d(x, 2)` after a convolution).
+//! Max pooling of contiguous float32 CPU planes, any window, padding, dilation and ceil mode
+//! (`F.max_pool2d(x, 2)` after a convolution, ResNet's `max_pool2d(x, 3, 2, 1)` stem).
 //!
 //! Why our own loop: eager's CPU kernel for contiguous NCHW input walks each output element's
-//! window with index arithmetic and records the argmax index it then drops; for MNIST's
-//! `64×64×24×24` it takes about 13 ms at one thread (1.5 ms for the same tensor
-//! channels-last), most of the MNIST net's time outside its GEMM. This loop sweeps each
-//! window row across a whole output row, which the compiler vectorizes. It compares in
-//! eager's order (row-major over the window, from `-inf`, `val > max || isnan(val)`), so the
-//! result is the element eager picks: bit-identical, NaN and signed zeros included.
-//! Anything else (padding, dilation, `ceil_mode`, other layouts and dtypes, a window larger
-//! than the input) returns `None` and takes libtorch's kernel, which also raises eager's errors.
+//! window with index arithmetic and records the argmax index it then drops: about 13 ms at
+//! one thread for MNIST's `64×64×24×24` (1.5 ms for the same tensor channels-last), 7 ms for
+//! ResNet's stem at batch 1. This loop sweeps each window row across a whole output row with
+//! a select, which the compiler vectorizes. It compares in eager's order (row-major over the
+//! window, from `-inf`, `val > max || isnan(val)`, skipping the padding), so the result is the
+//! element eager picks: bit-identical, NaN payloads and signed zeros included. Other layouts
+//! and dtypes, and arguments eager refuses, return `None` and take libtorch's kernel, which
+//! also raises eager's errors.
 
 use tch::{Device, Kind, Tensor};
 
 use crate::error::Result;
 use crate::parallel::{for_each_part, DisjointParts};
 
-/// The window of one spatial dim: its length and step.
+/// The window of one spatial dim, with eager's output length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Window {
     size: usize,
     stride: usize,
+    padding: usize,
+    dilation: usize,
+    out: usize,
 }
 
-/// `(kernel, stride)` of `dims` spatial dims from eager's arguments (one value for every dim,
-/// or one per dim; an empty stride is the kernel, as eager's `None`), when they describe a
-/// plain window: no padding, dilation 1, floor mode.
-fn windows(dims: usize, kernel: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Option<Vec<Window>> {
+impl Window {
+    /// The window over an input of `len` from eager's arguments, when eager accepts them
+    /// (else `None`: libtorch's kernel then raises eager's error). The output length is
+    /// eager's `pooling_output_shape`: floor (or ceil) of the padded length over the stride,
+    /// in ceil mode without a last window that would start in the right padding.
+    fn new(len: usize, size: i64, stride: i64, padding: i64, dilation: i64, ceil_mode: bool) -> Option<Window> {
+        if size <= 0 || stride <= 0 || padding < 0 || dilation <= 0 {
+            return None;
+        }
+        let span = dilation * (size - 1) + 1;
+        // eager: "pad should be at most half of effective kernel size"
+        if padding > span / 2 {
+            return None;
+        }
+        let room = len as i64 + 2 * padding - span + if ceil_mode { stride - 1 } else { 0 };
+        if room < 0 {
+            return None;
+        }
+        let mut out = room / stride + 1;
+        if ceil_mode && (out - 1) * stride >= len as i64 + padding {
+            out -= 1;
+        }
+        (out >= 1).then_some(Window { size: size as usize, stride: stride as usize, padding: padding as usize, dilation: dilation as usize, out: out as usize })
+    }
+
+    /// The one-row "window" of 1-D pooling seen as 2-D.
+    const ROW: Window = Window { size: 1, stride: 1, padding: 0, dilation: 1, out: 1 };
+
+    /// Output positions `lo..hi` whose element `k` of the window lies inside `0..len`, and
+    /// where the first of them reads: `o · stride + k · dilation - padding`.
+    fn inside(&self, k: usize, len: usize) -> (usize, usize, usize) {
+        let offset = (k * self.dilation) as i64 - self.padding as i64;
+        let stride = self.stride as i64;
+        let lo = if offset < 0 { (-offset + stride - 1) / stride } else { 0 };
+        let last = len as i64 - 1 - offset;
+        let hi = if last < 0 { 0 } else { (last / stride + 1).min(self.out as i64) };
+        let lo = lo.min(hi);
+        (lo as usize, hi as usize, (lo * stride + offset).max(0) as usize)
+    }
+}
+
+/// The windows of `dims` spatial dims (sizes `lens`) from eager's arguments: one value for
+/// every dim or one per dim; an empty stride is the kernel, as eager's `None`.
+fn windows(lens: &[usize], kernel: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Option<Vec<Window>> {
+    let dims = lens.len();
     let per_dim = |values: &[i64], d: usize| -> Option<i64> {
         match values.len() {
             1 => Some(values[0]),
@@ -34,14 +78,11 @@ fn windows(dims: usize, kernel: &[i64], stride: &[i64], padding: &[i64], dilatio
             _ => None,
         }
     };
-    if ceil_mode || padding.iter().any(|&p| p != 0) || dilation.iter().any(|&d| d != 1) {
-        return None;
-    }
     (0..dims)
         .map(|d| {
             let size = per_dim(kernel, d)?;
             let step = if stride.is_empty() { size } else { per_dim(stride, d)? };
-            (size > 0 && step > 0).then_some(Window { size: size as usize, stride: step as usize })
+            Window::new(lens[d], size, step, per_dim(padding, d)?, per_dim(dilation, d)?, ceil_mode)
         })
         .collect()
 }
@@ -49,7 +90,6 @@ fn windows(dims: usize, kernel: &[i64], stride: &[i64], padding: &[i64], dilatio
 /// `F.max_pool2d` (`dims == 2`: input `(N, C, H, W)` or `(C, H, W)`) or `F.max_pool1d`
 /// (`dims == 1`: `(N, C, L)` or `(C, L)`) by our loop, or `None` where libtorch's kernel runs.
 pub fn max_pool(x: &Tensor, dims: usize, kernel: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Option<Tensor>> {
-    let Some(window) = windows(dims, kernel, stride, padding, dilation, ceil_mode) else { return Ok(None) };
     let shape = x.size();
     let rank = shape.len();
     // exactly the row-major strides: `is_contiguous` ignores size-1 dims, and a one-channel
@@ -57,13 +97,12 @@ pub fn max_pool(x: &Tensor, dims: usize, kernel: &[i64], stride: &[i64], padding
     if x.device() != Device::Cpu || x.kind() != Kind::Float || !(dims + 1..=dims + 2).contains(&rank) || x.stride() != row_major_strides(&shape) || x.numel() == 0 {
         return Ok(None);
     }
+    let lens: Vec<usize> = shape[rank - dims..].iter().map(|&n| n as usize).collect();
+    let Some(window) = windows(&lens, kernel, stride, padding, dilation, ceil_mode) else { return Ok(None) };
     // 1-D pooling is 2-D pooling of planes one row high
-    let (height, width) = if dims == 2 { (shape[rank - 2] as usize, shape[rank - 1] as usize) } else { (1, shape[rank - 1] as usize) };
-    let (rows, cols) = if dims == 2 { (window[0], window[1]) } else { (Window { size: 1, stride: 1 }, window[0]) };
-    if height < rows.size || width < cols.size {
-        return Ok(None);
-    }
-    let (out_h, out_w) = ((height - rows.size) / rows.stride + 1, (width - cols.size) / cols.stride + 1);
+    let (height, width) = if dims == 2 { (lens[0], lens[1]) } else { (1, lens[0]) };
+    let (rows, cols) = if dims == 2 { (window[0], window[1]) } else { (Window::ROW, window[0]) };
+    let (out_h, out_w) = (rows.out, cols.out);
     let mut out_shape = shape.clone();
     out_shape[rank - 1] = out_w as i64;
     if dims == 2 {
@@ -104,19 +143,27 @@ fn row_major_strides(shape: &[i64]) -> Vec<i64> {
 
 /// One plane: each output row starts at `-inf`; each window row is swept across the output
 /// row, and within it each window element in order — per output element that is eager's
-/// row-major order over the window.
+/// row-major order over the window, skipping what lies in the padding as eager does (for
+/// `pick` a skipped element and `-inf` are the same).
 fn pool_plane(input: &[f32], width: usize, rows: Window, cols: Window, out: &mut [f32], out_w: usize) {
+    let height = input.len() / width;
+    let side_by_side = cols.padding == 0 && cols.dilation == 1 && cols.size == cols.stride && cols.out * cols.size <= width;
     for (oh, o) in out.chunks_exact_mut(out_w).enumerate() {
         o.fill(f32::NEG_INFINITY);
         for i in 0..rows.size {
-            let line = &input[(oh * rows.stride + i) * width..][..width];
-            match (cols.size, cols.stride) {
+            let ih = (oh * rows.stride + i * rows.dilation) as i64 - rows.padding as i64;
+            if ih < 0 || ih >= height as i64 {
+                continue;
+            }
+            let line = &input[ih as usize * width..][..width];
+            match (side_by_side, cols.size) {
                 // windows side by side (kernel = stride, MNIST's 2×2): consecutive chunks
-                (2, 2) => sweep_chunks::<2>(line, o),
-                (3, 3) => sweep_chunks::<3>(line, o),
+                (true, 2) => sweep_chunks::<2>(line, o),
+                (true, 3) => sweep_chunks::<3>(line, o),
                 _ => {
                     for j in 0..cols.size {
-                        for (m, &v) in o.iter_mut().zip(line[j..].iter().step_by(cols.stride)) {
+                        let (lo, hi, first) = cols.inside(j, width);
+                        for (m, &v) in o[lo..hi].iter_mut().zip(line[first..].iter().step_by(cols.stride)) {
                             *m = pick(*m, v);
                         }
                     }
@@ -152,15 +199,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plain_windows_only() {
-        let w = |size, stride| Window { size, stride };
-        assert_eq!(windows(2, &[2], &[], &[0], &[1], false), Some(vec![w(2, 2), w(2, 2)]));
-        assert_eq!(windows(2, &[3, 2], &[1, 2], &[0, 0], &[1, 1], false), Some(vec![w(3, 1), w(2, 2)]));
-        assert_eq!(windows(1, &[4], &[3], &[0], &[1], false), Some(vec![w(4, 3)]));
-        assert_eq!(windows(2, &[2], &[], &[1], &[1], false), None);
-        assert_eq!(windows(2, &[2], &[], &[0], &[2], false), None);
-        assert_eq!(windows(2, &[2], &[], &[0], &[1], true), None);
-        assert_eq!(windows(2, &[2, 2, 2], &[], &[0], &[1], false), None);
-        assert_eq!(windows(2, &[0], &[], &[0], &[1], false), None);
+    fn windows_follow_eagers_output_shape() {
+        let out = |len, k, s, p, d, ceil| Window::new(len, k, s, p, d, ceil).map(|w| w.out);
+        assert_eq!(out(24, 2, 2, 0, 1, false), Some(12));
+        assert_eq!(out(112, 3, 2, 1, 1, false), Some(56));
+        assert_eq!(out(7, 2, 2, 0, 1, true), Some(4));
+        // ceil mode without a window starting in the right padding
+        assert_eq!(out(5, 2, 2, 1, 1, true), Some(3));
+        assert_eq!(out(9, 3, 1, 0, 2, false), Some(5));
+        // eager refuses these (libtorch raises its error)
+        assert_eq!(out(8, 2, 2, 2, 1, false), None);
+        assert_eq!(out(2, 3, 1, 0, 1, false), None);
+        assert_eq!(out(8, 0, 1, 0, 1, false), None);
+        assert_eq!(windows(&[4, 4], &[2, 2, 2], &[], &[0], &[1], false), None);
+    }
+
+    #[test]
+    fn inside_covers_the_positions_in_range() {
+        let w = Window::new(10, 3, 2, 1, 1, false).unwrap();
+        for k in 0..3 {
+            let (lo, hi, first) = w.inside(k, 10);
+            for o in 0..w.out {
+                let at = (o * 2 + k) as i64 - 1;
+                assert_eq!((lo..hi).contains(&o), (0..10).contains(&at), "k={k} o={o}");
+            }
+            assert_eq!(first as i64, (lo * 2 + k) as i64 - 1);
+        }
     }
 }

@@ -28,10 +28,12 @@ def pools(x: TensorF32Cpu4D) -> TensorF32Cpu4D:
     return F.avg_pool2d(y, 2, ceil_mode=True) + F.adaptive_avg_pool2d(y, (1, 1)) + F.adaptive_max_pool2d(y, 1)
 
 
-# Plain windows (no padding or dilation, floor mode) on contiguous input run our own loop,
-# the others libtorch's kernel; both give eager's elements
-def plain_max_pools(x: TensorF32Cpu4D) -> tuple[TensorF32Cpu4D, TensorF32Cpu4D, TensorF32Cpu4D, TensorF32Cpu3D]:
-    return F.max_pool2d(x, 2), F.max_pool2d(x, (3, 2), stride=(1, 2)), F.max_pool2d(x, 3, 3), F.max_pool1d(x[0], 4, 3)
+# Max pooling of contiguous input runs our own loop (any window, padding, dilation, ceil
+# mode), other layouts libtorch's kernel; both give eager's elements
+def max_pools(x: TensorF32Cpu4D) -> tuple[TensorF32Cpu4D, TensorF32Cpu4D, TensorF32Cpu4D, TensorF32Cpu4D, TensorF32Cpu4D, TensorF32Cpu3D, TensorF32Cpu3D]:
+    plain = F.max_pool2d(x, 2), F.max_pool2d(x, (3, 2), stride=(1, 2)), F.max_pool2d(x, 3, 3)
+    padded = F.max_pool2d(x, 3, 2, 1), F.max_pool2d(x, 3, stride=1, padding=1, dilation=2, ceil_mode=True)
+    return plain[0], plain[1], plain[2], padded[0], padded[1], F.max_pool1d(x[0], 4, 3), F.max_pool1d(x[0], 2, padding=1, ceil_mode=True)
 
 
 def pools_1d(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
