@@ -69,6 +69,12 @@ UNARY = {
     "elu": lambda x, a: F.elu(x), "selu": lambda x, a: F.selu(x), "softplus": lambda x, a: F.softplus(x),
     "relu6": lambda x, a: F.relu6(x),
     "hardtanh": lambda x, a: F.hardtanh(x, a.get("min_val", -1.0), a.get("max_val", 1.0)),
+    "max_pool": lambda x, a: (F.max_pool2d if a["dims"] == 2 else F.max_pool1d)(
+        x, a["kernel_size"], a["stride"], a["padding"], a["dilation"], a["ceil_mode"]),
+    "avg_pool": lambda x, a: (F.avg_pool2d if a["dims"] == 2 else F.avg_pool1d)(
+        x, a["kernel_size"], a["stride"], a["padding"], a["ceil_mode"], a["count_include_pad"]),
+    "adaptive_avg_pool": lambda x, a: (F.adaptive_avg_pool2d if a["dims"] == 2 else F.adaptive_avg_pool1d)(x, a["output_size"]),
+    "adaptive_max_pool": lambda x, a: F.adaptive_max_pool2d(x, a["output_size"]),
     "var": lambda x, a: torch.var(x, dim=a.get("dim"), correction=a.get("correction", 1), keepdim=a.get("keepdim", False)),
     "std": lambda x, a: torch.std(x, dim=a.get("dim"), correction=a.get("correction", 1), keepdim=a.get("keepdim", False)),
 }
@@ -271,10 +277,13 @@ def self_test() -> int:
         return (np.abs(s) + 0.1, sh, st, o)
 
     args = {"scalar": 0.3, "exponent": 1.5, "min": -0.5, "max": None, "dim": 1, "keepdim": False, "correction": 1,
-            "normalized_shape": [3], "eps": 1e-5, "weight": True, "bias": True}
+            "normalized_shape": [3], "eps": 1e-5, "weight": True, "bias": True,
+            "dims": 2, "kernel_size": 2, "stride": 1, "padding": 0, "dilation": 1, "ceil_mode": False,
+            "count_include_pad": True, "output_size": [1, 2]}
     for op in OPS:  # every op, exact and untampered: must pass (also checks the op table runs)
         n = {"matmul": [c(3, 4), c(4, 5)], "linear": [c(2, 4), c(3, 4), c(3)], "cat": [c(2, 3), c(2, 2)],
-             "layer_norm": [c(2, 3), c(3), c(3)], "rms_norm": [c(2, 3), c(3)]}
+             "layer_norm": [c(2, 3), c(3), c(3)], "rms_norm": [c(2, 3), c(3)],
+             **{p: [c(1, 2, 3, 4)] for p in ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool")}}
         ins = n.get(op) or ([c(2, 3), c(2, 3)] if op in BINARY or op == "stack" else
                             [pos(2, 3)] if op in ("log", "sqrt", "rsqrt", "pow") else [c(2, 3)])
         add(f"all_{op}", op, args, ins, True, True)
@@ -312,6 +321,7 @@ def self_test() -> int:
     add("gelu_tanh_wrong", "gelu_tanh", {}, [neg], False, False, lambda o: o.__setitem__(2, o[2] + 1e-4))
     add("hardswish_1ulp_exact", "hardswish", {}, [x], True, False, nudge)
     add("log_softmax_tol", "log_softmax", {"dim": 1}, [c(3, 50)], False, True, nudge)
+    add("max_pool_1ulp_exact", "max_pool", args, [c(1, 2, 3, 4)], True, False, nudge)
     add("log_softmax_wrong", "log_softmax", {"dim": 1}, [c(3, 50)], False, False, lambda o: o.__setitem__((0, 0), o[0, 0] + 1e-3))
 
     with tempfile.TemporaryDirectory(prefix="gpu-eager-selftest-") as t:

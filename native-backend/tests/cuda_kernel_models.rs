@@ -1426,3 +1426,106 @@ fn composed_attention_matches_eager_sdpa() {
         }
     }
 }
+
+use torchlower_backend::cuda::kernels::pool::{PoolKind, PoolPlan};
+
+/// Eager's pooling on CPU, the plan for the same call, and its name.
+type PoolCase = (String, Option<PoolPlan>, Result<Tensor, tch::TchError>);
+
+fn pool_cases(x: &Tensor, dims: usize) -> Vec<PoolCase> {
+    let (shape, strides) = (x.size(), x.stride());
+    let mut cases = Vec::new();
+    // (kernel, stride, padding, dilation, ceil_mode)
+    let windows: &[(&[i64], &[i64], &[i64], &[i64], bool)] = &[
+        (&[2], &[], &[0], &[1], false),
+        (&[3], &[2], &[1], &[1], false),
+        (&[3], &[1], &[1], &[2], true),
+        (&[2], &[2], &[1], &[1], true),
+        (&[3], &[3], &[0], &[1], true),
+        // eager refuses these: padding above half the kernel (even within the dilated span), no output
+        (&[3], &[1], &[2], &[2], false),
+        (&[9], &[1], &[0], &[1], false),
+    ];
+    for &(k, s, p, d, ceil) in windows {
+        let (k2, s2, p2, d2): (Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>) = if dims == 2 && k[0] == 3 && s.first() == Some(&2) {
+            // a non-square window too
+            (vec![3, 2], vec![2, 1], vec![1, 0], vec![1, 1])
+        } else {
+            (k.to_vec(), s.to_vec(), p.to_vec(), d.to_vec())
+        };
+        let what = format!("k={k2:?} s={s2:?} p={p2:?} d={d2:?} ceil={ceil}");
+        let max = PoolPlan::window(PoolKind::Max, dims, &shape, &strides, &k2, &s2, &p2, &d2, ceil, false);
+        let eager = if dims == 2 { x.f_max_pool2d(&k2, &s2, &p2, &d2, ceil) } else { x.f_max_pool1d(&k2, &s2, &p2, &d2, ceil) };
+        cases.push((format!("max_pool {what}"), max, eager));
+        if d2.iter().all(|&v| v == 1) {
+            for include in [true, false] {
+                let avg = PoolPlan::window(PoolKind::Avg, dims, &shape, &strides, &k2, &s2, &p2, &[1], ceil, include);
+                let eager = if dims == 2 { x.f_avg_pool2d(&k2, &s2, &p2, ceil, include, None::<i64>) } else { x.f_avg_pool1d(&k2, &s2, &p2, ceil, include) };
+                cases.push((format!("avg_pool {what} count_include_pad={include}"), avg, eager));
+            }
+        }
+    }
+    for out in [[2i64, 3], [3, 3], [5, 4], [1, 2]] {
+        let out = &out[..dims];
+        // an output of ones is eager's mean over the pooled dims (and our mean kernel's), not a pooling
+        if out.iter().any(|&o| o != 1) {
+            let avg = PoolPlan::adaptive(PoolKind::AdaptiveAvg, dims, &shape, &strides, out);
+            let eager = if dims == 2 { x.f_adaptive_avg_pool2d(out) } else { x.f_adaptive_avg_pool1d(out) };
+            cases.push((format!("adaptive_avg_pool {out:?}"), avg, eager));
+        }
+        if dims == 2 {
+            let max = PoolPlan::adaptive(PoolKind::AdaptiveMax, dims, &shape, &strides, out);
+            cases.push((format!("adaptive_max_pool {out:?}"), max, x.f_adaptive_max_pool2d(out).map(|(v, _)| v)));
+        }
+    }
+    cases
+}
+
+/// The pooling plans against eager CPU, bit for bit: every kind on contiguous, transposed,
+/// channels-last, unbatched and 1-D inputs with special values (NaN, ±inf, signed zeros,
+/// ties), and eager's refusals exactly where the plan has none.
+#[test]
+fn pool_plans_match_eager_bit_for_bit() {
+    let mut rng = Rng(31);
+    let mut checked = 0;
+    for (dims, shape) in [(2usize, vec![2i64, 3, 7, 8]), (2, vec![3, 6, 9]), (1, vec![2, 3, 11]), (1, vec![4, 10])] {
+        let n: i64 = shape.iter().product();
+        let values = with_specials(&mut rng, n as usize, -3.0, 3.0, shape.len());
+        let base = tensor(&values, &shape);
+        let rank = shape.len() as i64;
+        let mut layouts = vec![("contiguous", base.shallow_clone())];
+        // the same values read through other strides
+        layouts.push(("transposed", base.transpose(rank - 1, rank - 2).contiguous().transpose(rank - 1, rank - 2)));
+        if shape.len() == 4 {
+            layouts.push(("channels_last", base.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])));
+        }
+        for (layout, x) in layouts {
+            // every layout here is a permutation of one dense storage, at offset 0
+            let storage = to_vec(&x.as_strided([n], [1], None::<i64>));
+            for (what, plan, eager) in pool_cases(&x, dims) {
+                let what = format!("{what} on {layout} {shape:?}");
+                match (plan, eager) {
+                    (None, Err(_)) => {}
+                    (Some(plan), Ok(want)) => {
+                        assert_eq!(plan.out_shape, want.size(), "{what}");
+                        let got = plan.run_cpu(&storage);
+                        let want = to_vec(&want);
+                        let average = matches!(plan.kind, PoolKind::Avg | PoolKind::AdaptiveAvg);
+                        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                            // eager CPU's average of a window whose float32 sum is a subnormal
+                            // that halves to zero gives +0.0 where the quotient (ours, CUDA's) is
+                            // -0.0; the GPU check compares those with eager on the device
+                            if average && g == 0.0 && w == 0.0 {
+                                continue;
+                            }
+                            assert!(same(g, w), "{what} [{i}]: model {g:e} ({:#010x}) vs eager {w:e} ({:#010x})", g.to_bits(), w.to_bits());
+                        }
+                        checked += 1;
+                    }
+                    (plan, eager) => panic!("{what}: plan {} but eager {}", if plan.is_some() { "exists" } else { "refused" }, if eager.is_ok() { "ran" } else { "refused" }),
+                }
+            }
+        }
+    }
+    println!("{checked} pooling cases bit-identical to eager");
+}

@@ -44,6 +44,13 @@ fn every_op_reports_the_paths_searched() {
         ("softplus", ops::softplus(&t)),
         ("relu6", ops::relu6(&t)),
         ("hardtanh", ops::hardtanh(&t, -1.0, 1.0)),
+        ("max_pool1d", ops::max_pool1d(&t, &[2], &[], &[0], &[1], false)),
+        ("max_pool2d", ops::max_pool2d(&t, &[2], &[], &[0], &[1], false)),
+        ("avg_pool1d", ops::avg_pool1d(&t, &[2], &[], &[0], false, true)),
+        ("avg_pool2d", ops::avg_pool2d(&t, &[2], &[], &[0], false, true)),
+        ("adaptive_avg_pool1d", ops::adaptive_avg_pool1d(&t, &[1])),
+        ("adaptive_avg_pool2d", ops::adaptive_avg_pool2d(&t, &[2, 2])),
+        ("adaptive_max_pool2d", ops::adaptive_max_pool2d(&t, &[1])),
     ];
     for (name, result) in results {
         let error = result.err().unwrap_or_else(|| panic!("{name} must fail without a driver"));

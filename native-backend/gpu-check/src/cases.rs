@@ -9,6 +9,7 @@ use crate::kernels::args;
 use crate::dump::{Dump, Input, Output};
 use crate::kernels::math::{Binary, BinaryMath, NumberForm, Pointwise, Unary, UnaryMath};
 use crate::kernels::plan::{CopyPlan, ElementwisePlan, Fold, MatmulPlan, Norm, ReducePlan};
+use crate::kernels::pool::{PoolKind, PoolPlan};
 use crate::kernels::Kernel;
 use crate::launch::{Arg, LaunchConfig};
 use crate::result::Result;
@@ -207,6 +208,9 @@ impl<'c, 'm> Runner<'c, 'm> {
         for result in self.activations() {
             push(result, "activation");
         }
+        for result in self.pools() {
+            push(result, "pool");
+        }
         for &(m, k, n, transposed, bias) in &[
             (1u64, 1u64, 1u64, false, false),
             (3, 5, 7, false, true),
@@ -358,6 +362,60 @@ impl<'c, 'm> Runner<'c, 'm> {
             out.push(self.pointwise_on(op, x, y, name, args, &view, shape, strides, exact));
         }
         out
+    }
+
+    /// The pooling kernels on contiguous, channels-last and unbatched/1-D inputs with
+    /// special values, each against its host model; dumped with eager's name and arguments.
+    fn pools(&mut self) -> Vec<Result<Value>> {
+        let mut out = Vec::new();
+        // (shape, strides) of a 2-D input: contiguous, channels-last, unbatched
+        let inputs: [(&[i64], &[i64]); 3] = [(&[2, 3, 13, 14], &[546, 182, 14, 1]), (&[2, 3, 13, 14], &[546, 1, 42, 3]), (&[3, 9, 10], &[90, 10, 1])];
+        for (shape, strides) in inputs {
+            let storage = self.values(span(shape, strides), -3.0, 3.0, 0);
+            for (k, s, p, d, ceil) in [(2i64, 2i64, 0i64, 1i64, false), (3, 2, 1, 1, false), (3, 1, 1, 2, true), (2, 2, 1, 1, true)] {
+                let plan = PoolPlan::window(PoolKind::Max, 2, shape, strides, &[k], &[s], &[p], &[d], ceil, false);
+                let args = json!({ "dims": 2, "kernel_size": k, "stride": s, "padding": p, "dilation": d, "ceil_mode": ceil });
+                out.push(self.pool(plan, "max_pool", args, &storage, shape, strides));
+                if d == 1 {
+                    for include in [true, false] {
+                        let plan = PoolPlan::window(PoolKind::Avg, 2, shape, strides, &[k], &[s], &[p], &[1], ceil, include);
+                        let args = json!({ "dims": 2, "kernel_size": k, "stride": s, "padding": p, "ceil_mode": ceil, "count_include_pad": include });
+                        out.push(self.pool(plan, "avg_pool", args, &storage, shape, strides));
+                    }
+                }
+            }
+            for size in [[3i64, 4], [5, 5], [1, 2]] {
+                for (kind, name) in [(PoolKind::AdaptiveAvg, "adaptive_avg_pool"), (PoolKind::AdaptiveMax, "adaptive_max_pool")] {
+                    let plan = PoolPlan::adaptive(kind, 2, shape, strides, &size);
+                    out.push(self.pool(plan, name, json!({ "dims": 2, "output_size": size }), &storage, shape, strides));
+                }
+            }
+        }
+        // 1-D: (N, C, L)
+        let (shape, strides): (&[i64], &[i64]) = (&[2, 4, 37], &[148, 37, 1]);
+        let storage = self.values(span(shape, strides), -3.0, 3.0, 0);
+        let plan = PoolPlan::window(PoolKind::Max, 1, shape, strides, &[3], &[2], &[1], &[1], false, false);
+        out.push(self.pool(plan, "max_pool", json!({ "dims": 1, "kernel_size": 3, "stride": 2, "padding": 1, "dilation": 1, "ceil_mode": false }), &storage, shape, strides));
+        let plan = PoolPlan::window(PoolKind::Avg, 1, shape, strides, &[4], &[3], &[0], &[1], true, true);
+        out.push(self.pool(plan, "avg_pool", json!({ "dims": 1, "kernel_size": 4, "stride": 3, "padding": 0, "ceil_mode": true, "count_include_pad": true }), &storage, shape, strides));
+        let plan = PoolPlan::adaptive(PoolKind::AdaptiveAvg, 1, shape, strides, &[5]);
+        out.push(self.pool(plan, "adaptive_avg_pool", json!({ "dims": 1, "output_size": [5] }), &storage, shape, strides));
+        out
+    }
+
+    fn pool(&mut self, plan: Option<PoolPlan>, eager: &str, args: Value, storage: &[f32], shape: &[i64], strides: &[i64]) -> Result<Value> {
+        let plan = plan.ok_or_else(|| crate::result::CudaError::Unsupported(format!("no pooling plan for {eager} {args}")))?;
+        let input = self.upload(storage)?;
+        let o = DeviceBuffer::<f32>::alloc(self.context, (plan.numel() as usize).max(1))?;
+        self.launch(Kernel::Pool(plan.kind), args::pool_config(&plan)?, &args::pool_args(&plan, o.device_ptr(), input.device_ptr())?)?;
+        let mut got = o.to_host()?;
+        got.truncate(plan.numel() as usize);
+        let case = format!("{eager} {args} {shape:?}/{strides:?}");
+        let view = View { storage, shape, strides };
+        // eager's CUDA kernels compute the same steps (avg up to the sign of a zero quotient)
+        let exact = matches!(plan.kind, PoolKind::Max | PoolKind::AdaptiveMax);
+        self.record(&case, eager, args, &[view.input()], Output::F32 { values: &got, shape: &plan.out_shape }, exact);
+        Ok(compare_f32(case, &got, &plan.run_cpu(storage)))
     }
 
     fn number_form(&mut self, form: NumberForm, s: f64) -> Result<Value> {

@@ -1594,54 +1594,54 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// 1-D max pooling, libtorch's kernel.
+        /// 1-D max pooling (our loop for contiguous input on CPU, libtorch's kernel otherwise).
         MaxPool1d {
             name: "max_pool1d", lane: Vision, signature: Params(MAX_POOL1D),
             functions: ["torch.nn.functional.max_pool1d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_max_pool",
         },
-        /// 2-D max pooling, libtorch's kernel.
+        /// 2-D max pooling (our loop for contiguous input on CPU, libtorch's kernel otherwise).
         MaxPool2d {
             name: "max_pool2d", lane: Vision, signature: Params(MAX_POOL2D),
             functions: ["torch.nn.functional.max_pool2d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_max_pool",
         },
-        /// 1-D average pooling, libtorch's kernel.
+        /// 1-D average pooling, libtorch's kernel on CPU.
         AvgPool1d {
             name: "avg_pool1d", lane: Vision, signature: Params(AVG_POOL1D),
             functions: ["torch.nn.functional.avg_pool1d", "torch.avg_pool1d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_avg_pool",
         },
-        /// 2-D average pooling, libtorch's kernel.
+        /// 2-D average pooling, libtorch's kernel on CPU.
         AvgPool2d {
             name: "avg_pool2d", lane: Vision, signature: Params(AVG_POOL2D),
             functions: ["torch.nn.functional.avg_pool2d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_avg_pool",
         },
-        /// 1-D adaptive average pooling to an output size, libtorch's kernel.
+        /// 1-D adaptive average pooling to an output size, libtorch's kernel on CPU.
         AdaptiveAvgPool1d {
             name: "adaptive_avg_pool1d", lane: Vision, signature: Params(ADAPTIVE_POOL1D),
             functions: ["torch.nn.functional.adaptive_avg_pool1d", "torch.adaptive_avg_pool1d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_adaptive_avg_pool/tl_sum",
         },
-        /// 2-D adaptive average pooling to an output size, libtorch's kernel.
+        /// 2-D adaptive average pooling to an output size, libtorch's kernel on CPU.
         AdaptiveAvgPool2d {
             name: "adaptive_avg_pool2d", lane: Vision, signature: Params(ADAPTIVE_POOL2D),
             functions: ["torch.nn.functional.adaptive_avg_pool2d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_adaptive_avg_pool/tl_sum",
         },
-        /// 2-D adaptive max pooling to an output size (values only), libtorch's kernel.
+        /// 2-D adaptive max pooling to an output size (values only), libtorch's kernel on CPU.
         AdaptiveMaxPool2d {
             name: "adaptive_max_pool2d", lane: Vision, signature: Params(ADAPTIVE_MAX_POOL2D),
             functions: ["torch.nn.functional.adaptive_max_pool2d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_adaptive_max_pool",
         },
         /// Padding of the trailing dims (constant, reflect, replicate, circular), libtorch's kernel.
         Pad {

@@ -19,6 +19,7 @@ use tch::{Device, Kind, Tensor};
 use super::kernels::args;
 use super::kernels::math::{Binary, NumberForm, Pointwise, Unary};
 use super::kernels::plan::{contiguous_strides, norm_line_len, CopyPlan, DimsError, ReduceDims, ElementwisePlan, MatmulPlan, Norm, NormShapeError, ReducePlan, MAX_DIMS};
+use super::kernels::pool::{PoolKind, PoolPlan};
 use super::kernels::Kernel;
 use super::launch::{Arg, LaunchConfig};
 use super::result::CudaError;
@@ -296,6 +297,85 @@ pub fn hardtanh(t: &Tensor, min_val: f64, max_val: f64) -> Result<Tensor> {
         return Err(Error::Value("min_val cannot be greater than max_val".into()));
     }
     one_tensor(Kernel::Pointwise(Pointwise::Clamp), "hardtanh", t, min_val as f32, max_val as f32)
+}
+
+// --- pooling --------------------------------------------------------------------------------
+
+/// Runs a pooling plan into a fresh contiguous output; `None` (arguments eager refuses) lets
+/// libtorch raise eager's error through `eager_error`.
+fn pool(kernel: Kernel, op: &str, x: &Tensor, plan: Option<PoolPlan>, eager_error: impl FnOnce() -> std::result::Result<Tensor, tch::TchError>) -> Result<Tensor> {
+    let loaded = runtime::kernel(kernel)?;
+    check_input(op, x)?;
+    let Some(plan) = plan else {
+        // libtorch checks the arguments before it would launch anything of its own
+        return match eager_error() {
+            Err(error) => Err(error.into()),
+            Ok(_) => Err(unsupported(format!("torchlower: CUDA {op}: arguments outside our kernel's plan"))),
+        };
+    };
+    let out = empty(&plan.out_shape, Kind::Float)?;
+    if plan.numel() > 0 {
+        launch(loaded, args::pool_config(&plan)?, &args::pool_args(&plan, addr(&out), addr(x))?)?;
+    }
+    Ok(out)
+}
+
+/// `F.max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode)` on cuda:0.
+pub fn max_pool1d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+    let plan = PoolPlan::window(PoolKind::Max, 1, &x.size(), &x.stride(), kernel_size, stride, padding, dilation, ceil_mode, false);
+    pool(Kernel::Pool(PoolKind::Max), "max_pool1d", x, plan, || x.f_max_pool1d(kernel_size, stride, padding, dilation, ceil_mode))
+}
+
+/// `F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)` on cuda:0.
+pub fn max_pool2d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<Tensor> {
+    let plan = PoolPlan::window(PoolKind::Max, 2, &x.size(), &x.stride(), kernel_size, stride, padding, dilation, ceil_mode, false);
+    pool(Kernel::Pool(PoolKind::Max), "max_pool2d", x, plan, || x.f_max_pool2d(kernel_size, stride, padding, dilation, ceil_mode))
+}
+
+/// `F.avg_pool1d(x, kernel_size, stride, padding, ceil_mode, count_include_pad)` on cuda:0.
+pub fn avg_pool1d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+    let plan = PoolPlan::window(PoolKind::Avg, 1, &x.size(), &x.stride(), kernel_size, stride, padding, &[1], ceil_mode, count_include_pad);
+    pool(Kernel::Pool(PoolKind::Avg), "avg_pool1d", x, plan, || x.f_avg_pool1d(kernel_size, stride, padding, ceil_mode, count_include_pad))
+}
+
+/// `F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad)` on cuda:0.
+pub fn avg_pool2d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i64], ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+    let plan = PoolPlan::window(PoolKind::Avg, 2, &x.size(), &x.stride(), kernel_size, stride, padding, &[1], ceil_mode, count_include_pad);
+    pool(Kernel::Pool(PoolKind::Avg), "avg_pool2d", x, plan, || x.f_avg_pool2d(kernel_size, stride, padding, ceil_mode, count_include_pad, None::<i64>))
+}
+
+/// Whether every output size is 1: eager's adaptive average pooling is then the mean over
+/// the pooled dims (its composite does that before any kernel).
+fn global(output_size: &[i64]) -> bool {
+    !output_size.is_empty() && output_size.iter().all(|&o| o == 1)
+}
+
+/// `F.adaptive_avg_pool1d(x, output_size)` on cuda:0.
+pub fn adaptive_avg_pool1d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+    if global(output_size) {
+        runtime::kernel(Kernel::Sum)?;
+        check_input("adaptive_avg_pool1d", x)?;
+        return mean_dims(x, &[-1], true);
+    }
+    let plan = PoolPlan::adaptive(PoolKind::AdaptiveAvg, 1, &x.size(), &x.stride(), output_size);
+    pool(Kernel::Pool(PoolKind::AdaptiveAvg), "adaptive_avg_pool1d", x, plan, || x.f_adaptive_avg_pool1d(output_size))
+}
+
+/// `F.adaptive_avg_pool2d(x, output_size)` on cuda:0.
+pub fn adaptive_avg_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+    if global(output_size) {
+        runtime::kernel(Kernel::Sum)?;
+        check_input("adaptive_avg_pool2d", x)?;
+        return mean_dims(x, &[-1, -2], true);
+    }
+    let plan = PoolPlan::adaptive(PoolKind::AdaptiveAvg, 2, &x.size(), &x.stride(), output_size);
+    pool(Kernel::Pool(PoolKind::AdaptiveAvg), "adaptive_avg_pool2d", x, plan, || x.f_adaptive_avg_pool2d(output_size))
+}
+
+/// `F.adaptive_max_pool2d(x, output_size)` on cuda:0: the values (eager drops the indices).
+pub fn adaptive_max_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
+    let plan = PoolPlan::adaptive(PoolKind::AdaptiveMax, 2, &x.size(), &x.stride(), output_size);
+    pool(Kernel::Pool(PoolKind::AdaptiveMax), "adaptive_max_pool2d", x, plan, || x.f_adaptive_max_pool2d(output_size).map(|(values, _)| values))
 }
 
 // --- copies ------------------------------------------------------------------------------

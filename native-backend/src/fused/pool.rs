@@ -13,6 +13,7 @@
 
 use tch::{Device, Kind, Tensor};
 
+use crate::cuda::kernels::pool::PoolWindow;
 use crate::error::Result;
 use crate::parallel::{for_each_part, DisjointParts};
 
@@ -27,28 +28,12 @@ struct Window {
 }
 
 impl Window {
-    /// The window over an input of `len` from eager's arguments, when eager accepts them
-    /// (else `None`: libtorch's kernel then raises eager's error). The output length is
-    /// eager's `pooling_output_shape`: floor (or ceil) of the padded length over the stride,
-    /// in ceil mode without a last window that would start in the right padding.
+    /// The window over an input of `len` from eager's arguments, with eager's output length,
+    /// when eager accepts them (else `None`: libtorch's kernel then raises eager's error).
+    /// The shape rules are the CUDA pooling plan's ([`PoolWindow::output_len`]): one source.
     fn new(len: usize, size: i64, stride: i64, padding: i64, dilation: i64, ceil_mode: bool) -> Option<Window> {
-        if size <= 0 || stride <= 0 || padding < 0 || dilation <= 0 {
-            return None;
-        }
-        let span = dilation * (size - 1) + 1;
-        // eager: "pad should be at most half of effective kernel size"
-        if padding > span / 2 {
-            return None;
-        }
-        let room = len as i64 + 2 * padding - span + if ceil_mode { stride - 1 } else { 0 };
-        if room < 0 {
-            return None;
-        }
-        let mut out = room / stride + 1;
-        if ceil_mode && (out - 1) * stride >= len as i64 + padding {
-            out -= 1;
-        }
-        (out >= 1).then_some(Window { size: size as usize, stride: stride as usize, padding: padding as usize, dilation: dilation as usize, out: out as usize })
+        let out = PoolWindow { size, stride, padding, dilation }.output_len(len as i64, ceil_mode)?;
+        Some(Window { size: size as usize, stride: stride as usize, padding: padding as usize, dilation: dilation as usize, out: out as usize })
     }
 
     /// The one-row "window" of 1-D pooling seen as 2-D.
@@ -197,22 +182,6 @@ fn pick(max: f32, v: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn windows_follow_eagers_output_shape() {
-        let out = |len, k, s, p, d, ceil| Window::new(len, k, s, p, d, ceil).map(|w| w.out);
-        assert_eq!(out(24, 2, 2, 0, 1, false), Some(12));
-        assert_eq!(out(112, 3, 2, 1, 1, false), Some(56));
-        assert_eq!(out(7, 2, 2, 0, 1, true), Some(4));
-        // ceil mode without a window starting in the right padding
-        assert_eq!(out(5, 2, 2, 1, 1, true), Some(3));
-        assert_eq!(out(9, 3, 1, 0, 2, false), Some(5));
-        // eager refuses these (libtorch raises its error)
-        assert_eq!(out(8, 2, 2, 2, 1, false), None);
-        assert_eq!(out(2, 3, 1, 0, 1, false), None);
-        assert_eq!(out(8, 0, 1, 0, 1, false), None);
-        assert_eq!(windows(&[4, 4], &[2, 2, 2], &[], &[0], &[1], false), None);
-    }
 
     #[test]
     fn inside_covers_the_positions_in_range() {

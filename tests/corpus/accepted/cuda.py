@@ -73,3 +73,14 @@ def cuda_activations(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
     h = F.leaky_relu(x, 0.2) + F.elu(x) + F.selu(x) + F.softplus(x) + F.mish(x)
     h = h + F.relu6(x) + F.hardtanh(x, -2.0, 2.0) + F.hardsigmoid(x)
     return h + torch.erf(x) + torch.log1p(x.abs()) + torch.expm1(x)
+
+
+# A CNN's pooling tail (ResNet's stem pooling, an average pool, global pooling, the
+# classifier): pooling kernels of ours on cuda:0; convolution stays TL209 there
+def cuda_pooling_head(x: TensorF32Cuda0_4D, w: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    y = F.avg_pool2d(F.max_pool2d(x, kernel_size=3, stride=2, padding=1), 2, ceil_mode=True)
+    return F.linear(torch.flatten(F.adaptive_avg_pool2d(y, 1) + F.adaptive_max_pool2d(y, (1, 1)), 1), w)
+
+
+def cuda_sequence_pools(h: TensorF32Cuda0_3D) -> TensorF32Cuda0_3D:
+    return F.max_pool1d(h, 2) + F.avg_pool1d(h, 2) + F.adaptive_avg_pool1d(h, h.shape[-1] // 2)

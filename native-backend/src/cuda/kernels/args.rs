@@ -36,6 +36,20 @@ pub fn elementwise_args(plan: &ElementwisePlan, out: u64, a: u64, b: Option<u64>
     args
 }
 
+/// One thread per pooled output element.
+pub fn pool_config(plan: &super::pool::PoolPlan) -> Result<LaunchConfig> {
+    LaunchConfig::for_elements(plan.numel(), ELEMENTWISE_THREADS)
+}
+
+/// Arguments of the pooling kernels ([`super::pool::POOL_PARAMS`]).
+pub fn pool_args(plan: &super::pool::PoolPlan, out: u64, input: u64) -> Result<Vec<Arg>> {
+    let tail = plan.args_tail().ok_or_else(|| CudaError::Unsupported("torchlower: CUDA pooling takes windows, strides, paddings and dilations below 65536".to_string()))?;
+    let mut args = vec![Arg::Ptr(out), Arg::Ptr(input)];
+    args.extend(tail.into_iter().map(Arg::I64));
+    args.push(Arg::U32(u32::from(plan.count_include_pad)));
+    Ok(args)
+}
+
 /// One thread per copied element.
 pub fn copy_config(plan: &CopyPlan) -> Result<LaunchConfig> {
     LaunchConfig::for_elements(plan.numel(), ELEMENTWISE_THREADS)

@@ -8,12 +8,14 @@
 //! - [`plan`]: the index math (broadcast strides, matmul views, reduction lines) with host
 //!   executors that follow the kernels' exact evaluation order.
 //! - [`elementwise`], [`matmul`], [`reduce`]: the PTX generators.
+//! - [`pool`]: the pooling plans, their host models and PTX.
 
 pub mod args;
 pub mod elementwise;
 pub mod math;
 pub mod matmul;
 pub mod plan;
+pub mod pool;
 pub mod ptx;
 pub mod reduce;
 pub mod scalar;
@@ -52,10 +54,12 @@ pub enum Kernel {
     RmsNorm,
     /// A strided copy (`contiguous`, `cat`, `stack`).
     Copy,
+    /// Max, avg and adaptive pooling over the last two dims ([`pool::PoolKind`]).
+    Pool(pool::PoolKind),
 }
 
 /// The kernels that are not one elementwise op, in [`Kernel::index`] order after those.
-const SHARED: [Kernel; 12] = [
+const SHARED: [Kernel; 16] = [
     Kernel::Matmul,
     Kernel::Sum,
     Kernel::Softmax,
@@ -68,6 +72,10 @@ const SHARED: [Kernel; 12] = [
     Kernel::Var,
     Kernel::Logsumexp,
     Kernel::LogSoftmax,
+    Kernel::Pool(pool::PoolKind::Max),
+    Kernel::Pool(pool::PoolKind::Avg),
+    Kernel::Pool(pool::PoolKind::AdaptiveAvg),
+    Kernel::Pool(pool::PoolKind::AdaptiveMax),
 ];
 
 /// Signatures of all kernels, in [`Kernel::index`] order.
@@ -108,6 +116,7 @@ impl Kernel {
             Kernel::Var => shared + 9,
             Kernel::Logsumexp => shared + 10,
             Kernel::LogSoftmax => shared + 11,
+            Kernel::Pool(kind) => shared + 12 + kind as usize,
         }
     }
 
@@ -138,6 +147,10 @@ impl Kernel {
             Kernel::Var => "tl_var",
             Kernel::Logsumexp => "tl_logsumexp",
             Kernel::LogSoftmax => "tl_log_softmax",
+            Kernel::Pool(pool::PoolKind::Max) => "tl_max_pool",
+            Kernel::Pool(pool::PoolKind::Avg) => "tl_avg_pool",
+            Kernel::Pool(pool::PoolKind::AdaptiveAvg) => "tl_adaptive_avg_pool",
+            Kernel::Pool(pool::PoolKind::AdaptiveMax) => "tl_adaptive_max_pool",
         }
     }
 
@@ -151,6 +164,7 @@ impl Kernel {
             Kernel::Argmax => reduce::ARGMAX_PARAMS,
             Kernel::Copy => elementwise::COPY_PARAMS,
             Kernel::LayerNorm | Kernel::RmsNorm => reduce::NORM_PARAMS,
+            Kernel::Pool(_) => pool::POOL_PARAMS,
         }
     }
 
@@ -173,6 +187,7 @@ impl Kernel {
             Kernel::Copy => elementwise::copy_ptx(signature),
             Kernel::LayerNorm => reduce::norm_ptx(signature, plan::Norm::Layer),
             Kernel::RmsNorm => reduce::norm_ptx(signature, plan::Norm::Rms),
+            Kernel::Pool(kind) => pool::pool_ptx(signature, kind),
         }
     }
 }
