@@ -10,7 +10,7 @@ the inputs on CUDA with ``torch.as_strided``, runs the eager op and compares.
 Verdicts: ``exact`` cases must be bitwise equal (any NaN equals any NaN; +0.0 vs -0.0
 differs). Otherwise NaN and +-inf positions must agree and finite values must be within a
 per-op tolerance (or within 4 ulps): elementwise ops ``2e-5*|expected|``; matmul/linear
-and sum/mean ``1e-5`` times the sum of the absolute terms (computed in float64); softmax
+conv and sum/mean ``1e-5`` times the sum of the absolute terms (computed in float64); softmax
 ``1e-6 + 2e-5*|expected|``; gelu (both forms), erf and mish add ``3e-7*max(|x|, 1)`` (their
 ``1 + erf``/``1 + tanh`` cancels for negative x); var/std/logsumexp/log_softmax ``1e-5*(|expected| + 1)``; layer/RMS norm ``1e-5*(|expected| + 1)`` times the line's
 conditioning (``1 + |mean|/std`` for layer norm); argmax equal except at ties within 1e-6. ``max_ulps`` is
@@ -94,7 +94,13 @@ def _norm(layer: bool):
     return run
 
 
-MULTI = {"linear": lambda xs, a: F.linear(*xs), "cat": lambda xs, a: torch.cat(xs, dim=a["dim"]),
+def _conv(xs, a):
+    """F.conv1d/conv2d: inputs (x, weight, bias?)."""
+    conv = F.conv2d if a["dims"] == 2 else F.conv1d
+    return conv(xs[0], xs[1], xs[2] if a.get("bias") else None, a["stride"], a["padding"], a["dilation"], a["groups"])
+
+
+MULTI = {"linear": lambda xs, a: F.linear(*xs), "conv": _conv, "cat": lambda xs, a: torch.cat(xs, dim=a["dim"]),
          "stack": lambda xs, a: torch.stack(xs, dim=a["dim"]),
          "layer_norm": _norm(True), "rms_norm": _norm(False)}
 OPS = sorted([*UNARY, *BINARY, *MULTI])
@@ -117,6 +123,8 @@ def abs_terms(op: str, xs: list, args: dict):
         return torch.matmul(a[0], a[1]).numpy()
     if op == "linear":
         return F.linear(*a).numpy()
+    if op == "conv":
+        return _conv(a, args).numpy()
     s = torch.sum(a[0], dim=args.get("dim"), keepdim=args.get("keepdim", False))
     return (s / max(1, a[0].numel() // max(1, s.numel())) if op == "mean" else s).numpy()
 
@@ -176,7 +184,7 @@ def compare(op, args, exact, xs, got, want) -> dict:
         if exact:
             bad = (gb != wb) & ~(gn & wn)
         else:
-            if op in ("matmul", "linear", "sum", "mean"):
+            if op in ("matmul", "linear", "conv", "sum", "mean"):
                 tol = 1e-5 * abs_terms(op, xs, args).reshape(want.shape)
             elif op == "softmax":
                 tol = 1e-6 + 2e-5 * np.abs(want.astype(np.float64))
@@ -279,10 +287,11 @@ def self_test() -> int:
     args = {"scalar": 0.3, "exponent": 1.5, "min": -0.5, "max": None, "dim": 1, "keepdim": False, "correction": 1,
             "normalized_shape": [3], "eps": 1e-5, "weight": True, "bias": True,
             "dims": 2, "kernel_size": 2, "stride": 1, "padding": 0, "dilation": 1, "ceil_mode": False,
-            "count_include_pad": True, "output_size": [1, 2]}
+            "count_include_pad": True, "output_size": [1, 2], "groups": 1}
     for op in OPS:  # every op, exact and untampered: must pass (also checks the op table runs)
         n = {"matmul": [c(3, 4), c(4, 5)], "linear": [c(2, 4), c(3, 4), c(3)], "cat": [c(2, 3), c(2, 2)],
              "layer_norm": [c(2, 3), c(3), c(3)], "rms_norm": [c(2, 3), c(3)],
+             "conv": [c(1, 2, 5, 5), c(3, 2, 3, 3), c(3)],
              **{p: [c(1, 2, 3, 4)] for p in ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool")}}
         ins = n.get(op) or ([c(2, 3), c(2, 3)] if op in BINARY or op == "stack" else
                             [pos(2, 3)] if op in ("log", "sqrt", "rsqrt", "pow") else [c(2, 3)])
@@ -321,6 +330,10 @@ def self_test() -> int:
     add("gelu_tanh_wrong", "gelu_tanh", {}, [neg], False, False, lambda o: o.__setitem__(2, o[2] + 1e-4))
     add("hardswish_1ulp_exact", "hardswish", {}, [x], True, False, nudge)
     add("log_softmax_tol", "log_softmax", {"dim": 1}, [c(3, 50)], False, True, nudge)
+    conv = {"dims": 2, "stride": 1, "padding": 1, "dilation": 1, "groups": 1, "bias": True}
+    cx, cw, cb = c(1, 2, 6, 6), c(3, 2, 3, 3), c(3)
+    add("conv_tol", "conv", conv, [cx, cw, cb], False, True, nudge)
+    add("conv_wrong", "conv", conv, [cx, cw, cb], False, False, lambda o: o.__setitem__((0, 1, 2, 2), o[0, 1, 2, 2] + 1e-2))
     add("max_pool_1ulp_exact", "max_pool", args, [c(1, 2, 3, 4)], True, False, nudge)
     add("log_softmax_wrong", "log_softmax", {"dim": 1}, [c(3, 50)], False, False, lambda o: o.__setitem__((0, 0), o[0, 0] + 1e-3))
 

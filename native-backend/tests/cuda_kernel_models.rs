@@ -1529,3 +1529,76 @@ fn pool_plans_match_eager_bit_for_bit() {
     }
     println!("{checked} pooling cases bit-identical to eager");
 }
+
+use torchlower_backend::cuda::kernels::conv::ConvPlan;
+
+/// The direct-convolution plan against eager CPU (libtorch's convolution, which sums in
+/// another order): within `1e-5 · Σ|x·w|` per output, NaN and ±inf where eager has them;
+/// stride, padding, dilation, groups (depthwise too), bias, 1-D and unbatched inputs,
+/// transposed and channels-last layouts; eager's refusals where the plan has none.
+#[test]
+fn conv_plans_match_eager() {
+    let mut rng = Rng(37);
+    let mut checked = 0;
+    // (dims, input shape, weight shape, stride, padding, dilation, groups, bias)
+    let cases: &[(usize, &[i64], &[i64], i64, i64, i64, i64, bool)] = &[
+        (2, &[2, 4, 9, 10], &[6, 4, 3, 3], 1, 0, 1, 1, true),
+        (2, &[2, 4, 9, 10], &[6, 2, 3, 3], 2, 1, 1, 2, false),
+        (2, &[1, 6, 8, 8], &[6, 1, 3, 3], 1, 1, 1, 6, true), // depthwise
+        (2, &[3, 7, 7], &[4, 3, 2, 2], 1, 0, 2, 1, true),    // unbatched, dilated
+        (2, &[1, 32, 26, 26], &[8, 32, 3, 3], 1, 0, 1, 1, true),
+        (1, &[2, 3, 17], &[5, 3, 3], 2, 1, 1, 1, true),
+        (1, &[4, 12], &[4, 2, 5], 1, 2, 2, 2, false),
+        // eager refuses: channels that do not match the groups, a kernel larger than the input
+        (2, &[1, 3, 8, 8], &[4, 2, 3, 3], 1, 0, 1, 1, false),
+        (2, &[1, 1, 2, 2], &[1, 1, 3, 3], 1, 0, 1, 1, false),
+    ];
+    for &(dims, x_shape, w_shape, stride, padding, dilation, groups, bias) in cases {
+        let n: i64 = x_shape.iter().product();
+        let values = with_specials(&mut rng, n as usize, -2.0, 2.0, x_shape.len());
+        let base = tensor(&values, x_shape);
+        let w = tensor(&rng.vec(w_shape.iter().product::<i64>() as usize, -1.0, 1.0), w_shape);
+        let b = bias.then(|| tensor(&rng.vec(w_shape[0] as usize, -1.0, 1.0), &[w_shape[0]]));
+        let rank = x_shape.len() as i64;
+        let mut layouts = vec![("contiguous", base.shallow_clone())];
+        layouts.push(("transposed", base.transpose(rank - 1, rank - 2).contiguous().transpose(rank - 1, rank - 2)));
+        if x_shape.len() == 4 {
+            layouts.push(("channels_last", base.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])));
+        }
+        for (layout, x) in layouts {
+            let what = format!("conv{dims}d {x_shape:?} * {w_shape:?} s={stride} p={padding} d={dilation} g={groups} bias={bias} on {layout}");
+            let plan = ConvPlan::new(dims, &x.size(), &x.stride(), w_shape, b.as_ref().map(|t| t.size()[0]), &[stride], &[padding], &[dilation], groups);
+            let eager = if dims == 2 {
+                x.f_conv2d(&w, b.as_ref(), [stride], [padding], [dilation], groups)
+            } else {
+                x.f_conv1d(&w, b.as_ref(), [stride], [padding], [dilation], groups)
+            };
+            match (plan, eager) {
+                (None, Err(_)) => {}
+                (Some(plan), Ok(want)) => {
+                    assert_eq!(plan.out_shape, want.size(), "{what}");
+                    let storage = to_vec(&x.as_strided([n], [1], None::<i64>));
+                    let got = plan.run_cpu(&storage, &to_vec(&w), b.as_ref().map(to_vec).as_deref());
+                    let abs = |t: &Tensor| t.abs();
+                    let scale = if dims == 2 {
+                        abs(&x).conv2d(&abs(&w), b.as_ref().map(abs).as_ref(), [stride], [padding], [dilation], groups)
+                    } else {
+                        abs(&x).conv1d(&abs(&w), b.as_ref().map(abs).as_ref(), [stride], [padding], [dilation], groups)
+                    };
+                    for (i, ((&g, &e), &s)) in got.iter().zip(&to_vec(&want)).zip(&to_vec(&scale)).enumerate() {
+                        let context = format!("{what} [{i}]: model {g:e} vs eager {e:e}");
+                        assert_eq!(g.is_nan(), e.is_nan(), "NaN: {context}");
+                        if e.is_infinite() || g.is_infinite() {
+                            assert_eq!(g, e, "infinity: {context}");
+                        } else if !e.is_nan() {
+                            assert!((g - e).abs() <= 1e-5 * s + 1e-30, "{context} (scale {s:e})");
+                        }
+                    }
+                    checked += 1;
+                }
+                (plan, eager) => panic!("{what}: plan {} but eager {}", if plan.is_some() { "exists" } else { "refused" }, if eager.is_ok() { "ran" } else { "refused" }),
+            }
+        }
+    }
+    println!("{checked} convolutions within the rounding of a sum of eager");
+}

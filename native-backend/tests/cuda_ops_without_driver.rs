@@ -51,6 +51,8 @@ fn every_op_reports_the_paths_searched() {
         ("adaptive_avg_pool1d", ops::adaptive_avg_pool1d(&t, &[1])),
         ("adaptive_avg_pool2d", ops::adaptive_avg_pool2d(&t, &[2, 2])),
         ("adaptive_max_pool2d", ops::adaptive_max_pool2d(&t, &[1])),
+        ("conv1d", ops::conv1d(&t, &t.unsqueeze(0), None, &[1], &[0], &[1], 1)),
+        ("conv2d", ops::conv2d(&t.unsqueeze(0), &t.unsqueeze(0).unsqueeze(0), None, &[1], &[0], &[1], 1)),
     ];
     for (name, result) in results {
         let error = result.err().unwrap_or_else(|| panic!("{name} must fail without a driver"));

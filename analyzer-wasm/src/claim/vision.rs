@@ -115,8 +115,10 @@ mod tests {
         let padded = call("torch.nn.functional.pad", &[x.clone(), pair(0, 1)], &[kw("mode", string("reflect")), kw("value", none())]);
         assert_eq!(outcome(&padded).0, "torchlower/pad");
         assert_eq!(outcome(&call("torch.nn.functional.pad", &[x.clone(), pair(0, 1)], &[kw("mode", string("wrap"))])).0, "TL201");
-        // pooling has kernels of ours on cuda:0, convolution not yet
+        // pooling and direct convolution have kernels of ours on cuda:0, padding strings not yet
         assert_eq!(outcome(&call("torch.nn.functional.avg_pool2d", &[t(T::F32_CUDA0_3D), int(2)], &[])).0, "torchlower/avg-pool2d");
-        assert_eq!(outcome(&call("torch.nn.functional.conv2d", &[t(T::F32_CUDA0_4D), t(T::F32_CUDA0_4D)], &[])).0, "TL209");
+        assert_eq!(outcome(&call("torch.nn.functional.conv2d", &[t(T::F32_CUDA0_4D), t(T::F32_CUDA0_4D)], &[])).0, "torchlower/conv2d");
+        let same = call("torch.nn.functional.conv2d", &[t(T::F32_CUDA0_4D), t(T::F32_CUDA0_4D)], &[kw("padding", string("same"))]);
+        assert_eq!(outcome(&same).0, "TL209");
     }
 }

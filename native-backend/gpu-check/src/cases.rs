@@ -9,6 +9,7 @@ use crate::kernels::args;
 use crate::dump::{Dump, Input, Output};
 use crate::kernels::math::{Binary, BinaryMath, NumberForm, Pointwise, Unary, UnaryMath};
 use crate::kernels::plan::{CopyPlan, ElementwisePlan, Fold, MatmulPlan, Norm, ReducePlan};
+use crate::kernels::conv::ConvPlan;
 use crate::kernels::pool::{PoolKind, PoolPlan};
 use crate::kernels::Kernel;
 use crate::launch::{Arg, LaunchConfig};
@@ -211,6 +212,9 @@ impl<'c, 'm> Runner<'c, 'm> {
         for result in self.pools() {
             push(result, "pool");
         }
+        for result in self.convs() {
+            push(result, "conv");
+        }
         for &(m, k, n, transposed, bias) in &[
             (1u64, 1u64, 1u64, false, false),
             (3, 5, 7, false, true),
@@ -401,6 +405,49 @@ impl<'c, 'm> Runner<'c, 'm> {
         let plan = PoolPlan::adaptive(PoolKind::AdaptiveAvg, 1, shape, strides, &[5]);
         out.push(self.pool(plan, "adaptive_avg_pool", json!({ "dims": 1, "output_size": [5] }), &storage, shape, strides));
         out
+    }
+
+    /// Direct convolutions: groups (depthwise too), stride, padding, dilation, bias, 1-D,
+    /// unbatched and channels-last inputs, MNIST's second convolution; dumped for eager.
+    fn convs(&mut self) -> Vec<Result<Value>> {
+        // (dims, input shape, input strides, weight shape, stride, padding, dilation, groups, bias)
+        let cases: [(usize, &[i64], &[i64], &[i64], i64, i64, i64, i64, bool); 6] = [
+            (2, &[2, 4, 9, 10], &[360, 90, 10, 1], &[6, 4, 3, 3], 1, 0, 1, 1, true),
+            (2, &[2, 4, 9, 10], &[360, 1, 40, 4], &[6, 2, 3, 3], 2, 1, 1, 2, false),
+            (2, &[1, 6, 8, 8], &[384, 64, 8, 1], &[6, 1, 3, 3], 1, 1, 1, 6, true),
+            (2, &[3, 7, 7], &[49, 7, 1], &[4, 3, 2, 2], 1, 0, 2, 1, true),
+            (2, &[4, 32, 26, 26], &[21632, 676, 26, 1], &[64, 32, 3, 3], 1, 0, 1, 1, true),
+            (1, &[2, 3, 17], &[51, 17, 1], &[5, 3, 3], 2, 1, 1, 1, true),
+        ];
+        let mut out = Vec::new();
+        for (dims, shape, strides, w_shape, stride, padding, dilation, groups, bias) in cases {
+            out.push(self.conv(dims, shape, strides, w_shape, stride, padding, dilation, groups, bias));
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn conv(&mut self, dims: usize, shape: &[i64], strides: &[i64], w_shape: &[i64], stride: i64, padding: i64, dilation: i64, groups: i64, bias: bool) -> Result<Value> {
+        let storage = self.values(span(shape, strides), -2.0, 2.0, 0);
+        let w: Vec<f32> = self.rng.vec(w_shape.iter().product::<i64>() as usize, -1.0, 1.0);
+        let b: Vec<f32> = self.rng.vec(w_shape[0] as usize, -1.0, 1.0);
+        let plan = ConvPlan::new(dims, shape, strides, w_shape, bias.then_some(w_shape[0]), &[stride], &[padding], &[dilation], groups)
+            .ok_or_else(|| crate::result::CudaError::Unsupported(format!("no convolution plan for {shape:?} * {w_shape:?}")))?;
+        let (input, weight, bias_buffer) = (self.upload(&storage)?, self.upload(&w)?, self.upload(&b)?);
+        let o = DeviceBuffer::<f32>::alloc(self.context, (plan.numel() as usize).max(1))?;
+        let bias_ptr = if bias { bias_buffer.device_ptr() } else { 0 };
+        self.launch(Kernel::Conv, args::conv_config(&plan)?, &args::conv_args(&plan, o.device_ptr(), input.device_ptr(), weight.device_ptr(), bias_ptr)?)?;
+        let mut got = o.to_host()?;
+        got.truncate(plan.numel() as usize);
+        let args = json!({ "dims": dims, "stride": stride, "padding": padding, "dilation": dilation, "groups": groups, "bias": bias });
+        let case = format!("conv {args} {shape:?}/{strides:?} * {w_shape:?}");
+        let w_strides = contiguous(w_shape);
+        let mut inputs = vec![View { storage: &storage, shape, strides }.input(), View { storage: &w, shape: w_shape, strides: &w_strides }.input()];
+        if bias {
+            inputs.push(View { storage: &b, shape: &w_shape[..1], strides: &[1] }.input());
+        }
+        self.record(&case, "conv", args, &inputs, Output::F32 { values: &got, shape: &plan.out_shape }, false);
+        Ok(compare_f32(case, &got, &plan.run_cpu(&storage, &w, bias.then_some(b.as_slice()))))
     }
 
     fn pool(&mut self, plan: Option<PoolPlan>, eager: &str, args: Value, storage: &[f32], shape: &[i64], strides: &[i64]) -> Result<Value> {

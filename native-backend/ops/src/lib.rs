@@ -1538,19 +1538,19 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// 1-D convolution (stride, padding, dilation, groups), libtorch's kernel.
+        /// 1-D convolution (stride, padding, dilation, groups), libtorch's kernel on CPU.
         Conv1d {
             name: "conv1d", lane: Vision, signature: Params(CONV1D),
             functions: ["torch.nn.functional.conv1d", "torch.conv1d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_conv",
         },
-        /// 2-D convolution (stride, padding, dilation, groups), libtorch's kernel.
+        /// 2-D convolution (stride, padding, dilation, groups), libtorch's kernel on CPU.
         Conv2d {
             name: "conv2d", lane: Vision, signature: Params(CONV2D),
             functions: ["torch.nn.functional.conv2d", "torch.conv2d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_conv",
         },
         /// A 1-D convolution with `padding="same"` or `"valid"` (reached through `F.conv1d`).
         Conv1dPadding {

@@ -19,6 +19,7 @@ use tch::{Device, Kind, Tensor};
 use super::kernels::args;
 use super::kernels::math::{Binary, NumberForm, Pointwise, Unary};
 use super::kernels::plan::{contiguous_strides, norm_line_len, CopyPlan, DimsError, ReduceDims, ElementwisePlan, MatmulPlan, Norm, NormShapeError, ReducePlan, MAX_DIMS};
+use super::kernels::conv::ConvPlan;
 use super::kernels::pool::{PoolKind, PoolPlan};
 use super::kernels::Kernel;
 use super::launch::{Arg, LaunchConfig};
@@ -376,6 +377,47 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
 pub fn adaptive_max_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
     let plan = PoolPlan::adaptive(PoolKind::AdaptiveMax, 2, &x.size(), &x.stride(), output_size);
     pool(Kernel::Pool(PoolKind::AdaptiveMax), "adaptive_max_pool2d", x, plan, || x.f_adaptive_max_pool2d(output_size).map(|(values, _)| values))
+}
+
+// --- convolution ----------------------------------------------------------------------------
+
+/// Direct convolution of `x` (rank `dims + 1` or `dims + 2`) by a contiguous copy of `w`.
+#[allow(clippy::too_many_arguments)]
+fn conv(op: &str, dims: usize, x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64, eager_error: impl FnOnce() -> std::result::Result<Tensor, tch::TchError>) -> Result<Tensor> {
+    let loaded = runtime::kernel(Kernel::Conv)?;
+    check_input(op, x)?;
+    check_input(op, w)?;
+    if let Some(bias) = b {
+        check_input(op, bias)?;
+    }
+    // a bias that is not a vector has no length the plan accepts (eager refuses it)
+    let bias_len = b.map(|t| if t.dim() == 1 { t.size()[0] } else { -1 });
+    let plan = ConvPlan::new(dims, &x.size(), &x.stride(), &w.size(), bias_len, stride, padding, dilation, groups);
+    let Some(plan) = plan else {
+        // libtorch checks the shapes before it would launch anything of its own
+        return match eager_error() {
+            Err(error) => Err(error.into()),
+            Ok(_) => Err(unsupported(format!("torchlower: CUDA {op}: arguments outside our kernel's plan"))),
+        };
+    };
+    let w = contiguous(w)?;
+    let bias = b.map(contiguous).transpose()?;
+    let out = empty(&plan.out_shape, Kind::Float)?;
+    if plan.numel() > 0 {
+        let args = args::conv_args(&plan, addr(&out), addr(x), addr(&w), bias.as_ref().map_or(0, addr))?;
+        launch(loaded, args::conv_config(&plan)?, &args)?;
+    }
+    Ok(out)
+}
+
+/// `F.conv1d(x, w, b, stride, padding, dilation, groups)` on cuda:0, by direct convolution.
+pub fn conv1d(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
+    conv("conv1d", 1, x, w, b, stride, padding, dilation, groups, || x.f_conv1d(w, b, stride, padding, dilation, groups))
+}
+
+/// `F.conv2d(x, w, b, stride, padding, dilation, groups)` on cuda:0, by direct convolution.
+pub fn conv2d(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
+    conv("conv2d", 2, x, w, b, stride, padding, dilation, groups, || x.f_conv2d(w, b, stride, padding, dilation, groups))
 }
 
 // --- copies ------------------------------------------------------------------------------

@@ -84,3 +84,24 @@ def cuda_pooling_head(x: TensorF32Cuda0_4D, w: TensorF32Cuda0_2D) -> TensorF32Cu
 
 def cuda_sequence_pools(h: TensorF32Cuda0_3D) -> TensorF32Cuda0_3D:
     return F.max_pool1d(h, 2) + F.avg_pool1d(h, 2) + F.adaptive_avg_pool1d(h, h.shape[-1] // 2)
+
+
+# pytorch/examples' MNIST net on cuda:0: direct convolution, pooling, the classifier
+def cuda_mnist_net(x: TensorF32Cuda0_4D, c1_w: TensorF32Cuda0_4D, c1_b: TensorF32Cuda0_1D, c2_w: TensorF32Cuda0_4D, c2_b: TensorF32Cuda0_1D,
+                   f1_w: TensorF32Cuda0_2D, f1_b: TensorF32Cuda0_1D, f2_w: TensorF32Cuda0_2D, f2_b: TensorF32Cuda0_1D) -> TensorF32Cuda0_2D:
+    x = F.relu(F.conv2d(x, c1_w, c1_b))
+    x = F.relu(F.conv2d(x, c2_w, c2_b))
+    x = F.max_pool2d(x, 2)
+    x = torch.flatten(x, 1)
+    x = F.relu(F.linear(x, f1_w, f1_b))
+    x = F.linear(x, f2_w, f2_b)
+    return F.log_softmax(x, dim=1)
+
+
+# a depthwise-separable block and a 1-D conv (MobileNet, a temporal conv net)
+def cuda_depthwise_block(x: TensorF32Cuda0_4D, dw: TensorF32Cuda0_4D, pw: TensorF32Cuda0_4D, b: TensorF32Cuda0_1D) -> TensorF32Cuda0_4D:
+    return F.hardswish(F.conv2d(F.relu6(F.conv2d(x, dw, stride=2, padding=1, groups=x.shape[1])), pw, b))
+
+
+def cuda_temporal_conv(h: TensorF32Cuda0_3D, w: TensorF32Cuda0_3D, b: TensorF32Cuda0_1D) -> TensorF32Cuda0_3D:
+    return F.relu(F.conv1d(h, w, b, padding=2, dilation=2))

@@ -32,5 +32,11 @@ def relu6_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.relu6(x, inplace=True)
 
 
-def conv_on_cuda(x: TensorF32Cuda0_4D, w: TensorF32Cuda0_4D) -> TensorF32Cuda0_4D:
-    return F.conv2d(x, w)
+# Direct convolution has a kernel of ours on cuda:0; the padding strings and the transposed
+# convolution not yet (TL209)
+def same_conv_on_cuda(x: TensorF32Cuda0_4D, w: TensorF32Cuda0_4D) -> TensorF32Cuda0_4D:
+    return F.conv2d(x, w, padding="same")
+
+
+def transposed_conv_on_cuda(x: TensorF32Cuda0_4D, w: TensorF32Cuda0_4D) -> TensorF32Cuda0_4D:
+    return F.conv_transpose2d(x, w)

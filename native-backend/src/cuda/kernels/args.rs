@@ -50,6 +50,20 @@ pub fn pool_args(plan: &super::pool::PoolPlan, out: u64, input: u64) -> Result<V
     Ok(args)
 }
 
+/// One thread per convolution output element.
+pub fn conv_config(plan: &super::conv::ConvPlan) -> Result<LaunchConfig> {
+    LaunchConfig::for_elements(plan.numel(), ELEMENTWISE_THREADS)
+}
+
+/// Arguments of the convolution kernel ([`super::conv::CONV_PARAMS`]); `bias` 0 for none.
+pub fn conv_args(plan: &super::conv::ConvPlan, out: u64, input: u64, weight: u64, bias: u64) -> Result<Vec<Arg>> {
+    let tail = plan.args_tail().ok_or_else(|| CudaError::Unsupported("torchlower: CUDA convolution takes sizes, channels, strides, paddings and dilations below 65536".to_string()))?;
+    let mut args = vec![Arg::Ptr(out), Arg::Ptr(input), Arg::Ptr(weight), Arg::Ptr(bias)];
+    args.extend(tail.into_iter().map(Arg::I64));
+    args.push(Arg::U32(u32::from(plan.has_bias)));
+    Ok(args)
+}
+
 /// One thread per copied element.
 pub fn copy_config(plan: &CopyPlan) -> Result<LaunchConfig> {
     LaunchConfig::for_elements(plan.numel(), ELEMENTWISE_THREADS)

@@ -8,9 +8,10 @@
 //! - [`plan`]: the index math (broadcast strides, matmul views, reduction lines) with host
 //!   executors that follow the kernels' exact evaluation order.
 //! - [`elementwise`], [`matmul`], [`reduce`]: the PTX generators.
-//! - [`pool`]: the pooling plans, their host models and PTX.
+//! - [`pool`], [`conv`]: the pooling and direct-convolution plans, their host models and PTX.
 
 pub mod args;
+pub mod conv;
 pub mod elementwise;
 pub mod math;
 pub mod matmul;
@@ -56,10 +57,12 @@ pub enum Kernel {
     Copy,
     /// Max, avg and adaptive pooling over the last two dims ([`pool::PoolKind`]).
     Pool(pool::PoolKind),
+    /// Direct convolution (`conv1d`/`conv2d`).
+    Conv,
 }
 
 /// The kernels that are not one elementwise op, in [`Kernel::index`] order after those.
-const SHARED: [Kernel; 16] = [
+const SHARED: [Kernel; 17] = [
     Kernel::Matmul,
     Kernel::Sum,
     Kernel::Softmax,
@@ -76,6 +79,7 @@ const SHARED: [Kernel; 16] = [
     Kernel::Pool(pool::PoolKind::Avg),
     Kernel::Pool(pool::PoolKind::AdaptiveAvg),
     Kernel::Pool(pool::PoolKind::AdaptiveMax),
+    Kernel::Conv,
 ];
 
 /// Signatures of all kernels, in [`Kernel::index`] order.
@@ -117,6 +121,7 @@ impl Kernel {
             Kernel::Logsumexp => shared + 10,
             Kernel::LogSoftmax => shared + 11,
             Kernel::Pool(kind) => shared + 12 + kind as usize,
+            Kernel::Conv => shared + 16,
         }
     }
 
@@ -151,6 +156,7 @@ impl Kernel {
             Kernel::Pool(pool::PoolKind::Avg) => "tl_avg_pool",
             Kernel::Pool(pool::PoolKind::AdaptiveAvg) => "tl_adaptive_avg_pool",
             Kernel::Pool(pool::PoolKind::AdaptiveMax) => "tl_adaptive_max_pool",
+            Kernel::Conv => "tl_conv",
         }
     }
 
@@ -165,6 +171,7 @@ impl Kernel {
             Kernel::Copy => elementwise::COPY_PARAMS,
             Kernel::LayerNorm | Kernel::RmsNorm => reduce::NORM_PARAMS,
             Kernel::Pool(_) => pool::POOL_PARAMS,
+            Kernel::Conv => conv::CONV_PARAMS,
         }
     }
 
@@ -188,6 +195,7 @@ impl Kernel {
             Kernel::LayerNorm => reduce::norm_ptx(signature, plan::Norm::Layer),
             Kernel::RmsNorm => reduce::norm_ptx(signature, plan::Norm::Rms),
             Kernel::Pool(kind) => pool::pool_ptx(signature, kind),
+            Kernel::Conv => conv::conv_ptx(signature),
         }
     }
 }
