@@ -1602,3 +1602,44 @@ fn conv_plans_match_eager() {
     }
     println!("{checked} convolutions within the rounding of a sum of eager");
 }
+
+/// Batch norm on cuda:0 is composed from the add-number, rsqrt, sub, mul and add kernels
+/// (`(x - mean)·rsqrt(var + eps)·w + b`, the channel vectors broadcast as `(C, 1, …)`); those
+/// models composed the same way against eager CPU's batch norm, which computes `x·α + β`
+/// (`α = w/sqrt(var + eps)`, `β = b - mean·α`): within `1e-6·(|x·α| + |mean·α| + |b|)`.
+#[test]
+fn composed_batch_norm_matches_eager() {
+    let mut rng = Rng(41);
+    for shape in [vec![4i64, 3, 5, 6], vec![8, 5], vec![2, 4, 9]] {
+        let c = shape[1];
+        let n: i64 = shape.iter().product();
+        let x = tensor(&rng.vec(n as usize, -3.0, 3.0), &shape);
+        let layouts = if shape.len() == 4 { vec![x.shallow_clone(), x.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])] } else { vec![x.shallow_clone()] };
+        let (mean, var) = (tensor(&rng.vec(c as usize, -1.0, 1.0), &[c]), tensor(&rng.vec(c as usize, 0.0, 2.0), &[c]));
+        let (w, b) = (tensor(&rng.vec(c as usize, -2.0, 2.0), &[c]), tensor(&rng.vec(c as usize, -1.0, 1.0), &[c]));
+        let eps = 1e-5f64;
+        for x in layouts {
+            let storage = to_vec(&x.as_strided([n], [1], None::<i64>));
+            let vector = ElementwisePlan::unary(&[c], &[1]).unwrap();
+            let rstd = vector.run_pointwise_cpu(Pointwise::AddScalar, &to_vec(&var), &[], eps as f32, 0.0);
+            let rstd = vector.run_pointwise_cpu(Pointwise::Rsqrt, &rstd, &[], 0.0, 0.0);
+            let mut channel_shape = vec![c];
+            channel_shape.resize(shape.len() - 1, 1);
+            let channel_strides = vec![1i64; channel_shape.len()];
+            let contiguous = torchlower_backend::cuda::kernels::plan::contiguous_strides(&shape);
+            let step = |a: &[f32], a_strides: &[i64], v: &[f32], op: Binary| {
+                ElementwisePlan::broadcast(&shape, a_strides, &channel_shape, &channel_strides).unwrap().run_binary_cpu(op, a, v)
+            };
+            let y = step(&storage, &x.stride(), &to_vec(&mean), Binary::Sub);
+            let y = step(&y, &contiguous, &rstd, Binary::Mul);
+            let y = step(&y, &contiguous, &to_vec(&w), Binary::Mul);
+            let got = step(&y, &contiguous, &to_vec(&b), Binary::Add);
+            let want = to_vec(&x.batch_norm(Some(&w), Some(&b), Some(&mean), Some(&var), false, 0.1, eps, false));
+            let alpha = (&w / (&var + eps).sqrt()).view(channel_shape.as_slice());
+            let scale = to_vec(&((&x * &alpha).abs() + (mean.view(channel_shape.as_slice()) * &alpha).abs() + b.view(channel_shape.as_slice()).abs()));
+            for (i, ((&g, &e), &s)) in got.iter().zip(&want).zip(&scale).enumerate() {
+                assert!((g - e).abs() <= 1e-6 * s + 1e-30, "batch_norm {shape:?} strides {:?} [{i}]: model {g:e} vs eager {e:e}", x.stride());
+            }
+        }
+    }
+}

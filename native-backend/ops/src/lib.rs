@@ -1650,12 +1650,12 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// Batch normalization with running statistics (`training=False`), libtorch's kernel.
+        /// Batch normalization with running statistics (`training=False`), libtorch's kernel on CPU.
         BatchNorm {
             name: "batch_norm", lane: Norms, signature: Params(BATCH_NORM),
             functions: ["torch.nn.functional.batch_norm"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_add_scalar/tl_rsqrt/tl_sub/tl_mul/tl_add",
         },
         /// Group normalization, libtorch's kernel.
         GroupNorm {

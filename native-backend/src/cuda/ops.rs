@@ -775,6 +775,39 @@ pub fn rms_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, e
     norm(Kernel::RmsNorm, "rms_norm", x, len, normalized_shape.len(), weight, None, eps)
 }
 
+/// `F.batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum, eps)`
+/// on cuda:0, composed from our elementwise kernels in the order of eager's CUDA inference
+/// kernel: `rstd = 1/sqrt(var + eps)` per channel, then `(x - mean)·rstd·weight + bias`, the
+/// channel vectors viewed as `(C, 1, …)` and broadcast. Statistics of another length than the
+/// channels reach libtorch, which raises eager's error.
+pub fn batch_norm(x: &Tensor, mean: &Tensor, var: &Tensor, weight: Option<&Tensor>, bias: Option<&Tensor>, momentum: f64, eps: f64) -> Result<Tensor> {
+    runtime::kernel(Kernel::Binary(Binary::Sub))?;
+    for t in [Some(x), Some(mean), Some(var), weight, bias].into_iter().flatten() {
+        check_input("batch_norm", t)?;
+    }
+    let channels = if x.dim() >= 2 { Some(x.size()[1]) } else { None };
+    let fits = |t: &Tensor| t.dim() == 1 && Some(t.size()[0]) == channels;
+    if !([Some(mean), Some(var), weight, bias].into_iter().flatten().all(fits)) {
+        return match x.f_batch_norm(weight, bias, Some(mean), Some(var), false, momentum, eps, true) {
+            Err(error) => Err(error.into()),
+            Ok(_) => Err(unsupported("torchlower: CUDA batch_norm: statistics outside our kernels' layout".to_string())),
+        };
+    }
+    // (C,) viewed as (C, 1, …) against (N, C, …)
+    let mut per_channel = vec![-1i64];
+    per_channel.resize(x.dim() - 1, 1);
+    let channel = |t: &Tensor| t.f_view(per_channel.as_slice());
+    let rstd = rsqrt(&add_scalar(var, eps)?)?;
+    let mut y = mul(&sub(x, &channel(mean)?)?, &channel(&rstd)?)?;
+    if let Some(w) = weight {
+        y = mul(&y, &channel(w)?)?;
+    }
+    if let Some(b) = bias {
+        y = add(&y, &channel(b)?)?;
+    }
+    Ok(y)
+}
+
 /// The lines of a reduction over `dims` (every dim when the list is empty, as eager): its
 /// plan, the tensor it reads and the result's shape. One dim is read in place (or from a
 /// contiguous copy, as [`reduce_plan`]); several are moved last by a permuted contiguous

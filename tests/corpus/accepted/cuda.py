@@ -105,3 +105,11 @@ def cuda_depthwise_block(x: TensorF32Cuda0_4D, dw: TensorF32Cuda0_4D, pw: Tensor
 
 def cuda_temporal_conv(h: TensorF32Cuda0_3D, w: TensorF32Cuda0_3D, b: TensorF32Cuda0_1D) -> TensorF32Cuda0_3D:
     return F.relu(F.conv1d(h, w, b, padding=2, dilation=2))
+
+
+# torchvision's ResNet BasicBlock in eval (batch norm with running statistics), on cuda:0
+def cuda_basic_block(x: TensorF32Cuda0_4D, w1: TensorF32Cuda0_4D, m1: TensorF32Cuda0_1D, v1: TensorF32Cuda0_1D, g1: TensorF32Cuda0_1D, b1: TensorF32Cuda0_1D,
+                     w2: TensorF32Cuda0_4D, m2: TensorF32Cuda0_1D, v2: TensorF32Cuda0_1D, g2: TensorF32Cuda0_1D, b2: TensorF32Cuda0_1D) -> TensorF32Cuda0_4D:
+    out = F.relu(F.batch_norm(F.conv2d(x, w1, padding=1), m1, v1, g1, b1, False, 0.1, 1e-5))
+    out = F.batch_norm(F.conv2d(out, w2, padding=1), m2, v2, g2, b2, training=False, eps=1e-5)
+    return F.relu(out + x)
