@@ -556,6 +556,12 @@ pub fn batch_norm(x: &Tensor, mean: &Tensor, var: &Tensor, weight: Option<&Tenso
 /// `F.group_norm(x, num_groups, weight, bias, eps)`, with the checks eager's Python wrapper
 /// makes first (its `//` by `num_groups`, and at least two values per group).
 pub fn group_norm(x: &Tensor, num_groups: i64, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+    group_norm_python_checks(x, num_groups)?;
+    Ok(x.f_group_norm(num_groups, weight, bias, eps, true)?)
+}
+
+/// What `F.group_norm`'s Python wrapper checks before libtorch sees the call (also on cuda:0).
+pub(crate) fn group_norm_python_checks(x: &Tensor, num_groups: i64) -> Result<()> {
     let size = x.size();
     let per_group = crate::scalar::floordiv(crate::scalar::mul(size[0], size[1])?, num_groups)?;
     let mut checked = vec![per_group, num_groups];
@@ -565,7 +571,7 @@ pub fn group_norm(x: &Tensor, num_groups: i64, weight: Option<&Tensor>, bias: Op
         let shown: Vec<String> = checked.iter().map(i64::to_string).collect();
         return Err(crate::Error::Value(format!("Expected more than 1 value per channel when training, got input size [{}]", shown.join(", "))));
     }
-    Ok(x.f_group_norm(num_groups, weight, bias, eps, true)?)
+    Ok(())
 }
 
 /// `F.embedding(indices, weight)`: rows of `weight`.

@@ -1643,3 +1643,44 @@ fn composed_batch_norm_matches_eager() {
         }
     }
 }
+
+/// Group norm on cuda:0 is our layer-norm kernel over each `(n, group)` line (no affine),
+/// then the per-channel mul/add kernels; those models composed the same way against eager
+/// CPU's group norm, within the layer-norm tolerance (`1e-5·(|y|+1)·(1 + |mean|/std)` of the
+/// group's line, times `|w|` for the affine step).
+#[test]
+fn composed_group_norm_matches_eager() {
+    let mut rng = Rng(43);
+    for (shape, groups) in [(vec![2i64, 6, 5, 4], 3i64), (vec![3, 8, 7], 2), (vec![4, 6], 6), (vec![1, 32, 4, 4], 8)] {
+        let (n, c) = (shape[0], shape[1]);
+        let numel: i64 = shape.iter().product();
+        let values = rng.vec(numel as usize, -3.0, 5.0);
+        let x = tensor(&values, &shape);
+        let (w, b) = (rng.vec(c as usize, -2.0, 2.0), rng.vec(c as usize, -1.0, 1.0));
+        let len = numel / (n * groups);
+        let plan = ReducePlan::along(&[n * groups, len], &[len, 1], -1, true).unwrap().unwrap();
+        let normalized = plan.run_norm_cpu(&values, None, None, 1e-5, Norm::Layer);
+        let mut channel_shape = vec![c];
+        channel_shape.resize(shape.len() - 1, 1);
+        let channel_strides = vec![1i64; channel_shape.len()];
+        let contiguous = torchlower_backend::cuda::kernels::plan::contiguous_strides(&shape);
+        let step = |a: &[f32], v: &[f32], op: Binary| ElementwisePlan::broadcast(&shape, &contiguous, &channel_shape, &channel_strides).unwrap().run_binary_cpu(op, a, v);
+        let got = step(&step(&normalized, &w, Binary::Mul), &b, Binary::Add);
+        let (wt, bt) = (tensor(&w, &[c]), tensor(&b, &[c]));
+        let want = to_vec(&x.group_norm(groups, Some(&wt), Some(&bt), 1e-5, false));
+        // the line's conditioning `1 + |mean|·rstd` (eager's `x·a + (b - mean·a)` cancels by
+        // that much; rstd includes eps, so a one-value group counts too), times the channel's |w|
+        let per_channel = (numel / n / c) as usize;
+        let conditions: Vec<f64> = values
+            .chunks(len as usize)
+            .flat_map(|line| {
+                let m = line.iter().map(|&v| v as f64).sum::<f64>() / line.len() as f64;
+                let var = line.iter().map(|&v| (v as f64 - m).powi(2)).sum::<f64>() / line.len() as f64;
+                std::iter::repeat_n(1.0 + m.abs() / (var + 1e-5).sqrt(), line.len())
+            })
+            .enumerate()
+            .map(|(i, k)| k * (w[(i / per_channel) % c as usize].abs() as f64).max(1.0))
+            .collect();
+        assert_norm_close(&got, &want, &conditions, &format!("group_norm {shape:?} groups={groups}"));
+    }
+}

@@ -1657,12 +1657,12 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_add_scalar/tl_rsqrt/tl_sub/tl_mul/tl_add",
         },
-        /// Group normalization, libtorch's kernel.
+        /// Group normalization, libtorch's kernel on CPU.
         GroupNorm {
             name: "group_norm", lane: Norms, signature: Params(GROUP_NORM),
             functions: ["torch.nn.functional.group_norm", "torch.group_norm"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_layer_norm/tl_copy/tl_mul/tl_add",
         },
         /// The cross-entropy of class scores against int64 targets, per target
         /// (`reduction="none"`), libtorch's kernel.

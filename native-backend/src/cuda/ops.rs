@@ -808,6 +808,44 @@ pub fn batch_norm(x: &Tensor, mean: &Tensor, var: &Tensor, weight: Option<&Tenso
     Ok(y)
 }
 
+/// `F.group_norm(x, num_groups, weight, bias, eps)` on cuda:0: eager's Python checks, then
+/// each `(n, group)` normalized by our layer-norm kernel over the group's channels and
+/// positions (no affine: the tree mean, the mean of the squared deviations, `rstd` by
+/// `sqrt.rn`/`rcp.rn`), then `·weight + bias` per channel by the mul/add kernels. Channels not
+/// divisible by the groups or affine vectors of another length reach libtorch, which raises
+/// eager's error.
+pub fn group_norm(x: &Tensor, num_groups: i64, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+    runtime::kernel(Kernel::LayerNorm)?;
+    for t in [Some(x), weight, bias].into_iter().flatten() {
+        check_input("group_norm", t)?;
+    }
+    if x.dim() < 2 {
+        return Err(unsupported("torchlower: CUDA group_norm takes inputs of rank 2 to 4".to_string()));
+    }
+    crate::ops::group_norm_python_checks(x, num_groups)?;
+    let shape = x.size();
+    let channels = shape[1];
+    let fits = |t: &Tensor| t.dim() == 1 && t.size()[0] == channels;
+    if num_groups <= 0 || channels % num_groups != 0 || !([weight, bias].into_iter().flatten().all(fits)) {
+        return match x.f_group_norm(num_groups, weight, bias, eps, true) {
+            Err(error) => Err(error.into()),
+            Ok(_) => Err(unsupported("torchlower: CUDA group_norm: arguments outside our kernels' layout".to_string())),
+        };
+    }
+    let lines = reshape(x, &[shape[0], num_groups, -1])?;
+    let len = *lines.size().last().unwrap_or(&1);
+    let mut y = norm(Kernel::LayerNorm, "group_norm", &lines, len, 1, None, None, eps as f32)?.f_view(shape.as_slice())?;
+    let mut per_channel = vec![-1i64];
+    per_channel.resize(x.dim() - 1, 1);
+    if let Some(w) = weight {
+        y = mul(&y, &w.f_view(per_channel.as_slice())?)?;
+    }
+    if let Some(b) = bias {
+        y = add(&y, &b.f_view(per_channel.as_slice())?)?;
+    }
+    Ok(y)
+}
+
 /// The lines of a reduction over `dims` (every dim when the list is empty, as eager): its
 /// plan, the tensor it reads and the result's shape. One dim is read in place (or from a
 /// contiguous copy, as [`reduce_plan`]); several are moved last by a permuted contiguous

@@ -113,3 +113,8 @@ def cuda_basic_block(x: TensorF32Cuda0_4D, w1: TensorF32Cuda0_4D, m1: TensorF32C
     out = F.relu(F.batch_norm(F.conv2d(x, w1, padding=1), m1, v1, g1, b1, False, 0.1, 1e-5))
     out = F.batch_norm(F.conv2d(out, w2, padding=1), m2, v2, g2, b2, training=False, eps=1e-5)
     return F.relu(out + x)
+
+
+# A diffusion UNet's normalization (GroupNorm(32) then SiLU), on cuda:0
+def cuda_group_norm_silu(h: TensorF32Cuda0_4D, gamma: TensorF32Cuda0_1D, beta: TensorF32Cuda0_1D) -> TensorF32Cuda0_4D:
+    return F.silu(F.group_norm(h, 32, gamma, beta, eps=1e-6))
