@@ -9,7 +9,7 @@
 //! for bit. 1-D convolution is 2-D convolution of planes one row high.
 
 use super::super::launch::{KernelSignature, ParamKind, ParamKind::*};
-use super::ptx::PtxBuilder;
+use super::ptx::{pack16, PtxBuilder};
 
 /// `(out, in, weight, bias, numel, out_dims, in_dims, steps, dilation_groups, n_stride,
 /// c_stride, h_stride, w_stride, has_bias)`; each packed parameter holds four 16-bit fields
@@ -152,30 +152,19 @@ impl ConvPlan {
     /// The packed and plain arguments after the four pointers, or `None` when a field does
     /// not fit in 16 bits.
     pub fn args_tail(&self) -> Option<Vec<i64>> {
-        let pack = |fields: [i64; 4]| -> Option<i64> {
-            fields.iter().all(|&f| (0..1 << 16).contains(&f)).then(|| fields.iter().enumerate().fold(0i64, |acc, (i, &f)| acc | (f << (16 * i))))
-        };
         let [_, oc, oh, ow] = self.out;
         Some(vec![
             self.numel() as i64,
-            pack([oc, oh, ow, self.group_channels])?,
-            pack([self.input[0], self.input[1], self.kernel[0], self.kernel[1]])?,
-            pack([self.stride[0], self.stride[1], self.padding[0], self.padding[1]])?,
-            pack([self.dilation[0], self.dilation[1], self.groups, 0])?,
+            pack16([oc, oh, ow, self.group_channels])?,
+            pack16([self.input[0], self.input[1], self.kernel[0], self.kernel[1]])?,
+            pack16([self.stride[0], self.stride[1], self.padding[0], self.padding[1]])?,
+            pack16([self.dilation[0], self.dilation[1], self.groups, 0])?,
             self.strides[0],
             self.strides[1],
             self.strides[2],
             self.strides[3],
         ])
     }
-}
-
-/// Field `i` (16 bits) of a packed parameter.
-fn field(b: &mut PtxBuilder, packed: &str, i: u32) -> String {
-    let (shifted, value) = (b.b64(), b.b64());
-    b.op(format!("shr.u64 {shifted}, {packed}, {}", 16 * i));
-    b.op(format!("and.b64 {value}, {shifted}, 65535"));
-    value
 }
 
 /// A counted loop `for v in 0..end`: places the head, returns `(v, end label)`; the body
@@ -203,25 +192,14 @@ pub fn conv_ptx(signature: &KernelSignature) -> String {
     let input = b.param_global_ptr(1);
     let weight = b.param_global_ptr(2);
     let bias = b.param_global_ptr(3);
-    let index = b.global_thread_index();
-    let numel = b.param_s64(4);
-    let outside = b.pred();
-    b.op(format!("setp.ge.s64 {outside}, {index}, {numel}"));
-    b.op(format!("@{outside} bra {done}"));
+    let index = b.output_element(4, &done);
     let (out_dims, in_dims, steps, dilation_groups) = (b.param_s64(5), b.param_s64(6), b.param_s64(7), b.param_s64(8));
     let (n_stride, c_stride, h_stride, w_stride) = (b.param_s64(9), b.param_s64(10), b.param_s64(11), b.param_s64(12));
-    let (oc_len, oh_len, ow_len, group_channels) = (field(&mut b, &out_dims, 0), field(&mut b, &out_dims, 1), field(&mut b, &out_dims, 2), field(&mut b, &out_dims, 3));
-    let (height, width, kh_len, kw_len) = (field(&mut b, &in_dims, 0), field(&mut b, &in_dims, 1), field(&mut b, &in_dims, 2), field(&mut b, &in_dims, 3));
-    let (stride_h, stride_w, pad_h, pad_w) = (field(&mut b, &steps, 0), field(&mut b, &steps, 1), field(&mut b, &steps, 2), field(&mut b, &steps, 3));
-    let (dil_h, dil_w, groups) = (field(&mut b, &dilation_groups, 0), field(&mut b, &dilation_groups, 1), field(&mut b, &dilation_groups, 2));
-    // index = ((n·C_out + oc)·OH + oh)·OW + ow
-    let (ow, oh, oc, n, rest) = (b.b64(), b.b64(), b.b64(), b.b64(), b.b64());
-    b.op(format!("rem.u64 {ow}, {index}, {ow_len}"));
-    b.op(format!("div.u64 {rest}, {index}, {ow_len}"));
-    b.op(format!("rem.u64 {oh}, {rest}, {oh_len}"));
-    b.op(format!("div.u64 {rest}, {rest}, {oh_len}"));
-    b.op(format!("rem.u64 {oc}, {rest}, {oc_len}"));
-    b.op(format!("div.u64 {n}, {rest}, {oc_len}"));
+    let (oc_len, oh_len, ow_len, group_channels) = (b.packed_field(&out_dims, 0), b.packed_field(&out_dims, 1), b.packed_field(&out_dims, 2), b.packed_field(&out_dims, 3));
+    let (height, width, kh_len, kw_len) = (b.packed_field(&in_dims, 0), b.packed_field(&in_dims, 1), b.packed_field(&in_dims, 2), b.packed_field(&in_dims, 3));
+    let (stride_h, stride_w, pad_h, pad_w) = (b.packed_field(&steps, 0), b.packed_field(&steps, 1), b.packed_field(&steps, 2), b.packed_field(&steps, 3));
+    let (dil_h, dil_w, groups) = (b.packed_field(&dilation_groups, 0), b.packed_field(&dilation_groups, 1), b.packed_field(&dilation_groups, 2));
+    let [n, oc, oh, ow] = b.split_nchw(&index, &oc_len, &oh_len, &ow_len);
     // the group's first input channel: oc / (C_out / groups) · C_in_per_group
     let (per_group, first_channel) = (b.b64(), b.b64());
     b.op(format!("div.u64 {per_group}, {oc_len}, {groups}"));

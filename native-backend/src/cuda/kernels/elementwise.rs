@@ -20,11 +20,7 @@ pub const COPY_PARAMS: &[ParamKind] = &[Ptr, Ptr, I64, I64, I64, I64, I64, I64, 
 
 /// Thread index, bounds check against `numel`, and the output coordinates of the element.
 fn prologue(b: &mut PtxBuilder, numel_param: usize, sizes_param: usize, done: &str) -> (String, [String; MAX_DIMS]) {
-    let index = b.global_thread_index();
-    let numel = b.param_s64(numel_param);
-    let outside = b.pred();
-    b.op(format!("setp.ge.s64 {outside}, {index}, {numel}"));
-    b.op(format!("@{outside} bra {done}"));
+    let index = b.output_element(numel_param, done);
     let mut coords: [String; MAX_DIMS] = Default::default();
     let mut rest = index.clone();
     for d in (1..MAX_DIMS).rev() {

@@ -44,20 +44,7 @@ fn pow2<S: Scalar>(s: &mut S, k: &S::I) -> S::F {
 
 /// `e^x` (see the module docs).
 pub fn exp<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = f32::from_bits(0x3f31_7200); // 0.693145751953125, 9 trailing zero bits
-    const LN2_LO: f32 = f32::from_bits(0x35bf_be8e); // ln 2 - LN2_HI
-    let lo = s.c(-104.0);
-    let hi = s.c(104.0);
-    let clamped = s.min_nan(x, &hi);
-    let clamped = s.max_nan(&clamped, &lo);
-    let log2e = s.c(LOG2E);
-    let t = s.mul(&clamped, &log2e);
-    let j = s.rint(&t);
-    let neg_hi = s.c(-LN2_HI);
-    let neg_lo = s.c(-LN2_LO);
-    let r = s.fma(&j, &neg_hi, &clamped);
-    let r = s.fma(&j, &neg_lo, &r);
+    let (j, r) = reduce_ln2(s, x, 104.0);
     let taylor: Vec<f32> = (0..=7).map(|n| (1.0 / factorial(n)) as f32).collect();
     let p = horner(s, &r, &taylor);
     let ji = s.f2i(&j);
@@ -67,6 +54,27 @@ pub fn exp<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
     let s2 = pow2(s, &j2);
     let scaled = s.mul(&p, &s1);
     s.mul(&scaled, &s2)
+}
+
+/// Cody–Waite reduction of `x` clamped to `±bound`: `x = j ln2 + r` with `j` an integral
+/// float and `|r| <= ln2/2`, `ln2` in two parts (the high one with 9 trailing zero bits, so
+/// `j·LN2_HI` is exact).
+fn reduce_ln2<S: Scalar>(s: &mut S, x: &S::F, bound: f32) -> (S::F, S::F) {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = f32::from_bits(0x3f31_7200); // 0.693145751953125
+    const LN2_LO: f32 = f32::from_bits(0x35bf_be8e); // ln 2 - LN2_HI
+    let lo = s.c(-bound);
+    let hi = s.c(bound);
+    let clamped = s.min_nan(x, &hi);
+    let clamped = s.max_nan(&clamped, &lo);
+    let log2e = s.c(LOG2E);
+    let t = s.mul(&clamped, &log2e);
+    let j = s.rint(&t);
+    let neg_hi = s.c(-LN2_HI);
+    let neg_lo = s.c(-LN2_LO);
+    let r = s.fma(&j, &neg_hi, &clamped);
+    let r = s.fma(&j, &neg_lo, &r);
+    (j, r)
 }
 
 fn factorial(n: u32) -> f64 {
@@ -160,21 +168,8 @@ pub fn log<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
 /// are exact for `|k| <= 24`, so only the sum rounds. Beyond `|x| >= 16` the result is
 /// `exp(x) - 1`, whose rounding is then the subtraction's.
 pub fn expm1<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
-    const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
-    // the reduced path on a clamped copy (the other path covers what the clamp changes)
-    let lo = s.c(-16.0);
-    let hi = s.c(16.0);
-    let clamped = s.min_nan(x, &hi);
-    let clamped = s.max_nan(&clamped, &lo);
-    let log2e = s.c(LOG2E);
-    let t = s.mul(&clamped, &log2e);
-    let k = s.rint(&t);
-    let neg_hi = s.c(-LN2_HI);
-    let neg_lo = s.c(-LN2_LO);
-    let r = s.fma(&k, &neg_hi, &clamped);
-    let r = s.fma(&k, &neg_lo, &r);
+    // the reduced path on a copy clamped to ±16 (the other path covers what the clamp changes)
+    let (k, r) = reduce_ln2(s, x, 16.0);
     let taylor: Vec<f32> = (2..=9).map(|n| (1.0 / factorial(n)) as f32).collect();
     let q = horner(s, &r, &taylor);
     let r2 = s.mul(&r, &r);
@@ -189,7 +184,8 @@ pub fn expm1<S: Scalar>(s: &mut S, x: &S::F) -> S::F {
     let e = exp(s, x);
     let direct = s.sub(&e, &one);
     let ax = s.abs(x);
-    let near = s.lt(&ax, &hi);
+    let sixteen = s.c(16.0);
+    let near = s.lt(&ax, &sixteen);
     let value = s.select(&near, &reduced, &direct);
     // ±0 and NaN are returned as they are
     let zero = s.c(0.0);

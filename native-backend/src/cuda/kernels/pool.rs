@@ -15,7 +15,7 @@
 //! the same (the model tests compare them bit for bit).
 
 use super::super::launch::{KernelSignature, ParamKind, ParamKind::*};
-use super::ptx::PtxBuilder;
+use super::ptx::{pack16, PtxBuilder};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PoolKind {
@@ -65,8 +65,7 @@ impl PoolWindow {
 
     /// The window packed for the kernel, when every part fits in 16 bits.
     fn packed(&self) -> Option<i64> {
-        let parts = [self.size, self.stride, self.padding, self.dilation];
-        parts.iter().all(|&p| (0..1 << 16).contains(&p)).then(|| parts.iter().enumerate().fold(0i64, |acc, (i, &p)| acc | (p << (16 * i))))
+        pack16([self.size, self.stride, self.padding, self.dilation])
     }
 }
 
@@ -244,21 +243,13 @@ impl PoolPlan {
     }
 }
 
-/// Unpacks field `i` (16 bits) of a packed window.
-fn field(b: &mut PtxBuilder, packed: &str, i: u32) -> String {
-    let (shifted, value) = (b.b64(), b.b64());
-    b.op(format!("shr.u64 {shifted}, {packed}, {}", 16 * i));
-    b.op(format!("and.b64 {value}, {shifted}, 65535"));
-    value
-}
-
 /// `(lo, hi, step, clipped size)` registers of one dim, as [`PoolPlan::bounds`].
 fn bounds_ptx(b: &mut PtxBuilder, kind: PoolKind, o: &str, len: &str, out_len: &str, packed: &str) -> (String, String, String, String) {
     let (lo, hi, step, size) = (b.b64(), b.b64(), b.b64(), b.b64());
     b.op(format!("mov.s64 {size}, 0"));
     match kind {
         PoolKind::Max | PoolKind::Avg => {
-            let (k, s, p, d) = (field(b, packed, 0), field(b, packed, 1), field(b, packed, 2), field(b, packed, 3));
+            let (k, s, p, d) = (b.packed_field(packed, 0), b.packed_field(packed, 1), b.packed_field(packed, 2), b.packed_field(packed, 3));
             b.op(format!("mul.lo.s64 {lo}, {o}, {s}"));
             b.op(format!("sub.s64 {lo}, {lo}, {p}"));
             if kind == PoolKind::Max {
@@ -307,23 +298,12 @@ pub fn pool_ptx(signature: &KernelSignature, kind: PoolKind) -> String {
     let done = b.label("done");
     let out = b.param_global_ptr(0);
     let input = b.param_global_ptr(1);
-    let index = b.global_thread_index();
-    let numel = b.param_s64(2);
-    let outside = b.pred();
-    b.op(format!("setp.ge.s64 {outside}, {index}, {numel}"));
-    b.op(format!("@{outside} bra {done}"));
+    let index = b.output_element(2, &done);
     let (c_len, oh_len, ow_len) = (b.param_s64(3), b.param_s64(4), b.param_s64(5));
     let (n_stride, c_stride, h_stride, w_stride) = (b.param_s64(6), b.param_s64(7), b.param_s64(8), b.param_s64(9));
     let (height, width) = (b.param_s64(10), b.param_s64(11));
     let (rows, cols) = (b.param_s64(12), b.param_s64(13));
-    // index = ((n·C + c)·OH + oh)·OW + ow
-    let (ow, oh, c, n, rest) = (b.b64(), b.b64(), b.b64(), b.b64(), b.b64());
-    b.op(format!("rem.u64 {ow}, {index}, {ow_len}"));
-    b.op(format!("div.u64 {rest}, {index}, {ow_len}"));
-    b.op(format!("rem.u64 {oh}, {rest}, {oh_len}"));
-    b.op(format!("div.u64 {rest}, {rest}, {oh_len}"));
-    b.op(format!("rem.u64 {c}, {rest}, {c_len}"));
-    b.op(format!("div.u64 {n}, {rest}, {c_len}"));
+    let [n, c, oh, ow] = b.split_nchw(&index, &c_len, &oh_len, &ow_len);
     let base = b.b64();
     b.op(format!("mul.lo.s64 {base}, {n}, {n_stride}"));
     b.op(format!("mad.lo.s64 {base}, {c}, {c_stride}, {base}"));

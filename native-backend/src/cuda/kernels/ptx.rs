@@ -132,6 +132,37 @@ impl PtxBuilder {
         index
     }
 
+    /// Field `i` (16 bits, from the lowest) of a parameter packed by [`pack16`].
+    pub fn packed_field(&mut self, packed: &str, i: u32) -> String {
+        let (shifted, value) = (self.b64(), self.b64());
+        self.op(format!("shr.u64 {shifted}, {packed}, {}", 16 * i));
+        self.op(format!("and.b64 {value}, {shifted}, 65535"));
+        value
+    }
+
+    /// The global thread index, branching to `done` at or past `numel` (parameter
+    /// `numel_param`): the start of a one-thread-per-output-element kernel.
+    pub fn output_element(&mut self, numel_param: usize, done: &str) -> String {
+        let index = self.global_thread_index();
+        let numel = self.param_s64(numel_param);
+        let outside = self.pred();
+        self.op(format!("setp.ge.s64 {outside}, {index}, {numel}"));
+        self.op(format!("@{outside} bra {done}"));
+        index
+    }
+
+    /// `(n, c, oh, ow)` of element `index` of a contiguous `(N, C, OH, OW)` output.
+    pub fn split_nchw(&mut self, index: &str, c_len: &str, oh_len: &str, ow_len: &str) -> [String; 4] {
+        let (ow, oh, c, n, rest) = (self.b64(), self.b64(), self.b64(), self.b64(), self.b64());
+        self.op(format!("rem.u64 {ow}, {index}, {ow_len}"));
+        self.op(format!("div.u64 {rest}, {index}, {ow_len}"));
+        self.op(format!("rem.u64 {oh}, {rest}, {oh_len}"));
+        self.op(format!("div.u64 {rest}, {rest}, {oh_len}"));
+        self.op(format!("rem.u64 {c}, {rest}, {c_len}"));
+        self.op(format!("div.u64 {n}, {rest}, {c_len}"));
+        [n, c, oh, ow]
+    }
+
     /// The complete module text: header, `.entry` from `signature`, register declarations,
     /// shared arrays and body.
     pub fn finish(self, signature: &KernelSignature) -> String {
@@ -155,4 +186,11 @@ impl PtxBuilder {
 /// A PTX `.f32` immediate with the exact bits of `value`.
 pub fn f32_imm(value: f32) -> String {
     format!("0f{:08X}", value.to_bits())
+}
+
+/// Four values of 16 bits in one 64-bit kernel parameter (the lowest first), read back by
+/// [`PtxBuilder::packed_field`]; `None` when one does not fit. Keeps the pooling and
+/// convolution kernels within the launch's 16 parameters.
+pub fn pack16(fields: [i64; 4]) -> Option<i64> {
+    fields.iter().all(|&f| (0..1 << 16).contains(&f)).then(|| fields.iter().enumerate().fold(0i64, |acc, (i, &f)| acc | (f << (16 * i))))
 }
