@@ -1531,6 +1531,7 @@ fn pool_plans_match_eager_bit_for_bit() {
 }
 
 use torchlower_backend::cuda::kernels::conv::ConvPlan;
+use torchlower_backend::cuda::kernels::math::BinaryMath;
 
 /// The direct-convolution plan against eager CPU (libtorch's convolution, which sums in
 /// another order): within `1e-5 · Σ|x·w|` per output, NaN and ±inf where eager has them;
@@ -1682,5 +1683,46 @@ fn composed_group_norm_matches_eager() {
             .map(|(i, k)| k * (w[(i / per_channel) % c as usize].abs() as f64).max(1.0))
             .collect();
         assert_norm_close(&got, &want, &conditions, &format!("group_norm {shape:?} groups={groups}"));
+    }
+}
+
+/// The norms on cuda:0 are composed from our kernels: `Σ|x|` and `sqrt(Σx²)` (abs/square,
+/// the sum kernel over the dims' lines, sqrt), and `F.normalize` divides by their
+/// `clamp_min(eps)`; those models composed the same way against eager CPU's
+/// `linalg.vector_norm` and `F.normalize`, within the rounding of a sum (`1e-5` relative).
+#[test]
+fn composed_norms_match_eager() {
+    let mut rng = Rng(47);
+    for (shape, dims) in [(vec![7i64, 300], vec![-1i64]), (vec![5, 6, 7], vec![0, 2]), (vec![4, 9], vec![])] {
+        let n: i64 = shape.iter().product();
+        let values = rng.vec(n as usize, -3.0, 3.0);
+        let x = tensor(&values, &shape);
+        let plan = ElementwisePlan::unary(&shape, &torchlower_backend::cuda::kernels::plan::contiguous_strides(&shape)).unwrap();
+        for ord in [1.0f64, 2.0] {
+            let terms = plan.run_unary_cpu(if ord == 1.0 { Unary::Abs } else { Unary::Square }, &values);
+            let terms_t = tensor(&terms, &shape);
+            let over = ReduceDims::new(&shape, &dims, false).unwrap();
+            let (lines, storage) = lines_of(&terms_t, &terms, &over, false);
+            let sums = lines.run_sum_cpu(&storage, 1.0);
+            let got: Vec<f32> = if ord == 2.0 { sums.iter().map(|&s| Unary::Sqrt.eval(s)).collect() } else { sums };
+            let want = to_vec(&x.norm_scalaropt_dim(ord, dims.as_slice(), false));
+            assert_eq!(got.len(), want.len(), "vector_norm {shape:?} {dims:?} ord={ord}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() <= 1e-5 * w.abs(), "vector_norm {shape:?} dims={dims:?} ord={ord}: {g} vs {w}");
+            }
+        }
+    }
+    // normalize over the last dim: the composed model of x / max(‖x‖, eps) per row
+    let values = rng.vec(6 * 40, -2.0, 2.0);
+    let x = tensor(&values, &[6, 40]);
+    let want = to_vec(&(&x / x.norm_scalaropt_dim(2.0, [-1].as_slice(), true).clamp_min(1e-12)));
+    for (row, chunk) in values.chunks(40).enumerate() {
+        let plan = ReducePlan::along(&[1, 40], &[40, 1], -1, false).unwrap().unwrap();
+        let squares: Vec<f32> = chunk.iter().map(|&v| Unary::Square.eval(v)).collect();
+        let norm = Unary::Sqrt.eval(plan.run_sum_cpu(&squares, 1.0)[0]).max(1e-12);
+        for (i, &v) in chunk.iter().enumerate() {
+            let (g, w) = (Binary::Div.eval(v, norm), want[row * 40 + i]);
+            assert!((g - w).abs() <= 1e-6 * w.abs().max(1e-3), "normalize [{row}, {i}]: {g} vs {w}");
+        }
     }
 }

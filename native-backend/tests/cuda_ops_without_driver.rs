@@ -52,6 +52,8 @@ fn every_op_reports_the_paths_searched() {
         ("adaptive_avg_pool2d", ops::adaptive_avg_pool2d(&t, &[2, 2])),
         ("adaptive_max_pool2d", ops::adaptive_max_pool2d(&t, &[1])),
         ("batch_norm", ops::batch_norm(&t, &v, &v, None, None, 0.1, 1e-5)),
+        ("vector_norm", ops::vector_norm(&t, 2.0, &[1], false)),
+        ("normalize", ops::normalize(&t, 2.0, 1, 1e-12)),
         ("group_norm", ops::group_norm(&t, 3, Some(&v), Some(&v), 1e-5)),
         ("conv1d", ops::conv1d(&t, &t.unsqueeze(0), None, &[1], &[0], &[1], 1)),
         ("conv2d", ops::conv2d(&t.unsqueeze(0), &t.unsqueeze(0).unsqueeze(0), None, &[1], &[0], &[1], 1)),

@@ -13,9 +13,24 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::LayerNorm => layer_norm(q, op, path),
         Op::BatchNorm | Op::GroupNorm => with_statistics(q, op, path),
-        Op::Normalize => super::params::elementwise(q, op, &rules::NORMALIZE, path),
+        Op::Normalize => normalize(q, op, path),
         Op::RmsNorm => super::params::elementwise(q, op, &rules::RMS_NORM, path),
         other => super::not_in_lane(other),
+    }
+}
+
+/// `F.normalize(x, p, dim, eps)`: on cuda:0 for the orders our norm composes (1, 2).
+fn normalize(q: &Query, op: Op, path: &str) -> Decision {
+    let bound = match super::params::bind(q, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    if let Some(d) = super::reductions::cuda_norm_order(&bound, "p", path) {
+        return d;
+    }
+    match bound.tensor("input") {
+        Some(input) => bound.claim(&rules::NORMALIZE, op, input),
+        None => Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor")),
     }
 }
 

@@ -128,6 +128,19 @@ mod tests {
     use crate::ty::TensorTy as T;
 
     #[test]
+    fn cuda_norms_take_the_orders_our_kernels_compose() {
+        let x = t(T::F32_CUDA0_2D);
+        let norm = "torch.linalg.vector_norm";
+        assert_eq!(outcome(&call(norm, &[x.clone()], &[kw("dim", int(1))])).1, "TensorF32Cuda0_1D");
+        assert_eq!(outcome(&call(norm, &[x.clone(), int(1)], &[kw("dim", int(1))])).1, "TensorF32Cuda0_1D");
+        assert_eq!(outcome(&call(norm, &[x.clone(), int(3)], &[kw("dim", int(1))])).0, "TL209");
+        assert_eq!(outcome(&call("torch.nn.functional.normalize", &[x.clone()], &[kw("p", int(2)), kw("dim", int(-1))])).1, "TensorF32Cuda0_2D");
+        assert_eq!(outcome(&call("torch.nn.functional.normalize", &[x.clone()], &[kw("p", int(4))])).0, "TL209");
+        // on the CPU every order is libtorch's
+        assert_eq!(outcome(&call(norm, &[t(T::F32_CPU_2D), int(3)], &[kw("dim", int(1))])).1, "TensorF32Cpu1D");
+    }
+
+    #[test]
     fn accepted_forms_and_ranks() {
         let (one, two) = (T::F32_CPU_1D, T::F32_CPU_2D);
         for name in ["mean", "sum"] {
@@ -188,9 +201,25 @@ pub fn vector_norm(q: &Query, op: Op, form: &str) -> Decision {
     if op == Op::Norm && dims > 2 && !bound.literal("p").is_some_and(|p| !matches!(p, Lit::None)) {
         return Decision::reject(&rules::BAD_ARITY, format!("{form}: the Frobenius norm over {dims} dims is a matrix norm (eager raises)"));
     }
+    if let Some(d) = cuda_norm_order(&bound, if op == Op::Norm { "p" } else { "ord" }, form) {
+        return d;
+    }
     match reduced_type(t, t.dtype, dims, keepdim, form) {
         Ok(result) => bound.claim(rule, op, result),
         Err(d) => d,
+    }
+}
+
+/// On cuda:0 the norms are composed from our kernels for the orders 1 (`Σ|x|`) and 2
+/// (`sqrt(Σx²)`, also the default); another order is TL209 there.
+pub(super) fn cuda_norm_order(bound: &super::params::Bound, name: &str, form: &str) -> Option<Decision> {
+    if bound.device != crate::ty::Device::Cuda0 {
+        return None;
+    }
+    match bound.literal(name) {
+        None | Some(Lit::None) | Some(Lit::Int(1 | 2)) => None,
+        Some(Lit::Float(p)) if *p == 1.0 || *p == 2.0 => None,
+        _ => Some(Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{form} with `{name}` other than a literal 1 or 2 on cuda:0 (our kernels compose those orders only)"))),
     }
 }
 

@@ -1241,26 +1241,26 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
-        /// The p-norm over the given dims (`p` omitted or `"fro"`: 2), libtorch's vector norm.
+        /// The p-norm over the given dims (`p` omitted or `"fro"`: 2), libtorch's vector norm on CPU (orders 1 and 2 on cuda:0).
         Norm {
             name: "norm", lane: Reductions, signature: Params(NORM),
             functions: ["torch.norm"], methods: ["norm"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_abs/tl_square/tl_sum/tl_sqrt",
         },
         /// `torch.linalg.vector_norm(x, ord, dim, keepdim)`.
         VectorNorm {
             name: "vector_norm", lane: Reductions, signature: Params(VECTOR_NORM),
             functions: ["torch.linalg.vector_norm"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_abs/tl_square/tl_sum/tl_sqrt",
         },
         /// `x / max(‖x‖_p over dim, eps)`, as eager's `F.normalize` computes it.
         Normalize {
             name: "normalize", lane: Norms, signature: Params(NORMALIZE),
             functions: ["torch.nn.functional.normalize"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_abs/tl_square/tl_sum/tl_sqrt/tl_clamp_min/tl_div",
         },
         /// A tensor of zeros of the given sizes (float32, int64 or bool), on the CPU.
         Zeros {

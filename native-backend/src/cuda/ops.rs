@@ -742,7 +742,7 @@ fn check_norm_shapes(op: &str, x: &Tensor, normalized_shape: &[i64], affine: &[(
 /// Layer or RMS norm of `x`'s lines of `len` trailing elements into a fresh contiguous
 /// tensor. The lines are read in place when one normalized dim is given (any strides the
 /// reduction plan takes), from a contiguous copy otherwise; the affine vectors contiguous.
-fn norm(kernel: Kernel, op: &str, x: &Tensor, len: i64, dims: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f32) -> Result<Tensor> {
+fn normalize_lines(kernel: Kernel, op: &str, x: &Tensor, len: i64, dims: usize, weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f32) -> Result<Tensor> {
     let loaded = runtime::kernel(kernel)?;
     let out = empty(&x.size(), Kind::Float)?;
     if x.numel() == 0 {
@@ -763,7 +763,7 @@ fn norm(kernel: Kernel, op: &str, x: &Tensor, len: i64, dims: usize, weight: Opt
 pub fn layer_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
     runtime::kernel(Kernel::LayerNorm)?;
     let len = check_norm_shapes("layer_norm", x, normalized_shape, &[("weight", weight), ("bias", bias)])?;
-    norm(Kernel::LayerNorm, "layer_norm", x, len, normalized_shape.len(), weight, bias, eps as f32)
+    normalize_lines(Kernel::LayerNorm, "layer_norm", x, len, normalized_shape.len(), weight, bias, eps as f32)
 }
 
 /// `F.rms_norm(x, normalized_shape, weight, eps)` on cuda:0; `eps=None` is float32's
@@ -772,7 +772,37 @@ pub fn rms_norm(x: &Tensor, normalized_shape: &[i64], weight: Option<&Tensor>, e
     runtime::kernel(Kernel::RmsNorm)?;
     let len = check_norm_shapes("rms_norm", x, normalized_shape, &[("weight", weight)])?;
     let eps = eps.map_or(f32::EPSILON, |e| e as f32);
-    norm(Kernel::RmsNorm, "rms_norm", x, len, normalized_shape.len(), weight, None, eps)
+    normalize_lines(Kernel::RmsNorm, "rms_norm", x, len, normalized_shape.len(), weight, None, eps)
+}
+
+/// The order-1 or order-2 vector norm over `dims` on cuda:0, composed from our kernels:
+/// `Σ|x|` (abs, sum) or `sqrt(Σx²)` (square, sum, sqrt); the analyzer claims no other order
+/// on cuda:0 (TL209).
+fn norm_of_order(op: &str, x: &Tensor, ord: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    runtime::kernel(Kernel::Sum)?;
+    check_input(op, x)?;
+    match ord {
+        1.0 => sum_dims(&abs(x)?, dims, keepdim),
+        2.0 => sqrt(&sum_dims(&square(x)?, dims, keepdim)?),
+        other => Err(unsupported(format!("torchlower: CUDA {op} takes the orders 1 and 2, got {other}"))),
+    }
+}
+
+/// `torch.linalg.vector_norm(x, ord, dim, keepdim)` on cuda:0 (orders 1 and 2).
+pub fn vector_norm(x: &Tensor, ord: f64, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    norm_of_order("vector_norm", x, ord, dim, keepdim)
+}
+
+/// `torch.norm(t, p, dim, keepdim)` on cuda:0 (`p` 1, 2 or None: 2).
+pub fn norm(t: &Tensor, p: Option<f64>, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    norm_of_order("norm", t, p.unwrap_or(2.0), dim, keepdim)
+}
+
+/// `F.normalize(x, p, dim, eps)` on cuda:0: eager's steps, `x / norm(x, p, dim,
+/// keepdim=True).clamp_min(eps)` (broadcast), by our kernels.
+pub fn normalize(x: &Tensor, p: f64, dim: i64, eps: f64) -> Result<Tensor> {
+    let denominator = clamp_min(&norm_of_order("normalize", x, p, &[dim], true)?, eps)?;
+    div(x, &denominator)
 }
 
 /// `F.batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum, eps)`
@@ -834,7 +864,7 @@ pub fn group_norm(x: &Tensor, num_groups: i64, weight: Option<&Tensor>, bias: Op
     }
     let lines = reshape(x, &[shape[0], num_groups, -1])?;
     let len = *lines.size().last().unwrap_or(&1);
-    let mut y = norm(Kernel::LayerNorm, "group_norm", &lines, len, 1, None, None, eps as f32)?.f_view(shape.as_slice())?;
+    let mut y = normalize_lines(Kernel::LayerNorm, "group_norm", &lines, len, 1, None, None, eps as f32)?.f_view(shape.as_slice())?;
     let mut per_channel = vec![-1i64];
     per_channel.resize(x.dim() - 1, 1);
     if let Some(w) = weight {

@@ -118,3 +118,10 @@ def cuda_basic_block(x: TensorF32Cuda0_4D, w1: TensorF32Cuda0_4D, m1: TensorF32C
 # A diffusion UNet's normalization (GroupNorm(32) then SiLU), on cuda:0
 def cuda_group_norm_silu(h: TensorF32Cuda0_4D, gamma: TensorF32Cuda0_1D, beta: TensorF32Cuda0_1D) -> TensorF32Cuda0_4D:
     return F.silu(F.group_norm(h, 32, gamma, beta, eps=1e-6))
+
+
+# CLIP's embedding normalization and a two-tower cosine score, on cuda:0 (orders 1 and 2)
+def cuda_cosine_scores(image: TensorF32Cuda0_2D, text: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    image = image / image.norm(dim=-1, keepdim=True)
+    text = F.normalize(text, dim=-1)
+    return (image @ text.t()) / torch.linalg.vector_norm(image, 1, dim=(0, 1), keepdim=True)

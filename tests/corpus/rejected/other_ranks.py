@@ -34,3 +34,8 @@ def cuda_rank3_sin(x: TensorF32Cuda0_3D, v: TensorF32Cuda0_1D) -> TensorF32Cuda0
 # Causal attention on cuda:0: our kernels compose the plain and masked forms only (TL209).
 def cuda_causal_attention(q: TensorF32Cuda0_3D, k: TensorF32Cuda0_3D, v: TensorF32Cuda0_3D) -> TensorF32Cuda0_3D:
     return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+# A norm of an order our kernels do not compose on cuda:0 (TL209; libtorch's on the CPU)
+def cuda_norm_of_order_3(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_1D:
+    return torch.linalg.vector_norm(x, 3, dim=1)
