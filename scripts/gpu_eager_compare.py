@@ -58,6 +58,8 @@ UNARY = {
     "mean": lambda x, a: torch.mean(x, dim=a.get("dim"), keepdim=a.get("keepdim", False)),
     "softmax": lambda x, a: torch.softmax(x, dim=a["dim"]),
     "argmax": lambda x, a: torch.argmax(x, dim=a.get("dim"), keepdim=a.get("keepdim", False)),
+    "prod": lambda x, a: torch.prod(x, dim=a["dim"], keepdim=a.get("keepdim", False)),
+    "glu": lambda x, a: F.glu(x, dim=a.get("dim", -1)),
     "amax": lambda x, a: torch.amax(x, dim=a.get("dim", []), keepdim=a.get("keepdim", False)),
     "amin": lambda x, a: torch.amin(x, dim=a.get("dim", []), keepdim=a.get("keepdim", False)),
     "logsumexp": lambda x, a: torch.logsumexp(x, dim=a["dim"], keepdim=a.get("keepdim", False)),
@@ -192,6 +194,10 @@ def compare(op, args, exact, xs, got, want) -> dict:
                 # 1 + erf / 1 + tanh cancel for negative x: a floor that scales with |x|
                 x = np.abs(xs[0].detach().cpu().double().numpy()).reshape(want.shape)
                 tol = 2e-5 * np.abs(want.astype(np.float64)) + 3e-7 * np.maximum(x, 1.0)
+            elif op == "prod":
+                # products of n terms round n times, in another order than eager's
+                n = max(1, xs[0].shape[args["dim"]])
+                tol = 1e-6 * n * np.abs(want.astype(np.float64))
             elif op in ("var", "std", "logsumexp", "log_softmax"):
                 tol = 1e-5 * (np.abs(want.astype(np.float64)) + 1)
             elif op in ("layer_norm", "rms_norm"):
@@ -291,7 +297,7 @@ def self_test() -> int:
     for op in OPS:  # every op, exact and untampered: must pass (also checks the op table runs)
         n = {"matmul": [c(3, 4), c(4, 5)], "linear": [c(2, 4), c(3, 4), c(3)], "cat": [c(2, 3), c(2, 2)],
              "layer_norm": [c(2, 3), c(3), c(3)], "rms_norm": [c(2, 3), c(3)],
-             "conv": [c(1, 2, 5, 5), c(3, 2, 3, 3), c(3)],
+             "conv": [c(1, 2, 5, 5), c(3, 2, 3, 3), c(3)], "glu": [c(2, 4)],
              **{p: [c(1, 2, 3, 4)] for p in ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool")}}
         ins = n.get(op) or ([c(2, 3), c(2, 3)] if op in BINARY or op == "stack" else
                             [pos(2, 3)] if op in ("log", "sqrt", "rsqrt", "pow") else [c(2, 3)])

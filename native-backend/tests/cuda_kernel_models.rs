@@ -1726,3 +1726,48 @@ fn composed_norms_match_eager() {
         }
     }
 }
+
+/// `prod` on cuda:0 is the fold kernel with `mul.rn`: its model on permuted layouts against
+/// eager CPU (another multiplication order: within `4e-7·len` relative), NaN/±inf/0 where
+/// eager has them, 1 for an empty dim; and `glu`'s composition (`a · sigmoid(b)` of the two
+/// halves, our sigmoid and mul models) against eager's.
+#[test]
+fn prod_and_glu_models_match_eager() {
+    use torchlower_backend::cuda::kernels::plan::contiguous_strides;
+    let mut rng = Rng(53);
+    for (shape, dim) in [(vec![7i64, 30], 1i64), (vec![30, 7], 0), (vec![3, 5, 9], -1), (vec![4, 0], 1)] {
+        let n: i64 = shape.iter().product();
+        let mut values = rng.vec(n as usize, 0.6, 1.5);
+        if n > 40 {
+            (values[3], values[40], values[41]) = (f32::NAN, f32::INFINITY, 0.0);
+        }
+        for transposed in [false, true] {
+            let x = if transposed && shape.len() == 2 { tensor(&values, &[shape[1], shape[0]]).transpose(0, 1) } else { tensor(&values, &shape) };
+            let storage = to_vec(&x.as_strided([n], [1], None::<i64>));
+            let plan = ReducePlan::along(&x.size(), &x.stride(), dim, false).unwrap().expect("a plan");
+            let got = plan.run_fold_cpu(&storage, Fold::Prod, 1.0);
+            let want = to_vec(&x.prod_dim_int(dim, false, None::<Kind>));
+            assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(&want) {
+                let what = format!("prod {shape:?} dim={dim} transposed={transposed}: {g} vs {w}");
+                assert_eq!(g.is_nan(), w.is_nan(), "{what}");
+                if !w.is_nan() {
+                    assert!(g == w || (g - w).abs() <= 4e-7 * plan.len as f32 * w.abs(), "{what}");
+                }
+            }
+        }
+    }
+    let values = with_specials(&mut rng, 6 * 8, -4.0, 4.0, 1);
+    let x = tensor(&values, &[6, 8]);
+    let (a, b) = (x.narrow(1, 0, 4), x.narrow(1, 4, 4));
+    let half = ElementwisePlan::unary(&[6, 4], &b.stride()).unwrap();
+    let sigmoid = half.run_unary_cpu(Unary::Sigmoid, &values[4..]);
+    let got = ElementwisePlan::broadcast(&[6, 4], &a.stride(), &[6, 4], &contiguous_strides(&[6, 4])).unwrap().run_binary_cpu(Binary::Mul, &values, &sigmoid);
+    let want = to_vec(&x.glu(1));
+    for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.is_nan(), w.is_nan(), "glu [{i}]: {g} vs {w}");
+        if !w.is_nan() && !w.is_infinite() {
+            assert!(ulps(g, w) <= 3 || (g - w).abs() <= 1e-30, "glu [{i}]: {g} vs {w}");
+        }
+    }
+}

@@ -659,13 +659,15 @@ impl<'c, 'm> Runner<'c, 'm> {
                 out.push(compare_f32(case, &got, &plan.run_sum_cpu(&data, factor)));
             }
             // amax/amin (exact) and logsumexp: the sum kernel's arguments; var/std with a correction.
-            let folds: [(&str, Kernel, Fold); 2] = [("amax", Kernel::Amax, Fold::Max), ("amin", Kernel::Amin, Fold::Min)];
+            // prod: another multiplication order than eager's, compared within tolerance
+            let folds: [(&str, Kernel, Fold); 3] = [("amax", Kernel::Amax, Fold::Max), ("amin", Kernel::Amin, Fold::Min), ("prod", Kernel::Prod, Fold::Prod)];
             for (name, kernel, fold) in folds.into_iter().filter(|_| plan.len > 0) {
                 let o = DeviceBuffer::<f32>::alloc(self.context, plan.outer as usize)?;
                 self.launch(kernel, args::line_config(&plan)?, &args::sum_args(&plan, o.device_ptr(), input.device_ptr(), 1.0))?;
                 let got = o.to_host()?;
                 let case = format!("{name} {tag}");
-                self.record(&case, name, json!({ "dim": [dim], "keepdim": false }), &[view.input()], Output::F32 { values: &got, shape: &plan.out_shape }, true);
+                let dims = if fold == Fold::Prod { json!(dim) } else { json!([dim]) };
+                self.record(&case, name, json!({ "dim": dims, "keepdim": false }), &[view.input()], Output::F32 { values: &got, shape: &plan.out_shape }, fold != Fold::Prod);
                 out.push(compare_f32(case, &got, &plan.run_fold_cpu(&data, fold, 1.0)));
             }
             let o = DeviceBuffer::<f32>::alloc(self.context, plan.outer as usize)?;

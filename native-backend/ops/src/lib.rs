@@ -992,7 +992,7 @@ op_table! {
             name: "reshape_as", lane: Views, signature: Product,
             functions: [], methods: ["reshape_as"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_copy",
         },
         /// A view with the dims reordered.
         Permute {
@@ -1373,7 +1373,7 @@ op_table! {
             name: "prod", lane: Reductions, signature: Params(ONE_DIM_REDUCE),
             functions: ["torch.prod"], methods: ["prod"], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_prod",
         },
         /// Index of the minimum over one dim (int64).
         Argmin {
@@ -1424,7 +1424,7 @@ op_table! {
             name: "glu", lane: Pointwise, signature: Params(GLU),
             functions: ["torch.nn.functional.glu"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
-            cuda: "",
+            cuda: "tl_sigmoid/tl_mul",
         },
         /// The lower triangle (below `diagonal`), zeros elsewhere.
         Tril {

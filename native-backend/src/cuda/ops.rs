@@ -946,6 +946,37 @@ pub fn amin(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
     extremum(Kernel::Amin, "amin", t, dim, keepdim)
 }
 
+/// `torch.prod(t, dim, keepdim)` on cuda:0: the product along the dim (the reduction's
+/// order; an empty dim gives 1, as eager).
+pub fn prod(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
+    per_line(Kernel::Prod, "prod", t, &[dim], keepdim, |plan, out, input| args::sum_args(plan, out, input, 1.0))
+}
+
+/// `F.glu(t, dim)` on cuda:0: `a · sigmoid(b)` of the two halves along `dim` (views), eager's
+/// CUDA formula; an odd size reaches libtorch, which raises eager's error.
+pub fn glu(t: &Tensor, dim: i64) -> Result<Tensor> {
+    runtime::kernel(Kernel::Unary(Unary::Sigmoid))?;
+    check_input("glu", t)?;
+    let d = wrap_dim(dim, t.dim() as i64)?;
+    let size = t.size()[d as usize];
+    if size % 2 != 0 {
+        return match t.f_glu(dim) {
+            Err(error) => Err(error.into()),
+            Ok(_) => Err(unsupported("torchlower: CUDA glu of an odd size".to_string())),
+        };
+    }
+    let half = size / 2;
+    mul(&t.f_narrow(d, 0, half)?, &sigmoid(&t.f_narrow(d, half, half)?)?)
+}
+
+/// `t.reshape_as(other)` on cuda:0: [`reshape`] to `other`'s shape.
+pub fn reshape_as(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    runtime::kernel(Kernel::Copy)?;
+    check_input("reshape_as", t)?;
+    check_input("reshape_as", other)?;
+    reshape(t, &other.size())
+}
+
 /// `torch.logsumexp(t, dim, keepdim)` on cuda:0, eager's formula (the maximum, 0 where it
 /// is ±inf, subtracted). An empty dim list, which eager's own kernel fails on, is refused.
 pub fn logsumexp(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {

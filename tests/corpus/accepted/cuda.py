@@ -125,3 +125,9 @@ def cuda_cosine_scores(image: TensorF32Cuda0_2D, text: TensorF32Cuda0_2D) -> Ten
     image = image / image.norm(dim=-1, keepdim=True)
     text = F.normalize(text, dim=-1)
     return (image @ text.t()) / torch.linalg.vector_norm(image, 1, dim=(0, 1), keepdim=True)
+
+
+# A gated linear unit (language-model convolutions), a product of gates, reshape_as
+def cuda_gates(h: TensorF32Cuda0_3D, g: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    gated = F.glu(h, dim=-1)
+    return gated.prod(dim=1).reshape_as(g) * g

@@ -49,6 +49,8 @@ pub enum Kernel {
     /// Variance or standard deviation along a line (with a correction).
     Var,
     Logsumexp,
+    /// The product along a line (`prod`).
+    Prod,
     /// `F.layer_norm` over the trailing dims, optional weight and bias.
     LayerNorm,
     /// `F.rms_norm` over the trailing dims, optional weight.
@@ -62,7 +64,7 @@ pub enum Kernel {
 }
 
 /// The kernels that are not one elementwise op, in [`Kernel::index`] order after those.
-const SHARED: [Kernel; 17] = [
+const SHARED: [Kernel; 18] = [
     Kernel::Matmul,
     Kernel::Sum,
     Kernel::Softmax,
@@ -80,6 +82,7 @@ const SHARED: [Kernel; 17] = [
     Kernel::Pool(pool::PoolKind::AdaptiveAvg),
     Kernel::Pool(pool::PoolKind::AdaptiveMax),
     Kernel::Conv,
+    Kernel::Prod,
 ];
 
 /// Signatures of all kernels, in [`Kernel::index`] order.
@@ -122,6 +125,7 @@ impl Kernel {
             Kernel::LogSoftmax => shared + 11,
             Kernel::Pool(kind) => shared + 12 + kind as usize,
             Kernel::Conv => shared + 16,
+            Kernel::Prod => shared + 17,
         }
     }
 
@@ -157,6 +161,7 @@ impl Kernel {
             Kernel::Pool(pool::PoolKind::AdaptiveAvg) => "tl_adaptive_avg_pool",
             Kernel::Pool(pool::PoolKind::AdaptiveMax) => "tl_adaptive_max_pool",
             Kernel::Conv => "tl_conv",
+            Kernel::Prod => "tl_prod",
         }
     }
 
@@ -164,7 +169,7 @@ impl Kernel {
         match self {
             Kernel::Unary(_) | Kernel::Binary(_) | Kernel::Pointwise(_) => elementwise::ELEMENTWISE_PARAMS,
             Kernel::Matmul => matmul::MATMUL_PARAMS,
-            Kernel::Sum | Kernel::Amax | Kernel::Amin | Kernel::Logsumexp => reduce::SUM_PARAMS,
+            Kernel::Sum | Kernel::Amax | Kernel::Amin | Kernel::Logsumexp | Kernel::Prod => reduce::SUM_PARAMS,
             Kernel::Var => reduce::VAR_PARAMS,
             Kernel::Softmax | Kernel::LogSoftmax => reduce::SOFTMAX_PARAMS,
             Kernel::Argmax => reduce::ARGMAX_PARAMS,
@@ -186,6 +191,7 @@ impl Kernel {
             Kernel::Sum => reduce::fold_ptx(signature, plan::Fold::Sum),
             Kernel::Amax => reduce::fold_ptx(signature, plan::Fold::Max),
             Kernel::Amin => reduce::fold_ptx(signature, plan::Fold::Min),
+            Kernel::Prod => reduce::fold_ptx(signature, plan::Fold::Prod),
             Kernel::Var => reduce::var_ptx(signature),
             Kernel::Logsumexp => reduce::logsumexp_ptx(signature),
             Kernel::Softmax => reduce::softmax_ptx(signature, false),

@@ -464,6 +464,8 @@ pub enum Fold {
     Max,
     /// NaN-propagating minimum (`amin`).
     Min,
+    /// The product (`prod`).
+    Prod,
 }
 
 impl Fold {
@@ -473,6 +475,7 @@ impl Fold {
             Fold::Sum => 0.0,
             Fold::Max => f32::NEG_INFINITY,
             Fold::Min => f32::INFINITY,
+            Fold::Prod => 1.0,
         }
     }
 
@@ -486,6 +489,7 @@ impl Fold {
             Fold::Sum => "add.rn.f32",
             Fold::Max => "max.NaN.f32",
             Fold::Min => "min.NaN.f32",
+            Fold::Prod => "mul.rn.f32",
         }
     }
 
@@ -493,6 +497,7 @@ impl Fold {
     pub fn combine(self, a: f32, b: f32) -> f32 {
         match self {
             Fold::Sum => a + b,
+            Fold::Prod => a * b,
             _ if a.is_nan() || b.is_nan() => f32::NAN,
             // equal values: only the sign of a zero can differ
             Fold::Max if a == b => if a.is_sign_positive() { a } else { b },

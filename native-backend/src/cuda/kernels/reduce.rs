@@ -158,8 +158,9 @@ fn store_line_result(b: &mut PtxBuilder, l: &Line, out: &str, value: &str) {
     b.place(&skip);
 }
 
-/// Sum (times `factor`: 1 for sum, `1/len` for mean), or the NaN-propagating maximum or
-/// minimum (`amax`/`amin`, exact: `factor` is not applied) of each line.
+/// Sum (times `factor`: 1 for sum, `1/len` for mean), the NaN-propagating maximum or
+/// minimum (`amax`/`amin`, exact), or the product of each line (`factor` applies to the sum
+/// only).
 pub fn fold_ptx(signature: &KernelSignature, fold: Fold) -> String {
     let (mut b, out, l) = line_kernel();
     let factor = b.param_f32(7);
