@@ -371,6 +371,7 @@ def main() -> int:
         print("torch has no usable CUDA device", file=sys.stderr)
         return 2
     torch.set_float32_matmul_precision("highest")  # no TF32: we compare with true fp32 eager
+    torch.backends.cudnn.allow_tf32 = False  # cuDNN's convolutions default to TF32 on Ampere and later
     results = compare_dir(a.dump_dir, a.device)
     a.report.parent.mkdir(parents=True, exist_ok=True)
     dev = torch.cuda.get_device_name() if a.device.startswith("cuda") else a.device

@@ -50,7 +50,7 @@ fn every_op_reports_the_paths_searched() {
         ("avg_pool2d", ops::avg_pool2d(&t, &[2], &[], &[0], false, true)),
         ("adaptive_avg_pool1d", ops::adaptive_avg_pool1d(&t, &[1])),
         ("adaptive_avg_pool2d", ops::adaptive_avg_pool2d(&t, &[2, 2])),
-        ("adaptive_max_pool2d", ops::adaptive_max_pool2d(&t, &[1])),
+        ("adaptive_max_pool2d", ops::adaptive_max_pool2d(&t, &[1, 1])),
         ("batch_norm", ops::batch_norm(&t, &v, &v, None, None, 0.1, 1e-5)),
         ("prod", ops::prod(&t, 1, false)),
         ("glu", ops::glu(&t, 0)),

@@ -345,32 +345,27 @@ pub fn avg_pool2d(x: &Tensor, kernel_size: &[i64], stride: &[i64], padding: &[i6
     pool(Kernel::Pool(PoolKind::Avg), "avg_pool2d", x, plan, || x.f_avg_pool2d(kernel_size, stride, padding, ceil_mode, count_include_pad, None::<i64>))
 }
 
-/// Whether every output size is 1: eager's adaptive average pooling is then the mean over
-/// the pooled dims (its composite does that before any kernel).
-fn global(output_size: &[i64]) -> bool {
-    !output_size.is_empty() && output_size.iter().all(|&o| o == 1)
+/// Adaptive average pooling: an output of ones is eager's mean over the pooled dims (its
+/// composite does that before any kernel), so our mean kernel; other sizes the pooling kernel.
+fn adaptive_avg(op: &str, dims: usize, x: &Tensor, output_size: &[i64], eager_error: impl FnOnce() -> std::result::Result<Tensor, tch::TchError>) -> Result<Tensor> {
+    runtime::kernel(Kernel::Pool(PoolKind::AdaptiveAvg))?;
+    check_input(op, x)?;
+    let plan = PoolPlan::adaptive(PoolKind::AdaptiveAvg, dims, &x.size(), &x.stride(), output_size);
+    if plan.is_some() && output_size.iter().all(|&o| o == 1) {
+        let pooled: Vec<i64> = (1..=dims as i64).map(|d| -d).collect();
+        return mean_dims(x, &pooled, true);
+    }
+    pool(Kernel::Pool(PoolKind::AdaptiveAvg), op, x, plan, eager_error)
 }
 
 /// `F.adaptive_avg_pool1d(x, output_size)` on cuda:0.
 pub fn adaptive_avg_pool1d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
-    if global(output_size) {
-        runtime::kernel(Kernel::Sum)?;
-        check_input("adaptive_avg_pool1d", x)?;
-        return mean_dims(x, &[-1], true);
-    }
-    let plan = PoolPlan::adaptive(PoolKind::AdaptiveAvg, 1, &x.size(), &x.stride(), output_size);
-    pool(Kernel::Pool(PoolKind::AdaptiveAvg), "adaptive_avg_pool1d", x, plan, || x.f_adaptive_avg_pool1d(output_size))
+    adaptive_avg("adaptive_avg_pool1d", 1, x, output_size, || x.f_adaptive_avg_pool1d(output_size))
 }
 
 /// `F.adaptive_avg_pool2d(x, output_size)` on cuda:0.
 pub fn adaptive_avg_pool2d(x: &Tensor, output_size: &[i64]) -> Result<Tensor> {
-    if global(output_size) {
-        runtime::kernel(Kernel::Sum)?;
-        check_input("adaptive_avg_pool2d", x)?;
-        return mean_dims(x, &[-1, -2], true);
-    }
-    let plan = PoolPlan::adaptive(PoolKind::AdaptiveAvg, 2, &x.size(), &x.stride(), output_size);
-    pool(Kernel::Pool(PoolKind::AdaptiveAvg), "adaptive_avg_pool2d", x, plan, || x.f_adaptive_avg_pool2d(output_size))
+    adaptive_avg("adaptive_avg_pool2d", 2, x, output_size, || x.f_adaptive_avg_pool2d(output_size))
 }
 
 /// `F.adaptive_max_pool2d(x, output_size)` on cuda:0: the values (eager drops the indices).
@@ -849,14 +844,13 @@ pub fn group_norm(x: &Tensor, num_groups: i64, weight: Option<&Tensor>, bias: Op
     for t in [Some(x), weight, bias].into_iter().flatten() {
         check_input("group_norm", t)?;
     }
-    if x.dim() < 2 {
-        return Err(unsupported("torchlower: CUDA group_norm takes inputs of rank 2 to 4".to_string()));
+    if x.dim() >= 2 {
+        crate::ops::group_norm_python_checks(x, num_groups)?;
     }
-    crate::ops::group_norm_python_checks(x, num_groups)?;
     let shape = x.size();
-    let channels = shape[1];
+    let channels = *shape.get(1).unwrap_or(&0);
     let fits = |t: &Tensor| t.dim() == 1 && t.size()[0] == channels;
-    if num_groups <= 0 || channels % num_groups != 0 || !([weight, bias].into_iter().flatten().all(fits)) {
+    if x.dim() < 2 || num_groups <= 0 || channels % num_groups != 0 || !([weight, bias].into_iter().flatten().all(fits)) {
         return match x.f_group_norm(num_groups, weight, bias, eps, true) {
             Err(error) => Err(error.into()),
             Ok(_) => Err(unsupported("torchlower: CUDA group_norm: arguments outside our kernels' layout".to_string())),

@@ -148,6 +148,10 @@ fn pool_plane(input: &[f32], width: usize, rows: Window, cols: Window, out: &mut
                 _ => {
                     for j in 0..cols.size {
                         let (lo, hi, first) = cols.inside(j, width);
+                        // no output reads this window column (`first` may then lie past the row)
+                        if lo >= hi {
+                            continue;
+                        }
                         for (m, &v) in o[lo..hi].iter_mut().zip(line[first..].iter().step_by(cols.stride)) {
                             *m = pick(*m, v);
                         }
@@ -182,6 +186,60 @@ fn pick(max: f32, v: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Eager's CPU loop for one plane, written plainly: the window from `o·stride - padding`
+    /// with `dilation`, clipped to the input, `val > max || isnan(val)` from `-inf`.
+    fn eager_plane(input: &[f32], height: usize, width: usize, rows: Window, cols: Window) -> Vec<f32> {
+        let mut out = Vec::new();
+        for oh in 0..rows.out {
+            for ow in 0..cols.out {
+                let mut max = f32::NEG_INFINITY;
+                for i in 0..rows.size {
+                    let h = (oh * rows.stride + i * rows.dilation) as i64 - rows.padding as i64;
+                    for j in 0..cols.size {
+                        let w = (ow * cols.stride + j * cols.dilation) as i64 - cols.padding as i64;
+                        if (0..height as i64).contains(&h) && (0..width as i64).contains(&w) {
+                            let v = input[h as usize * width + w as usize];
+                            if v > max || v.is_nan() {
+                                max = v;
+                            }
+                        }
+                    }
+                }
+                out.push(max);
+            }
+        }
+        out
+    }
+
+    /// Every window eager accepts on small planes (sizes, strides, paddings, dilations, ceil
+    /// mode): the sweep gives eager's elements, bit for bit, and never reads past a row.
+    #[test]
+    fn the_sweep_is_eagers_loop_on_every_small_window() {
+        let mut checked = 0;
+        for (height, width) in [(1usize, 3usize), (3, 4), (5, 7)] {
+            let input: Vec<f32> = (0..height * width).map(|i| [0.5, -0.0, 0.0, f32::NAN, -1.0, 2.0, f32::INFINITY][i % 7] + (i / 7) as f32).collect();
+            for size in 1..=4 {
+                for stride in 1..=5 {
+                    for padding in 0..=2 {
+                        for dilation in 1..=2 {
+                            for ceil_mode in [false, true] {
+                                let Some(cols) = Window::new(width, size, stride, padding, dilation, ceil_mode) else { continue };
+                                let rows = if height == 1 { Window::ROW } else { match Window::new(height, size, stride, padding, dilation, ceil_mode) { Some(r) => r, None => continue } };
+                                let mut got = vec![0f32; rows.out * cols.out];
+                                pool_plane(&input, width, rows, cols, &mut got, cols.out);
+                                let want = eager_plane(&input, height, width, rows, cols);
+                                let same = got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits());
+                                assert!(same, "{height}x{width} k={size} s={stride} p={padding} d={dilation} ceil={ceil_mode}: {got:?} vs {want:?}");
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
 
     #[test]
     fn inside_covers_the_positions_in_range() {

@@ -90,7 +90,12 @@ impl PoolPlan {
     /// `(N, C, H, W)` sizes and strides of an input of rank `dims + 1` or `dims + 2`.
     fn planes(dims: usize, shape: &[i64], strides: &[i64]) -> Option<([i64; 4], [i64; 4])> {
         let rank = shape.len();
-        if !(dims == 1 || dims == 2) || !(dims + 1..=dims + 2).contains(&rank) || strides.len() != rank || shape.contains(&0) {
+        if !(dims == 1 || dims == 2) || !(dims + 1..=dims + 2).contains(&rank) || strides.len() != rank {
+            return None;
+        }
+        // eager takes an empty batch, no other empty dim
+        let batched = rank == dims + 2;
+        if shape.iter().enumerate().any(|(d, &n)| n == 0 && !(batched && d == 0)) {
             return None;
         }
         // (N, C, H, W): an unbatched input has N = 1, a 1-D one H = 1 (stride 0 for both)
@@ -143,19 +148,15 @@ impl PoolPlan {
         Some(Self::with_out(kind, dims, shape, size, in_strides, out_hw, windows, count_include_pad))
     }
 
-    /// Adaptive pooling to `output_size` (one value for every dim or one per dim).
+    /// Adaptive pooling to `output_size` (one size per pooled dim).
     pub fn adaptive(kind: PoolKind, dims: usize, shape: &[i64], strides: &[i64], output_size: &[i64]) -> Option<PoolPlan> {
         let (size, in_strides) = Self::planes(dims, shape, strides)?;
         let mut out_hw = [1i64; 2];
-        for d in 0..dims {
-            let o = match output_size.len() {
-                1 => output_size[0],
-                n if n == dims => output_size[d],
-                _ => return None,
-            };
-            if o <= 0 {
-                return None;
-            }
+        // one size per pooled dim, as eager's kernels take it (an empty output is empty)
+        if output_size.len() != dims || output_size.iter().any(|&o| o < 0) {
+            return None;
+        }
+        for (d, &o) in output_size.iter().enumerate() {
             out_hw[d + 2 - dims] = o;
         }
         Some(Self::with_out(kind, dims, shape, size, in_strides, out_hw, [PoolWindow::ROW; 2], false))
@@ -416,6 +417,10 @@ mod tests {
         let plan = PoolPlan::window(PoolKind::Avg, 1, &[2, 3, 10], &[30, 10, 1], &[4], &[3], &[0], &[1], false, true).unwrap();
         assert_eq!((plan.out, plan.strides, plan.input, plan.out_shape.clone()), ([2, 3, 1, 3], [30, 10, 0, 1], [1, 10], vec![2, 3, 3]));
         let plan = PoolPlan::adaptive(PoolKind::AdaptiveAvg, 1, &[3, 10], &[10, 1], &[4]).unwrap();
+        assert!(PoolPlan::adaptive(PoolKind::AdaptiveAvg, 2, &[3, 10, 10], &[100, 10, 1], &[4]).is_none());
+        // an empty batch is eager's empty result; an empty plane its error
+        assert_eq!(PoolPlan::window(PoolKind::Max, 2, &[0, 3, 8, 8], &[192, 64, 8, 1], &[2], &[], &[0], &[1], false, false).unwrap().numel(), 0);
+        assert!(PoolPlan::window(PoolKind::Max, 2, &[3, 0, 8], &[0, 8, 1], &[2], &[], &[0], &[1], false, false).is_none());
         assert_eq!((plan.out, plan.strides, plan.out_shape.clone()), ([1, 3, 1, 4], [0, 10, 0, 1], vec![3, 4]));
         assert!(PoolPlan::window(PoolKind::Max, 2, &[8, 9], &[9, 1], &[2], &[], &[0], &[1], false, false).is_none());
     }
