@@ -302,18 +302,22 @@ pub fn hardtanh(t: &Tensor, min_val: f64, max_val: f64) -> Result<Tensor> {
 
 // --- pooling --------------------------------------------------------------------------------
 
+/// Arguments our kernels do not take because eager refuses them: libtorch's own op, which
+/// checks its arguments before it launches anything, raises eager's error; should it accept
+/// them after all, the refusal is ours.
+fn eager_refusal(op: &str, eager: std::result::Result<Tensor, tch::TchError>) -> Result<Tensor> {
+    match eager {
+        Err(error) => Err(error.into()),
+        Ok(_) => Err(unsupported(format!("torchlower: CUDA {op}: arguments outside our kernels' plan"))),
+    }
+}
+
 /// Runs a pooling plan into a fresh contiguous output; `None` (arguments eager refuses) lets
 /// libtorch raise eager's error through `eager_error`.
 fn pool(kernel: Kernel, op: &str, x: &Tensor, plan: Option<PoolPlan>, eager_error: impl FnOnce() -> std::result::Result<Tensor, tch::TchError>) -> Result<Tensor> {
     let loaded = runtime::kernel(kernel)?;
     check_input(op, x)?;
-    let Some(plan) = plan else {
-        // libtorch checks the arguments before it would launch anything of its own
-        return match eager_error() {
-            Err(error) => Err(error.into()),
-            Ok(_) => Err(unsupported(format!("torchlower: CUDA {op}: arguments outside our kernel's plan"))),
-        };
-    };
+    let Some(plan) = plan else { return eager_refusal(op, eager_error()) };
     let out = empty(&plan.out_shape, Kind::Float)?;
     if plan.numel() > 0 {
         launch(loaded, args::pool_config(&plan)?, &args::pool_args(&plan, addr(&out), addr(x))?)?;
@@ -388,13 +392,7 @@ fn conv(op: &str, dims: usize, x: &Tensor, w: &Tensor, b: Option<&Tensor>, strid
     // a bias that is not a vector has no length the plan accepts (eager refuses it)
     let bias_len = b.map(|t| if t.dim() == 1 { t.size()[0] } else { -1 });
     let plan = ConvPlan::new(dims, &x.size(), &x.stride(), &w.size(), bias_len, stride, padding, dilation, groups);
-    let Some(plan) = plan else {
-        // libtorch checks the shapes before it would launch anything of its own
-        return match eager_error() {
-            Err(error) => Err(error.into()),
-            Ok(_) => Err(unsupported(format!("torchlower: CUDA {op}: arguments outside our kernel's plan"))),
-        };
-    };
+    let Some(plan) = plan else { return eager_refusal(op, eager_error()) };
     let w = contiguous(w)?;
     let bias = b.map(contiguous).transpose()?;
     let out = empty(&plan.out_shape, Kind::Float)?;
@@ -813,10 +811,7 @@ pub fn batch_norm(x: &Tensor, mean: &Tensor, var: &Tensor, weight: Option<&Tenso
     let channels = if x.dim() >= 2 { Some(x.size()[1]) } else { None };
     let fits = |t: &Tensor| t.dim() == 1 && Some(t.size()[0]) == channels;
     if !([Some(mean), Some(var), weight, bias].into_iter().flatten().all(fits)) {
-        return match x.f_batch_norm(weight, bias, Some(mean), Some(var), false, momentum, eps, true) {
-            Err(error) => Err(error.into()),
-            Ok(_) => Err(unsupported("torchlower: CUDA batch_norm: statistics outside our kernels' layout".to_string())),
-        };
+        return eager_refusal("batch_norm", x.f_batch_norm(weight, bias, Some(mean), Some(var), false, momentum, eps, true));
     }
     // (C,) viewed as (C, 1, …) against (N, C, …)
     let mut per_channel = vec![-1i64];
@@ -851,10 +846,7 @@ pub fn group_norm(x: &Tensor, num_groups: i64, weight: Option<&Tensor>, bias: Op
     let channels = *shape.get(1).unwrap_or(&0);
     let fits = |t: &Tensor| t.dim() == 1 && t.size()[0] == channels;
     if x.dim() < 2 || num_groups <= 0 || channels % num_groups != 0 || !([weight, bias].into_iter().flatten().all(fits)) {
-        return match x.f_group_norm(num_groups, weight, bias, eps, true) {
-            Err(error) => Err(error.into()),
-            Ok(_) => Err(unsupported("torchlower: CUDA group_norm: arguments outside our kernels' layout".to_string())),
-        };
+        return eager_refusal("group_norm", x.f_group_norm(num_groups, weight, bias, eps, true));
     }
     let lines = reshape(x, &[shape[0], num_groups, -1])?;
     let len = *lines.size().last().unwrap_or(&1);
@@ -954,10 +946,7 @@ pub fn glu(t: &Tensor, dim: i64) -> Result<Tensor> {
     let d = wrap_dim(dim, t.dim() as i64)?;
     let size = t.size()[d as usize];
     if size % 2 != 0 {
-        return match t.f_glu(dim) {
-            Err(error) => Err(error.into()),
-            Ok(_) => Err(unsupported("torchlower: CUDA glu of an odd size".to_string())),
-        };
+        return eager_refusal("glu", t.f_glu(dim));
     }
     let half = size / 2;
     mul(&t.f_narrow(d, 0, half)?, &sigmoid(&t.f_narrow(d, half, half)?)?)
