@@ -414,15 +414,20 @@ fn elementwise_chains_match_eager() {
 
 /// Products below the BLAS size threshold run our own kernel only where it reproduces the
 /// BLAS's order; whichever path a shape takes, the result is eager's bit for bit. Shapes on
-/// both sides of every threshold of `small_gemm` (rows 1–4, 16 columns, k = 192, m·k·n = 2^19
-/// for `F.linear` and 2^20 for `@`, k a multiple of 4 for one-row `F.linear`).
+/// both sides of every threshold of `small_gemm` (rows 1–4, 16 columns, m·k·n = 2^19 for a
+/// packed `F.linear` and 2^20 for `@`, k a multiple of 4 for one-row `F.linear`, weights of
+/// 2^13 elements, row groups of 32), and `k` on both sides of MKL's panels (192, 384, odd `k`).
 #[test]
 fn products_on_both_sides_of_the_small_kernel_thresholds_are_bit_identical() {
     let mut rng = Rng(99);
-    let shapes: [(i64, i64, i64); 21] = [
+    let shapes: [(i64, i64, i64); 38] = [
         (1, 16, 16), (1, 32, 32), (1, 30, 32), (1, 128, 64), (1, 4, 3), (2, 32, 32), (3, 32, 32), (4, 32, 32),
         (4, 32, 15), (4, 32, 16), (8, 64, 64), (8, 64, 65), (16, 128, 64), (8, 192, 16), (8, 193, 16),
         (64, 128, 64), (64, 128, 65), (64, 128, 128), (64, 128, 129), (33, 100, 130), (256, 256, 128),
+        // MKL's panels and the row-vectorised F.linear
+        (8, 200, 40), (8, 201, 40), (5, 256, 23), (8, 383, 64), (8, 384, 64), (13, 385, 64), (8, 64, 128), (8, 64, 129),
+        (8, 128, 128), (8, 256, 1024), (8, 1024, 256), (32, 256, 96), (33, 256, 96), (64, 256, 1024), (65, 256, 128),
+        (16, 768, 768), (4, 3072, 64),
     ];
     let bits = |t: &Tensor| values(t).iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     for (m, k, n) in shapes {

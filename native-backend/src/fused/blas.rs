@@ -152,3 +152,47 @@ unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32
     // SAFETY: the caller guarantees the buffers and sizes (see above).
     unsafe { sgemm(transa.as_ptr(), c"N".as_ptr(), &mi, &ni, &ki, &alpha, w, &lda, x, &ki, &beta, out, &mi) };
 }
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    /// Paired timing of our kernels against the BLAS (`TL_SHAPES="m,k,n;m,k,n"`); prints
+    /// medians and the median ratio. Run by hand: `cargo test --release --lib timing -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn time_kernels() {
+        let _ = tch::Tensor::zeros([1], (tch::Kind::Float, tch::Device::Cpu));
+        tch::set_num_threads(1);
+        let shapes = std::env::var("TL_SHAPES").unwrap_or_else(|_| "8,256,1024;8,1024,256".into());
+        for shape in shapes.split(';') {
+            let d: Vec<usize> = shape.split(',').map(|v| v.trim().parse().unwrap()).collect();
+            let (m, k, n) = (d[0], d[1], d[2]);
+            let x: Vec<f32> = (0..m * k).map(|i| (i % 13) as f32 * 0.1).collect();
+            let w: Vec<f32> = (0..n * k).map(|i| (i % 7) as f32 * 0.1).collect();
+            let mut out = vec![0.0f32; m * n];
+            let plan = Gemm::for_shape(Layout::Linear, m, k, n, false);
+            let reps = (2_000_000 / (m * k * n)).clamp(3, 2000);
+            let mut time = |ours: bool| {
+                let t = std::time::Instant::now();
+                for _ in 0..reps {
+                    unsafe {
+                        if ours { plan.run(x.as_ptr(), w.as_ptr(), out.as_mut_ptr()) } else { sgemm_into(Layout::Linear, m, k, n, x.as_ptr(), w.as_ptr(), false, out.as_mut_ptr()) }
+                    }
+                }
+                t.elapsed().as_secs_f64() / reps as f64 * 1e6
+            };
+            time(true);
+            time(false);
+            let (mut a, mut b, mut r) = (vec![], vec![], vec![]);
+            for _ in 0..15 {
+                let (o, l) = (time(true), time(false));
+                a.push(o);
+                b.push(l);
+                r.push(l / o);
+            }
+            let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
+            println!("{m}x{k}x{n} small={} ours {:.1} us blas {:.1} us  blas/ours x{:.2}", plan.small.is_some(), med(&mut a), med(&mut b), med(&mut r));
+        }
+    }
+}

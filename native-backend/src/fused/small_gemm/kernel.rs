@@ -11,20 +11,20 @@ pub fn supported() -> bool {
     is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
 }
 
-/// `out = x · b [+ out]` for row-major `x (m×k)`, `b (k×n)`, `out (m×n)`.
+/// `out = x · b [+ out]` for row-major `x (m×k`, rows `lda` apart`)`, `b (k×n)`, `out (m×n)`.
 ///
 /// # Safety
-/// The buffers hold what the shapes say, `out` overlaps neither input, and the CPU has
-/// AVX2 and FMA.
+/// The buffers hold what the shapes say (`lda ≥ k`), `out` overlaps neither input, and the
+/// CPU has AVX2 and FMA.
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn gemm(chain: Chain, m: usize, k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+pub unsafe fn gemm(chain: Chain, m: usize, k: usize, n: usize, lda: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     // Columns in blocks of 32 on AVX-512 where the CPU has it (16 accumulators hide the
     // FMA latency better than AVX2's 8), the rest with AVX2; the chain per element is the
     // same either way.
     let wide = if chain == Chain::Fused && is_x86_feature_detected!("avx512f") { n / 32 * 32 } else { 0 };
     if wide > 0 {
         // SAFETY: the CPU has AVX-512F; the caller's guarantees cover columns 0..wide.
-        unsafe { gemm512(m, k, n, wide, x, b, accumulate, out) };
+        unsafe { gemm512(m, k, n, lda, wide, x, b, accumulate, out) };
     }
     let mut i = 0;
     while i < m {
@@ -33,16 +33,16 @@ pub unsafe fn gemm(chain: Chain, m: usize, k: usize, n: usize, x: *const f32, b:
         // SAFETY (all calls): row `i`, column `j` and the tile sizes stay inside the shapes.
         unsafe {
             while j + 16 <= n {
-                tile_rows::<2>(chain, rows, k, n, x.add(i * k), b.add(j), accumulate, out.add(i * n + j));
+                tile_rows::<2>(chain, rows, k, n, lda, x.add(i * lda), b.add(j), accumulate, out.add(i * n + j));
                 j += 16;
             }
             if j + 8 <= n {
-                tile_rows::<1>(chain, rows, k, n, x.add(i * k), b.add(j), accumulate, out.add(i * n + j));
+                tile_rows::<1>(chain, rows, k, n, lda, x.add(i * lda), b.add(j), accumulate, out.add(i * n + j));
                 j += 8;
             }
             for row in i..i + rows {
                 for col in j..n {
-                    scalar(chain, k, n, x.add(row * k), b.add(col), accumulate, out.add(row * n + col));
+                    scalar(chain, k, n, x.add(row * lda), b.add(col), accumulate, out.add(row * n + col));
                 }
             }
         }
@@ -110,23 +110,23 @@ unsafe fn dot4_rows<const R: usize>(k: usize, x: *const f32, w: *const f32, accu
 /// Columns `0..cols` (a multiple of 32) of `out = x · b [+ out]`, 8 rows × 32 columns per tile.
 #[target_feature(enable = "avx512f")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm512(m: usize, k: usize, n: usize, cols: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn gemm512(m: usize, k: usize, n: usize, lda: usize, cols: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     let mut i = 0;
     while i < m {
         let rows = (m - i).min(8);
         for j in (0..cols).step_by(32) {
-            let (x, b, out) = (x.wrapping_add(i * k), b.wrapping_add(j), out.wrapping_add(i * n + j));
+            let (x, b, out) = (x.wrapping_add(i * lda), b.wrapping_add(j), out.wrapping_add(i * n + j));
             // SAFETY: rows i..i+rows and columns j..j+32 are inside the shapes.
             unsafe {
                 match rows {
-                    8 => tile512::<8>(k, n, x, b, accumulate, out),
-                    7 => tile512::<7>(k, n, x, b, accumulate, out),
-                    6 => tile512::<6>(k, n, x, b, accumulate, out),
-                    5 => tile512::<5>(k, n, x, b, accumulate, out),
-                    4 => tile512::<4>(k, n, x, b, accumulate, out),
-                    3 => tile512::<3>(k, n, x, b, accumulate, out),
-                    2 => tile512::<2>(k, n, x, b, accumulate, out),
-                    _ => tile512::<1>(k, n, x, b, accumulate, out),
+                    8 => tile512::<8>(k, n, lda, x, b, accumulate, out),
+                    7 => tile512::<7>(k, n, lda, x, b, accumulate, out),
+                    6 => tile512::<6>(k, n, lda, x, b, accumulate, out),
+                    5 => tile512::<5>(k, n, lda, x, b, accumulate, out),
+                    4 => tile512::<4>(k, n, lda, x, b, accumulate, out),
+                    3 => tile512::<3>(k, n, lda, x, b, accumulate, out),
+                    2 => tile512::<2>(k, n, lda, x, b, accumulate, out),
+                    _ => tile512::<1>(k, n, lda, x, b, accumulate, out),
                 }
             }
         }
@@ -137,15 +137,15 @@ unsafe fn gemm512(m: usize, k: usize, n: usize, cols: usize, x: *const f32, b: *
 /// `MR` rows × 32 columns, one FMA chain over `p` per element (as [`tile`]).
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn tile512<const MR: usize>(k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn tile512<const MR: usize>(k: usize, n: usize, lda: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     let mut acc = [[_mm512_setzero_ps(); 2]; MR];
     for p in 0..k {
-        // SAFETY: row p of b has 32 columns from here; row r of x has k elements.
+        // SAFETY: row p of b has 32 columns from here; row r of x (`lda` apart) has k elements.
         unsafe {
             let b0 = _mm512_loadu_ps(b.add(p * n));
             let b1 = _mm512_loadu_ps(b.add(p * n + 16));
             for (r, row) in acc.iter_mut().enumerate() {
-                let a = _mm512_set1_ps(*x.add(r * k + p));
+                let a = _mm512_set1_ps(*x.add(r * lda + p));
                 row[0] = _mm512_fmadd_ps(a, b0, row[0]);
                 row[1] = _mm512_fmadd_ps(a, b1, row[1]);
             }
@@ -165,18 +165,18 @@ unsafe fn tile512<const MR: usize>(k: usize, n: usize, x: *const f32, b: *const 
 
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn tile_rows<const NV: usize>(chain: Chain, rows: usize, k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn tile_rows<const NV: usize>(chain: Chain, rows: usize, k: usize, n: usize, lda: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     // SAFETY: forwarded; `rows` ≤ 4 rows of x and out exist from these pointers.
     unsafe {
         match (chain, rows) {
-            (Chain::Fused, 4) => tile::<4, NV, true>(k, n, x, b, accumulate, out),
-            (Chain::Fused, 3) => tile::<3, NV, true>(k, n, x, b, accumulate, out),
-            (Chain::Fused, 2) => tile::<2, NV, true>(k, n, x, b, accumulate, out),
-            (Chain::Fused, _) => tile::<1, NV, true>(k, n, x, b, accumulate, out),
-            (Chain::Separate, 4) => tile::<4, NV, false>(k, n, x, b, accumulate, out),
-            (Chain::Separate, 3) => tile::<3, NV, false>(k, n, x, b, accumulate, out),
-            (Chain::Separate, 2) => tile::<2, NV, false>(k, n, x, b, accumulate, out),
-            (Chain::Separate | Chain::Dot4, _) => tile::<1, NV, false>(k, n, x, b, accumulate, out),
+            (Chain::Fused, 4) => tile::<4, NV, true>(k, n, lda, x, b, accumulate, out),
+            (Chain::Fused, 3) => tile::<3, NV, true>(k, n, lda, x, b, accumulate, out),
+            (Chain::Fused, 2) => tile::<2, NV, true>(k, n, lda, x, b, accumulate, out),
+            (Chain::Fused, _) => tile::<1, NV, true>(k, n, lda, x, b, accumulate, out),
+            (Chain::Separate, 4) => tile::<4, NV, false>(k, n, lda, x, b, accumulate, out),
+            (Chain::Separate, 3) => tile::<3, NV, false>(k, n, lda, x, b, accumulate, out),
+            (Chain::Separate, 2) => tile::<2, NV, false>(k, n, lda, x, b, accumulate, out),
+            (Chain::Separate | Chain::Dot4, _) => tile::<1, NV, false>(k, n, lda, x, b, accumulate, out),
         }
     }
 }
@@ -184,7 +184,7 @@ unsafe fn tile_rows<const NV: usize>(chain: Chain, rows: usize, k: usize, n: usi
 /// `MR` rows × `NV`·8 columns: every accumulator runs its own chain over `p`.
 #[target_feature(enable = "avx2,fma")]
 #[inline]
-unsafe fn tile<const MR: usize, const NV: usize, const FUSED: bool>(k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn tile<const MR: usize, const NV: usize, const FUSED: bool>(k: usize, n: usize, lda: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     let mut acc = [[_mm256_setzero_ps(); NV]; MR];
     for p in 0..k {
         let mut bv = [_mm256_setzero_ps(); NV];
@@ -194,7 +194,7 @@ unsafe fn tile<const MR: usize, const NV: usize, const FUSED: bool>(k: usize, n:
         }
         for (r, row) in acc.iter_mut().enumerate() {
             // SAFETY: row r of x has k elements.
-            let a = _mm256_set1_ps(unsafe { *x.add(r * k + p) });
+            let a = _mm256_set1_ps(unsafe { *x.add(r * lda + p) });
             for (v, lane) in row.iter_mut().enumerate() {
                 *lane = if FUSED { _mm256_fmadd_ps(a, bv[v], *lane) } else { _mm256_add_ps(*lane, _mm256_mul_ps(a, bv[v])) };
             }
@@ -234,11 +234,22 @@ unsafe fn scalar(chain: Chain, k: usize, n: usize, x: *const f32, b: *const f32,
 /// `src` holds `rows·cols` f32s, `dst` as many, not overlapping; the CPU has AVX2.
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn transpose(src: *const f32, rows: usize, cols: usize, dst: *mut f32) {
+    // SAFETY: the caller's guarantees, with the strides of dense matrices.
+    unsafe { transpose_strided(src, rows, cols, cols, dst, rows) }
+}
+
+/// `dst[c·dst_stride + r] = src[r·src_stride + c]` for `r < rows`, `c < cols`.
+///
+/// # Safety
+/// Both matrices hold what their strides say (`src_stride ≥ cols`, `dst_stride ≥ rows`), not
+/// overlapping; the CPU has AVX2.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn transpose_strided(src: *const f32, rows: usize, cols: usize, src_stride: usize, dst: *mut f32, dst_stride: usize) {
     let (full_rows, full_cols) = (rows / 8 * 8, cols / 8 * 8);
     for r in (0..full_rows).step_by(8) {
         for c in (0..full_cols).step_by(8) {
             // SAFETY: an 8×8 block inside both matrices.
-            unsafe { block8(src.add(r * cols + c), cols, dst.add(c * rows + r), rows) };
+            unsafe { block8(src.add(r * src_stride + c), src_stride, dst.add(c * dst_stride + r), dst_stride) };
         }
     }
     // The edges (at most 7 rows or columns) one element at a time.
@@ -246,7 +257,128 @@ pub unsafe fn transpose(src: *const f32, rows: usize, cols: usize, dst: *mut f32
         let start = if r < full_rows { full_cols } else { 0 };
         for c in start..cols {
             // SAFETY: in bounds of both matrices.
-            unsafe { *dst.add(c * rows + r) = *src.add(r * cols + c) };
+            unsafe { *dst.add(c * dst_stride + r) = *src.add(r * src_stride + c) };
+        }
+    }
+}
+
+/// How far ahead (in elements) [`linear_rows`] prefetches each row of `w`.
+const PREFETCH_AHEAD: usize = 64;
+
+/// How many 8-row vectors [`linear_rows`] takes at most: `m ≤ 8·LINEAR_ROW_VECTORS`.
+pub const LINEAR_ROW_VECTORS: usize = 4;
+
+/// `out (m×n) = x (m×k) · wᵀ [+ out]` for row-major `w (n×k)` (`F.linear`'s product), `k` cut
+/// into panels of `panel`: each element is one FMA chain per panel from `+0.0`, each panel's
+/// result added to the output in turn (the first one stored when not `accumulate`).
+///
+/// Why this shape of kernel: `w` is read as it lies, one broadcast per element and each element
+/// once — a weight too large to transpose per call (the other kernel's way) costs nothing extra
+/// — while the rows of `x` fill the vector lanes (`x` is small: few rows). `xt` and `ot` are
+/// scratch: `x` transposed and the output transposed, rows padded to whole vectors.
+///
+/// # Safety
+/// `x` holds `m·k` f32s, `w` holds `n·k`, `out` holds `m·n` and overlaps neither;
+/// `1 ≤ m ≤ 8·LINEAR_ROW_VECTORS`, `panel ≥ 1`; the CPU has AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn linear_rows(m: usize, k: usize, n: usize, panel: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32, xt: &mut Vec<f32>, ot: &mut Vec<f32>) {
+    let vectors = m.div_ceil(8);
+    let mp = vectors * 8;
+    xt.clear();
+    xt.resize(k * mp, 0.0);
+    ot.clear();
+    ot.resize(n * mp, 0.0);
+    // SAFETY (all): the scratch buffers were just sized for the padded shapes; the rest is the
+    // caller's guarantees.
+    unsafe {
+        transpose_strided(x, m, k, k, xt.as_mut_ptr(), mp);
+        if accumulate {
+            transpose_strided(out, m, n, n, ot.as_mut_ptr(), mp);
+        }
+        let (xt, ot) = (xt.as_ptr(), ot.as_mut_ptr());
+        if is_x86_feature_detected!("avx512vl") {
+            rows_tiles_32_registers(vectors, k, n, mp, panel, xt, w, accumulate, ot);
+        } else {
+            match vectors {
+                1 => rows_tiles::<1, 8>(k, n, mp, panel, xt, w, accumulate, ot),
+                2 => rows_tiles::<2, 6>(k, n, mp, panel, xt, w, accumulate, ot),
+                3 => rows_tiles::<3, 3>(k, n, mp, panel, xt, w, accumulate, ot),
+                _ => rows_tiles::<4, 2>(k, n, mp, panel, xt, w, accumulate, ot),
+            }
+        }
+        transpose_strided(ot, n, m, mp, out, n);
+    }
+}
+
+/// [`rows_tiles`] compiled where AVX-512VL gives 32 vector registers (the same 8-lane
+/// instructions, so the same bits): taller tiles, fewer passes over `xt`. At most 8 rows of `w`
+/// per tile: 12 rows `4 KiB` apart (`k = 1024`) share one set of an 8-way L1 and evict each other.
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn rows_tiles_32_registers(vectors: usize, k: usize, n: usize, mp: usize, panel: usize, xt: *const f32, w: *const f32, accumulate: bool, ot: *mut f32) {
+    // SAFETY: forwarded from `linear_rows`.
+    unsafe {
+        match vectors {
+            1 => rows_tiles::<1, 8>(k, n, mp, panel, xt, w, accumulate, ot),
+            2 => rows_tiles::<2, 8>(k, n, mp, panel, xt, w, accumulate, ot),
+            3 => rows_tiles::<3, 8>(k, n, mp, panel, xt, w, accumulate, ot),
+            _ => rows_tiles::<4, 6>(k, n, mp, panel, xt, w, accumulate, ot),
+        }
+    }
+}
+
+/// `J` rows of `w` × `MV` vectors of rows of `x` per tile, writing `ot (n×mp)`, the output
+/// transposed. Rows of `w` past `n` repeat the last one (computed, never stored).
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn rows_tiles<const MV: usize, const J: usize>(k: usize, n: usize, mp: usize, panel: usize, xt: *const f32, w: *const f32, accumulate: bool, ot: *mut f32) {
+    for j0 in (0..n).step_by(J) {
+        let mut rows = [w; J];
+        for (jj, row) in rows.iter_mut().enumerate() {
+            // SAFETY: row min(j0 + jj, n - 1) of w exists.
+            *row = unsafe { w.add((j0 + jj).min(n - 1) * k) };
+        }
+        let live = J.min(n - j0);
+        let mut lo = 0;
+        let mut started = accumulate;
+        while lo < k {
+            let hi = k.min(lo + panel);
+            let mut acc = [[_mm256_setzero_ps(); MV]; J];
+            for p in lo..hi {
+                if p % 16 == 0 {
+                    for row in rows {
+                        // The rows of `w` are J streams read 4 bytes a step: fetch each one's
+                        // cache line a few lines ahead (the hardware prefetchers lose them).
+                        _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(p + PREFETCH_AHEAD) as *const i8);
+                    }
+                }
+                let mut xv = [_mm256_setzero_ps(); MV];
+                for (v, lane) in xv.iter_mut().enumerate() {
+                    // SAFETY: row p of xt has mp = 8·MV columns.
+                    *lane = unsafe { _mm256_loadu_ps(xt.add(p * mp + v * 8)) };
+                }
+                for (jj, row) in acc.iter_mut().enumerate() {
+                    // SAFETY: each row of w has k elements.
+                    let a = _mm256_set1_ps(unsafe { *rows[jj].add(p) });
+                    for (v, lane) in row.iter_mut().enumerate() {
+                        *lane = _mm256_fmadd_ps(a, xv[v], *lane);
+                    }
+                }
+            }
+            for (jj, row) in acc.iter().enumerate().take(live) {
+                for (v, lane) in row.iter().enumerate() {
+                    // SAFETY: row j0 + jj < n of ot has mp columns.
+                    unsafe {
+                        let target = ot.add((j0 + jj) * mp + v * 8);
+                        let value = if started { _mm256_add_ps(*lane, _mm256_loadu_ps(target)) } else { *lane };
+                        _mm256_storeu_ps(target, value);
+                    }
+                }
+            }
+            started = true;
+            lo = hi;
         }
     }
 }

@@ -8,6 +8,10 @@
 //! - `x @ w` / `F.linear(x, w)` with `m ≥ 4` rows, `n ≥ 16` columns and `k ≤ 192` is one chain
 //!   of fused multiply-adds over `k`, starting from `+0.0`: `acc = fma(x[i,p], w[p,j], acc)`;
 //!   a bias (`addmm`'s `beta = 1`) is added to the finished chain once;
+//! - with a longer `k`, MKL cuts it into panels ([`panel_len`]: two halves for an even `k`
+//!   below 384, else 192 each, the remainder last): each panel is such a chain from `+0.0`, and
+//!   the panels' results are added to the output in turn (the first one stored when there is
+//!   no bias) — measured for `m` 4…64, `n` 16…1024, `k` 193…3072, `x @ w` and `F.linear`;
 //! - `x @ w` with one row (`m = 1`, MKL's gemv) is a chain of separately rounded products and
 //!   sums: `acc = acc + x[p]·w[p,j]`;
 //! - `F.linear(x, w)` with one row (MKL's transposed gemv, `k` a multiple of 4) is a dot
@@ -23,6 +27,10 @@
 //! that differs stays on the BLAS for the life of the process. The one-row chains above were
 //! measured on an AMD EPYC; on an Intel Xeon MKL's one-row products follow other orders, which
 //! the check finds (those shapes then stay on the BLAS).
+//!
+//! A several-row `F.linear` whose weight is too large to transpose per call (the packed
+//! kernel's way) runs a kernel vectorised across the rows of `x` instead (`linear_rows`): the
+//! same chains, `w` read as it lies.
 //!
 //! The BLAS routine checked against is handed in by the caller ([`Reference`]: `blas` passes
 //! its `sgemm_` call), so this module does not depend on `blas`, which depends on it to choose
@@ -50,9 +58,9 @@ pub const MAX_WORK: usize = 1 << 20;
 /// measured faster than MKL up to 64×128×64 with that copy included.
 pub const MAX_LINEAR_WORK: usize = 1 << 19;
 /// The largest weight (`n·k` elements) a several-row `F.linear` transposes per call: above it
-/// the copy costs more than the product saves (measured on an Intel Xeon: 8×128·128×512 took
-/// 3× longer than MKL, mostly in the transpose).
-pub const MAX_LINEAR_PACK: usize = 1 << 14;
+/// the copy costs more than [`kernel::linear_rows`], which reads `w` as it lies (measured at
+/// one thread: 8×64·64×256 ×0.56 of MKL transposed, ×1.07 by rows).
+pub const MAX_LINEAR_PACK: usize = 1 << 13;
 /// The largest one-row `x @ w` (`k·n`) this kernel takes: above it MKL's GEMV is faster.
 /// Measured on an AMD EPYC (AVX-512) at one thread, `(x @ w + b).relu()` against eager:
 /// ×1.22–1.41 up to 2^17, ×0.31–0.80 from 2^18 (1×256·256×1024: ×0.31) to 2^20.
@@ -60,8 +68,30 @@ const MAX_ONE_ROW_MATMUL_WORK: usize = 1 << 17;
 /// The same for a one-row `F.linear` (the four-lane dot product): measured on the same CPU,
 /// ×1.13–1.18 of eager at 2^18, ×0.94–1.00 from 2^19 (`bench --sweep --cells linear`).
 const MAX_ONE_ROW_LINEAR_WORK: usize = 1 << 18;
-/// The longest chain measured to be unblocked in MKL (`k` is split into panels above it).
-const MAX_K: usize = 192;
+/// The longest chain MKL leaves unblocked (`k` is split into panels above it).
+const MAX_PANEL: usize = 192;
+/// The largest several-row `F.linear` run by [`kernel::linear_rows`] (weights too large to
+/// transpose per call): rows, and `m·k·n`. Measured on an AMD EPYC at one thread against MKL:
+/// ×1.05–1.5 from 8×256·256×1024 to 64×768·768×768 and 8×3072·3072×768; above 64 rows (two
+/// passes over `w`) MKL's blocked kernels come within ×1.05, so they keep those.
+const MAX_ROWS_LINEAR_ROWS: usize = 64;
+const MAX_ROWS_LINEAR_WORK: usize = 1 << 26;
+
+/// The panels MKL cuts a chain of `k` products into (module docs): their length, the last
+/// one taking the remainder.
+pub fn panel_len(k: usize) -> usize {
+    match k {
+        0..=MAX_PANEL => k.max(1),
+        _ if k < 2 * MAX_PANEL => k.div_ceil(2),
+        _ => MAX_PANEL,
+    }
+}
+
+/// Whether a several-row `F.linear` transposes its weight and runs the `x @ w` kernel (small
+/// weights), rather than [`kernel::linear_rows`].
+fn packs_weight(m: usize, k: usize, n: usize) -> bool {
+    k.saturating_mul(n) <= MAX_LINEAR_PACK && m.saturating_mul(k).saturating_mul(n) <= MAX_LINEAR_WORK
+}
 
 /// Which chain the BLAS uses for a shape, when it is one this kernel can follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,15 +105,18 @@ enum Chain {
 }
 
 fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Option<Chain> {
-    // One-row `F.linear` reads `w` as it lies (no transposed copy), like `@`.
-    let limit = match layout {
-        Layout::Linear if m > 1 => MAX_LINEAR_WORK,
-        _ => MAX_WORK,
-    };
-    if m == 0 || k == 0 || n == 0 || m.saturating_mul(k).saturating_mul(n) > limit {
+    if m == 0 || k == 0 || n == 0 {
         return None;
     }
-    if layout == Layout::Linear && m > 1 && k.saturating_mul(n) > MAX_LINEAR_PACK {
+    let work = m.saturating_mul(k).saturating_mul(n);
+    let fits = match layout {
+        // One-row `F.linear` reads `w` as it lies (no transposed copy), like `@`.
+        Layout::Linear if m > 1 => {
+            packs_weight(m, k, n) || (m <= MAX_ROWS_LINEAR_ROWS && work <= MAX_ROWS_LINEAR_WORK)
+        }
+        _ => work <= MAX_WORK,
+    };
+    if !fits {
         return None;
     }
     if layout == Layout::Matmul && m == 1 && !accumulate {
@@ -92,7 +125,7 @@ fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> 
     if layout == Layout::Linear && m == 1 && k.is_multiple_of(4) {
         return (k * n <= MAX_ONE_ROW_LINEAR_WORK).then_some(Chain::Dot4);
     }
-    (m >= 4 && n >= 16 && k <= MAX_K).then_some(Chain::Fused)
+    (m >= 4 && n >= 16).then_some(Chain::Fused)
 }
 
 /// The routine whose bits the kernel must reproduce, with the arguments of
@@ -130,11 +163,15 @@ impl Planned {
     /// [`kernel::supported`] is true (it is for every plan [`Planned::for_shape`] returns).
     pub unsafe fn run(&self, x: *const f32, w: *const f32, out: *mut f32) {
         let Planned { layout, chain, m, k, n, accumulate } = *self;
+        // Only the fused chain is cut into panels; the one-row chains are measured whole.
+        let panel = if chain == Chain::Fused { panel_len(k) } else { k };
         match layout {
-            // SAFETY (both): as documented on the function; `Dot4` means one row of F.linear.
+            // SAFETY (all arms): as documented on the function; `Dot4` means one row of
+            // F.linear; a panel's columns of `x` start at `lo` (rows `k` apart), its rows of
+            // the `k × n` operand at `lo·n`.
             _ if chain == Chain::Dot4 => unsafe { kernel::dot4(k, n, x, w, accumulate, out) },
-            Layout::Matmul => unsafe { kernel::gemm(chain, m, k, n, x, w, accumulate, out) },
-            Layout::Linear => PACKED.with(|cell| {
+            Layout::Matmul => unsafe { gemm_in_panels(chain, m, k, n, panel, x, w, accumulate, out) },
+            Layout::Linear if packs_weight(m, k, n) => PACKED.with(|cell| {
                 let mut packed = cell.borrow_mut();
                 if packed.len() < k * n {
                     packed.resize(k * n, 0.0);
@@ -142,10 +179,36 @@ impl Planned {
                 // SAFETY: `w` holds n·k f32s; `packed` holds at least k·n.
                 unsafe {
                     kernel::transpose(w, n, k, packed.as_mut_ptr());
-                    kernel::gemm(chain, m, k, n, x, packed.as_ptr(), accumulate, out);
+                    gemm_in_panels(chain, m, k, n, panel, x, packed.as_ptr(), accumulate, out);
+                }
+            }),
+            Layout::Linear => ROWS_SCRATCH.with(|cell| {
+                let (xt, ot) = &mut *cell.borrow_mut();
+                // Groups of at most 8·LINEAR_ROW_VECTORS rows, each a pass over `w`.
+                let group = 8 * kernel::LINEAR_ROW_VECTORS;
+                for first in (0..m).step_by(group) {
+                    let rows = group.min(m - first);
+                    // SAFETY: rows first..first+rows of x and out exist; rows ≤ the limit.
+                    unsafe { kernel::linear_rows(rows, k, n, panel, x.add(first * k), w, accumulate, out.add(first * n), xt, ot) }
                 }
             }),
         }
+    }
+}
+
+/// `out = x · b [+ out]` for row-major `b (k×n)`, one kernel call per panel of `k`: the first
+/// stores (or adds to the bias), the others add to what is there.
+///
+/// # Safety
+/// As [`Planned::run`], with `b` the `k × n` operand.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_in_panels(chain: Chain, m: usize, k: usize, n: usize, panel: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+    let mut lo = 0;
+    while lo < k {
+        let hi = k.min(lo + panel);
+        // SAFETY: columns lo..hi of x (rows k apart) and rows lo..hi of b exist.
+        unsafe { kernel::gemm(chain, m, hi - lo, n, k, x.add(lo), b.add(lo * n), accumulate || lo > 0, out) };
+        lo = hi;
     }
 }
 
@@ -156,6 +219,8 @@ type Key = (Planned, i32);
 thread_local! {
     /// `wᵀ` for [`Layout::Linear`]: the kernel reads `w` one `k`-row at a time.
     static PACKED: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// `xᵀ` and the transposed output of [`kernel::linear_rows`].
+    static ROWS_SCRATCH: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
     /// Plans checked against the BLAS on this thread, and whether they matched.
     static VERIFIED: RefCell<HashMap<Key, bool>> = RefCell::new(HashMap::new());
     /// The last plan asked about and its answer.
@@ -261,7 +326,12 @@ mod kernel {
     pub fn supported() -> bool {
         false
     }
-    pub unsafe fn gemm(_: Chain, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32) {
+    pub const LINEAR_ROW_VECTORS: usize = 4;
+    pub unsafe fn gemm(_: Chain, _: usize, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32) {
+        unreachable!("supported() is false")
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn linear_rows(_: usize, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32, _: &mut Vec<f32>, _: &mut Vec<f32>) {
         unreachable!("supported() is false")
     }
     pub unsafe fn transpose(_: *const f32, _: usize, _: usize, _: *mut f32) {
@@ -307,7 +377,7 @@ mod tests {
             for chain in [Chain::Fused, Chain::Separate] {
                 let mut out = vec![f32::NAN; m * n];
                 // SAFETY: sizes as the shapes say; the CPU supports the kernel.
-                unsafe { kernel::gemm(chain, m, k, n, x.as_ptr(), b.as_ptr(), false, out.as_mut_ptr()) };
+                unsafe { kernel::gemm(chain, m, k, n, k, x.as_ptr(), b.as_ptr(), false, out.as_mut_ptr()) };
                 let want = reference(chain, m, k, n, &x, &b);
                 assert!(out.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "{chain:?} {m}x{k}x{n}");
             }
@@ -321,6 +391,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// MKL's panels, element by element: each panel one FMA chain from `+0.0`, added to the
+    /// output in turn (`start`: the output before, when accumulating).
+    fn panels_reference(m: usize, k: usize, n: usize, panel: usize, x: &[f32], b: &[f32], start: Option<&[f32]>) -> Vec<f32> {
+        let mut out: Vec<Option<f32>> = (0..m * n).map(|e| start.map(|s| s[e])).collect();
+        for lo in (0..k).step_by(panel) {
+            let part = reference(Chain::Fused, m, (lo + panel).min(k) - lo, n, &columns(x, m, k, lo, panel), &b[lo * n..], );
+            for (o, r) in out.iter_mut().zip(part) {
+                *o = Some(match *o { Some(c) => r + c, None => r });
+            }
+        }
+        out.into_iter().map(|v| v.expect("k ≥ 1")).collect()
+    }
+
+    /// Columns `lo..lo+len` (clipped) of a row-major `m × k` matrix.
+    fn columns(x: &[f32], m: usize, k: usize, lo: usize, len: usize) -> Vec<f32> {
+        let hi = (lo + len).min(k);
+        (0..m).flat_map(|i| x[i * k + lo..i * k + hi].to_vec()).collect()
+    }
+
+    /// Both several-row kernels follow the panels exactly, with and without accumulation, at
+    /// every tile and vector edge (`x @ w` and `F.linear`'s row-vectorised kernel).
+    #[test]
+    fn panel_kernels_follow_the_panels_bit_for_bit() {
+        if !kernel::supported() {
+            return;
+        }
+        let values = |len: usize, seed: u32| -> Vec<f32> {
+            (0..len).map(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / u32::MAX as f32 - 0.5).collect()
+        };
+        for (m, k, n) in [(4, 200, 16), (5, 256, 23), (8, 385, 40), (13, 1000, 17), (17, 256, 64), (32, 300, 33), (9, 64, 12), (24, 7, 5)] {
+            let panel = panel_len(k);
+            let (x, w) = (values(m * k, 7), values(n * k, 3));
+            let mut b = vec![0.0; k * n];
+            // SAFETY: sizes as the shapes say.
+            unsafe { kernel::transpose(w.as_ptr(), n, k, b.as_mut_ptr()) };
+            let start = values(m * n, 5);
+            for accumulate in [false, true] {
+                let want = panels_reference(m, k, n, panel, &x, &b, accumulate.then_some(&start[..]));
+                let mut by_columns = start.clone();
+                let mut by_rows = start.clone();
+                let (mut xt, mut ot) = (Vec::new(), Vec::new());
+                // SAFETY: sizes as the shapes say; m ≤ 32; the CPU supports the kernels.
+                unsafe {
+                    gemm_in_panels(Chain::Fused, m, k, n, panel, x.as_ptr(), b.as_ptr(), accumulate, by_columns.as_mut_ptr());
+                    kernel::linear_rows(m, k, n, panel, x.as_ptr(), w.as_ptr(), accumulate, by_rows.as_mut_ptr(), &mut xt, &mut ot);
+                }
+                let same = |got: &[f32]| got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same(&by_columns), "x @ w {m}x{k}x{n} accumulate={accumulate}");
+                assert!(same(&by_rows), "linear rows {m}x{k}x{n} accumulate={accumulate}");
+            }
+        }
+        assert_eq!((panel_len(192), panel_len(256), panel_len(383), panel_len(384), panel_len(1000)), (192, 128, 192, 192, 192));
     }
 
     /// The one-row linear kernel is exactly the four-lane dot it claims.
@@ -355,13 +479,20 @@ mod tests {
         assert_eq!(chain_for(Layout::Linear, 1, 30, 32, true), None);
         assert_eq!(chain_for(Layout::Linear, 1, 32, 32, true), Some(Chain::Dot4));
         assert_eq!(chain_for(Layout::Matmul, 2, 32, 32, false), None);
-        assert_eq!(chain_for(Layout::Matmul, 8, 256, 64, false), None);
+        assert_eq!(chain_for(Layout::Matmul, 8, 256, 64, false), Some(Chain::Fused));
+        assert_eq!(chain_for(Layout::Matmul, 8, 256, 1024, false), None);
+        assert_eq!(chain_for(Layout::Linear, 8, 256, 1024, true), Some(Chain::Fused));
+        assert_eq!(chain_for(Layout::Linear, 64, 256, 1024, true), Some(Chain::Fused));
+        assert_eq!(chain_for(Layout::Linear, 65, 256, 1024, true), None);
+        assert_eq!(chain_for(Layout::Linear, 3, 256, 1024, true), None);
         assert_eq!(chain_for(Layout::Matmul, 8, 64, 8, false), None);
         assert_eq!(chain_for(Layout::Matmul, 256, 256, 128, false), None);
         assert_eq!(chain_for(Layout::Matmul, 64, 128, 128, false), Some(Chain::Fused));
         assert_eq!(chain_for(Layout::Matmul, 64, 128, 129, false), None);
         assert_eq!(chain_for(Layout::Linear, 64, 128, 64, false), Some(Chain::Fused));
-        assert_eq!(chain_for(Layout::Linear, 64, 128, 65, false), None);
+        assert_eq!(chain_for(Layout::Linear, 64, 128, 65, false), Some(Chain::Fused));
+        assert_eq!(chain_for(Layout::Linear, 65, 128, 65, false), None);
+        assert_eq!(chain_for(Layout::Linear, 64, 4096, 4096, false), None);
         assert_eq!(chain_for(Layout::Matmul, 1, 32, 32, false), Some(Chain::Separate));
         assert_eq!(chain_for(Layout::Linear, 8, 64, 64, true), Some(Chain::Fused));
     }
