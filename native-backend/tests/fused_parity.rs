@@ -443,3 +443,36 @@ fn products_on_both_sides_of_the_small_kernel_thresholds_are_bit_identical() {
         assert_eq!(bits(&lin), bits(&x.linear::<&Tensor>(&w_lin, None)), "F.linear(x, w) at {m}x{k}x{n}");
     }
 }
+
+/// `F.linear` of a batch of rows (rank 3 and 4) computes the flattened rows as eager does, bit
+/// for bit, with and without a bias and an epilogue; transposed batches, a 2-D bias and
+/// mismatched weights keep libtorch's path, its values and its errors.
+#[test]
+fn linear_of_batched_rows_is_eagers_bit_for_bit() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(12);
+    let bits = |t: &Tensor| values(t).iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for shape in [vec![1i64, 16, 64], vec![8, 16, 64], vec![2, 3, 5, 64], vec![1, 128, 64], vec![4, 1, 64]] {
+        for n in [64i64, 192, 7] {
+            let x = rng.tensor(&shape, false);
+            let w = rng.tensor(&[n, 64], false);
+            let b = rng.tensor(&[n], false);
+            let ours = fused::linear_epilogue(&x, &w, Some(&b), &[], None).expect("linear");
+            let eager = x.linear(&w, Some(&b));
+            assert_eq!(ours.size(), eager.size(), "{shape:?} n={n}");
+            assert_eq!(bits(&ours), bits(&eager), "F.linear(x, w, b) at {shape:?} n={n}");
+            let ours = fused::linear_epilogue(&x, &w, None, &[Unary::Relu], None).expect("linear");
+            assert_eq!(bits(&ours), bits(&x.linear::<&Tensor>(&w, None).relu()), "relu(F.linear(x, w)) at {shape:?} n={n}");
+        }
+    }
+    let x = rng.tensor(&[16, 4, 64], false).transpose(0, 1);
+    let (w, b) = (rng.tensor(&[32, 64], false), rng.tensor(&[32], false));
+    assert_parity(&fused::linear_epilogue(&x, &w, Some(&b), &[], None).expect("linear"), &x.linear(&w, Some(&b)), "transposed batch");
+    let b2 = rng.tensor(&[16, 32], false);
+    let x = rng.tensor(&[4, 16, 64], false);
+    assert_eq!(bits(&fused::linear_epilogue(&x, &w, Some(&b2), &[], None).expect("linear")), bits(&x.linear(&w, Some(&b2))), "2-D bias");
+    let w_bad = rng.tensor(&[32, 63], false);
+    let eager = error_text(torchlower_backend::ops::linear(&x, &w_bad, Some(&b)));
+    assert!(eager.contains("cannot be multiplied"), "{eager}");
+    assert_eq!(error_text(fused::linear_epilogue(&x, &w_bad, Some(&b), &[], None)), eager);
+}

@@ -7,8 +7,10 @@ eager PyTorch — values (rtol 1e-5 / atol 1e-6), NaN and ±Inf positions, signs
 dtype/shape, no grad on outputs, inputs unchanged bitwise, eager's errors — on random data
 and on the special values, at the benchmark sizes and at degenerate ones. Products go to our
 own small-GEMM kernel or to libtorch's BLAS by shape (native-backend/src/fused/small_gemm/:
-one row, or at least 4 rows with at least 16 columns and k <= 192; m*k*n <= 2^19 for
-F.linear and 2^20 for @; k a multiple of 4 for one-row F.linear); the shapes below sit on both sides of each of those thresholds, and odd layouts
+one row, or at least 4 rows with at least 16 columns, k cut into MKL's panels above 192;
+m*k*n <= 2^20 for @; a several-row F.linear transposes weights of at most 2^13 elements and
+reads larger ones by rows, up to 64 rows; k a multiple of 4 for one-row F.linear); the shapes
+below sit on both sides of each of those thresholds, and odd layouts
 go through the tch fallback. (The Rust test fused_parity.rs also checks those products bit
 for bit against eager.)
 """
@@ -99,7 +101,9 @@ LINEAR_SHAPES = [(1, 32, 32), (1, 128, 64), (8, 64, 64), (16, 128, 64), (64, 128
                  # F.linear work 2^19 (64*128*64) | above, @ work 2^20 (64*128*128) | above, one-row
                  # F.linear k 30 | 32
                  (3, 32, 16), (4, 32, 16), (4, 32, 15), (8, 192, 16), (8, 193, 16), (64, 128, 65), (64, 128, 128), (64, 128, 129),
-                 (1, 30, 16), (1, 32, 16)]
+                 (1, 30, 16), (1, 32, 16),
+                 # MKL's panels (k 200, 385), weights of 2^13 elements | above, 64 | 65 rows by rows
+                 (8, 200, 40), (13, 385, 64), (8, 64, 128), (8, 64, 129), (8, 256, 1024), (64, 256, 96), (65, 256, 96)]
 
 
 @pytest.mark.parametrize("batch,fan_in,fan_out", LINEAR_SHAPES)

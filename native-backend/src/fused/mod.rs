@@ -58,6 +58,11 @@ pub fn linear_epilogue(
     acts: &[Unary],
     reduce: Option<Reduce>,
 ) -> Result<Tensor> {
+    if reduce.is_none() {
+        if let Some((rows, shape)) = rows_of_batch(x, w, b) {
+            return Ok(linear_epilogue(&rows, w, b, acts, None)?.f_view(shape.as_slice())?);
+        }
+    }
     let (Some(xd), Some(wd)) = (Dense::of(x), Dense::of(w)) else {
         return finish(ops::linear(x, w, b)?, acts, reduce);
     };
@@ -94,6 +99,26 @@ pub fn linear_epilogue(
         }
         RowBias::None
     })
+}
+
+/// A contiguous float32 `x` of rank ≥ 3 as the matrix of its rows, and `F.linear`'s output
+/// shape — when eager computes `F.linear(x, w, b)` exactly so: for such an `x` it multiplies
+/// the flattened rows (`addmm` with a 1-D bias, `matmul`'s fold into `mm` without one) and
+/// views the result back. `None` for everything else (empty, mismatched or other layouts),
+/// which keeps libtorch's path and its errors.
+fn rows_of_batch(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Option<(Tensor, Vec<i64>)> {
+    let facts = crate::facts::Facts::of(x)?;
+    if facts.rank < 3 || facts.device != tch::Device::Cpu || !facts.is_kind(tch::Kind::Float) || !crate::facts::contiguous_data(x)?.0 {
+        return None;
+    }
+    let wd = Dense::of(w).filter(|wd| wd.rank == 2)?;
+    let mut shape = x.size();
+    let k = *shape.last()?;
+    if shape.contains(&0) || k as usize != wd.cols || b.is_some_and(|b| Dense::of(b).is_none_or(|bd| bd.rank != 1 || bd.cols != wd.rows)) {
+        return None;
+    }
+    *shape.last_mut()? = wd.rows as i64;
+    Some((x.f_view([-1, k]).ok()?, shape))
 }
 
 /// `reduce(acts(x @ w + b))` (`b` optional, added after the product as eager's separate `+`
