@@ -476,3 +476,24 @@ fn linear_of_batched_rows_is_eagers_bit_for_bit() {
     assert!(eager.contains("cannot be multiplied"), "{eager}");
     assert_eq!(error_text(fused::linear_epilogue(&x, &w_bad, Some(&b), &[], None)), eager);
 }
+
+/// With two torch threads the row-vectorised `F.linear` splits its columns over them (the
+/// other large products go to the BLAS, which splits them itself): still eager's bits.
+#[test]
+fn products_split_over_threads_are_bit_identical() {
+    let _guard = tch::no_grad_guard();
+    let before = tch::get_num_threads();
+    tch::set_num_threads(2);
+    let mut rng = Rng(21);
+    let bits = |t: &Tensor| values(t).iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    for (m, k, n) in [(64i64, 128i64, 512i64), (8, 256, 1024), (8, 1024, 256), (33, 300, 77), (4, 64, 200), (64, 256, 1024)] {
+        let x = rng.tensor(&[m, k], false);
+        let w = rng.tensor(&[n, k], false);
+        let b = rng.tensor(&[n], false);
+        let ours = fused::linear_epilogue(&x, &w, Some(&b), &[Unary::Gelu], None).expect("linear");
+        assert_parity(&ours, &x.linear(&w, Some(&b)).gelu("none"), &format!("gelu(F.linear) at {m}x{k}x{n}, 2 threads"));
+        let ours = fused::linear_epilogue(&x, &w, Some(&b), &[], None).expect("linear");
+        assert_eq!(bits(&ours), bits(&x.linear(&w, Some(&b))), "F.linear(x, w, b) at {m}x{k}x{n}, 2 threads");
+    }
+    tch::set_num_threads(before);
+}

@@ -113,8 +113,9 @@ impl Gemm {
     /// The kernel for this shape. [`available`] must have returned true.
     pub fn for_shape(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> Gemm {
         // with more torch threads, a product this large is split across them by the BLAS,
-        // which then beats our one-threaded kernel (measured with 2: ×0.88 at 256×16·16×16)
-        let threaded = m * k * n >= PARALLEL_PRODUCT && crate::facts::num_threads() > 1;
+        // which then beats our one-threaded kernels (measured with 2: ×0.88 at 256×16·16×16)
+        // — except the row-vectorised F.linear, which splits its columns too
+        let threaded = m * k * n >= PARALLEL_PRODUCT && crate::facts::num_threads() > 1 && !small_gemm::splits_over_threads(layout, m, k, n);
         let small = if threaded { None } else { small_gemm::Planned::for_shape(layout, m, k, n, accumulate, sgemm_into) };
         Gemm { layout, m, k, n, accumulate, small }
     }

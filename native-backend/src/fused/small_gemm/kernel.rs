@@ -277,12 +277,15 @@ pub const LINEAR_ROW_VECTORS: usize = 4;
 /// — while the rows of `x` fill the vector lanes (`x` is small: few rows). `xt` and `ot` are
 /// scratch: `x` transposed and the output transposed, rows padded to whole vectors.
 ///
+/// `out` is the top-left corner of the `m × n` block written, its rows `ldo` apart (a part of
+/// the output's columns, when the columns are split over threads).
+///
 /// # Safety
-/// `x` holds `m·k` f32s, `w` holds `n·k`, `out` holds `m·n` and overlaps neither;
-/// `1 ≤ m ≤ 8·LINEAR_ROW_VECTORS`, `panel ≥ 1`; the CPU has AVX2 and FMA.
+/// `x` holds `m·k` f32s, `w` holds `n·k`, `out` holds `m` rows of `n` f32s `ldo ≥ n` apart and
+/// overlaps neither; `1 ≤ m ≤ 8·LINEAR_ROW_VECTORS`, `panel ≥ 1`; the CPU has AVX2 and FMA.
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn linear_rows(m: usize, k: usize, n: usize, panel: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32, xt: &mut Vec<f32>, ot: &mut Vec<f32>) {
+pub unsafe fn linear_rows(m: usize, k: usize, n: usize, panel: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32, ldo: usize, xt: &mut Vec<f32>, ot: &mut Vec<f32>) {
     let vectors = m.div_ceil(8);
     let mp = vectors * 8;
     xt.clear();
@@ -294,7 +297,7 @@ pub unsafe fn linear_rows(m: usize, k: usize, n: usize, panel: usize, x: *const 
     unsafe {
         transpose_strided(x, m, k, k, xt.as_mut_ptr(), mp);
         if accumulate {
-            transpose_strided(out, m, n, n, ot.as_mut_ptr(), mp);
+            transpose_strided(out, m, n, ldo, ot.as_mut_ptr(), mp);
         }
         let (xt, ot) = (xt.as_ptr(), ot.as_mut_ptr());
         if is_x86_feature_detected!("avx512vl") {
@@ -307,7 +310,7 @@ pub unsafe fn linear_rows(m: usize, k: usize, n: usize, panel: usize, x: *const 
                 _ => rows_tiles::<4, 2>(k, n, mp, panel, xt, w, accumulate, ot),
             }
         }
-        transpose_strided(ot, n, m, mp, out, n);
+        transpose_strided(ot, n, m, mp, out, ldo);
     }
 }
 

@@ -182,18 +182,53 @@ impl Planned {
                     gemm_in_panels(chain, m, k, n, panel, x, packed.as_ptr(), accumulate, out);
                 }
             }),
-            Layout::Linear => ROWS_SCRATCH.with(|cell| {
-                let (xt, ot) = &mut *cell.borrow_mut();
-                // Groups of at most 8·LINEAR_ROW_VECTORS rows, each a pass over `w`.
-                let group = 8 * kernel::LINEAR_ROW_VECTORS;
-                for first in (0..m).step_by(group) {
-                    let rows = group.min(m - first);
-                    // SAFETY: rows first..first+rows of x and out exist; rows ≤ the limit.
-                    unsafe { kernel::linear_rows(rows, k, n, panel, x.add(first * k), w, accumulate, out.add(first * n), xt, ot) }
-                }
-            }),
+            // SAFETY: as documented on the function.
+            Layout::Linear => unsafe { linear_by_rows(m, k, n, panel, x, w, accumulate, out) },
         }
     }
+}
+
+/// Whether a plan for this product runs its columns on torch's threads (so that the BLAS,
+/// which would split it too, need not be preferred when torch has several).
+pub fn splits_over_threads(layout: Layout, m: usize, k: usize, n: usize) -> bool {
+    layout == Layout::Linear && m > 1 && !packs_weight(m, k, n)
+}
+
+/// Columns per part when [`linear_by_rows`] splits the output over threads (a tile's width).
+const COLUMNS_PER_PART: usize = 8;
+
+/// Multiply-adds from which [`linear_by_rows`] splits its columns over torch's threads.
+const PARALLEL_WORK: usize = 1 << 16;
+
+/// [`kernel::linear_rows`] over groups of at most `8·LINEAR_ROW_VECTORS` rows (each a pass over
+/// `w`), its columns split over torch's threads for a large product: every element is still
+/// the one chain of its row and column, so the split changes no bit.
+///
+/// # Safety
+/// As [`Planned::run`] for `F.linear`; `m ≤` [`MAX_ROWS_LINEAR_ROWS`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn linear_by_rows(m: usize, k: usize, n: usize, panel: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
+    // Addresses as integers, so that the parts (on other threads) may share them.
+    let (x, w, out) = (x as usize, w as usize, out as usize);
+    let columns = |begin: usize, end: usize| {
+        let (first_column, last_column) = (begin * COLUMNS_PER_PART, (end * COLUMNS_PER_PART).min(n));
+        ROWS_SCRATCH.with(|cell| {
+            let (xt, ot) = &mut *cell.borrow_mut();
+            let group = 8 * kernel::LINEAR_ROW_VECTORS;
+            for first in (0..m).step_by(group) {
+                let rows = group.min(m - first);
+                // SAFETY: rows first..first+rows and columns first_column..last_column of x, w
+                // and out exist (the caller's guarantees); parts write disjoint columns.
+                unsafe {
+                    let (x, w, out) = (x as *const f32, w as *const f32, out as *mut f32);
+                    kernel::linear_rows(rows, k, last_column - first_column, panel, x.add(first * k), w.add(first_column * k), accumulate, out.add(first * n + first_column), n, xt, ot)
+                }
+            }
+        })
+    };
+    let parts = n.div_ceil(COLUMNS_PER_PART);
+    let grain = PARALLEL_WORK.div_ceil(m * k * COLUMNS_PER_PART).max(1);
+    crate::parallel::for_each_part(parts, grain, &columns);
 }
 
 /// `out = x · b [+ out]` for row-major `b (k×n)`, one kernel call per panel of `k`: the first
@@ -331,7 +366,7 @@ mod kernel {
         unreachable!("supported() is false")
     }
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn linear_rows(_: usize, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32, _: &mut Vec<f32>, _: &mut Vec<f32>) {
+    pub unsafe fn linear_rows(_: usize, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32, _: usize, _: &mut Vec<f32>, _: &mut Vec<f32>) {
         unreachable!("supported() is false")
     }
     pub unsafe fn transpose(_: *const f32, _: usize, _: usize, _: *mut f32) {
@@ -437,7 +472,7 @@ mod tests {
                 // SAFETY: sizes as the shapes say; m ≤ 32; the CPU supports the kernels.
                 unsafe {
                     gemm_in_panels(Chain::Fused, m, k, n, panel, x.as_ptr(), b.as_ptr(), accumulate, by_columns.as_mut_ptr());
-                    kernel::linear_rows(m, k, n, panel, x.as_ptr(), w.as_ptr(), accumulate, by_rows.as_mut_ptr(), &mut xt, &mut ot);
+                    kernel::linear_rows(m, k, n, panel, x.as_ptr(), w.as_ptr(), accumulate, by_rows.as_mut_ptr(), n, &mut xt, &mut ot);
                 }
                 let same = |got: &[f32]| got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
                 assert!(same(&by_columns), "x @ w {m}x{k}x{n} accumulate={accumulate}");
