@@ -172,13 +172,14 @@ mod timing {
             let x: Vec<f32> = (0..m * k).map(|i| (i % 13) as f32 * 0.1).collect();
             let w: Vec<f32> = (0..n * k).map(|i| (i % 7) as f32 * 0.1).collect();
             let mut out = vec![0.0f32; m * n];
-            let plan = Gemm::for_shape(Layout::Linear, m, k, n, false);
+            let layout = if std::env::var_os("TL_MATMUL").is_some() { Layout::Matmul } else { Layout::Linear };
+            let plan = Gemm::for_shape(layout, m, k, n, false);
             let reps = (2_000_000 / (m * k * n)).clamp(3, 2000);
             let mut time = |ours: bool| {
                 let t = std::time::Instant::now();
                 for _ in 0..reps {
                     unsafe {
-                        if ours { plan.run(x.as_ptr(), w.as_ptr(), out.as_mut_ptr()) } else { sgemm_into(Layout::Linear, m, k, n, x.as_ptr(), w.as_ptr(), false, out.as_mut_ptr()) }
+                        if ours { plan.run(x.as_ptr(), w.as_ptr(), out.as_mut_ptr()) } else { sgemm_into(layout, m, k, n, x.as_ptr(), w.as_ptr(), false, out.as_mut_ptr()) }
                     }
                 }
                 t.elapsed().as_secs_f64() / reps as f64 * 1e6

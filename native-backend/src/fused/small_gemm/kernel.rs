@@ -11,20 +11,20 @@ pub fn supported() -> bool {
     is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
 }
 
-/// `out = x · b [+ out]` for row-major `x (m×k`, rows `lda` apart`)`, `b (k×n)`, `out (m×n)`.
+/// `out = x · b [+ out]` for row-major `x (m×k)`, `b (k×n)`, `out (m×n)`.
 ///
 /// # Safety
-/// The buffers hold what the shapes say (`lda ≥ k`), `out` overlaps neither input, and the
-/// CPU has AVX2 and FMA.
+/// The buffers hold what the shapes say, `out` overlaps neither input, and the CPU has
+/// AVX2 and FMA.
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn gemm(chain: Chain, m: usize, k: usize, n: usize, lda: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+pub unsafe fn gemm(chain: Chain, m: usize, k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     // Columns in blocks of 32 on AVX-512 where the CPU has it (16 accumulators hide the
     // FMA latency better than AVX2's 8), the rest with AVX2; the chain per element is the
     // same either way.
     let wide = if chain == Chain::Fused && is_x86_feature_detected!("avx512f") { n / 32 * 32 } else { 0 };
     if wide > 0 {
         // SAFETY: the CPU has AVX-512F; the caller's guarantees cover columns 0..wide.
-        unsafe { gemm512(m, k, n, lda, wide, x, b, accumulate, out) };
+        unsafe { gemm512(m, k, n, wide, x, b, accumulate, out) };
     }
     let mut i = 0;
     while i < m {
@@ -33,16 +33,16 @@ pub unsafe fn gemm(chain: Chain, m: usize, k: usize, n: usize, lda: usize, x: *c
         // SAFETY (all calls): row `i`, column `j` and the tile sizes stay inside the shapes.
         unsafe {
             while j + 16 <= n {
-                tile_rows::<2>(chain, rows, k, n, lda, x.add(i * lda), b.add(j), accumulate, out.add(i * n + j));
+                tile_rows::<2>(chain, rows, k, n, x.add(i * k), b.add(j), accumulate, out.add(i * n + j));
                 j += 16;
             }
             if j + 8 <= n {
-                tile_rows::<1>(chain, rows, k, n, lda, x.add(i * lda), b.add(j), accumulate, out.add(i * n + j));
+                tile_rows::<1>(chain, rows, k, n, x.add(i * k), b.add(j), accumulate, out.add(i * n + j));
                 j += 8;
             }
             for row in i..i + rows {
                 for col in j..n {
-                    scalar(chain, k, n, x.add(row * lda), b.add(col), accumulate, out.add(row * n + col));
+                    scalar(chain, k, n, x.add(row * k), b.add(col), accumulate, out.add(row * n + col));
                 }
             }
         }
@@ -110,23 +110,23 @@ unsafe fn dot4_rows<const R: usize>(k: usize, x: *const f32, w: *const f32, accu
 /// Columns `0..cols` (a multiple of 32) of `out = x · b [+ out]`, 8 rows × 32 columns per tile.
 #[target_feature(enable = "avx512f")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm512(m: usize, k: usize, n: usize, lda: usize, cols: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn gemm512(m: usize, k: usize, n: usize, cols: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     let mut i = 0;
     while i < m {
         let rows = (m - i).min(8);
         for j in (0..cols).step_by(32) {
-            let (x, b, out) = (x.wrapping_add(i * lda), b.wrapping_add(j), out.wrapping_add(i * n + j));
+            let (x, b, out) = (x.wrapping_add(i * k), b.wrapping_add(j), out.wrapping_add(i * n + j));
             // SAFETY: rows i..i+rows and columns j..j+32 are inside the shapes.
             unsafe {
                 match rows {
-                    8 => tile512::<8>(k, n, lda, x, b, accumulate, out),
-                    7 => tile512::<7>(k, n, lda, x, b, accumulate, out),
-                    6 => tile512::<6>(k, n, lda, x, b, accumulate, out),
-                    5 => tile512::<5>(k, n, lda, x, b, accumulate, out),
-                    4 => tile512::<4>(k, n, lda, x, b, accumulate, out),
-                    3 => tile512::<3>(k, n, lda, x, b, accumulate, out),
-                    2 => tile512::<2>(k, n, lda, x, b, accumulate, out),
-                    _ => tile512::<1>(k, n, lda, x, b, accumulate, out),
+                    8 => tile512::<8>(k, n, x, b, accumulate, out),
+                    7 => tile512::<7>(k, n, x, b, accumulate, out),
+                    6 => tile512::<6>(k, n, x, b, accumulate, out),
+                    5 => tile512::<5>(k, n, x, b, accumulate, out),
+                    4 => tile512::<4>(k, n, x, b, accumulate, out),
+                    3 => tile512::<3>(k, n, x, b, accumulate, out),
+                    2 => tile512::<2>(k, n, x, b, accumulate, out),
+                    _ => tile512::<1>(k, n, x, b, accumulate, out),
                 }
             }
         }
@@ -137,15 +137,15 @@ unsafe fn gemm512(m: usize, k: usize, n: usize, lda: usize, cols: usize, x: *con
 /// `MR` rows × 32 columns, one FMA chain over `p` per element (as [`tile`]).
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn tile512<const MR: usize>(k: usize, n: usize, lda: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn tile512<const MR: usize>(k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     let mut acc = [[_mm512_setzero_ps(); 2]; MR];
     for p in 0..k {
-        // SAFETY: row p of b has 32 columns from here; row r of x (`lda` apart) has k elements.
+        // SAFETY: row p of b has 32 columns from here; row r of x has k elements.
         unsafe {
             let b0 = _mm512_loadu_ps(b.add(p * n));
             let b1 = _mm512_loadu_ps(b.add(p * n + 16));
             for (r, row) in acc.iter_mut().enumerate() {
-                let a = _mm512_set1_ps(*x.add(r * lda + p));
+                let a = _mm512_set1_ps(*x.add(r * k + p));
                 row[0] = _mm512_fmadd_ps(a, b0, row[0]);
                 row[1] = _mm512_fmadd_ps(a, b1, row[1]);
             }
@@ -165,18 +165,18 @@ unsafe fn tile512<const MR: usize>(k: usize, n: usize, lda: usize, x: *const f32
 
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn tile_rows<const NV: usize>(chain: Chain, rows: usize, k: usize, n: usize, lda: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn tile_rows<const NV: usize>(chain: Chain, rows: usize, k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     // SAFETY: forwarded; `rows` ≤ 4 rows of x and out exist from these pointers.
     unsafe {
         match (chain, rows) {
-            (Chain::Fused, 4) => tile::<4, NV, true>(k, n, lda, x, b, accumulate, out),
-            (Chain::Fused, 3) => tile::<3, NV, true>(k, n, lda, x, b, accumulate, out),
-            (Chain::Fused, 2) => tile::<2, NV, true>(k, n, lda, x, b, accumulate, out),
-            (Chain::Fused, _) => tile::<1, NV, true>(k, n, lda, x, b, accumulate, out),
-            (Chain::Separate, 4) => tile::<4, NV, false>(k, n, lda, x, b, accumulate, out),
-            (Chain::Separate, 3) => tile::<3, NV, false>(k, n, lda, x, b, accumulate, out),
-            (Chain::Separate, 2) => tile::<2, NV, false>(k, n, lda, x, b, accumulate, out),
-            (Chain::Separate | Chain::Dot4, _) => tile::<1, NV, false>(k, n, lda, x, b, accumulate, out),
+            (Chain::Fused, 4) => tile::<4, NV, true>(k, n, x, b, accumulate, out),
+            (Chain::Fused, 3) => tile::<3, NV, true>(k, n, x, b, accumulate, out),
+            (Chain::Fused, 2) => tile::<2, NV, true>(k, n, x, b, accumulate, out),
+            (Chain::Fused, _) => tile::<1, NV, true>(k, n, x, b, accumulate, out),
+            (Chain::Separate, 4) => tile::<4, NV, false>(k, n, x, b, accumulate, out),
+            (Chain::Separate, 3) => tile::<3, NV, false>(k, n, x, b, accumulate, out),
+            (Chain::Separate, 2) => tile::<2, NV, false>(k, n, x, b, accumulate, out),
+            (Chain::Separate | Chain::Dot4, _) => tile::<1, NV, false>(k, n, x, b, accumulate, out),
         }
     }
 }
@@ -184,7 +184,7 @@ unsafe fn tile_rows<const NV: usize>(chain: Chain, rows: usize, k: usize, n: usi
 /// `MR` rows × `NV`·8 columns: every accumulator runs its own chain over `p`.
 #[target_feature(enable = "avx2,fma")]
 #[inline]
-unsafe fn tile<const MR: usize, const NV: usize, const FUSED: bool>(k: usize, n: usize, lda: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
+unsafe fn tile<const MR: usize, const NV: usize, const FUSED: bool>(k: usize, n: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
     let mut acc = [[_mm256_setzero_ps(); NV]; MR];
     for p in 0..k {
         let mut bv = [_mm256_setzero_ps(); NV];
@@ -194,7 +194,7 @@ unsafe fn tile<const MR: usize, const NV: usize, const FUSED: bool>(k: usize, n:
         }
         for (r, row) in acc.iter_mut().enumerate() {
             // SAFETY: row r of x has k elements.
-            let a = _mm256_set1_ps(unsafe { *x.add(r * lda + p) });
+            let a = _mm256_set1_ps(unsafe { *x.add(r * k + p) });
             for (v, lane) in row.iter_mut().enumerate() {
                 *lane = if FUSED { _mm256_fmadd_ps(a, bv[v], *lane) } else { _mm256_add_ps(*lane, _mm256_mul_ps(a, bv[v])) };
             }

@@ -232,19 +232,32 @@ unsafe fn linear_by_rows(m: usize, k: usize, n: usize, panel: usize, x: *const f
 }
 
 /// `out = x · b [+ out]` for row-major `b (k×n)`, one kernel call per panel of `k`: the first
-/// stores (or adds to the bias), the others add to what is there.
+/// stores (or adds to the bias), the others add to what is there. A panel's columns of `x` are
+/// copied out first (`x` is small), so that the kernel sees dense rows.
 ///
 /// # Safety
 /// As [`Planned::run`], with `b` the `k × n` operand.
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm_in_panels(chain: Chain, m: usize, k: usize, n: usize, panel: usize, x: *const f32, b: *const f32, accumulate: bool, out: *mut f32) {
-    let mut lo = 0;
-    while lo < k {
-        let hi = k.min(lo + panel);
-        // SAFETY: columns lo..hi of x (rows k apart) and rows lo..hi of b exist.
-        unsafe { kernel::gemm(chain, m, hi - lo, n, k, x.add(lo), b.add(lo * n), accumulate || lo > 0, out) };
-        lo = hi;
+    if panel >= k {
+        // SAFETY: the caller's guarantees.
+        return unsafe { kernel::gemm(chain, m, k, n, x, b, accumulate, out) };
     }
+    PANEL_COLUMNS.with(|cell| {
+        let mut columns = cell.borrow_mut();
+        let mut lo = 0;
+        while lo < k {
+            let hi = k.min(lo + panel);
+            columns.clear();
+            for i in 0..m {
+                // SAFETY: row i of x has k elements.
+                columns.extend_from_slice(unsafe { std::slice::from_raw_parts(x.add(i * k + lo), hi - lo) });
+            }
+            // SAFETY: `columns` is m × (hi - lo); rows lo..hi of b exist.
+            unsafe { kernel::gemm(chain, m, hi - lo, n, columns.as_ptr(), b.add(lo * n), accumulate || lo > 0, out) };
+            lo = hi;
+        }
+    });
 }
 
 /// A plan and the torch thread count it was checked under (the BLAS may choose other kernels
@@ -254,6 +267,8 @@ type Key = (Planned, i32);
 thread_local! {
     /// `wᵀ` for [`Layout::Linear`]: the kernel reads `w` one `k`-row at a time.
     static PACKED: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// One panel's columns of `x` for [`gemm_in_panels`].
+    static PANEL_COLUMNS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
     /// `xᵀ` and the transposed output of [`kernel::linear_rows`].
     static ROWS_SCRATCH: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
     /// Plans checked against the BLAS on this thread, and whether they matched.
@@ -362,7 +377,7 @@ mod kernel {
         false
     }
     pub const LINEAR_ROW_VECTORS: usize = 4;
-    pub unsafe fn gemm(_: Chain, _: usize, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32) {
+    pub unsafe fn gemm(_: Chain, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32) {
         unreachable!("supported() is false")
     }
     #[allow(clippy::too_many_arguments)]
@@ -412,7 +427,7 @@ mod tests {
             for chain in [Chain::Fused, Chain::Separate] {
                 let mut out = vec![f32::NAN; m * n];
                 // SAFETY: sizes as the shapes say; the CPU supports the kernel.
-                unsafe { kernel::gemm(chain, m, k, n, k, x.as_ptr(), b.as_ptr(), false, out.as_mut_ptr()) };
+                unsafe { kernel::gemm(chain, m, k, n, x.as_ptr(), b.as_ptr(), false, out.as_mut_ptr()) };
                 let want = reference(chain, m, k, n, &x, &b);
                 assert!(out.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "{chain:?} {m}x{k}x{n}");
             }
