@@ -413,15 +413,17 @@ mod tests {
         out
     }
 
+    /// `len` deterministic values in [-0.5, 0.5).
+    fn values(len: usize, seed: u32) -> Vec<f32> {
+        (0..len).map(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / u32::MAX as f32 - 0.5).collect()
+    }
+
     /// The kernel is exactly the chain it claims, at every tile edge (independent of any BLAS).
     #[test]
     fn kernel_follows_the_chain_bit_for_bit() {
         if !kernel::supported() {
             return;
         }
-        let values = |len: usize, seed: u32| -> Vec<f32> {
-            (0..len).map(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / u32::MAX as f32 - 0.5).collect()
-        };
         for (m, k, n) in [(1, 5, 3), (4, 16, 16), (5, 7, 23), (9, 33, 40), (3, 1, 8), (8, 64, 64), (13, 9, 75), (17, 20, 32)] {
             let (x, b) = (values(m * k, 7), values(k * n, 11));
             for chain in [Chain::Fused, Chain::Separate] {
@@ -448,9 +450,10 @@ mod tests {
     fn panels_reference(m: usize, k: usize, n: usize, panel: usize, x: &[f32], b: &[f32], start: Option<&[f32]>) -> Vec<f32> {
         let mut out: Vec<Option<f32>> = (0..m * n).map(|e| start.map(|s| s[e])).collect();
         for lo in (0..k).step_by(panel) {
-            let part = reference(Chain::Fused, m, (lo + panel).min(k) - lo, n, &columns(x, m, k, lo, panel), &b[lo * n..], );
+            let len = (lo + panel).min(k) - lo;
+            let part = reference(Chain::Fused, m, len, n, &columns(x, m, k, lo, panel), &b[lo * n..]);
             for (o, r) in out.iter_mut().zip(part) {
-                *o = Some(match *o { Some(c) => r + c, None => r });
+                *o = Some(o.map_or(r, |c| r + c));
             }
         }
         out.into_iter().map(|v| v.expect("k ≥ 1")).collect()
@@ -469,9 +472,6 @@ mod tests {
         if !kernel::supported() {
             return;
         }
-        let values = |len: usize, seed: u32| -> Vec<f32> {
-            (0..len).map(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / u32::MAX as f32 - 0.5).collect()
-        };
         for (m, k, n) in [(4, 200, 16), (5, 256, 23), (8, 385, 40), (13, 1000, 17), (17, 256, 64), (32, 300, 33), (9, 64, 12), (24, 7, 5)] {
             let panel = panel_len(k);
             let (x, w) = (values(m * k, 7), values(n * k, 3));
