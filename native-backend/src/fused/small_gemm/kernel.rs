@@ -286,6 +286,7 @@ pub const LINEAR_ROW_VECTORS: usize = 4;
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn linear_rows(m: usize, k: usize, n: usize, panel: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32, ldo: usize, xt: &mut Vec<f32>, ot: &mut Vec<f32>) {
+    debug_assert!((1..=8 * LINEAR_ROW_VECTORS).contains(&m), "linear_rows takes 1..=32 rows, got {m}");
     let vectors = m.div_ceil(8);
     let mp = vectors * 8;
     xt.clear();
@@ -300,7 +301,7 @@ pub unsafe fn linear_rows(m: usize, k: usize, n: usize, panel: usize, x: *const 
             transpose_strided(out, m, n, ldo, ot.as_mut_ptr(), mp);
         }
         let (xt, ot) = (xt.as_ptr(), ot.as_mut_ptr());
-        if is_x86_feature_detected!("avx512vl") {
+        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") {
             rows_tiles_32_registers(vectors, k, n, mp, panel, xt, w, accumulate, ot);
         } else {
             match vectors {

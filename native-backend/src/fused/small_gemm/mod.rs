@@ -8,10 +8,12 @@
 //! - `x @ w` / `F.linear(x, w)` with `m ≥ 4` rows, `n ≥ 16` columns and `k ≤ 192` is one chain
 //!   of fused multiply-adds over `k`, starting from `+0.0`: `acc = fma(x[i,p], w[p,j], acc)`;
 //!   a bias (`addmm`'s `beta = 1`) is added to the finished chain once;
-//! - with a longer `k`, MKL cuts it into panels ([`panel_len`]: two halves for an even `k`
-//!   below 384, else 192 each, the remainder last): each panel is such a chain from `+0.0`, and
-//!   the panels' results are added to the output in turn (the first one stored when there is
-//!   no bias) — measured for `m` 4…64, `n` 16…1024, `k` 193…3072, `x @ w` and `F.linear`;
+//! - with a longer `k`, MKL cuts it into panels ([`panel_len`]: two halves below 384, else 192
+//!   each, the remainder last): each panel is such a chain from `+0.0`, and the panels'
+//!   results are added to the output in turn (the first one stored when there is no bias) —
+//!   measured for `m` 4…64, `n` 16…1024, `k` 193…3072, `x @ w` and `F.linear`. For an odd `k`
+//!   below 384 no split into two chains matches MKL: the probe finds that, and such shapes
+//!   stay on the BLAS;
 //! - `x @ w` with one row (`m = 1`, MKL's gemv) is a chain of separately rounded products and
 //!   sums: `acc = acc + x[p]·w[p,j]`;
 //! - `F.linear(x, w)` with one row (MKL's transposed gemv, `k` a multiple of 4) is a dot
@@ -155,8 +157,9 @@ impl Planned {
         (kernel::supported() && verified(plan, reference)).then_some(plan)
     }
 
-    /// `out (m×n) = x (m×k) · w [+ out when accumulate]` in the BLAS's order (packing `w` to
-    /// `k × n` first for a several-row [`Layout::Linear`]).
+    /// `out (m×n) = x (m×k) · w [+ out when accumulate]` in the BLAS's order (for a
+    /// several-row [`Layout::Linear`], packing a small `w` to `k × n` first, or reading a large
+    /// one by rows: [`linear_by_rows`]).
     ///
     /// # Safety
     /// `x` holds `m·k` f32s, `w` holds `k·n`, `out` holds `m·n` and overlaps neither input;
@@ -194,7 +197,7 @@ pub fn splits_over_threads(layout: Layout, m: usize, k: usize, n: usize) -> bool
     layout == Layout::Linear && m > 1 && !packs_weight(m, k, n)
 }
 
-/// Columns per part when [`linear_by_rows`] splits the output over threads (a tile's width).
+/// Output columns per part when [`linear_by_rows`] splits them over threads.
 const COLUMNS_PER_PART: usize = 8;
 
 /// Multiply-adds from which [`linear_by_rows`] splits its columns over torch's threads.
@@ -205,7 +208,7 @@ const PARALLEL_WORK: usize = 1 << 16;
 /// the one chain of its row and column, so the split changes no bit.
 ///
 /// # Safety
-/// As [`Planned::run`] for `F.linear`; `m ≤` [`MAX_ROWS_LINEAR_ROWS`].
+/// As [`Planned::run`] for `F.linear` (any `m ≥ 1`).
 #[allow(clippy::too_many_arguments)]
 unsafe fn linear_by_rows(m: usize, k: usize, n: usize, panel: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
     // Addresses as integers, so that the parts (on other threads) may share them.
@@ -265,7 +268,8 @@ unsafe fn gemm_in_panels(chain: Chain, m: usize, k: usize, n: usize, panel: usiz
 type Key = (Planned, i32);
 
 thread_local! {
-    /// `wᵀ` for [`Layout::Linear`]: the kernel reads `w` one `k`-row at a time.
+    /// `wᵀ` for a [`Layout::Linear`] with a small weight ([`packs_weight`]): the `x @ w` kernel
+    /// reads it one `k`-row at a time.
     static PACKED: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
     /// One panel's columns of `x` for [`gemm_in_panels`].
     static PANEL_COLUMNS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
@@ -495,6 +499,33 @@ mod tests {
             }
         }
         assert_eq!((panel_len(192), panel_len(256), panel_len(383), panel_len(384), panel_len(1000)), (192, 128, 192, 192, 192));
+        // Two row groups, and the columns computed as the thread parts do (each part its own
+        // block of columns, rows `n` apart).
+        for (m, k, n) in [(40, 256, 37), (64, 200, 20), (33, 9, 8)] {
+            let panel = panel_len(k);
+            let (x, w) = (values(m * k, 1), values(n * k, 2));
+            let mut b = vec![0.0; k * n];
+            // SAFETY: sizes as the shapes say.
+            unsafe { kernel::transpose(w.as_ptr(), n, k, b.as_mut_ptr()) };
+            let want = panels_reference(m, k, n, panel, &x, &b, None);
+            let mut whole = vec![f32::NAN; m * n];
+            let mut parts = vec![f32::NAN; m * n];
+            let (mut xt, mut ot) = (Vec::new(), Vec::new());
+            // SAFETY: sizes as the shapes say; parts of 8 columns and groups of ≤ 32 rows.
+            unsafe {
+                linear_by_rows(m, k, n, panel, x.as_ptr(), w.as_ptr(), false, whole.as_mut_ptr());
+                for first in (0..m).step_by(32) {
+                    for column in (0..n).step_by(COLUMNS_PER_PART) {
+                        let (rows, columns) = (32.min(m - first), COLUMNS_PER_PART.min(n - column));
+                        let out = parts.as_mut_ptr().add(first * n + column);
+                        kernel::linear_rows(rows, k, columns, panel, x.as_ptr().add(first * k), w.as_ptr().add(column * k), false, out, n, &mut xt, &mut ot);
+                    }
+                }
+            }
+            for (got, what) in [(&whole, "linear_by_rows"), (&parts, "column parts")] {
+                assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "{what} {m}x{k}x{n}");
+            }
+        }
     }
 
     /// The one-row linear kernel is exactly the four-lane dot it claims.
