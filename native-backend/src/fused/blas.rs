@@ -158,8 +158,8 @@ unsafe fn sgemm_into(layout: Layout, m: usize, k: usize, n: usize, x: *const f32
 mod timing {
     use super::*;
 
-    /// Paired timing of our kernels against the BLAS (`TL_SHAPES="m,k,n;m,k,n"`); prints
-    /// medians and the median ratio. Run by hand: `cargo test --release --lib timing -- --ignored --nocapture`.
+    /// Paired timing of our kernels against the BLAS (`TL_SHAPES="m,k,n;m,k,n"`; `F.linear`'s
+    /// layout, or `x @ w` when `TL_MATMUL` is set); prints medians and the median ratio. Run by hand: `cargo test --release --lib timing -- --ignored --nocapture`.
     #[test]
     #[ignore]
     fn time_kernels() {

@@ -5,7 +5,7 @@
 
 use std::arch::x86_64::*;
 
-use super::Chain;
+use super::{Chain, LINEAR_ROW_VECTORS};
 
 pub fn supported() -> bool {
     is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
@@ -264,9 +264,6 @@ unsafe fn transpose_strided(src: *const f32, rows: usize, cols: usize, src_strid
 
 /// How far ahead (in elements) [`linear_rows`] prefetches each row of `w`.
 const PREFETCH_AHEAD: usize = 64;
-
-/// How many 8-row vectors [`linear_rows`] takes at most: `m ≤ 8·LINEAR_ROW_VECTORS`.
-pub const LINEAR_ROW_VECTORS: usize = 4;
 
 /// `out (m×n) = x (m×k) · wᵀ [+ out]` for row-major `w (n×k)` (`F.linear`'s product), `k` cut
 /// into panels of `panel`: each element is one FMA chain per panel from `+0.0`, each panel's

@@ -170,8 +170,7 @@ impl Planned {
         let panel = if chain == Chain::Fused { panel_len(k) } else { k };
         match layout {
             // SAFETY (all arms): as documented on the function; `Dot4` means one row of
-            // F.linear; a panel's columns of `x` start at `lo` (rows `k` apart), its rows of
-            // the `k × n` operand at `lo·n`.
+            // F.linear.
             _ if chain == Chain::Dot4 => unsafe { kernel::dot4(k, n, x, w, accumulate, out) },
             Layout::Matmul => unsafe { gemm_in_panels(chain, m, k, n, panel, x, w, accumulate, out) },
             Layout::Linear if packs_weight(m, k, n) => PACKED.with(|cell| {
@@ -197,13 +196,17 @@ pub fn splits_over_threads(layout: Layout, m: usize, k: usize, n: usize) -> bool
     layout == Layout::Linear && m > 1 && !packs_weight(m, k, n)
 }
 
+/// How many 8-row vectors [`kernel::linear_rows`] takes at most: rows are handed to it in
+/// groups of `8·LINEAR_ROW_VECTORS`.
+const LINEAR_ROW_VECTORS: usize = 4;
+
 /// Output columns per part when [`linear_by_rows`] splits them over threads.
 const COLUMNS_PER_PART: usize = 8;
 
 /// Multiply-adds from which [`linear_by_rows`] splits its columns over torch's threads.
 const PARALLEL_WORK: usize = 1 << 16;
 
-/// [`kernel::linear_rows`] over groups of at most `8·LINEAR_ROW_VECTORS` rows (each a pass over
+/// [`kernel::linear_rows`] over groups of at most `8·`[`LINEAR_ROW_VECTORS`] rows (each a pass over
 /// `w`), its columns split over torch's threads for a large product: every element is still
 /// the one chain of its row and column, so the split changes no bit.
 ///
@@ -217,7 +220,7 @@ unsafe fn linear_by_rows(m: usize, k: usize, n: usize, panel: usize, x: *const f
         let (first_column, last_column) = (begin * COLUMNS_PER_PART, (end * COLUMNS_PER_PART).min(n));
         ROWS_SCRATCH.with(|cell| {
             let (xt, ot) = &mut *cell.borrow_mut();
-            let group = 8 * kernel::LINEAR_ROW_VECTORS;
+            let group = 8 * LINEAR_ROW_VECTORS;
             for first in (0..m).step_by(group) {
                 let rows = group.min(m - first);
                 // SAFETY: rows first..first+rows and columns first_column..last_column of x, w
@@ -380,7 +383,6 @@ mod kernel {
     pub fn supported() -> bool {
         false
     }
-    pub const LINEAR_ROW_VECTORS: usize = 4;
     pub unsafe fn gemm(_: Chain, _: usize, _: usize, _: usize, _: *const f32, _: *const f32, _: bool, _: *mut f32) {
         unreachable!("supported() is false")
     }
@@ -514,9 +516,10 @@ mod tests {
             // SAFETY: sizes as the shapes say; parts of 8 columns and groups of ≤ 32 rows.
             unsafe {
                 linear_by_rows(m, k, n, panel, x.as_ptr(), w.as_ptr(), false, whole.as_mut_ptr());
-                for first in (0..m).step_by(32) {
+                let group = 8 * LINEAR_ROW_VECTORS;
+                for first in (0..m).step_by(group) {
                     for column in (0..n).step_by(COLUMNS_PER_PART) {
-                        let (rows, columns) = (32.min(m - first), COLUMNS_PER_PART.min(n - column));
+                        let (rows, columns) = (group.min(m - first), COLUMNS_PER_PART.min(n - column));
                         let out = parts.as_mut_ptr().add(first * n + column);
                         kernel::linear_rows(rows, k, columns, panel, x.as_ptr().add(first * k), w.as_ptr().add(column * k), false, out, n, &mut xt, &mut ot);
                     }
