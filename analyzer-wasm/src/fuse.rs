@@ -11,6 +11,10 @@
 //! - `acts(base)` where `base` is an op whose result is a fresh tensor nothing else holds
 //!   (convolutions, norms: [`fresh_result`]) → `acts_in_place`, the ops run on that tensor
 //!   instead of allocating one result per op;
+//! - the hand-written RMSNorm `x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)`, then
+//!   `* g` or `g * …` with `g` a local (→ `rms_norm`), also when the mean of squares is the
+//!   previous statement's local `v = x.pow(2).mean(-1, keepdim=True)` read nowhere else (the
+//!   Hugging Face form): that statement cannot fail, so it moves into the fused call;
 //! - a chain of two or more elementwise ops (unary ops, tensor–tensor `+ - * /`) over tensor
 //!   locals (→ `elementwise`, one pass with broadcasting instead of one tensor per op);
 //! - a `for … in range(…)` loop whose every path performs exactly one weight-tied layer step
@@ -30,12 +34,13 @@
 
 use crate::ir::{self, ActTree, Expr, Fused, FusedLoop, IndexItem, LoopResult, Op, Options, Product, Reduce, Step, Stmt, Unary};
 use crate::ty::{Device, Ty};
+use std::cell::Cell;
 use std::collections::HashMap;
 
 /// Fuse every group of `f`'s body.
 pub fn fuse_function(f: ir::Function) -> ir::Function {
     let reads = count_reads(&f.body);
-    let body = Pass { reads: &reads }.block(f.body);
+    let body = Pass::new(&reads, None).block(f.body);
     ir::Function { body, ..f }
 }
 
@@ -166,6 +171,65 @@ fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
     let (mut operands, mut program, mut sites) = (Vec::new(), Vec::new(), Vec::new());
     walk(e, &mut operands, &mut program, &mut sites)?;
     (!sites.is_empty()).then_some((Fused::Elementwise { operands, program }, sites))
+}
+
+/// `x.pow(2).mean(-1, keepdim=True)` of a tensor local `x` of rank ≥ 1: `x`'s name and the
+/// two sites.
+fn mean_square(e: &Expr) -> Option<(&str, [usize; 2])> {
+    let (mean_site, Op::MeanDim, Options::DimKeepdim(dim, true), [squared]) = cpu_op(e)? else { return None };
+    let (pow_site, Op::Pow, _, [x, two]) = cpu_op(squared)? else { return None };
+    let Expr::Local { name, ty: Ty::Tensor(t) } = x else { return None };
+    let last_dim = dim == -1 || dim == i64::from(t.rank) - 1;
+    let two = matches!(two, Expr::Int(2)) || matches!(two, Expr::Float(v) if *v == 2.0);
+    (t.rank >= 1 && last_dim && two).then_some((name, [pow_site, mean_site]))
+}
+
+/// A statement `variance = input.pow(2).mean(-1, keepdim=True)` whose local is read only
+/// once, which the RMSNorm of the next statement may absorb.
+struct MeanSquare {
+    variance: String,
+    input: String,
+    sites: [usize; 2],
+}
+
+fn mean_square_statement(s: &Stmt, reads: &ReadCounts) -> Option<MeanSquare> {
+    let Stmt::Assign { name, ty: Ty::Tensor(_), value } = s else { return None };
+    let (input, sites) = mean_square(value)?;
+    (input != name && reads.get(name) == Some(&1)).then(|| MeanSquare { variance: name.clone(), input: input.to_string(), sites })
+}
+
+/// `x * rsqrt(m + eps)` with `m` the mean of `x`'s squares, written out or as the `pending`
+/// statement's local: `x`, `eps` and the sites (the pending statement's included).
+fn rms_core<'e>(e: &'e Expr, pending: Option<&MeanSquare>) -> Option<(&'e Expr, &'e Expr, Vec<usize>)> {
+    let (mul_site, Op::Mul, _, [x, scale]) = cpu_op(e)? else { return None };
+    let x_name = tensor_local(x)?;
+    let (rsqrt_site, Op::Rsqrt, _, [shifted]) = cpu_op(scale)? else { return None };
+    let (add_site, Op::Add, Options::ScalarRight, [mean, eps]) = cpu_op(shifted)? else { return None };
+    let mut sites = vec![mul_site, rsqrt_site, add_site];
+    match (mean_square(mean), pending) {
+        (Some((name, squares)), _) if name == x_name => sites.extend(squares),
+        (None, Some(p)) if tensor_local(mean) == Some(p.variance.as_str()) && p.input == x_name => sites.extend(p.sites),
+        _ => return None,
+    }
+    Some((x, eps, sites))
+}
+
+/// The RMSNorm `rms_core`, times a weight local on either side or not: the kernel's operands
+/// (unfused) and the sites.
+fn match_rms_norm<'e>(e: &'e Expr, pending: Option<&MeanSquare>) -> Option<(&'e Expr, &'e Expr, Option<(&'e Expr, bool)>, Vec<usize>)> {
+    if let Some((site, Op::Mul, _, [a, b])) = cpu_op(e) {
+        let weighted = match (tensor_local(a), tensor_local(b)) {
+            (_, Some(_)) => rms_core(a, pending).map(|core| (core, b, false)),
+            (Some(_), None) => rms_core(b, pending).map(|core| (core, a, true)),
+            (None, None) => None,
+        };
+        if let Some(((x, eps, mut sites), weight, left)) = weighted {
+            sites.push(site);
+            return Some((x, eps, Some((weight, left)), sites));
+        }
+    }
+    let (x, eps, sites) = rms_core(e, pending)?;
+    Some((x, eps, None, sites))
 }
 
 /// `x @ w + b` (bias a local, see the module doc) or `x @ w`, with the sites it spans.
@@ -327,13 +391,33 @@ impl<'e> LoopStep<'e> {
 struct Pass<'r> {
     /// reads of each local in the whole function (liveness)
     reads: &'r ReadCounts,
+    /// the mean-of-squares statement just before the one being rewritten, if any
+    pending: Option<&'r MeanSquare>,
+    /// whether an RMSNorm absorbed `pending`
+    absorbed: Cell<bool>,
 }
 
-impl Pass<'_> {
+impl<'r> Pass<'r> {
+    fn new(reads: &'r ReadCounts, pending: Option<&'r MeanSquare>) -> Self {
+        Pass { reads, pending, absorbed: Cell::new(false) }
+    }
+
     fn block(&self, body: Vec<Stmt>) -> Vec<Stmt> {
         let mut out = Vec::with_capacity(body.len());
         let mut rest = body.into_iter().peekable();
         while let Some(s) = rest.next() {
+            // `v = x.pow(2).mean(…)` absorbed by the next statement's RMSNorm (a straight-line
+            // statement only: in a loop body `x` could change between the two)
+            let straight = |n: &&Stmt| matches!(n, Stmt::Assign { .. } | Stmt::Return(_) | Stmt::Effect(_));
+            if let (Some(pending), Some(next)) = (mean_square_statement(&s, self.reads), rest.peek().filter(straight)) {
+                let pass = Pass::new(self.reads, Some(&pending));
+                let fused = pass.stmt(next.clone());
+                if pass.absorbed.get() {
+                    out.push(fused);
+                    rest.next();
+                    continue;
+                }
+            }
             if let Some((fused, consumed_next)) = self.fused_loop(&s, rest.peek()) {
                 out.push(Stmt::FusedLoop(Box::new(fused)));
                 if consumed_next {
@@ -442,6 +526,14 @@ impl Pass<'_> {
 
     /// `e` as one fused node, its operands fused in turn, if it is a fusable group.
     fn fused_expr(&self, e: &Expr) -> Option<Expr> {
+        if let Some((x, eps, weight, sites)) = match_rms_norm(e, self.pending) {
+            if self.pending.is_some_and(|p| p.sites.iter().all(|s| sites.contains(s))) {
+                self.absorbed.set(true);
+            }
+            let (weight, weight_left) = weight.map_or((None, false), |(w, left)| (Some(Box::new(w.clone())), left));
+            let kernel = Fused::RmsNorm { input: Box::new(x.clone()), eps: self.boxed(eps.clone()), weight, weight_left };
+            return Some(Expr::Fused { kernel, sites });
+        }
         if let Some(plan) = match_epilogue(e) {
             let kernel = Fused::Epilogue {
                 product: plan.product,

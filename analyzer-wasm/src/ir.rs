@@ -230,6 +230,10 @@ pub enum Fused {
     /// `acts(input)` where `input` is an op whose result is a fresh tensor nothing else holds
     /// (a convolution's, a norm's): the ops run in place on it.
     Acts { input: Box<Expr>, acts: Vec<Unary> },
+    /// The hand-written RMSNorm `input * rsqrt(input.pow(2).mean(-1, keepdim=True) + eps)`,
+    /// then `* weight` (on the left when `weight_left`): `input` and `weight` tensor locals,
+    /// `eps` a Python number.
+    RmsNorm { input: Box<Expr>, eps: Box<Expr>, weight: Option<Box<Expr>>, weight_left: bool },
 }
 
 impl Fused {
@@ -241,6 +245,7 @@ impl Fused {
             Fused::Elementwise { .. } => "elementwise",
             Fused::Reduce { .. } => "reduce",
             Fused::Acts { .. } => "acts_in_place",
+            Fused::RmsNorm { .. } => "rms_norm",
         }
     }
 }
@@ -431,6 +436,13 @@ impl Expr {
                 }
                 Fused::Elementwise { .. } => {}
                 Fused::Reduce { input, .. } | Fused::Acts { input, .. } => input.visit(f),
+                Fused::RmsNorm { input, eps, weight, .. } => {
+                    input.visit(f);
+                    eps.visit(f);
+                    if let Some(w) = weight {
+                        w.visit(f);
+                    }
+                }
             },
             Expr::Scalar { left, right, .. } | Expr::FloatArith { left, right, .. } | Expr::IntTrueDiv(left, right) => {
                 left.visit(f);

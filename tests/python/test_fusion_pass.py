@@ -57,6 +57,9 @@ def _rust_of(report, name):
         ("lone_sum", "tl::fused::reduce("),
         ("elementwise_chain", "tl::fused::elementwise("),
         ("unary_chain", "tl::fused::elementwise("),
+        ("rms_norm_weighted", "tl::fused::rms_norm("),
+        ("rms_norm_weight_first", "tl::fused::rms_norm("),
+        ("rms_norm_two_statements", "tl::fused::rms_norm("),
     ],
 )
 def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
@@ -84,6 +87,8 @@ def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
         ("chain_over_product", "tl::fused::"),
         ("loop_variable_live_after", "iterate_matmul_epilogue"),
         ("weight_reassigned", "iterate_matmul_epilogue"),
+        ("rms_norm_variance_live", "rms_norm"),
+        ("rms_norm_other_input", "rms_norm"),
     ],
 )
 def test_near_misses_are_not_fused(fused, name, absent):
@@ -162,6 +167,48 @@ def test_lone_binary_ops_match_eager_on_both_sides_of_the_switch(fused, shape):
         run_both(compiled["lone_row_sub"], module.lone_row_sub, [a, row])
         strided = a.t().contiguous().t()  # non-contiguous
         assert_matches_eager(compiled["lone_mul"](strided, b), module.lone_mul(strided, b))
+
+
+# rows of the RMSNorm kernel: one row (our sum, and libtorch's above 4096 elements), a few and
+# many rows (libtorch's sum of the squares), rows split over threads, odd lengths
+RMS_SHAPES = [(1, 1, 64), (1, 1, 5000), (2, 4, 64), (8, 1, 256), (4, 16, 333), (1, 64, 768), (3, 200, 97)]
+
+
+@pytest.mark.parametrize("shape", RMS_SHAPES)
+def test_rms_norms_match_eager(fused, shape):
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(shape[-1])
+    x, w = torch.randn(*shape, generator=g) * 4, torch.randn(shape[-1], generator=g)
+    specials = special_tensor(shape, 1)
+    for eps in [1e-6, 1e-5, 0.0, 3.0]:
+        run_both(compiled["rms_norm_weight_first"], module.rms_norm_weight_first, [x, w, eps])
+        run_both(compiled["rms_norm_two_statements"], module.rms_norm_two_statements, [specials, w, eps])
+    for rows in [x.reshape(-1, shape[-1]), specials.reshape(-1, shape[-1])]:
+        run_both(compiled["rms_norm_weighted"], module.rms_norm_weighted, [rows, w])
+    # odd layouts and weights take the op-by-op chain: a strided input, a weight of one
+    # element, rows of one element under a longer weight (the result widens)
+    run_both(compiled["rms_norm_weighted"], module.rms_norm_weighted, [x.reshape(-1, shape[-1]).t().contiguous().t(), w])
+    run_both(compiled["rms_norm_weight_first"], module.rms_norm_weight_first, [x, torch.randn(1), 1e-6])
+    run_both(compiled["rms_norm_two_statements"], module.rms_norm_two_statements, [x[..., :1], torch.randn(5), 1e-6])
+
+
+def test_rms_norms_on_two_threads_match_eager(fused):
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(7)
+    x, w = torch.randn(4, 64, 512, generator=g), torch.randn(512, generator=g)
+    torch.set_num_threads(2)
+    try:
+        run_both(compiled["rms_norm_two_statements"], module.rms_norm_two_statements, [x, w, 1e-6])
+    finally:
+        torch.set_num_threads(1)
+
+
+def test_rms_norm_weight_errors_are_eagers(fused, native_mode):
+    module, _, compiled = fused
+    x = torch.randn(2, 3, 4)
+    for w in [torch.randn(3), torch.randn(5)]:
+        _assert_same_error(lambda: compiled["rms_norm_weight_first"](x, w, 1e-6), lambda: module.rms_norm_weight_first(x, w, 1e-6))
+        _assert_same_error(lambda: compiled["rms_norm_two_statements"](x, w, 1e-6), lambda: module.rms_norm_two_statements(x, w, 1e-6))
 
 
 def test_elementwise_chain_shape_errors_are_eagers(fused, native_mode):

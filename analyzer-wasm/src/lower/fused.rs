@@ -67,6 +67,22 @@ impl FnEmitter<'_> {
                 self.borrow(Some(input));
                 let _ = write!(self.out, ", {})?", reduce_text(*reduce));
             }
+            Fused::RmsNorm { input, eps, weight, weight_left } => {
+                self.borrow(Some(input));
+                self.out.push_str(", ");
+                self.expr(eps);
+                self.out.push_str(", ");
+                match weight {
+                    Some(w) => {
+                        self.out.push_str("Some((");
+                        self.borrow(Some(w));
+                        let side = if *weight_left { "Left" } else { "Right" };
+                        let _ = write!(self.out, ", tl::fused::WeightSide::{side}))");
+                    }
+                    None => self.out.push_str("None"),
+                }
+                self.out.push_str(")?");
+            }
             Fused::Acts { input, acts } => {
                 // the fresh tensor by value: the kernel owns and overwrites it
                 self.expr(input);

@@ -101,14 +101,15 @@ fn sum_in_libtorch(values: &[f32], rows: usize, cols: usize, axis: Axis, out: &m
         (_, Axis::Rows) => (vec![rows as i64, cols as i64], 0),
     };
     let strides: Vec<i64> = if shape.len() == 1 { vec![1] } else { vec![cols as i64, 1] };
-    let out_len = out.len() as i64;
+    // the sum's own result shape (a 1-D input sums to a 0-dim tensor), so it is never resized
+    let (out_shape, out_strides): (Vec<i64>, Vec<i64>) = if shape.len() == 1 { (vec![], vec![]) } else { (vec![out.len() as i64], vec![1]) };
     // SAFETY: `input` views the `rows·cols` initialised f32s of `values` and is only read;
     // `output` views `out`'s f32s, which only the sum writes (same shape, so never resized).
     // Both live only inside this function, and the slices are not touched meanwhile.
     let views = unsafe {
         (
             Tensor::f_from_blob(values.as_ptr() as *const u8, &shape, &strides, tch::Kind::Float, tch::Device::Cpu),
-            Tensor::f_from_blob(out.as_mut_ptr() as *const u8, &[out_len], &[1], tch::Kind::Float, tch::Device::Cpu),
+            Tensor::f_from_blob(out.as_mut_ptr() as *const u8, &out_shape, &out_strides, tch::Kind::Float, tch::Device::Cpu),
         )
     };
     let written = match views {

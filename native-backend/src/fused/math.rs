@@ -261,6 +261,17 @@ multiversion! {
     }
 }
 
+multiversion! {
+    /// `out[j] = input[j] * scale`, then `* weight[j]` when given, each product rounded to
+    /// float32 (a normalised row: `fused::rms_norm`).
+    fn scale_row(out: &mut [f32], input: &[f32], scale: f32, weight: Option<&[f32]>) {
+        match weight {
+            None => out.iter_mut().zip(input).for_each(|(o, v)| *o = *v * scale),
+            Some(w) => out.iter_mut().zip(input).zip(w).for_each(|((o, v), g)| *o = (*v * scale) * *g),
+        }
+    }
+}
+
 // --- Sums in torch's order ------------------------------------------------------------------
 //
 // A sum of floats depends on the order of its additions, and sums with cancellation differ

@@ -19,6 +19,7 @@ mod epilogue;
 mod gelu;
 mod math;
 mod pool;
+mod rms_norm;
 mod select;
 mod small_gemm;
 mod stack_machine;
@@ -36,6 +37,7 @@ pub use epilogue::Reduce;
 pub use math::{Binary, Unary};
 pub use convert::{logical_not as logical_not_direct, to_kind as to_kind_direct};
 pub use pool::max_pool as max_pool_direct;
+pub use rms_norm::{rms_norm, ScalarOperand, WeightSide};
 pub use select::{masked_fill as masked_fill_direct, where_same_shape};
 
 /// One instruction of an elementwise program (see [`elementwise`]), evaluated on a stack.

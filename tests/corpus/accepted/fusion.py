@@ -1,7 +1,7 @@
 # Forms the analyzer's fusion pass (analyzer-wasm/src/fuse.rs) turns into one tl::fused
 # call, and near misses it must leave op by op. Parity with eager: tests/python/test_native_cpu.py
 # (this corpus) and tests/python/test_fusion_pass.py (sizes, special values, errors).
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
 import torch
 import torch.nn.functional as F
 
@@ -85,6 +85,32 @@ def elementwise_chain(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
 
 def unary_chain(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.sqrt(torch.tanh(x.abs())).neg().exp()
+
+
+# The hand-written RMSNorm (LLaMA's `_norm(x) * weight`, Hugging Face's two statements).
+def rms_norm_weighted(x: TensorF32Cpu2D, g: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * g
+
+
+def rms_norm_weight_first(x: TensorF32Cpu3D, g: TensorF32Cpu1D, eps: float) -> TensorF32Cpu3D:
+    return g * (x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps))
+
+
+def rms_norm_two_statements(hidden_states: TensorF32Cpu3D, weight: TensorF32Cpu1D, variance_epsilon: float) -> TensorF32Cpu3D:
+    variance = hidden_states.pow(2).mean(-1, keepdim=True)
+    hidden_states = hidden_states * torch.rsqrt(variance + variance_epsilon)
+    return weight * hidden_states
+
+
+# near miss (for RMSNorm): the mean of squares is read again, so it stays a tensor
+def rms_norm_variance_live(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    variance = x.pow(2).mean(-1, keepdim=True)
+    return x * torch.rsqrt(variance + 1e-6) + variance
+
+
+# near miss (for RMSNorm): squares of another tensor
+def rms_norm_other_input(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-6)
 
 
 # near miss (for elementwise chains): an operand is computed, not a local
