@@ -15,8 +15,9 @@
 //!   `* g` or `g * …` with `g` a local (→ `rms_norm`), also when the mean of squares is the
 //!   previous statement's local `v = x.pow(2).mean(-1, keepdim=True)` read nowhere else (the
 //!   Hugging Face form): that statement cannot fail, so it moves into the fused call;
-//! - a chain of two or more elementwise ops (unary ops, tensor–tensor `+ - * /`) over tensor
-//!   locals (→ `elementwise`, one pass with broadcasting instead of one tensor per op);
+//! - a chain of elementwise ops (unary ops, tensor–tensor `+ - * /`) over tensor locals and
+//!   computed tensors (→ `elementwise`, one pass with broadcasting instead of one tensor per
+//!   op: SwiGLU's `silu(x @ w1) * (x @ w3)`, a residual `x + F.linear(…)`);
 //! - a `for … in range(…)` loop whose every path performs exactly one weight-tied layer step
 //!   `t = h @ W + B; h = acts(t)` (or `h = acts(h @ W + B)`), the scalar control flow only
 //!   choosing `acts` (→ `iterate_matmul_epilogue`); when the next statement only reduces the
@@ -26,8 +27,9 @@
 //! Exactness: the fused kernels have the chain's semantics, errors included, so the only
 //! thing the pass must preserve is *evaluation order* of operands whose evaluation can fail.
 //! Hence the bias of `x @ w + b` must be a local (evaluating it cannot fail, so it may move
-//! before the product), and `b + x @ w` is not fused at all: its fallback would raise
-//! `add(product, b)`'s broadcasting message with the sizes swapped.
+//! before the product), and `b + x @ w` is no epilogue: its fallback would raise
+//! `add(product, b)`'s broadcasting message with the sizes swapped (it is an elementwise
+//! `add(b, product)` over the computed product instead).
 //!
 //! Matching is top-down (a group is matched before its operands, which are then fused on
 //! their own), exactly the order in which the groups are printed.
@@ -133,44 +135,73 @@ fn reduction(op: Op, options: Options) -> Option<Reduce> {
 // ---- matching (read-only over the unfused tree) -------------------------------------------
 
 /// A chain of elementwise ops as one `tl::fused::elementwise` program: `e` when it is a tree
-/// of unary ops or tensor–tensor `+ - * /` on the CPU whose leaves are all tensor locals
-/// (reading a local cannot fail, so the ops still run, and raise, in the source's order).
-/// A lone op qualifies too (`tl::fused::unary`, or a one-step program for `+ - * /`): one
-/// pass without the dispatcher and TensorIterator set-up that dominate eager's cost on small
-/// tensors; the kernel hands other dtypes, ranks, large threaded sizes and lone binary ops
-/// above 2^11 elements (where libtorch's vectorised kernel is faster) to libtorch.
-fn elementwise_chain(e: &Expr) -> Option<(Fused, Vec<usize>)> {
-    fn walk(e: &Expr, operands: &mut Vec<String>, program: &mut Vec<Step>, sites: &mut Vec<usize>) -> Option<()> {
-        if let Some(name) = tensor_local(e) {
-            let index = operands.iter().position(|o| o == name).unwrap_or_else(|| {
-                operands.push(name.to_string());
-                operands.len() - 1
+/// of unary ops or tensor–tensor `+ - * /` on the CPU. Its leaves are tensor locals and
+/// computed tensors (claimed CPU ops without effects, fused on their own); the computed ones
+/// are evaluated before the chain runs, which keeps Python's order of failures only if no
+/// `+ - * /` (which can raise on shapes) comes before the last of them — unary ops never
+/// raise. A computed leaf needs a binary op to be worth a program (`relu(conv(…))` is
+/// `acts_in_place`).
+/// A lone op on locals qualifies too (`tl::fused::unary`, or a one-step program for `+ - * /`):
+/// one pass without the dispatcher and TensorIterator set-up that dominate eager's cost on
+/// small tensors; the kernel hands other dtypes, ranks, large threaded sizes and lone binary
+/// ops above 2^11 elements (where libtorch's vectorised kernel is faster) to libtorch.
+fn elementwise_chain(e: &Expr) -> Option<(Vec<Expr>, Vec<Step>, Vec<usize>)> {
+    /// The program so far, and the position after its last computed leaf.
+    #[derive(Default)]
+    struct Chain {
+        operands: Vec<Expr>,
+        program: Vec<Step>,
+        sites: Vec<usize>,
+        after_computed: usize,
+    }
+    fn walk(e: &Expr, chain: &mut Chain) -> Option<()> {
+        // a product with its activations stays one epilogue, a leaf here
+        let epilogue = match_epilogue(e).is_some();
+        let op = cpu_op(e).filter(|_| !epilogue).and_then(|(site, op, options, args)| match args {
+            [operand] => op.unary().map(|u| (site, Step::Unary(u), vec![operand])),
+            [left, right] if options == Options::None => op.binary().map(|b| (site, Step::Binary(b), vec![left, right])),
+            _ => None,
+        });
+        let Some((site, step, args)) = op else {
+            // a leaf: a local (deduplicated), or a computed tensor evaluated in order
+            let index = match tensor_local(e) {
+                Some(name) => chain.operands.iter().position(|o| tensor_local(o) == Some(name)),
+                None if computed_leaf(e) => {
+                    chain.after_computed = chain.program.len() + 1;
+                    None
+                }
+                None => return None,
+            };
+            let index = index.unwrap_or_else(|| {
+                chain.operands.push(e.clone());
+                chain.operands.len() - 1
             });
-            program.push(Step::Load(index));
+            chain.program.push(Step::Load(index));
             return Some(());
-        }
-        let (site, op, _, args) = cpu_op(e)?;
-        let step = match args {
-            [operand] => {
-                let unary = op.unary()?;
-                walk(operand, operands, program, sites)?;
-                Step::Unary(unary)
-            }
-            [left, right] => {
-                let binary = op.binary()?;
-                walk(left, operands, program, sites)?;
-                walk(right, operands, program, sites)?;
-                Step::Binary(binary)
-            }
-            _ => return None,
         };
-        program.push(step);
-        sites.push(site);
+        for arg in args {
+            walk(arg, chain)?;
+        }
+        chain.program.push(step);
+        chain.sites.push(site);
         Some(())
     }
-    let (mut operands, mut program, mut sites) = (Vec::new(), Vec::new(), Vec::new());
-    walk(e, &mut operands, &mut program, &mut sites)?;
-    (!sites.is_empty()).then_some((Fused::Elementwise { operands, program }, sites))
+    let mut chain = Chain::default();
+    walk(e, &mut chain)?;
+    let computed = chain.after_computed > 0;
+    let binary_at = |i: usize| matches!(chain.program[i], Step::Binary(_));
+    if chain.sites.is_empty() || (0..chain.after_computed).any(binary_at) || (computed && !(0..chain.program.len()).any(binary_at)) {
+        return None;
+    }
+    Some((chain.operands, chain.program, chain.sites))
+}
+
+/// A tensor that a chain may compute before its ops: a claimed CPU op with nothing in it that
+/// writes (an in-place op could change what an earlier op of the chain reads).
+fn computed_leaf(e: &Expr) -> bool {
+    let mut pure = matches!(e, Expr::Tensor { device: Device::Cpu, .. });
+    e.visit(&mut |e| pure &= !matches!(e, Expr::InPlace { .. } | Expr::IndexPut { .. } | Expr::Defer { .. } | Expr::Call { .. }));
+    pure
 }
 
 /// `x.pow(2).mean(-1, keepdim=True)` of a tensor local `x` of rank ≥ 1: `x`'s name and the
@@ -545,8 +576,9 @@ impl<'r> Pass<'r> {
             };
             return Some(Expr::Fused { kernel, sites: plan.sites });
         }
-        if let Some((kernel, sites)) = elementwise_chain(e) {
-            return Some(Expr::Fused { kernel, sites });
+        if let Some((operands, program, sites)) = elementwise_chain(e) {
+            let operands = operands.into_iter().map(|o| self.expr(o)).collect();
+            return Some(Expr::Fused { kernel: Fused::Elementwise { operands, program }, sites });
         }
         if let Some((acts, sites, base)) = acts_on_fresh_result(e) {
             return Some(Expr::Fused { kernel: Fused::Acts { input: self.boxed(base.clone()), acts }, sites });

@@ -223,8 +223,10 @@ pub enum Product {
 pub enum Fused {
     /// `reduce?(acts(product(x, w) + b?))`
     Epilogue { product: Product, x: Box<Expr>, w: Box<Expr>, b: Option<Box<Expr>>, acts: Vec<Unary>, reduce: Option<Reduce> },
-    /// A chain of elementwise ops over tensor locals (`operands`, in order of first use).
-    Elementwise { operands: Vec<String>, program: Vec<Step> },
+    /// A chain of elementwise ops over `operands` (in order of first use): tensor locals, and
+    /// tensor expressions evaluated before the chain (see [`crate::fuse`] for when that keeps
+    /// Python's order).
+    Elementwise { operands: Vec<Expr>, program: Vec<Step> },
     /// A lone sum/mean of a tensor local.
     Reduce { input: Box<Expr>, reduce: Reduce },
     /// `acts(input)` where `input` is an op whose result is a fresh tensor nothing else holds
@@ -434,7 +436,7 @@ impl Expr {
                         b.visit(f);
                     }
                 }
-                Fused::Elementwise { .. } => {}
+                Fused::Elementwise { operands, .. } => operands.iter().for_each(|o| o.visit(f)),
                 Fused::Reduce { input, .. } | Fused::Acts { input, .. } => input.visit(f),
                 Fused::RmsNorm { input, eps, weight, .. } => {
                     input.visit(f);

@@ -60,6 +60,8 @@ def _rust_of(report, name):
         ("rms_norm_weighted", "tl::fused::rms_norm("),
         ("rms_norm_weight_first", "tl::fused::rms_norm("),
         ("rms_norm_two_statements", "tl::fused::rms_norm("),
+        ("swiglu", "tl::fused::elementwise(&[&tl::fused::linear_epilogue("),
+        ("residual", "tl::fused::elementwise(&[v_x_t, &tl::fused::linear_epilogue("),
     ],
 )
 def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
@@ -81,14 +83,16 @@ def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
 @pytest.mark.parametrize(
     "name,absent",
     [
-        ("bias_first_relu", "tl::fused::"),
+        # no epilogue: an elementwise `relu(b + product)` over the computed product
+        ("bias_first_relu", "_epilogue("),
         # the bias's own `b.exp()` runs on the elementwise kernel; the product stays unfused
         ("computed_bias_relu", "_epilogue("),
-        ("chain_over_product", "tl::fused::"),
+        ("chain_over_product", "_epilogue("),
         ("loop_variable_live_after", "iterate_matmul_epilogue"),
         ("weight_reassigned", "iterate_matmul_epilogue"),
         ("rms_norm_variance_live", "rms_norm"),
         ("rms_norm_other_input", "rms_norm"),
+        ("binary_before_product", "Binary(tl::fused::Binary::Mul)"),
     ],
 )
 def test_near_misses_are_not_fused(fused, name, absent):
@@ -209,6 +213,34 @@ def test_rms_norm_weight_errors_are_eagers(fused, native_mode):
     for w in [torch.randn(3), torch.randn(5)]:
         _assert_same_error(lambda: compiled["rms_norm_weight_first"](x, w, 1e-6), lambda: module.rms_norm_weight_first(x, w, 1e-6))
         _assert_same_error(lambda: compiled["rms_norm_two_statements"](x, w, 1e-6), lambda: module.rms_norm_two_statements(x, w, 1e-6))
+
+
+@pytest.mark.parametrize("rows,width", [(1, 64), (8, 64), (3, 170), (64, 256)])
+def test_chains_over_computed_tensors_match_eager(fused, rows, width):
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(rows * width)
+    x, hidden = torch.randn(rows, width, generator=g), 8 * width // 3
+    w1, w3 = torch.randn(hidden, width, generator=g) / width**0.5, torch.randn(hidden, width, generator=g) / width**0.5
+    run_both(compiled["swiglu"], module.swiglu, [x, w1, w3])
+    run_both(compiled["residual"], module.residual, [x, torch.randn(width, width, generator=g), torch.randn(width, generator=g)])
+    run_both(compiled["binary_before_product"], module.binary_before_product, [x, x, x, torch.randn(width, 5, generator=g)])
+    specials = special_tensor((rows, width), 2)
+    run_both(compiled["swiglu"], module.swiglu, [specials, w1, w3])
+
+
+def test_chains_over_computed_tensors_raise_eagers_first_error(fused, native_mode):
+    module, _, compiled = fused
+    x = torch.randn(2, 4)
+    cases = [
+        ("swiglu", [x, torch.randn(6, 4), torch.randn(6, 3)]),  # the second product
+        ("swiglu", [x, torch.randn(6, 3), torch.randn(6, 3)]),  # the first product, before the second
+        ("swiglu", [x, torch.randn(6, 4), torch.randn(5, 4)]),  # the product of the two
+        ("residual", [x, torch.randn(3, 4), torch.randn(3)]),  # the sum with x
+        ("binary_before_product", [x, torch.randn(2, 3), x, torch.randn(5, 5)]),  # a + b, before x @ w
+        ("binary_before_product", [x, x, x, torch.randn(5, 5)]),  # x @ w
+    ]
+    for name, args in cases:
+        _assert_same_error(lambda: compiled[name](*args), lambda: getattr(module, name)(*args))
 
 
 def test_elementwise_chain_shape_errors_are_eagers(fused, native_mode):

@@ -32,8 +32,8 @@ impl FnEmitter<'_> {
         if let Fused::Elementwise { operands, program } = kernel {
             // One unary op: the elementwise kernel's short form.
             let text = match (operands.as_slice(), program.as_slice()) {
-                ([a], [Step::Load(0), Step::Unary(op)]) => {
-                    Some(format!("tl::fused::unary(tl::fused::Unary::{op:?}, {})?", self.tensor_ref(a)))
+                ([Expr::Local { name, .. }], [Step::Load(0), Step::Unary(op)]) => {
+                    Some(format!("tl::fused::unary(tl::fused::Unary::{op:?}, {})?", self.tensor_ref(name)))
                 }
                 _ => None,
             };
@@ -56,9 +56,11 @@ impl FnEmitter<'_> {
             }
             Fused::Elementwise { operands, program } => {
                 self.out.push_str("&[");
-                for (i, name) in operands.iter().enumerate() {
-                    let reference = self.tensor_ref(name);
-                    let _ = write!(self.out, "{}{reference}", if i > 0 { ", " } else { "" });
+                for (i, operand) in operands.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.borrow(Some(operand));
                 }
                 let steps: Vec<String> = program.iter().map(|s| step_text(*s)).collect();
                 let _ = write!(self.out, "], &[{}])?", steps.join(", "));

@@ -38,13 +38,14 @@ def lone_sum(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x.sum(dim=0)
 
 
-# near miss: the bias first stays op by op (the fused fallback would swap the sizes in
-# add's broadcasting error)
+# near miss (for epilogues): the bias first is no epilogue (its fallback would swap the sizes
+# in add's broadcasting error), but an elementwise chain over the computed product
 def bias_first_relu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return (b + x @ w).relu()
 
 
-# near miss: a bias that is itself an op stays op by op (evaluation order of failing ops)
+# near miss (for epilogues): a bias that is itself an op is no epilogue bias (evaluation order
+# of failing ops); the chain over the product runs on the elementwise kernel
 def computed_bias_relu(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return (x @ w + b.exp()).relu()
 
@@ -113,9 +114,24 @@ def rms_norm_other_input(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D
     return x * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-6)
 
 
-# near miss (for elementwise chains): an operand is computed, not a local
+# near miss (for epilogues): `* b` is no bias; an elementwise chain over the computed product
 def chain_over_product(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return ((x @ w) * b).relu()
+
+
+# Chains over computed tensors: LLaMA's SwiGLU and a residual connection.
+def swiglu(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w3: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.silu(F.linear(x, w1)) * F.linear(x, w3)
+
+
+def residual(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x + F.linear(x, w, b)
+
+
+# near miss (for elementwise chains): `a + b` may raise before the product is computed, so the
+# product is not evaluated ahead of it
+def binary_before_product(a: TensorF32Cpu2D, b: TensorF32Cpu2D, x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return (a + b) * (x @ w)
 
 
 # near miss (for the reduction): the loop's result is read again after its sum
