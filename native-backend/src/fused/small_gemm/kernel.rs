@@ -50,9 +50,9 @@ pub unsafe fn gemm(chain: Chain, m: usize, k: usize, n: usize, x: *const f32, b:
     }
 }
 
-/// `out[j] = dot4(x, w[j]) [+ out[j]]` for `w` row-major `n × k`, `k` a multiple of 4: the
-/// four-lane dot product of MKL's transposed gemv (module docs), 128-bit lanes per row,
-/// eight rows at a time so that their add chains overlap.
+/// `out[j] = dot4(x, w[j]) [+ out[j]]` for `w` row-major `n × k`: the four-lane dot product
+/// of MKL's transposed gemv (module docs), 128-bit lanes per row, eight rows at a time so that
+/// their add chains overlap.
 ///
 /// # Safety
 /// `x` holds `k` f32s, `w` holds `n·k`, `out` holds `n`; the CPU has AVX2.
@@ -72,6 +72,15 @@ pub unsafe fn dot4(k: usize, n: usize, x: *const f32, w: *const f32, accumulate:
     }
 }
 
+/// How many products the four-lane dot sums into lane 0 before the lanes run: `k mod 4`, or
+/// four when `k` is a multiple of 4 (so the lanes then take whole groups of four).
+fn head_len(k: usize) -> usize {
+    match k % 4 {
+        0 => 4.min(k),
+        rest => rest,
+    }
+}
+
 #[target_feature(enable = "avx2,fma")]
 #[inline]
 unsafe fn dot4_rows<const R: usize>(k: usize, x: *const f32, w: *const f32, accumulate: bool, out: *mut f32) {
@@ -80,15 +89,15 @@ unsafe fn dot4_rows<const R: usize>(k: usize, x: *const f32, w: *const f32, accu
         let mut acc = [_mm_setzero_ps(); R];
         for (r, lanes) in acc.iter_mut().enumerate() {
             let row = w.add(r * k);
-            // The first four products, in order, into lane 0 (the other lanes start at +0);
+            // The head's products, in order, into lane 0 (the other lanes start at +0);
             // the chain starts from the first product itself (a `-0.0` product stays `-0.0`).
             let mut head = *x * *row;
-            for p in 1..4.min(k) {
+            for p in 1..head_len(k) {
                 head += *x.add(p) * *row.add(p);
             }
             *lanes = _mm_set_ss(head);
         }
-        let mut p = 4;
+        let mut p = head_len(k);
         while p + 4 <= k {
             let xv = _mm_loadu_ps(x.add(p));
             for (r, lanes) in acc.iter_mut().enumerate() {

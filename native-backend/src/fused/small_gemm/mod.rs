@@ -16,10 +16,12 @@
 //!   stay on the BLAS;
 //! - `x @ w` with one row (`m = 1`, MKL's gemv) is a chain of separately rounded products and
 //!   sums: `acc = acc + x[p]·w[p,j]`;
-//! - `F.linear(x, w)` with one row (MKL's transposed gemv, `k` a multiple of 4) is a dot
-//!   product in four lanes: the first four products summed in order (from the first product,
-//!   not from `+0.0`) into lane 0, then `lane[p mod 4] += x[p]·w[j,p]` (separate roundings),
-//!   then `(l0 + l2) + (l1 + l3)`, added to the output (the bias, or `+0.0`).
+//! - `F.linear(x, w)` with one row (MKL's transposed gemv) is a dot product in four lanes:
+//!   the head's products (the first `k mod 4`, or the first four when `k` is a multiple of 4)
+//!   summed in order (from the first product, not from `+0.0`) into lane 0, then each group
+//!   of four after it added lane by lane, `lane[i] += x[p+i]·w[j,p+i]` (separate roundings),
+//!   then `(l0 + l2) + (l1 + l3)`, added to the output (the bias, or `+0.0`) — measured for
+//!   `k` 5…682 (LLaMA's `8·d/3` hidden sizes are not multiples of 4).
 //!
 //! A kernel following the same chain (vectorised across `j`, never across `p`) returns the
 //! same bits for every input, NaN, ±Inf and signed zeros included. Because another BLAS build,
@@ -124,7 +126,7 @@ fn chain_for(layout: Layout, m: usize, k: usize, n: usize, accumulate: bool) -> 
     if layout == Layout::Matmul && m == 1 && !accumulate {
         return (k * n <= MAX_ONE_ROW_MATMUL_WORK).then_some(Chain::Separate);
     }
-    if layout == Layout::Linear && m == 1 && k.is_multiple_of(4) {
+    if layout == Layout::Linear && m == 1 {
         return (k * n <= MAX_ONE_ROW_LINEAR_WORK).then_some(Chain::Dot4);
     }
     (m >= 4 && n >= 16).then_some(Chain::Fused)
@@ -537,20 +539,21 @@ mod tests {
         if !kernel::supported() {
             return;
         }
-        for (k, n) in [(4usize, 3usize), (8, 9), (32, 32), (128, 64), (36, 17)] {
+        for (k, n) in [(4usize, 3usize), (8, 9), (32, 32), (128, 64), (36, 17), (1, 9), (3, 8), (5, 9), (170, 17), (683, 8)] {
             let x: Vec<f32> = (0..k).map(|i| ((i * 7919) % 97) as f32 / 13.0 - 3.7).collect();
             let w: Vec<f32> = (0..n * k).map(|i| ((i * 104_729) % 89) as f32 / 11.0 - 4.1).collect();
             let mut out = vec![0.5f32; n];
             // SAFETY: sizes as the shapes say; the CPU supports the kernel.
             unsafe { kernel::dot4(k, n, x.as_ptr(), w.as_ptr(), true, out.as_mut_ptr()) };
+            let head = if k % 4 == 0 { 4.min(k) } else { k % 4 };
             for j in 0..n {
                 let row = &w[j * k..(j + 1) * k];
                 let mut lanes = [x[0] * row[0], 0.0, 0.0, 0.0];
-                for p in 1..4 {
+                for p in 1..head {
                     lanes[0] = lanes[0] + x[p] * row[p];
                 }
-                for p in 4..k {
-                    lanes[p % 4] = lanes[p % 4] + x[p] * row[p];
+                for p in head..k {
+                    lanes[(p - head) % 4] = lanes[(p - head) % 4] + x[p] * row[p];
                 }
                 let want = ((lanes[0] + lanes[2]) + (lanes[1] + lanes[3])) + 0.5;
                 assert_eq!(out[j].to_bits(), want.to_bits(), "k={k} n={n} j={j}");
@@ -560,8 +563,9 @@ mod tests {
 
     #[test]
     fn shapes_outside_the_measured_domain_are_not_taken() {
-        assert_eq!(chain_for(Layout::Linear, 1, 30, 32, true), None);
+        assert_eq!(chain_for(Layout::Linear, 1, 30, 32, true), Some(Chain::Dot4));
         assert_eq!(chain_for(Layout::Linear, 1, 32, 32, true), Some(Chain::Dot4));
+        assert_eq!(chain_for(Layout::Linear, 1, 1024, 512, true), None);
         assert_eq!(chain_for(Layout::Matmul, 2, 32, 32, false), None);
         assert_eq!(chain_for(Layout::Matmul, 8, 256, 64, false), Some(Chain::Fused));
         assert_eq!(chain_for(Layout::Matmul, 8, 256, 1024, false), None);
