@@ -93,8 +93,12 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    /// torch's thread count is one setting for the whole process: tests that set it take turns.
+    static THREAD_COUNT: Mutex<()> = Mutex::new(());
+
     #[test]
     fn parts_cover_the_range_once_at_any_thread_count() {
+        let _turn = THREAD_COUNT.lock().unwrap_or_else(|e| e.into_inner());
         for threads in [1, 2, 4] {
             tch::set_num_threads(threads);
             let seen: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
@@ -109,6 +113,7 @@ mod tests {
 
     #[test]
     fn more_than_one_thread_splits_the_range() {
+        let _turn = THREAD_COUNT.lock().unwrap_or_else(|e| e.into_inner());
         tch::set_num_threads(2);
         let parts = Mutex::new(Vec::new());
         for_each_part(64, 1, &|begin, end| parts.lock().unwrap().push((begin, end)));
@@ -121,6 +126,7 @@ mod tests {
 
     #[test]
     fn a_panic_in_a_part_reaches_the_caller() {
+        let _turn = THREAD_COUNT.lock().unwrap_or_else(|e| e.into_inner());
         tch::set_num_threads(2);
         let caught = panic::catch_unwind(|| for_each_part(100, 1, &|begin, _| panic!("part at {begin}")));
         let message = caught.expect_err("a part's panic");
