@@ -24,7 +24,7 @@ use super::math::{self, Unary};
 /// element function where it is [`native`], else libtorch's kernel over `values` at once (so
 /// each element takes the loop it takes in eager).
 pub fn unary_in_place(op: Unary, values: &mut [f32]) {
-    if ours(op, values.len()) && (values.len() > 1 || !whole_tensors_only(op)) {
+    if native(op) && (values.len() > 1 || !whole_tensors_only(op)) {
         math::unary_in_place(op, values);
     } else {
         in_libtorch(op, values);
@@ -36,20 +36,6 @@ pub fn unary_in_place(op: Unary, values: &mut [f32]) {
 /// chunk by chunk); the others must see the whole buffer ([`unary_in_place`]).
 pub fn native(op: Unary) -> bool {
     math::vectorised(op) && agrees(op)
-}
-
-/// Up to how many elements an op whose model [`agrees`] but is slower per element than
-/// libtorch's SIMD kernel here (`math::vectorised` false: exp, sigmoid, SiLU on AVX-512) still
-/// runs ours on a whole buffer: below it libtorch's call (a tensor view, the dispatcher,
-/// TensorIterator) costs more than the elements. Measured on an AMD EPYC (AVX-512) at one
-/// thread, `F.silu(F.linear(x, w))`: 170 elements 1.2 µs by libtorch, 0.2 µs ours.
-const OURS_WHOLE_BUFFER_UP_TO: usize = 1 << 11;
-
-/// Whether our element function computes `op` over a whole buffer of `len` elements (a
-/// tensor, as eager runs it): where it is [`native`], or a small buffer of an op whose model
-/// [`agrees`] and is vectorised code at all (tanh and log call scalar libm per element).
-pub fn ours(op: Unary, len: usize) -> bool {
-    native(op) || (len <= OURS_WHOLE_BUFFER_UP_TO && !matches!(op, Unary::Tanh | Unary::Log) && agrees(op))
 }
 
 /// libtorch's in-place kernel for `op` run on `values` itself (a tensor viewing the buffer, no

@@ -260,10 +260,8 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 /// Each op rounds to float32 as eager does, so the result equals the op-by-op chain.
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     // The direct kernel works in chunks, so every op must be position-independent here.
-    let direct_ops = |len: usize| {
-        program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::ours(*op, len)))
-            && !(program.contains(&Step::Unary(Unary::Gelu)) && loads_a_single_element(operands, program))
-    };
+    let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::native(*op)))
+        && !(program.contains(&Step::Unary(Unary::Gelu)) && loads_a_single_element(operands, program));
     // Above libtorch's grain size the pass is split over torch's threads as libtorch's own
     // kernels are (`ElementwisePlan::run`), so one pass stays faster than op by op there too.
     // A lone `a op b` has no pass to save: ours wins only where eager's set-up dominates.
@@ -277,7 +275,7 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
         }
     }
     let small = |plan: &ElementwisePlan| !lone_binary || plan.rows * plan.cols <= LONE_BINARY_MAX;
-    match elementwise_plan(operands, program).filter(|plan| direct_ops(plan.rows * plan.cols) && small(plan)) {
+    match elementwise_plan(operands, program).filter(|plan| direct_ops && small(plan)) {
         Some(plan) => plan.run(program),
         None => match *program {
             // libtorch's op on the operands themselves (no stack of handles)
@@ -341,7 +339,7 @@ pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
     let len = t.numel();
     // eager's GELU of a one-element tensor is not the kernel our model reproduces
     let one_element = len == 1 && acts.iter().any(|&op| calibrate::whole_tensors_only(op));
-    let ours = acts.iter().all(|&op| calibrate::ours(op, len)) && !one_element;
+    let ours = acts.iter().all(|&op| calibrate::native(op)) && !one_element;
     let dense = crate::facts::Facts::of(&t).filter(|f| ours && f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
     if let Some((true, data)) = dense.and_then(|_| crate::facts::contiguous_data(&t)) {
         if len > 0 {
@@ -370,7 +368,7 @@ pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
 pub fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
     // GELU at any size: ours skips oneDNN's per-call set-up and runs 16 lanes at a time
     let small = Dense::of(t).is_some_and(|v| v.len() <= lone_unary_max(op) || op == Unary::Gelu);
-    if small && calibrate::ours(op, t.numel()) {
+    if small && calibrate::native(op) {
         elementwise(&[t], &[Step::Load(0), Step::Unary(op)])
     } else {
         unary_with_ops(op, t)
