@@ -199,9 +199,15 @@ fn elementwise_chain(e: &Expr) -> Option<(Vec<Expr>, Vec<Step>, Vec<usize>)> {
 /// A tensor that a chain may compute before its ops: a claimed CPU op with nothing in it that
 /// writes (an in-place op could change what an earlier op of the chain reads).
 fn computed_leaf(e: &Expr) -> bool {
-    let mut pure = matches!(e, Expr::Tensor { device: Device::Cpu, .. });
-    e.visit(&mut |e| pure &= !matches!(e, Expr::InPlace { .. } | Expr::IndexPut { .. } | Expr::Defer { .. } | Expr::Call { .. }));
-    pure
+    matches!(e, Expr::Tensor { device: Device::Cpu, .. }) && !may_write(e)
+}
+
+/// Whether evaluating `e` may write a tensor: an in-place op, an indexed store, or a call
+/// (deferred or to a helper) whose body we do not see here.
+fn may_write(e: &Expr) -> bool {
+    let mut writes = false;
+    e.visit(&mut |e| writes |= matches!(e, Expr::InPlace { .. } | Expr::IndexPut { .. } | Expr::Defer { .. } | Expr::Call { .. }));
+    writes
 }
 
 /// `x.pow(2).mean(-1, keepdim=True)` of a tensor local `x` of rank ≥ 1: `x`'s name and the
@@ -438,8 +444,12 @@ impl<'r> Pass<'r> {
         let mut rest = body.into_iter().peekable();
         while let Some(s) = rest.next() {
             // `v = x.pow(2).mean(…)` absorbed by the next statement's RMSNorm (a straight-line
-            // statement only: in a loop body `x` could change between the two)
-            let straight = |n: &&Stmt| matches!(n, Stmt::Assign { .. } | Stmt::Return(_) | Stmt::Effect(_));
+            // statement that writes nothing only: in a loop body, or through `x.mul_(2)` in the
+            // same expression, `x` could change between the two)
+            let straight = |n: &&Stmt| match n {
+                Stmt::Assign { value, .. } | Stmt::Return(value) | Stmt::Effect(value) => !may_write(value),
+                _ => false,
+            };
             if let (Some(pending), Some(next)) = (mean_square_statement(&s, self.reads), rest.peek().filter(straight)) {
                 let pass = Pass::new(self.reads, Some(&pending));
                 let fused = pass.stmt(next.clone());

@@ -9,7 +9,7 @@
 //! matches neither width, is computed by libtorch itself — slower, never different.
 //!
 //! Ops without an element function of ours as fast as torch's SIMD kernel here
-//! (`math::vectorised`: tanh, GELU and log call scalar libm per element; exp, sigmoid and sqrt
+//! (`math::vectorised`: tanh, GELU and log call scalar libm per element; exp, sigmoid, SiLU and sqrt
 //! on AVX-512 CPUs) are also run by libtorch: its own kernel, in place on the fused buffer,
 //! which is as fast as eager and gives eager's bits.
 

@@ -166,10 +166,11 @@ macro_rules! multiversion {
 }
 
 /// Whether [`unary_in_place`] runs `op` as a vectorised loop at least as fast as libtorch's
-/// kernel on this CPU. Tanh and log call a scalar function per element. Exp, sigmoid
+/// kernel on this CPU. Tanh and log call a scalar function per element. Exp, sigmoid, SiLU
 /// and sqrt are compute-bound: on AVX-512 CPUs libtorch's 16-lane kernels (SLEEF) run them
 /// about twice as fast as our polynomial (measured: `tests/kernel_timing.rs`), so there they
-/// are libtorch's; on AVX2 CPUs ours keep pace and fuse.
+/// are libtorch's; on AVX2 CPUs ours keep pace and fuse where `calibrate::agrees` finds them
+/// bit-identical to libtorch's.
 pub fn vectorised(op: Unary) -> bool {
     match op {
         Unary::Relu | Unary::Square | Unary::Neg | Unary::Abs => true,

@@ -109,6 +109,14 @@ def rms_norm_variance_live(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x * torch.rsqrt(variance + 1e-6) + variance
 
 
+# near miss (for RMSNorm): the next statement writes `h` before its RMSNorm reads it, so the
+# mean of squares (of `h` before the write) stays its own statement
+def rms_norm_input_written_between(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    h = x * 1.0
+    variance = h.pow(2).mean(-1, keepdim=True)
+    return h.mul_(2) + h * torch.rsqrt(variance + 1e-6)
+
+
 # near miss (for RMSNorm): squares of another tensor
 def rms_norm_other_input(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-6)

@@ -21,7 +21,7 @@
 //!   summed in order (from the first product, not from `+0.0`) into lane 0, then each group
 //!   of four after it added lane by lane, `lane[i] += x[p+i]·w[j,p+i]` (separate roundings),
 //!   then `(l0 + l2) + (l1 + l3)`, added to the output (the bias, or `+0.0`) — measured for
-//!   `k` 5…682 (LLaMA's `8·d/3` hidden sizes are not multiples of 4).
+//!   `k` 5…683 (LLaMA's `8·d/3` hidden sizes are not multiples of 4).
 //!
 //! A kernel following the same chain (vectorised across `j`, never across `p`) returns the
 //! same bits for every input, NaN, ±Inf and signed zeros included. Because another BLAS build,
