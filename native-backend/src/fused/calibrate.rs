@@ -26,9 +26,57 @@ use super::math::{self, Unary};
 pub fn unary_in_place(op: Unary, values: &mut [f32]) {
     if native(op) && (values.len() > 1 || !whole_tensors_only(op)) {
         math::unary_in_place(op, values);
+    } else if let Some(width) = tail_width(op).filter(|_| values.len() <= one_loop_max()) {
+        with_scalar_tail(op, values, width);
     } else {
         in_libtorch(op, values);
     }
+}
+
+/// Up to how many elements eager runs a sigmoid or SiLU as one loop whatever torch's thread
+/// count (TensorIterator splits from its 32,768-element grain on, and every part has its own
+/// tail): so far our loop with its tail reproduces it. On AVX-512 CPUs only up to where
+/// libtorch's call costs more than its 16-lane SLEEF loop, which is faster than ours there.
+fn one_loop_max() -> usize {
+    if math::avx512_cpu() {
+        1 << 11
+    } else {
+        (1 << 15) - 1
+    }
+}
+
+/// Eager's loop over a whole tensor, element for element: our vectorised model for all but
+/// the last `len mod width` elements, which eager's scalar loop computes.
+fn with_scalar_tail(op: Unary, values: &mut [f32], width: usize) {
+    let body = values.len() - values.len() % width;
+    let (vectorised, tail) = values.split_at_mut(body);
+    math::unary_in_place(op, vectorised);
+    tail.iter_mut().for_each(|v| *v = math::unary_scalar_loop(op, *v));
+}
+
+/// For sigmoid and SiLU, whose vectorised loop (SLEEF's `expf`) and scalar loop (libm's)
+/// differ in the last bit on some inputs: the width (`2·lanes`: 16 on AVX2, 32 on AVX-512)
+/// at which [`with_scalar_tail`] gives libtorch's bits on whole tensors of every length
+/// probed, or `None` (then libtorch runs them).
+fn tail_width(op: Unary) -> Option<usize> {
+    static WIDTH: [OnceLock<Option<usize>>; Unary::ALL.len()] = [const { OnceLock::new() }; Unary::ALL.len()];
+    if !matches!(op, Unary::Sigmoid | Unary::Silu) {
+        return None;
+    }
+    *WIDTH[op as usize].get_or_init(|| {
+        let inputs = probe_inputs();
+        [16usize, 32].into_iter().find(|&width| {
+            // every probe value at every position of tensors of lengths around the widths
+            [1usize, 5, 15, 16, 17, 31, 33, 47, 100, inputs.len() - 1, inputs.len()].iter().all(|&len| {
+                inputs.chunks_exact(len).all(|window| {
+                    let (mut ours, mut eager) = (window.to_vec(), window.to_vec());
+                    with_scalar_tail(op, &mut ours, width);
+                    through_libtorch(&mut eager, |t| super::unary_with_ops(op, t));
+                    ours.iter().zip(&eager).all(|(&a, &b)| same_value(a, b))
+                })
+            })
+        })
+    })
 }
 
 /// Whether our element function for `op` is used inside fused loops: it is vectorised and

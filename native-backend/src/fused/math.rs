@@ -23,40 +23,44 @@ pub fn relu(x: f32) -> f32 {
     }
 }
 
-/// `exp(x)` by Cody–Waite range reduction `x = n·ln2 + r` and a degree-6 polynomial on
-/// `|r| ≤ ln2/2` (the classic Cephes coefficients); about 1 ulp. Branch-free so it vectorises;
-/// results that would be subnormal are scaled in two steps so they are not flushed to zero.
+/// `exp(x)` as torch's vectorised CPU kernels compute it inside sigmoid and SiLU (SLEEF's
+/// `expf_u10`, which is what `Vectorized<float>::exp` calls): Cody–Waite reduction
+/// `x = q·ln2 + s` with `q = rint(x·log2 e)`, a degree-6 polynomial in `s`, then `2^q` in two
+/// normal steps so that subnormal results are not flushed. Every step is the same rounded
+/// operation as SLEEF's (products and fused multiply-adds in the same order, with its
+/// coefficients), so the bits are its bits; `calibrate` checks that against libtorch before
+/// any kernel uses it. Branch-free so it vectorises.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = 0.693_359_375;
-    const LN2_LO: f32 = -2.121_944_4e-4;
-    const ROUND: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer
-    const OVERFLOW: f32 = 88.722_839; // ln(f32::MAX)
-    const UNDERFLOW: f32 = -103.972_08; // below: smaller than half the smallest subnormal
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    const ROUND: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer (ties even)
+    const OVERFLOW: f32 = 100.0; // above: +inf (from 88.73 on, the scaling overflows anyway)
+    const UNDERFLOW: f32 = -104.0; // below: +0 (from -103.98 on, the scaling gives 0 anyway)
     // max/min (not clamp): a NaN becomes a finite number here; the result is chosen below.
     #[allow(clippy::manual_clamp)]
     let clamped = x.max(UNDERFLOW - 1.0).min(OVERFLOW + 1.0);
-    let n = (clamped * LOG2E + ROUND) - ROUND;
-    // Fused multiply-adds (exactly rounded, so every build gives the same bits): half the
-    // dependent steps of separate multiplies and adds, and a more accurate reduction.
-    let r = (-n).mul_add(LN2_LO, (-n).mul_add(LN2_HI, clamped));
-    let mut p = 1.987_569_1e-4_f32;
-    p = p.mul_add(r, 1.398_199_9e-3);
-    p = p.mul_add(r, 8.333_452e-3);
-    p = p.mul_add(r, 4.166_579_6e-2);
-    p = p.mul_add(r, 1.666_666_5e-1);
-    p = p.mul_add(r, 5.000_000_1e-1);
-    let e_r = (p * r).mul_add(r, r) + 1.0;
-    // 2^n as two normal powers of two (n ∈ [-151, 130]). `n` is integral and in range, so
+    let q = (clamped * LOG2E + ROUND) - ROUND;
+    // Fused multiply-adds, exactly rounded in every build (an instruction with FMA, a library
+    // call without), as SLEEF's FMA builds compute them.
+    let s = q.mul_add(-LN2_LO, q.mul_add(-LN2_HI, clamped));
+    let mut u = 1.985_276_2e-4_f32;
+    u = u.mul_add(s, 1.393_043_6e-3);
+    u = u.mul_add(s, 8.333_361e-3);
+    u = u.mul_add(s, 4.166_648_5e-2);
+    u = u.mul_add(s, 1.666_666_7e-1);
+    u = u.mul_add(s, 0.5);
+    let e_s = 1.0 + (s * s).mul_add(u, s);
+    // 2^q as two normal powers of two (q ∈ [-151, 146]). `q` is integral and in range, so
     // the unchecked conversion is exact; it compiles to one vector instruction, where `as`
     // (saturating) is done lane by lane and made this loop several times slower.
-    // SAFETY: `clamped` ∈ [-105, 90] (never NaN), so `n` is an integer of magnitude below 2^8.
-    let n: i32 = unsafe { n.to_int_unchecked() };
-    let half = n >> 1;
+    // SAFETY: `clamped` ∈ [-105, 101] (never NaN), so `q` is an integer of magnitude below 2^8.
+    let q: i32 = unsafe { q.to_int_unchecked() };
+    let half = q >> 1;
     let scale_a = f32::from_bits(((half + 127) as u32) << 23);
-    let scale_b = f32::from_bits(((n - half + 127) as u32) << 23);
-    let value = e_r * scale_a * scale_b;
+    let scale_b = f32::from_bits(((q - half + 127) as u32) << 23);
+    let value = e_s * scale_a * scale_b;
     if x.is_nan() {
         x
     } else if x > OVERFLOW {
@@ -78,6 +82,16 @@ pub fn sigmoid(x: f32) -> f32 {
 #[inline(always)]
 pub fn silu(x: f32) -> f32 {
     x / (1.0 + exp(-x))
+}
+
+/// `op` of one element as eager's scalar loop computes it — the loop that takes a tensor's
+/// last `len mod 2·lanes` elements: libm's `expf` where the vectorised loop uses [`exp`].
+pub fn unary_scalar_loop(op: Unary, x: f32) -> f32 {
+    match op {
+        Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        Unary::Silu => x / (1.0 + (-x).exp()),
+        other => unary(other, x),
+    }
 }
 
 /// One unary op on one value.
@@ -181,7 +195,8 @@ pub fn vectorised(op: Unary) -> bool {
     }
 }
 
-fn avx512_cpu() -> bool {
+/// Whether this CPU runs the AVX-512 builds (see [`has_avx512`]); false off x86-64.
+pub fn avx512_cpu() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         has_avx512()
