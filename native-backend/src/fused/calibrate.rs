@@ -21,8 +21,9 @@ use super::epilogue::Axis;
 use super::math::{self, Unary};
 
 /// `op` over `values` in place, as eager on this machine when `values` is a whole tensor: our
-/// element function where it is [`native`], else libtorch's kernel over `values` at once (so
-/// each element takes the loop it takes in eager).
+/// element function where it is [`native`]; for sigmoid and SiLU, eager's two loops
+/// reproduced ([`with_scalar_tail`]) where [`tail_width`] found them; else libtorch's kernel
+/// over `values` at once (so each element takes the loop it takes in eager).
 pub fn unary_in_place(op: Unary, values: &mut [f32]) {
     if native(op) && (values.len() > 1 || !whole_tensors_only(op)) {
         math::unary_in_place(op, values);
@@ -195,9 +196,10 @@ pub fn whole_tensors_only(op: Unary) -> bool {
 }
 
 /// Whether our model of `op` gives eager's results here, whatever an element's position: the
-/// same NaN positions and otherwise the same bits as both of eager's loops — the vectorised one (long tensors) and the scalar one
-/// it uses for a tensor's last `n mod 2·lanes` elements (one-element tensors), which differ on
-/// some CPUs (AVX-512 GELU: NaN at +inf in vectors, +inf in the tail).
+/// same NaN positions and otherwise the same bits as both of eager's loops — the vectorised
+/// one (long tensors) and the scalar one it uses for a tensor's last `n mod 2·lanes` elements
+/// (one-element tensors), which differ on some CPUs (AVX-512 GELU: NaN at +inf in vectors,
+/// +inf in the tail; sigmoid and SiLU: SLEEF's and libm's `expf`, see [`tail_width`]).
 pub fn agrees(op: Unary) -> bool {
     static AGREES: [OnceLock<bool>; Unary::ALL.len()] = [const { OnceLock::new() }; Unary::ALL.len()];
     *AGREES[op as usize].get_or_init(|| {
