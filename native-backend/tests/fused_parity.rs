@@ -156,6 +156,37 @@ fn sigmoid_and_silu_epilogues_are_eagers_bits() {
     }
 }
 
+/// A lone sigmoid or SiLU (`fused::unary`) and an activation chain on a fresh tensor
+/// (`fused::acts_in_place`, a convolution's result) are eager's bits too, at lengths on both
+/// sides of every width and tail, up to and past the single-loop limit, at rank 0 to 4.
+#[test]
+fn lone_and_in_place_sigmoid_and_silu_are_eagers_bits() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(43);
+    let shapes: [&[i64]; 13] = [&[], &[1], &[5], &[16], &[17], &[31], &[33], &[4, 170], &[2, 683], &[3, 5461], &[2, 8, 5, 7], &[1, 8, 64, 64], &[1, 3, 100, 120]];
+    for special in [false, true] {
+        for shape in shapes {
+            let x = rng.tensor(shape, special) * 8.0;
+            let before = snapshot(&[&x]);
+            for acts in [&[Unary::Silu][..], &[Unary::Sigmoid], &[Unary::Relu, Unary::Silu], &[Unary::Silu, Unary::Tanh]] {
+                let want = eager_acts(x.shallow_clone(), acts);
+                let mut outputs = vec![("acts_in_place", fused::acts_in_place(x.copy(), acts).expect("fused"))];
+                if let [op] = acts {
+                    outputs.push(("unary", fused::unary(*op, &x).expect("fused")));
+                }
+                for (path, got) in outputs {
+                    assert_eq!(got.size(), want.size(), "{path} {shape:?} {acts:?}: shape");
+                    for (i, (g, e)) in values(&got).iter().zip(values(&want)).enumerate() {
+                        let same = g.to_bits() == e.to_bits() || (g.is_nan() && e.is_nan());
+                        assert!(same, "{path} {shape:?} {acts:?} special={special}: element {i}: fused {g:?}, eager {e:?}");
+                    }
+                }
+            }
+            assert_eq!(before, snapshot(&[&x]), "input changed");
+        }
+    }
+}
+
 #[test]
 fn matmul_epilogue_matches_eager() {
     let _guard = tch::no_grad_guard();

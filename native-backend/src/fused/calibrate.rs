@@ -20,17 +20,38 @@ use tch::Tensor;
 use super::epilogue::Axis;
 use super::math::{self, Unary};
 
-/// `op` over `values` in place, as eager on this machine when `values` is a whole tensor: our
-/// element function where it is [`native`]; for sigmoid and SiLU, eager's two loops
-/// reproduced ([`with_scalar_tail`]) where [`tail_width`] found them; else libtorch's kernel
-/// over `values` at once (so each element takes the loop it takes in eager).
-pub fn unary_in_place(op: Unary, values: &mut [f32]) {
-    if native(op) && (values.len() > 1 || !whole_tensors_only(op)) {
-        math::unary_in_place(op, values);
-    } else if let Some(width) = tail_width(op).filter(|_| values.len() <= one_loop_max()) {
-        with_scalar_tail(op, values, width);
+/// Which loop computes `op` over a whole tensor of some length, as eager does on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WholeLoop {
+    /// Our element function ([`native`]) on every element.
+    Ours,
+    /// Eager's two loops reproduced ([`with_scalar_tail`]) at this tail width.
+    WithScalarTail(usize),
+    /// libtorch's own kernel (no model of ours reproduces eager here).
+    Libtorch,
+}
+
+/// The loop [`unary_in_place`] runs for `op` over a whole tensor of `len` elements: ours where
+/// it is [`native`]; for sigmoid and SiLU eager's vectorised body and scalar tail where
+/// [`tail_width`] found them, up to [`one_loop_max`]; else libtorch's.
+pub fn whole_loop(op: Unary, len: usize) -> WholeLoop {
+    if native(op) && (len > 1 || !whole_tensors_only(op)) {
+        WholeLoop::Ours
+    } else if let Some(width) = tail_width(op).filter(|_| len <= one_loop_max()) {
+        WholeLoop::WithScalarTail(width)
     } else {
-        in_libtorch(op, values);
+        WholeLoop::Libtorch
+    }
+}
+
+/// `op` over `values` in place, as eager on this machine when `values` is a whole tensor, with
+/// the loop [`whole_loop`] chooses (libtorch's kernel runs over `values` at once, so each
+/// element takes the loop it takes in eager).
+pub fn unary_in_place(op: Unary, values: &mut [f32]) {
+    match whole_loop(op, values.len()) {
+        WholeLoop::Ours => math::unary_in_place(op, values),
+        WholeLoop::WithScalarTail(width) => with_scalar_tail(op, values, width),
+        WholeLoop::Libtorch => in_libtorch(op, values),
     }
 }
 

@@ -332,28 +332,37 @@ const LONE_BINARY_MAX: usize = 1 << 11;
 /// `acts(t)` of a tensor the function just made and nothing else holds (a convolution's or a
 /// norm's result; the analyzer passes it by value): the ops run in place on it, so the chain
 /// allocates no tensor per op. On a contiguous float32 CPU tensor whose every op is ours
-/// ([`calibrate::native`]): one pass over [`for_each_segment`]'s segments. Otherwise libtorch's in-place kernels (eager's
-/// own, parallel as eager's). Either way each element is what eager's out-of-place op gives,
-/// and the strides stay eager's (a channels-last result stays channels-last).
+/// ([`calibrate::native`]): one pass over [`for_each_segment`]'s segments. On any other
+/// contiguous float32 CPU tensor: op by op over the whole buffer ([`calibrate::unary_in_place`]:
+/// eager's sigmoid/SiLU loops reproduced where they can be, else libtorch's kernel on it).
+/// Otherwise libtorch's in-place kernels (eager's own, parallel as eager's). Either way each
+/// element is what eager's out-of-place op gives, and the strides stay eager's (a
+/// channels-last result stays channels-last).
 pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
     let len = t.numel();
     // eager's GELU of a one-element tensor is not the kernel our model reproduces
     let one_element = len == 1 && acts.iter().any(|&op| calibrate::whole_tensors_only(op));
     let ours = acts.iter().all(|&op| calibrate::native(op)) && !one_element;
-    let dense = crate::facts::Facts::of(&t).filter(|f| ours && f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
-    if let Some((true, data)) = dense.and_then(|_| crate::facts::contiguous_data(&t)) {
-        if len > 0 {
-            // SAFETY: `t` is a contiguous float32 tensor of `len` elements that only this call
-            // holds (a fresh result passed by value), so nothing reads it meanwhile.
-            let parts = crate::parallel::DisjointParts::new(unsafe { std::slice::from_raw_parts_mut(data, len) });
-            for_each_segment(len, &|start, stop| {
-                // SAFETY: the segments of one call are disjoint.
-                let segment = unsafe { parts.part(start, stop - start) };
-                for &op in acts {
-                    math::unary_in_place(op, segment);
-                }
-            });
+    let float_cpu = crate::facts::Facts::of(&t).filter(|f| f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
+    if let Some((true, data)) = float_cpu.and_then(|_| crate::facts::contiguous_data(&t)) {
+        if len == 0 {
+            return Ok(t);
         }
+        // SAFETY: `t` is a contiguous float32 tensor of `len` elements that only this call
+        // holds (a fresh result passed by value), so nothing reads it meanwhile.
+        let values = unsafe { std::slice::from_raw_parts_mut(data, len) };
+        if !ours {
+            acts.iter().for_each(|&op| calibrate::unary_in_place(op, values));
+            return Ok(t);
+        }
+        let parts = crate::parallel::DisjointParts::new(values);
+        for_each_segment(len, &|start, stop| {
+            // SAFETY: the segments of one call are disjoint.
+            let segment = unsafe { parts.part(start, stop - start) };
+            for &op in acts {
+                math::unary_in_place(op, segment);
+            }
+        });
         return Ok(t);
     }
     for &op in acts {
@@ -364,14 +373,25 @@ pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
 
 /// A lone `op(t)`: one pass of our loop where it is as fast as libtorch's kernel here (it
 /// skips the dispatcher and TensorIterator set-up that dominate small tensors), else
-/// libtorch's op itself.
+/// libtorch's op itself. Sigmoid and SiLU, whose loops ours reproduces only over a whole
+/// tensor ([`calibrate::whole_loop`]), run so on a copy of `t`.
 pub fn unary(op: Unary, t: &Tensor) -> Result<Tensor> {
+    let input = Dense::of(t);
     // GELU at any size: ours skips oneDNN's per-call set-up and runs 16 lanes at a time
-    let small = Dense::of(t).is_some_and(|v| v.len() <= lone_unary_max(op) || op == Unary::Gelu);
+    let small = input.is_some_and(|v| v.len() <= lone_unary_max(op) || op == Unary::Gelu);
     if small && calibrate::native(op) {
-        elementwise(&[t], &[Step::Load(0), Step::Unary(op)])
-    } else {
-        unary_with_ops(op, t)
+        return elementwise(&[t], &[Step::Load(0), Step::Unary(op)]);
+    }
+    match input.filter(|v| small && matches!(calibrate::whole_loop(op, v.len()), calibrate::WholeLoop::WithScalarTail(_))) {
+        Some(input) => {
+            let (tensor, view) = dense::empty(&input.shape())?;
+            // SAFETY: `t` is alive and only read; `tensor` is fresh and only this call holds it.
+            let out = unsafe { view.values_mut() };
+            out.copy_from_slice(unsafe { input.values() });
+            calibrate::unary_in_place(op, out);
+            Ok(tensor)
+        }
+        None => unary_with_ops(op, t),
     }
 }
 
