@@ -337,11 +337,11 @@ fn match_epilogue(e: &Expr) -> Option<Epilogue<'_>> {
             (Product::Matmul, x, w, b)
         }
     };
-    // a lone matmul is one op already; a lone `F.linear` still goes to the fused kernel, whose
-    // GEMM (our small one where it matches MKL's order, else the same BLAS call as eager's
-    // addmm) skips the dispatcher: measured ×0.93–0.97 of eager as libtorch's op at small sizes
-    let has_epilogue = !acts.is_empty() || reduce.is_some() || b.is_some() || product == Product::Linear;
-    has_epilogue.then_some(Epilogue { product, x, w, b, acts, reduce, sites })
+    // a lone `F.linear` or `a @ b` still goes to the fused kernel, whose GEMM (our small one
+    // where it matches MKL's order, else the same BLAS call as eager's addmm/mm, one per
+    // matrix for attention's batched products) skips the dispatcher: measured ×0.93–0.97 of
+    // eager as libtorch's op at small sizes
+    Some(Epilogue { product, x, w, b, acts, reduce, sites })
 }
 
 /// A statement that only reduces a loop's result: `return hidden.sum(…)` or

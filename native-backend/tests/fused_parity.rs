@@ -187,6 +187,52 @@ fn lone_and_in_place_sigmoid_and_silu_are_eagers_bits() {
     }
 }
 
+/// Batched products of rank 3 and 4 (attention's `q @ k.transpose(-2, -1)` and `p @ v`) are
+/// eager's bits: at sequence lengths and widths around the small kernels' limits, tiny ones
+/// (eager's own loop), with bias and acts; broadcast batches, other layouts and mismatched
+/// sizes keep libtorch's results and errors.
+#[test]
+fn batched_products_are_eagers_bits() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(47);
+    let same_bits = |got: &Tensor, want: &Tensor, what: &str| {
+        assert_eq!(got.size(), want.size(), "{what}: shape");
+        for (i, (g, e)) in values(got).iter().zip(values(want)).enumerate() {
+            assert!(g.to_bits() == e.to_bits() || (g.is_nan() && e.is_nan()), "{what}: element {i}: fused {g:?}, eager {e:?}");
+        }
+    };
+    for special in [false, true] {
+        for batch in [&[1i64][..], &[3], &[2, 4]] {
+            for (t, d) in [(1, 8), (2, 3), (16, 64), (16, 32), (7, 17), (128, 64), (5, 200)] {
+                let shape = |rows: i64, cols: i64| batch.iter().copied().chain([rows, cols]).collect::<Vec<i64>>();
+                let (q, k, v) = (rng.tensor(&shape(t, d), special), rng.tensor(&shape(t, d), special), rng.tensor(&shape(t, d), special));
+                let before = snapshot(&[&q, &k, &v]);
+                let kt = k.transpose(-2, -1);
+                let scores = fused::matmul_epilogue(&q, &kt, None, &[], None).expect("fused");
+                let what = format!("q @ kᵀ {batch:?} t={t} d={d} special={special}");
+                same_bits(&scores, &q.matmul(&kt), &what);
+                let p = scores.softmax(-1, Kind::Float);
+                same_bits(&fused::matmul_epilogue(&p, &v, None, &[], None).expect("fused"), &p.matmul(&v), &format!("p @ v {what}"));
+                let bias = rng.tensor(&[t], special);
+                let got = fused::matmul_epilogue(&q, &kt, Some(&bias), &[Unary::Relu, Unary::Silu], None).expect("fused");
+                same_bits(&got, &(q.matmul(&kt) + &bias).relu().silu(), &format!("relu(silu(q @ kᵀ + b)) {what}"));
+                assert_eq!(before, snapshot(&[&q, &k, &v]), "inputs changed");
+            }
+        }
+    }
+    // broadcast batch, a non-contiguous left operand, a permuted right one: libtorch's path
+    let (a, b) = (rng.tensor(&[3, 16, 32], false), rng.tensor(&[1, 32, 16], false));
+    same_bits(&fused::matmul_epilogue(&a, &b, None, &[], None).expect("fused"), &a.matmul(&b), "broadcast batch");
+    let strided = rng.tensor(&[3, 32, 16], false).transpose(-2, -1);
+    same_bits(&fused::matmul_epilogue(&strided, &b.expand([3, 32, 16], false), None, &[], None).expect("fused"), &strided.matmul(&b.expand([3, 32, 16], false)), "strided");
+    let permuted = rng.tensor(&[16, 3, 32], false).permute([1, 2, 0]);
+    same_bits(&fused::matmul_epilogue(&a, &permuted, None, &[], None).expect("fused"), &a.matmul(&permuted), "permuted");
+    let mismatched = rng.tensor(&[3, 31, 16], false);
+    let fused_error = error_text(fused::matmul_epilogue(&a, &mismatched, None, &[], None));
+    let eager_error = error_text(torchlower_backend::ops::matmul(&a, &mismatched));
+    assert_eq!(fused_error, eager_error, "mismatched inner sizes");
+}
+
 #[test]
 fn matmul_epilogue_matches_eager() {
     let _guard = tch::no_grad_guard();

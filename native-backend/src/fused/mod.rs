@@ -11,6 +11,7 @@
 //! chain instead, which also raises eager's errors. Inputs are never written; outputs are
 //! fresh tensors.
 
+mod batched;
 mod blas;
 mod calibrate;
 mod convert;
@@ -150,12 +151,20 @@ pub fn matmul_epilogue(
             })
         }
         _ => {
-            let product = ops::matmul(x, w)?;
+            // rank 3/4 with equal batch dims (attention's products): one GEMM per matrix
+            let (product, batched) = match batched::matmul(x, w) {
+                Some(product) => (product?, true),
+                None => (ops::matmul(x, w)?, false),
+            };
             let biased = match b {
                 Some(b) => ops::add(&product, b)?,
                 None => product,
             };
-            finish(biased, acts, reduce)
+            match reduce {
+                // a fresh tensor of rank 3/4: the acts in place on it
+                None if batched => acts_in_place(biased, acts),
+                _ => finish(biased, acts, reduce),
+            }
         }
     }
 }

@@ -309,7 +309,7 @@ fn verified(plan: Planned, reference: Reference) -> bool {
 /// a tiny shape (a `1×4·4×3` product has 3 outputs) can agree with the BLAS by chance even in
 /// another summation order — two orders of a short chain round alike for most inputs — so
 /// tiny shapes are probed with as many fresh random cases as it takes to reach this count.
-const PROBE_ELEMENTS: usize = 4096;
+pub(super) const PROBE_ELEMENTS: usize = 4096;
 
 /// Whether the kernel and the BLAS (`reference`) give the same bits for `plan`'s shape on
 /// random operands (at least [`PROBE_ELEMENTS`] outputs) and on operands made of signed zeros
