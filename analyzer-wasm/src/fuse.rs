@@ -15,6 +15,9 @@
 //!   `* g` or `g * …` with `g` a local (→ `rms_norm`), also when the mean of squares is the
 //!   previous statement's local `v = x.pow(2).mean(-1, keepdim=True)` read nowhere else (the
 //!   Hugging Face form): that statement cannot fail, so it moves into the fused call;
+//! - a product of those (an epilogue) times or divided by a Python number, `(q @ kᵀ) * scale`
+//!   or `torch.matmul(q, k.transpose(2, 3)) / math.sqrt(d)` (→ `scale`, in place on the
+//!   product's fresh result), or the number on the left of `*` when it cannot fail;
 //! - a chain of elementwise ops (unary ops, tensor–tensor `+ - * /`) over tensor locals and
 //!   computed tensors (→ `elementwise`, one pass with broadcasting instead of one tensor per
 //!   op: SwiGLU's `silu(x @ w1) * (x @ w3)`, a residual `x + F.linear(…)`);
@@ -344,6 +347,22 @@ fn match_epilogue(e: &Expr) -> Option<Epilogue<'_>> {
     Some(Epilogue { product, x, w, b, acts, reduce, sites })
 }
 
+/// `product * number`, `product / number` or `number * product`, `product` an epilogue (its
+/// result a fresh tensor) and the number a Python int or float: the op's site, the product,
+/// the op and the number. Python evaluates a number on the left before the product, and the
+/// fused call evaluates the product first, so a number there must be one that cannot fail (a
+/// literal or a local).
+fn match_scale(e: &Expr) -> Option<(usize, &Expr, ir::Binary, &Expr)> {
+    let (site, op, options, args) = cpu_op(e)?;
+    let (product, number) = match (op, options, args) {
+        (Op::Mul | Op::Div, Options::ScalarRight, [product, number]) => (product, number),
+        (Op::Mul, Options::ScalarLeft, [number @ (Expr::Local { .. } | Expr::Int(_) | Expr::Float(_)), product]) => (product, number),
+        _ => return None,
+    };
+    match_epilogue(product)?;
+    Some((site, product, op.binary()?, number))
+}
+
 /// A statement that only reduces a loop's result: `return hidden.sum(…)` or
 /// `name = hidden.mean(…)`.
 struct Reduction<'s> {
@@ -574,6 +593,10 @@ impl<'r> Pass<'r> {
             let (weight, weight_left) = weight.map_or((None, false), |(w, left)| (Some(Box::new(w.clone())), left));
             let kernel = Fused::RmsNorm { input: Box::new(x.clone()), eps: self.boxed(eps.clone()), weight, weight_left };
             return Some(Expr::Fused { kernel, sites });
+        }
+        if let Some((site, product, op, number)) = match_scale(e) {
+            let kernel = Fused::Scale { input: self.boxed(product.clone()), op, number: self.boxed(number.clone()) };
+            return Some(Expr::Fused { kernel, sites: vec![site] });
         }
         if let Some(plan) = match_epilogue(e) {
             let kernel = Fused::Epilogue {

@@ -236,6 +236,10 @@ pub enum Fused {
     /// then `* weight` (on the left when `weight_left`): `input` and `weight` tensor locals,
     /// `eps` a Python number.
     RmsNorm { input: Box<Expr>, eps: Box<Expr>, weight: Option<Box<Expr>>, weight_left: bool },
+    /// `input * number` or `input / number` (`op`), `input` a fused product (its result a
+    /// fresh tensor nothing else holds) and `number` a Python int or float: scaled in place
+    /// (attention's `(q @ kᵀ) * scale`).
+    Scale { input: Box<Expr>, op: Binary, number: Box<Expr> },
 }
 
 impl Fused {
@@ -248,6 +252,7 @@ impl Fused {
             Fused::Reduce { .. } => "reduce",
             Fused::Acts { .. } => "acts_in_place",
             Fused::RmsNorm { .. } => "rms_norm",
+            Fused::Scale { .. } => "scale",
         }
     }
 }
@@ -438,6 +443,10 @@ impl Expr {
                 }
                 Fused::Elementwise { operands, .. } => operands.iter().for_each(|o| o.visit(f)),
                 Fused::Reduce { input, .. } | Fused::Acts { input, .. } => input.visit(f),
+                Fused::Scale { input, number, .. } => {
+                    input.visit(f);
+                    number.visit(f);
+                }
                 Fused::RmsNorm { input, eps, weight, .. } => {
                     input.visit(f);
                     eps.visit(f);

@@ -233,6 +233,48 @@ fn batched_products_are_eagers_bits() {
     assert_eq!(fused_error, eager_error, "mismatched inner sizes");
 }
 
+/// `fused::scale` in place on a fresh float32 tensor is eager's `t * s` / `t / s` bit for
+/// bit (the number rounded to float32 first, as TensorIterator converts it); other dtypes and
+/// layouts take libtorch's op, whose promotion (int64 times a float is float32) is eager's.
+#[test]
+fn scale_is_eagers_mul_and_div() {
+    let _guard = tch::no_grad_guard();
+    let mut rng = Rng(53);
+    let same = |got: &Tensor, want: &Tensor, what: &str| {
+        assert_eq!((got.size(), got.kind()), (want.size(), want.kind()), "{what}: shape and dtype");
+        let (g, w) = (got.to_kind(Kind::Double).flatten(0, -1), want.to_kind(Kind::Double).flatten(0, -1));
+        let (g, w) = (Vec::<f64>::try_from(&g).expect("values"), Vec::<f64>::try_from(&w).expect("values"));
+        for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{what}: element {i}: fused {a:?}, eager {b:?}");
+        }
+    };
+    let floats = [0.125, -0.0, 0.0, f64::INFINITY, f64::NAN, 1e-45, 3.4e38, 1e300, -1.0 / 3.0];
+    let ints = [0i64, 3, -7, (1 << 40) + 1, i64::MAX];
+    for shape in [&[1i64, 1][..], &[3, 16, 16], &[2, 4, 16, 16], &[70_000]] {
+        for special in [false, true] {
+            let t = rng.tensor(shape, special);
+            for s in floats {
+                let what = format!("{shape:?} special={special} s={s}");
+                same(&fused::scale(t.copy(), Binary::Mul, s).expect("mul"), &(&t * s), &format!("mul {what}"));
+                same(&fused::scale(t.copy(), Binary::Div, s).expect("div"), &(&t / s), &format!("div {what}"));
+            }
+            for n in ints {
+                let what = format!("{shape:?} special={special} n={n}");
+                same(&fused::scale(t.copy(), Binary::Mul, n).expect("mul"), &t.f_mul_scalar(n).expect("eager"), &format!("mul {what}"));
+                same(&fused::scale(t.copy(), Binary::Div, n).expect("div"), &t.f_div_scalar(n).expect("eager"), &format!("div {what}"));
+            }
+        }
+    }
+    // libtorch's op: a transposed (non-contiguous) tensor, int64 with an int and with a float
+    let strided = rng.tensor(&[5, 7], true).transpose(0, 1);
+    same(&fused::scale(strided.shallow_clone(), Binary::Mul, 0.5).expect("mul"), &(&strided * 0.5), "strided");
+    let ints_tensor = Tensor::arange(20, (Kind::Int64, Device::Cpu)) - 10;
+    same(&fused::scale(ints_tensor.copy(), Binary::Mul, 3i64).expect("mul"), &ints_tensor.f_mul_scalar(3i64).expect("eager"), "int64 * int");
+    same(&fused::scale(ints_tensor.copy(), Binary::Mul, 0.5).expect("mul"), &(&ints_tensor * 0.5), "int64 * float");
+    same(&fused::scale(ints_tensor.copy(), Binary::Div, 3i64).expect("div"), &ints_tensor.f_div_scalar(3i64).expect("eager"), "int64 / int");
+    assert!(fused::scale(ints_tensor.copy(), Binary::Add, 1.0).is_err(), "only Mul and Div");
+}
+
 #[test]
 fn matmul_epilogue_matches_eager() {
     let _guard = tch::no_grad_guard();

@@ -62,6 +62,8 @@ def _rust_of(report, name):
         ("rms_norm_two_statements", "tl::fused::rms_norm("),
         ("swiglu", "tl::fused::elementwise(&[&tl::fused::linear_epilogue("),
         ("residual", "tl::fused::elementwise(&[v_x_t, &tl::fused::linear_epilogue("),
+        ("number_times_linear", "tl::fused::scale(tl::fused::linear_epilogue("),
+        ("linear_times_int", "tl::fused::scale(tl::fused::linear_epilogue("),
     ],
 )
 def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
@@ -93,6 +95,7 @@ def test_fused_forms_are_emitted_with_sites_linked(fused, name, call):
         ("rms_norm_variance_live", "rms_norm"),
         ("rms_norm_other_input", "rms_norm"),
         ("binary_before_product", "Binary(tl::fused::Binary::Mul)"),
+        ("failing_number_first", "tl::fused::scale("),
     ],
 )
 def test_near_misses_are_not_fused(fused, name, absent):
@@ -343,3 +346,62 @@ def test_inputs_that_require_grad(fused):
         assert native.requires_grad is False
         with torch.no_grad():
             assert_matches_eager(native, getattr(module, name)(*args))
+
+
+def _same_bits(native, eager):
+    assert native.dtype == eager.dtype and native.shape == eager.shape and not native.requires_grad
+    assert torch.equal(native.isnan(), eager.isnan()), "NaN positions differ"
+    assert torch.equal(native.nan_to_num(0.0).view(torch.int32), eager.nan_to_num(0.0).view(torch.int32)), "bits differ"
+
+
+# numbers as Python gives them: zeros of both signs, infinities, NaN, ones that round to
+# float32's extremes or past them, ints beyond float32's 24-bit mantissa
+SCALE_NUMBERS = [0.125, -0.0, 0.0, float("inf"), float("-inf"), float("nan"), 1e-45, 3.4e38, 1e300, -2.5, 1.0 / 3.0]
+SCALE_INTS = [0, 3, -7, 2**40 + 1, 2**62 - 1]
+
+
+@pytest.mark.parametrize("batch,seq,width", [(1, 1, 8), (1, 16, 64), (4, 16, 32), (2, 128, 64), (3, 7, 5)])
+def test_scaled_products_are_eagers_bits(fused, batch, seq, width):
+    """`(q @ kᵀ) * s`, `/ s`, `s * relu(F.linear(x, w))` and `F.linear(x, w, b) * n`: the
+    product's bits scaled in place are eager's `mul`/`div` bit for bit, on random and
+    special values, for every kind of number."""
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(batch * seq * width)
+    q, k = torch.randn(batch, seq, width, generator=g), torch.randn(batch, seq, width, generator=g)
+    specials = special_tensor((batch, seq, width), 1)
+    for a in (q, specials):
+        before = a.clone()
+        _same_bits(compiled["scaled_scores"](a, k), module.scaled_scores(a, k))
+        for head_dim in [1, 3, 64, 10**6]:
+            _same_bits(compiled["scores_over_sqrt"](a, k, head_dim), module.scores_over_sqrt(a, k, head_dim))
+        assert torch.equal(a.nan_to_num(0.0), before.nan_to_num(0.0)), "input written"
+    x, w, b = q.reshape(-1, width), torch.randn(seq, width, generator=g), torch.randn(seq, generator=g)
+    for number in SCALE_NUMBERS:
+        _same_bits(compiled["number_times_linear"](x, w, number), module.number_times_linear(x, w, number))
+    for n in SCALE_INTS:
+        _same_bits(compiled["linear_times_int"](x, w, b, n), module.linear_times_int(x, w, b, n))
+    torch.set_num_threads(2)  # a large product's scaling splits over threads, same bits
+    try:
+        big = torch.randn(8, 256, 64, generator=g)
+        _same_bits(compiled["scaled_scores"](big, big), module.scaled_scores(big, big))
+    finally:
+        torch.set_num_threads(1)
+
+
+def test_scaled_products_raise_eagers_first_error(fused, native_mode):
+    """The product is computed before the number, as in Python: a product that fails wins
+    over a number that fails; a number that fails after a good product raises Python's
+    error; a number on the left that may fail keeps its own place (not fused)."""
+    module, _, compiled = fused
+    q, k, empty = torch.randn(2, 4, 3), torch.randn(2, 4, 5), torch.randn(2, 4, 0)
+    cases = [
+        ("scaled_scores", [q, k]),  # the product
+        ("scaled_scores", [q, empty]),  # the product, before 1.0 / sqrt(0)
+        ("scaled_scores", [empty, empty]),  # 1.0 / sqrt(0) after an empty product
+        ("scores_over_sqrt", [q, k, -1]),  # the product, before sqrt(-1)
+        ("scores_over_sqrt", [q, q, -1]),  # sqrt(-1)
+        ("failing_number_first", [torch.randn(2, 3), torch.randn(4, 2), 0]),  # 1.0 / 0 first
+        ("linear_times_int", [torch.randn(2, 3), torch.randn(4, 2), torch.randn(4), 2]),  # the product
+    ]
+    for name, args in cases:
+        _assert_same_error(lambda: compiled[name](*args), lambda: getattr(module, name)(*args))

@@ -85,6 +85,14 @@ impl FnEmitter<'_> {
                 }
                 self.out.push_str(")?");
             }
+            Fused::Scale { input, op, number } => {
+                // the product by value (a fresh tensor the kernel scales in place), computed
+                // before the number as Python computes it
+                self.expr(input);
+                let _ = write!(self.out, ", tl::fused::Binary::{op:?}, ");
+                self.expr(number);
+                self.out.push_str(")?");
+            }
             Fused::Acts { input, acts } => {
                 // the fresh tensor by value: the kernel owns and overwrites it
                 self.expr(input);

@@ -2,6 +2,8 @@
 # call, and near misses it must leave op by op. Parity with eager: tests/python/test_native_cpu.py
 # (this corpus) and tests/python/test_fusion_pass.py (sizes, special values, errors).
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -178,3 +180,28 @@ def lone_mul(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def lone_row_sub(a: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return a - b
+
+
+# A product times or divided by a Python number, scaled in place on the product's fresh
+# result: nanoGPT's attention scores, Hugging Face's `/ math.sqrt(head_dim)`, an int, a
+# number on the left that cannot fail.
+def scaled_scores(q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    return (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+
+
+def scores_over_sqrt(q: TensorF32Cpu3D, k: TensorF32Cpu3D, head_dim: int) -> TensorF32Cpu3D:
+    return torch.matmul(q, k.transpose(1, 2)) / math.sqrt(head_dim)
+
+
+def number_times_linear(x: TensorF32Cpu2D, w: TensorF32Cpu2D, scale: float) -> TensorF32Cpu2D:
+    return scale * F.linear(x, w).relu()
+
+
+def linear_times_int(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, n: int) -> TensorF32Cpu2D:
+    return F.linear(x, w, b) * n
+
+
+# near miss (for scale): Python evaluates a number on the left, which may raise, before the
+# product
+def failing_number_first(x: TensorF32Cpu2D, w: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    return (1.0 / n) * (x @ w)
