@@ -28,7 +28,8 @@
 //! CPU or thread count may choose other kernels, every shape is checked against the BLAS once
 //! per thread before this kernel is used for it: random operands (thousands of outputs, so a
 //! tiny shape cannot pass by chance) and signed-zero operands, compared bit for bit; a shape
-//! that differs stays on the BLAS for the life of the process. The one-row chains above were
+//! that differs stays on the BLAS for the life of the process; so does one that matches but is
+//! slower than the BLAS on this CPU (timed once, [`not_slower`]). The one-row chains above were
 //! measured on an AMD EPYC; on an Intel Xeon MKL's one-row products follow other orders, which
 //! the check finds (those shapes then stay on the BLAS).
 //!
@@ -280,13 +281,15 @@ thread_local! {
     static PANEL_COLUMNS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
     /// `xᵀ` and the transposed output of [`kernel::linear_rows`].
     static ROWS_SCRATCH: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
-    /// Plans checked against the BLAS on this thread, and whether they matched.
+    /// Plans checked against the BLAS on this thread, and whether they matched (and were
+    /// not slower).
     static VERIFIED: RefCell<HashMap<Key, bool>> = RefCell::new(HashMap::new());
     /// The last plan asked about and its answer.
     static LAST: Cell<Option<(Key, bool)>> = const { Cell::new(None) };
 }
 
-/// Whether `plan` gives the BLAS's bits on this thread, probing once per plan and thread count.
+/// Whether `plan` gives the BLAS's bits on this thread, and is not slower than it here,
+/// probing once per plan and thread count.
 fn verified(plan: Planned, reference: Reference) -> bool {
     let key = (plan, crate::facts::num_threads());
     // A layer loop asks about one shape many times in a row: answer that without hashing.
@@ -297,12 +300,48 @@ fn verified(plan: Planned, reference: Reference) -> bool {
     }
     let known = VERIFIED.with(|cache| cache.borrow().get(&key).copied());
     let matches = known.unwrap_or_else(|| {
-        let matches = probe(plan, reference);
+        let matches = probe(plan, reference) && not_slower(plan, reference);
         VERIFIED.with(|cache| cache.borrow_mut().insert(key, matches));
         matches
     });
     LAST.with(|cell| cell.set(Some((key, matches))));
     matches
+}
+
+/// Whether the kernel computes `plan`'s shape at least as fast as the BLAS on this machine:
+/// both timed once, interleaved, the best of five bursts each. The two give the same bits (the
+/// probe checked that first), so this only decides speed, and it differs by CPU: on an AMD
+/// EPYC our kernels beat MKL at every shape they take, while on an Intel Xeon MKL's AVX-512
+/// kernels win from about 8 rows of a wide product (×0.53–0.93 for ours at 8–64 rows ×
+/// 64–128 × 170–512, measured with `blas::timing`).
+fn not_slower(plan: Planned, reference: Reference) -> bool {
+    let Planned { layout, m, k, n, accumulate, .. } = plan;
+    let x: Vec<f32> = (0..m * k).map(|i| ((i % 17) as f32 - 8.0) * 0.125).collect();
+    let w: Vec<f32> = (0..k * n).map(|i| ((i % 13) as f32 - 6.0) * 0.125).collect();
+    let mut out = vec![0.0f32; m * n];
+    // bursts of about 2^16 multiply-adds, so that a tiny product is not timed by one call
+    let reps = ((1usize << 16) / (m * k * n)).clamp(1, 64);
+    let mut burst = |ours: bool| {
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            // SAFETY: the buffers have the plan's sizes; the CPU check was done by the caller
+            // of `verified`; `reference` is callable (precondition of `for_shape`).
+            unsafe {
+                if ours {
+                    plan.run(x.as_ptr(), w.as_ptr(), out.as_mut_ptr());
+                } else {
+                    reference(layout, m, k, n, x.as_ptr(), w.as_ptr(), accumulate, out.as_mut_ptr());
+                }
+            }
+        }
+        start.elapsed()
+    };
+    let (mut ours, mut blas) = (std::time::Duration::MAX, std::time::Duration::MAX);
+    for _ in 0..5 {
+        ours = ours.min(burst(true));
+        blas = blas.min(burst(false));
+    }
+    ours <= blas
 }
 
 /// How many output elements the random part of a probe compares at least. One random case of
