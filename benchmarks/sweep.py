@@ -627,6 +627,14 @@ def attention_values(p: TensorF32Cpu4D, v: TensorF32Cpu4D) -> TensorF32Cpu4D:
     return p @ v
 
 
+def residual_rank3(x: TensorF32Cpu3D, h: TensorF32Cpu3D, gamma: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    return x + h * gamma
+
+
+def channel_gate(x: TensorF32Cpu4D, scale: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return x * torch.sigmoid(scale)
+
+
 def conv1d_same(x: TensorF32Cpu3D, w: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return F.conv1d(x, w, padding="same")
 
@@ -741,7 +749,7 @@ OPS = {
     "expand": "expand", "expand_as": "expand_as", "view_as": "view_as", "reshape_as": "reshape_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
     "softplus": "softplus", "layer_norm": "layer_norm",
     "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "sum_dims": "sum_dims", "mean_dims": "mean_dims", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "cross_entropy": "cross_entropy", "where_nonzero": "where_nonzero", "multinomial": "multinomial", "embedding": "embedding", "embedding_bag": "embedding_bag", "arange": "arange", "zeros": "zeros", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention",
-    "addmm": "addmm", "baddbmm": "baddbmm", "attention_scores": "matmul", "attention_values": "matmul", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "topk": "topk", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev"
+    "addmm": "addmm", "baddbmm": "baddbmm", "attention_scores": "matmul", "attention_values": "matmul", "residual_rank3": "add", "channel_gate": "mul", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "topk": "topk", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev"
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -756,7 +764,7 @@ SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 #: (rows × cols of the 2-D input; the other shapes follow from it in ``inputs``).
 FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "cross_entropy", "where_nonzero", "multinomial", "embedding", "embedding_bag", "arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "conv1d", "conv2d", "conv2d_relu", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa"]
 FAMILIES += ["topk", "sum_dims", "mean_dims", "max_pool2d_plain"]
-FAMILIES += ["addmm", "baddbmm", "attention_scores", "attention_values", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
+FAMILIES += ["addmm", "baddbmm", "attention_scores", "attention_values", "residual_rank3", "channel_gate", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
@@ -880,6 +888,9 @@ def _family_inputs() -> dict:
         # four heads of sequence 16 (the products of attention by hand)
         "attention_scores": lambda r, c, randn, g: (randn(r, 4, 16, c // 4), randn(r, 4, 16, c // 4)),
         "attention_values": lambda r, c, randn, g: (randn(r, 4, 16, 16).softmax(dim=-1), randn(r, 4, 16, c // 4)),
+        # a residual over sequence 16, and an 8-channel gate over 16-row feature maps
+        "residual_rank3": lambda r, c, randn, g: (randn(r, 16, c), randn(r, 16, c), randn(c)),
+        "channel_gate": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(r, channels, 1, 1)),
         "conv1d_same": lambda r, c, randn, g: (randn(r, channels, c), randn(channels, channels, 3) / 5),
         "conv2d_same": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(channels, channels, 3, 3) / 8),
         "conv_transpose2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(channels, channels, 2, 2) / 4),

@@ -534,6 +534,18 @@ fn elementwise_chains_match_eager() {
             (vec![300, 20], vec![20], vec![300, 1]),
             (vec![2, 5000], vec![5000], vec![2, 5000]),
             (vec![9000], vec![9000], vec![1]),
+            // Ranks 3–4 whose broadcast merges into a 2-D one (a residual, a bias over the
+            // trailing dims, a per-row factor, SqueezeExcitation's [B, C, 1, 1] scale), and
+            // ones that do not (a middle broadcast, no operand of the output's shape: libtorch)
+            (vec![2, 3, 4], vec![2, 3, 4], vec![2, 3, 4]),
+            (vec![2, 3, 4], vec![4], vec![3, 4]),
+            (vec![2, 3, 4], vec![2, 3, 1], vec![2, 3, 4]),
+            (vec![2, 6, 1, 1], vec![2, 6, 5, 5], vec![2, 6, 5, 5]),
+            (vec![3, 4, 5, 6], vec![5, 6], vec![3, 4, 1, 1]),
+            (vec![8, 16, 300], vec![300], vec![8, 16, 1]),
+            (vec![4, 64, 64], vec![4, 64, 64], vec![1, 1, 64]),
+            (vec![2, 1, 4], vec![1, 3, 4], vec![2, 3, 4]),
+            (vec![2, 1, 4], vec![1, 3, 4], vec![4]),
         ] {
             let (a, b, c) = (rng.tensor(&sa, special), rng.tensor(&sb, special), rng.tensor(&sc, special));
             let before = snapshot(&[&a, &b, &c]);
@@ -549,9 +561,15 @@ fn elementwise_chains_match_eager() {
             assert_eq!(before, snapshot(&[&a, &b, &c]), "inputs changed");
         }
     }
-    let (a, b) = (rng.tensor(&[3, 4], false), rng.tensor(&[5], false));
-    let eager = error_text(torchlower_backend::ops::add(&a, &b));
-    assert_eq!(error_text(fused::elementwise(&[&a, &b], &[Load(0), Load(1), B(Binary::Add)])), eager);
+    for (sa, sb) in [(&[3i64, 4][..], &[5i64][..]), (&[2, 3, 4], &[2, 5, 4]), (&[2, 3, 4, 5], &[3, 1, 6])] {
+        let (a, b) = (rng.tensor(sa, false), rng.tensor(sb, false));
+        let eager = error_text(torchlower_backend::ops::add(&a, &b));
+        assert_eq!(error_text(fused::elementwise(&[&a, &b], &[Load(0), Load(1), B(Binary::Add)])), eager);
+    }
+    // a non-contiguous operand of rank 3 takes libtorch's chain
+    let (a, b) = (rng.tensor(&[4, 3, 5], true).transpose(0, 2), rng.tensor(&[5, 3, 4], true));
+    let want = ((&a + &b).relu() * &b - &a) / &b;
+    assert_parity(&fused::elementwise(&[&a, &b, &b], &program_1).expect("fused"), &want, "strided rank 3");
 }
 
 /// Products below the BLAS size threshold run our own kernel only where it reproduces the

@@ -62,6 +62,8 @@ def _rust_of(report, name):
         ("rms_norm_two_statements", "tl::fused::rms_norm("),
         ("swiglu", "tl::fused::elementwise(&[&tl::fused::linear_epilogue("),
         ("residual", "tl::fused::elementwise(&[v_x_t, &tl::fused::linear_epilogue("),
+        ("residual_layer_scale", "tl::fused::elementwise("),
+        ("gated_feature_map", "tl::fused::elementwise("),
         ("number_times_linear", "tl::fused::scale(tl::fused::linear_epilogue("),
         ("linear_times_int", "tl::fused::scale(tl::fused::linear_epilogue("),
     ],
@@ -405,3 +407,29 @@ def test_scaled_products_raise_eagers_first_error(fused, native_mode):
     ]
     for name, args in cases:
         _assert_same_error(lambda: compiled[name](*args), lambda: getattr(module, name)(*args))
+
+
+@pytest.mark.parametrize(
+    "x_shape,h_shape,gamma_shape,raises",
+    [((1, 16, 64), (1, 16, 64), (64,), False), ((8, 16, 64), (8, 16, 64), (1,), False), ((2, 5, 7), (1, 5, 7), (7,), False),
+     ((4, 64, 300), (4, 64, 300), (300,), False),
+     # no 2-D merge (h broadcast over the middle dim), and a mismatch: libtorch's chain and error
+     ((2, 3, 4), (2, 1, 4), (4,), False), ((2, 3, 4), (2, 5, 4), (4,), True)],
+)
+def test_rank_3_and_4_chains_match_eager(fused, native_mode, x_shape, h_shape, gamma_shape, raises):
+    """Chains over rank-3/4 operands run one pass where the broadcast merges into 2-D, and
+    are eager's element for element (special values too) with eager's errors otherwise."""
+    module, _, compiled = fused
+    g = torch.Generator().manual_seed(sum(x_shape))
+    for special in (False, True):
+        x = special_tensor(x_shape, 0) if special else torch.randn(*x_shape, generator=g)
+        h, gamma = torch.randn(*h_shape, generator=g), torch.randn(*gamma_shape, generator=g)
+        if raises:
+            _assert_same_error(lambda: compiled["residual_layer_scale"](x, h, gamma), lambda: module.residual_layer_scale(x, h, gamma))
+            continue
+        run_both(compiled["residual_layer_scale"], module.residual_layer_scale, [x, h, gamma])
+    for batch, channels, side in [(1, 96, 14), (8, 96, 14), (2, 3, 1), (1, 16, 64)]:
+        fmap = torch.randn(batch, channels, side, side, generator=g)
+        scale = special_tensor((batch, channels, 1, 1), 1)
+        run_both(compiled["gated_feature_map"], module.gated_feature_map, [fmap, scale])
+        run_both(compiled["gated_feature_map"], module.gated_feature_map, [special_tensor((batch, channels, side, side), 2), scale])

@@ -74,10 +74,18 @@ impl Dense {
     }
 }
 
-/// A new uninitialised float32 CPU tensor and its view (one allocation, no fill).
+/// A new uninitialised float32 CPU tensor and its view (one allocation, no fill); a tensor of
+/// rank ≥ 3 is seen as the rows of its last dim (its storage is contiguous).
 pub fn empty(shape: &[i64]) -> Result<(Tensor, Dense)> {
     let tensor = Tensor::f_empty(shape, (Kind::Float, Device::Cpu))?;
-    let dense = Dense::of(&tensor).expect("a fresh float32 CPU tensor is dense");
+    let dense = match (Dense::of(&tensor), shape.split_last()) {
+        (Some(dense), _) => dense,
+        (None, Some((&cols, leading))) => {
+            let (_, ptr) = crate::facts::contiguous_data(&tensor).expect("a fresh tensor has a data pointer");
+            Dense { ptr, rank: 2, rows: leading.iter().product::<i64>() as usize, cols: cols as usize }
+        }
+        (None, None) => unreachable!("a rank-0 float32 CPU tensor is dense"),
+    };
     Ok((tensor, dense))
 }
 

@@ -265,7 +265,9 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 }
 
 /// A chain of elementwise ops over `operands` as one pass: `program` is evaluated on a stack
-/// (see [`Step`]) with torch's broadcasting for rank ≤ 2 (e.g. a 1-D bias over a matrix).
+/// (see [`Step`]) with torch's broadcasting: any at rank ≤ 2 (e.g. a 1-D bias over a matrix),
+/// and at ranks 3–4 where it merges into a 2-D one (a residual `x + h`, a bias over the last
+/// dim, a `[B, C, 1, 1]` scale over `[B, C, H, W]`).
 /// Each op rounds to float32 as eager does, so the result equals the op-by-op chain.
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     // The direct kernel works in chunks, so every op must be position-independent here.
@@ -278,7 +280,9 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     if let [Step::Load(a), Step::Load(b), Step::Binary(op)] = *program {
         let (a, b) = (operands.get(a).ok_or_else(invalid_program)?, operands.get(b).ok_or_else(invalid_program)?);
         // decided before the plan, which costs as much as the call it would save
-        let small = |t: &Tensor| crate::facts::Facts::of(t).is_some_and(|f| f.rank <= 2 && f.sizes[0] * f.sizes[1] <= LONE_BINARY_MAX as i64);
+        let small = |t: &Tensor| {
+            crate::facts::Facts::of(t).is_some_and(|f| if f.rank <= 2 { f.sizes[0] * f.sizes[1] } else { t.numel() as i64 } <= LONE_BINARY_MAX as i64)
+        };
         if !(small(a) && small(b)) {
             return binary_with_ops(op, a, b);
         }

@@ -1,5 +1,5 @@
-//! The direct kernel of `fused::elementwise`: a broadcast plan (rank ≤ 2, every operand a
-//! dense float32 view with row/column strides) and a stack machine that runs the program over
+//! The direct kernel of `fused::elementwise`: a broadcast plan (rank ≤ 2, or higher ranks whose
+//! broadcast merges into a 2-D one; every operand a dense float32 view with row/column strides) and a stack machine that runs the program over
 //! segments of the output.
 
 use tch::Tensor;
@@ -26,22 +26,26 @@ unsafe impl Sync for ElementwisePlan {}
 const CHUNK: usize = super::SEGMENT;
 
 pub(super) fn elementwise_plan(operands: &[&Tensor], program: &[Step]) -> Option<ElementwisePlan> {
-    let views: Vec<Dense> = operands.iter().map(|t| Dense::of(t)).collect::<Option<_>>()?;
-    // Every op of the program must apply (torch broadcasts each pair; for rank ≤ 2 the
-    // pairwise results agree with broadcasting all operands at once when all are used).
+    // Every op of the program must apply (torch broadcasts each pair; the pairwise results
+    // agree with broadcasting all operands at once when all are used).
     let mut depth = 0usize;
     for step in program {
         match *step {
-            Step::Load(i) if i < views.len() => depth += 1,
+            Step::Load(i) if i < operands.len() => depth += 1,
             Step::Unary(_) if depth >= 1 => {}
             Step::Binary(_) if depth >= 2 => depth -= 1,
             _ => return None,
         }
     }
-    if depth != 1 || !program.iter().all(|s| !matches!(s, Step::Load(i) if *i >= views.len())) {
+    if depth != 1 {
         return None;
     }
-    let used: Vec<bool> = (0..views.len()).map(|i| program.contains(&Step::Load(i))).collect();
+    let used: Vec<bool> = (0..operands.len()).map(|i| program.contains(&Step::Load(i))).collect();
+    let higher_rank = operands.iter().zip(&used).any(|(t, u)| *u && crate::facts::Facts::of(t).is_none_or(|f| f.rank > 2));
+    if higher_rank {
+        return merged_plan(operands, &used);
+    }
+    let views: Vec<Dense> = operands.iter().map(|t| Dense::of(t)).collect::<Option<_>>()?;
     let rank = views.iter().zip(&used).filter(|(_, u)| **u).map(|(v, _)| v.rank).max()?;
     let dims = |v: &Dense| -> [usize; 2] {
         match v.rank {
@@ -60,24 +64,94 @@ pub(super) fn elementwise_plan(operands: &[&Tensor], program: &[Step]) -> Option
             }
         }
     }
-    if out[0] == 0 || out[1] == 0 {
-        return None;
-    }
-    let operands = views
-        .iter()
-        .map(|v| {
-            let [r, c] = dims(v);
-            let row_stride = if r == 1 { 0 } else { c };
-            let col_stride = usize::from(c != 1);
-            (*v, row_stride, col_stride)
-        })
-        .collect();
     let shape = match rank {
         0 => vec![],
         1 => vec![out[1] as i64],
         _ => vec![out[0] as i64, out[1] as i64],
     };
+    let views = views.iter().map(|v| (*v, dims(v))).collect();
+    plan_of(shape, out, views)
+}
+
+/// The plan over `rows × cols = out`, each operand given as its view and its own
+/// `[rows, cols]` (1 along a broadcast dim).
+fn plan_of(shape: Vec<i64>, out: [usize; 2], views: Vec<(Dense, [usize; 2])>) -> Option<ElementwisePlan> {
+    if out[0] == 0 || out[1] == 0 {
+        return None;
+    }
+    let operands = views
+        .into_iter()
+        .map(|(v, [r, c])| {
+            let row_stride = if r == 1 { 0 } else { c };
+            let col_stride = usize::from(c != 1);
+            (v, row_stride, col_stride)
+        })
+        .collect();
     Some(ElementwisePlan { shape, rows: out[0], cols: out[1], operands })
+}
+
+/// A program over operands of rank up to 4 whose broadcast is a 2-D one once dims are merged:
+/// the output's dims split into a leading block (the plan's rows) and a trailing block (its
+/// columns) such that every operand, aligned to the right as torch aligns it, has each block
+/// either whole or all ones — a residual `x + h` of one shape, a bias or an embedding over the
+/// trailing dims, SqueezeExcitation's `[B, C, 1, 1]` scale over `[B, C, H, W]`. Every used
+/// operand must be a contiguous float32 CPU tensor (its merged dims then lie row-major) and
+/// one of them must have the output's shape (so eager's output is contiguous as ours is).
+/// `None` for anything else, including shapes that do not broadcast (libtorch raises).
+fn merged_plan(operands: &[&Tensor], used: &[bool]) -> Option<ElementwisePlan> {
+    let mut sizes = Vec::with_capacity(operands.len());
+    for (t, u) in operands.iter().zip(used) {
+        let facts = crate::facts::Facts::of(t)?;
+        let (contiguous, ptr) = crate::facts::contiguous_data(t)?;
+        let fits = facts.device == tch::Device::Cpu && facts.is_kind(tch::Kind::Float) && contiguous && facts.rank <= 4;
+        if *u && !fits {
+            return None;
+        }
+        sizes.push((t.size(), ptr));
+    }
+    let rank = sizes.iter().zip(used).filter(|(_, u)| **u).map(|((s, _), _)| s.len()).max()?;
+    // each operand's sizes aligned to the right, as torch broadcasts them
+    let shapes: Vec<(Vec<i64>, *mut f32, bool)> = sizes
+        .into_iter()
+        .zip(used)
+        .map(|((s, ptr), u)| (std::iter::repeat_n(1, rank.saturating_sub(s.len())).chain(s).collect(), ptr, *u))
+        .collect();
+    let used_shapes = || shapes.iter().filter(|(_, _, u)| *u).map(|(s, _, _)| s);
+    let mut out = vec![1i64; rank];
+    for s in used_shapes() {
+        for (o, &d) in out.iter_mut().zip(s) {
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                return None;
+            }
+        }
+    }
+    if !used_shapes().any(|s| *s == out) {
+        return None;
+    }
+    // Whether `s` is whole over `dims` (Some(true)), all ones there where the output is not
+    // (Some(false)), or neither.
+    let block = |s: &[i64], dims: std::ops::Range<usize>| -> Option<bool> {
+        let (mut whole, mut ones) = (true, true);
+        for d in dims.filter(|&d| out[d] != 1) {
+            whole &= s[d] == out[d];
+            ones &= s[d] == 1;
+        }
+        if whole { Some(true) } else { ones.then_some(false) }
+    };
+    let split = (0..=rank).find(|&p| used_shapes().all(|s| block(s, 0..p).is_some() && block(s, p..rank).is_some()))?;
+    let size = |dims: &[i64]| dims.iter().product::<i64>() as usize;
+    let grid = [size(&out[..split]), size(&out[split..])];
+    let views = shapes
+        .iter()
+        .map(|(s, ptr, u)| {
+            let whole = |dims| *u && block(s, dims) == Some(true);
+            let own = [if whole(0..split) { grid[0] } else { 1 }, if whole(split..rank) { grid[1] } else { 1 }];
+            (Dense { ptr: *ptr, rank: 2, rows: own[0], cols: own[1] }, own)
+        })
+        .collect();
+    plan_of(out, grid, views)
 }
 
 impl ElementwisePlan {

@@ -1,7 +1,7 @@
 # Forms the analyzer's fusion pass (analyzer-wasm/src/fuse.rs) turns into one tl::fused
 # call, and near misses it must leave op by op. Parity with eager: tests/python/test_native_cpu.py
 # (this corpus) and tests/python/test_fusion_pass.py (sizes, special values, errors).
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D
 import math
 
 import torch
@@ -205,3 +205,13 @@ def linear_times_int(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D, n:
 # product
 def failing_number_first(x: TensorF32Cpu2D, w: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
     return (1.0 / n) * (x @ w)
+
+
+# Elementwise chains at ranks 3–4 whose broadcast merges into a 2-D one: a transformer's
+# residual with a layer scale, SqueezeExcitation's gate over a feature map.
+def residual_layer_scale(x: TensorF32Cpu3D, h: TensorF32Cpu3D, gamma: TensorF32Cpu1D) -> TensorF32Cpu3D:
+    return x + h * gamma
+
+
+def gated_feature_map(x: TensorF32Cpu4D, scale: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return x * torch.sigmoid(scale) + x
