@@ -384,31 +384,13 @@ pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
     Ok(t)
 }
 
-/// A Python number as eager's float32 arithmetic sees it: TensorIterator converts a wrapped
-/// number to the tensor's dtype (`static_cast<float>`: round to nearest) before the kernel.
-pub trait Number: Copy + Into<tch::Scalar> {
-    fn to_f32(self) -> f32;
-}
-
-impl Number for f64 {
-    fn to_f32(self) -> f32 {
-        self as f32
-    }
-}
-
-impl Number for i64 {
-    fn to_f32(self) -> f32 {
-        self as f32
-    }
-}
-
 /// `t * s` or `t / s` (`op` is `Mul` or `Div`) of a tensor the function just made and nothing
 /// else holds (a fused product's result, passed by value; attention's `(q @ kᵀ) * scale`): in
 /// place on a contiguous float32 CPU tensor — the number rounded to float32 as eager converts
 /// it, then one IEEE product or quotient per element, which is eager's `mul`/`div` kernel
 /// element for element — else libtorch's op (another dtype promotes, as eager's does).
 /// The product is computed before the number is evaluated, as in Python.
-pub fn scale<S: Number>(t: Tensor, op: Binary, s: S) -> Result<Tensor> {
+pub fn scale<S: ScalarOperand>(t: Tensor, op: Binary, s: S) -> Result<Tensor> {
     let float_cpu = crate::facts::Facts::of(&t).filter(|f| f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
     match (op, float_cpu.and_then(|_| crate::facts::contiguous_data(&t))) {
         (Binary::Mul | Binary::Div, Some((true, data))) => {
@@ -416,7 +398,7 @@ pub fn scale<S: Number>(t: Tensor, op: Binary, s: S) -> Result<Tensor> {
             // SAFETY: `t` is a contiguous float32 tensor of `len` elements that only this
             // call holds (a fresh result passed by value), so nothing reads it meanwhile.
             let parts = crate::parallel::DisjointParts::new(unsafe { std::slice::from_raw_parts_mut(data, len) });
-            let s = s.to_f32();
+            let s = s.as_f32();
             for_each_segment(len, &|start, stop| {
                 // SAFETY: the segments of one call are disjoint.
                 let segment = unsafe { parts.part(start, stop - start) };

@@ -17,7 +17,7 @@ use super::math;
 use crate::error::Result;
 use crate::ops;
 
-/// A Python number added to a float32 tensor (`+ eps`): the value eager's kernel uses.
+/// A Python number in float32 arithmetic (`+ eps`, `* scale`): the value eager's kernel uses.
 pub trait ScalarOperand: Copy + Into<tch::Scalar> {
     /// The number converted to float32, as `c10::convert<float>` converts it.
     fn as_f32(self) -> f32;
