@@ -36,6 +36,13 @@ impl Window {
         Some(Window { size: size as usize, stride: stride as usize, padding: padding as usize, dilation: dilation as usize, out: out as usize })
     }
 
+    /// [`Window::inside`] for every element of the window over a row of `len`: computed once
+    /// per call, not once per output row and window row (at ResNet-stem-sized planes of a few
+    /// outputs a row, those divisions cost more than the comparisons).
+    fn spans(&self, len: usize) -> Vec<(usize, usize, usize)> {
+        (0..self.size).map(|k| self.inside(k, len)).collect()
+    }
+
     /// The one-row "window" of 1-D pooling seen as 2-D.
     const ROW: Window = Window { size: 1, stride: 1, padding: 0, dilation: 1, out: 1 };
 
@@ -105,6 +112,7 @@ pub fn max_pool(x: &Tensor, dims: usize, kernel: &[i64], stride: &[i64], padding
             std::slice::from_raw_parts_mut(out.data_ptr() as *mut f32, planes * out_plane),
         )
     };
+    let spans = cols.spans(width);
     let parts = DisjointParts::new(output);
     // a few hundred thousand comparisons per part before a second thread pays
     let grain = (1 << 16) / (in_plane.max(1)) + 1;
@@ -112,7 +120,7 @@ pub fn max_pool(x: &Tensor, dims: usize, kernel: &[i64], stride: &[i64], padding
         // SAFETY: the parts of one call cover disjoint plane ranges.
         let o = unsafe { parts.part(begin * out_plane, (end - begin) * out_plane) };
         for (p, o) in (begin..end).zip(o.chunks_exact_mut(out_plane)) {
-            pool_plane(&input[p * in_plane..(p + 1) * in_plane], width, rows, cols, o, out_w);
+            pool_plane(&input[p * in_plane..(p + 1) * in_plane], width, rows, cols, &spans, o, out_w);
         }
     });
     Ok(Some(out))
@@ -130,7 +138,8 @@ fn row_major_strides(shape: &[i64]) -> Vec<i64> {
 /// row, and within it each window element in order — per output element that is eager's
 /// row-major order over the window, skipping what lies in the padding as eager does (for
 /// `pick` a skipped element and `-inf` are the same).
-fn pool_plane(input: &[f32], width: usize, rows: Window, cols: Window, out: &mut [f32], out_w: usize) {
+/// `spans` is `cols.spans(width)`.
+fn pool_plane(input: &[f32], width: usize, rows: Window, cols: Window, spans: &[(usize, usize, usize)], out: &mut [f32], out_w: usize) {
     let height = input.len() / width;
     let side_by_side = cols.padding == 0 && cols.dilation == 1 && cols.size == cols.stride && cols.out * cols.size <= width;
     for (oh, o) in out.chunks_exact_mut(out_w).enumerate() {
@@ -146,8 +155,7 @@ fn pool_plane(input: &[f32], width: usize, rows: Window, cols: Window, out: &mut
                 (true, 2) => sweep_chunks::<2>(line, o),
                 (true, 3) => sweep_chunks::<3>(line, o),
                 _ => {
-                    for j in 0..cols.size {
-                        let (lo, hi, first) = cols.inside(j, width);
+                    for &(lo, hi, first) in spans {
                         // no output reads this window column (`first` may then lie past the row)
                         if lo >= hi {
                             continue;
@@ -227,7 +235,7 @@ mod tests {
                                 let Some(cols) = Window::new(width, size, stride, padding, dilation, ceil_mode) else { continue };
                                 let rows = if height == 1 { Window::ROW } else { match Window::new(height, size, stride, padding, dilation, ceil_mode) { Some(r) => r, None => continue } };
                                 let mut got = vec![0f32; rows.out * cols.out];
-                                pool_plane(&input, width, rows, cols, &mut got, cols.out);
+                                pool_plane(&input, width, rows, cols, &cols.spans(width), &mut got, cols.out);
                                 let want = eager_plane(&input, height, width, rows, cols);
                                 let same = got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits());
                                 assert!(same, "{height}x{width} k={size} s={stride} p={padding} d={dilation} ceil={ceil_mode}: {got:?} vs {want:?}");
@@ -251,6 +259,43 @@ mod tests {
                 assert_eq!((lo..hi).contains(&o), (0..10).contains(&at), "k={k} o={o}");
             }
             assert_eq!(first as i64, (lo * 2 + k) as i64 - 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    /// Paired timing of our loop against libtorch's kernel, one thread (`TL_POOL="n,c,h,w,k,s,p;…"`);
+    /// prints medians and the median ratio. Run by hand: `cargo test --release --lib pool::timing -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn time_max_pool() {
+        tch::set_num_threads(1);
+        let shapes = std::env::var("TL_POOL").unwrap_or_else(|_| "1,8,16,4,3,2,1;1,8,16,16,3,2,1;64,8,16,4,3,2,1;64,8,16,16,3,2,1;1,64,112,112,3,2,1;1,8,16,4,2,2,0".into());
+        for shape in shapes.split(';') {
+            let d: Vec<i64> = shape.split(',').map(|v| v.trim().parse().unwrap()).collect();
+            let x = tch::Tensor::randn([d[0], d[1], d[2], d[3]], (tch::Kind::Float, tch::Device::Cpu));
+            let (k, s, p) = ([d[4]], [d[5]], [d[6]]);
+            let reps = (4_000_000 / x.numel()).clamp(3, 20_000);
+            let time = |ours: bool| {
+                let t = std::time::Instant::now();
+                for _ in 0..reps {
+                    let out = if ours { super::max_pool(&x, 2, &k, &s, &p, &[1], false).unwrap().unwrap() } else { x.max_pool2d(k, s, p, [1], false) };
+                    let _ = std::hint::black_box(out);
+                }
+                t.elapsed().as_secs_f64() / reps as f64 * 1e6
+            };
+            time(true);
+            time(false);
+            let (mut a, mut b, mut r) = (vec![], vec![], vec![]);
+            for _ in 0..15 {
+                let (o, l) = (time(true), time(false));
+                a.push(o);
+                b.push(l);
+                r.push(l / o);
+            }
+            let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
+            println!("{shape}: ours {:.2} us libtorch {:.2} us  libtorch/ours x{:.2}", med(&mut a), med(&mut b), med(&mut r));
         }
     }
 }
