@@ -638,7 +638,8 @@ fn linear_of_batched_rows_is_eagers_bit_for_bit() {
 }
 
 /// With two torch threads the row-vectorised `F.linear` splits its columns over them (the
-/// other large products go to the BLAS, which splits them itself): still eager's bits.
+/// other large products go to the BLAS, which splits them itself), and batched products
+/// their matrices: still eager's bits.
 #[test]
 fn products_split_over_threads_are_bit_identical() {
     let _guard = tch::no_grad_guard();
@@ -654,6 +655,16 @@ fn products_split_over_threads_are_bit_identical() {
         assert_parity(&ours, &x.linear(&w, Some(&b)).gelu("none"), &format!("gelu(F.linear) at {m}x{k}x{n}, 2 threads"));
         let ours = fused::linear_epilogue(&x, &w, Some(&b), &[], None).expect("linear");
         assert_eq!(bits(&ours), bits(&x.linear(&w, Some(&b))), "F.linear(x, w, b) at {m}x{k}x{n}, 2 threads");
+    }
+    // batched products split their matrices over the threads
+    for (batch, t, d) in [(&[8i64][..], 16i64, 64i64), (&[2, 6], 16, 32), (&[2, 4], 128, 64), (&[3], 7, 17)] {
+        let shape = |rows: i64, cols: i64| batch.iter().copied().chain([rows, cols]).collect::<Vec<i64>>();
+        let (q, k, v) = (rng.tensor(&shape(t, d), false), rng.tensor(&shape(t, d), false), rng.tensor(&shape(t, d), false));
+        let kt = k.transpose(-2, -1);
+        let scores = fused::matmul_epilogue(&q, &kt, None, &[], None).expect("fused");
+        assert_eq!(bits(&scores), bits(&q.matmul(&kt)), "q @ kᵀ {batch:?} t={t} d={d}, 2 threads");
+        let p = scores.softmax(-1, Kind::Float);
+        assert_eq!(bits(&fused::matmul_epilogue(&p, &v, None, &[], None).expect("fused")), bits(&p.matmul(&v)), "p @ v {batch:?} t={t} d={d}, 2 threads");
     }
     tch::set_num_threads(before);
 }

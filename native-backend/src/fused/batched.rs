@@ -98,14 +98,28 @@ fn run(shape: Shape, a: *const f32, b: *const f32, out_shape: &[i64]) -> Result<
     let tensor = Tensor::f_empty(out_shape, (Kind::Float, Device::Cpu))?;
     let (_, out) = crate::facts::contiguous_data(&tensor).ok_or_else(|| crate::Error::Runtime("a fresh tensor has no data pointer".into()))?;
     let gemm = blas::Gemm::for_shape(layout, m, k, n, false);
-    for i in 0..batches {
-        // SAFETY: `a` holds `batches` row-major m×k matrices, `b` `batches` k×n operands in
-        // `layout`, `out` `batches` m×n outputs (a fresh contiguous tensor only this call
-        // writes); every dimension is in 1..=i32::MAX and the BLAS is available (`plan`).
-        unsafe { gemm.run(a.add(i * m * k), b.add(i * k * n), out.add(i * m * n)) };
-    }
+    // addresses, so that the parts may share them across threads
+    let (a, b, out) = (a as usize, b as usize, out as usize);
+    let products = |begin: usize, end: usize| {
+        for i in begin..end {
+            // SAFETY: `a` holds `batches` row-major m×k matrices, `b` `batches` k×n operands
+            // in `layout`, `out` `batches` m×n outputs (a fresh contiguous tensor only this
+            // call writes, each part its own matrices); every dimension is in 1..=i32::MAX
+            // and the BLAS is available (`plan`).
+            unsafe { gemm.run((a as *const f32).add(i * m * k), (b as *const f32).add(i * k * n), (out as *mut f32).add(i * m * n)) };
+        }
+    };
+    // Eager's `bmm` hands the batch to MKL's batched GEMM, which spreads the matrices over the
+    // threads; one product of attention's size is too small for the BLAS to split, so the
+    // batch is split here too (the probe compares the bits at this thread count).
+    let grain = (BATCH_PART_PRODUCT / (m * k * n)).max(1);
+    crate::parallel::for_each_part(batches, grain, &products);
     Ok(tensor)
 }
+
+/// Multiply-adds of one part of a batch split over torch's threads: below this a fork-join
+/// costs more than it saves.
+const BATCH_PART_PRODUCT: usize = 1 << 14;
 
 thread_local! {
     /// Shapes compared with eager on this thread (at a thread count), and whether they matched.
@@ -186,4 +200,48 @@ fn probe(shape: Shape) -> Result<bool> {
 fn bits(t: &Tensor) -> Result<Vec<u32>> {
     let values = Vec::<f32>::try_from(t.f_contiguous()?.f_view([-1])?)?;
     Ok(values.into_iter().map(f32::to_bits).collect())
+}
+
+#[cfg(test)]
+mod timing {
+    /// Paired timing of this path against eager's `matmul` for `q @ kᵀ` of `[b, t, d]`
+    /// (`TL_BATCHED="b,t,d;…"`, `TL_THREADS`); prints whether the path was taken, medians and
+    /// the median ratio. Run by hand: `cargo test --release --lib batched::timing -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn time_batched() {
+        let threads: i32 = std::env::var("TL_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
+        tch::set_num_threads(threads);
+        let shapes = std::env::var("TL_BATCHED").unwrap_or_else(|_| "1,16,64;8,16,64;12,16,64;8,128,64;96,16,64".into());
+        for shape in shapes.split(';') {
+            let d: Vec<i64> = shape.split(',').map(|v| v.trim().parse().unwrap()).collect();
+            let q = tch::Tensor::randn([d[0], d[1], d[2]], (tch::Kind::Float, tch::Device::Cpu));
+            let kt = tch::Tensor::randn([d[0], d[1], d[2]], (tch::Kind::Float, tch::Device::Cpu)).transpose(-2, -1);
+            let taken = super::matmul(&q, &kt).is_some();
+            let reps = (20_000_000 / (d[0] * d[1] * d[1] * d[2])).clamp(3, 20_000);
+            let time = |ours: bool| {
+                let t = std::time::Instant::now();
+                for _ in 0..reps {
+                    let out = if ours { super::matmul(&q, &kt).unwrap().unwrap() } else { q.matmul(&kt) };
+                    let _ = std::hint::black_box(out);
+                }
+                t.elapsed().as_secs_f64() / reps as f64 * 1e6
+            };
+            if !taken {
+                println!("{shape} at {threads} threads: libtorch's path");
+                continue;
+            }
+            time(true);
+            time(false);
+            let (mut a, mut b, mut r) = (vec![], vec![], vec![]);
+            for _ in 0..15 {
+                let (o, l) = (time(true), time(false));
+                a.push(o);
+                b.push(l);
+                r.push(l / o);
+            }
+            let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
+            println!("{shape} at {threads} threads: ours {:.2} us eager {:.2} us  eager/ours x{:.2}", med(&mut a), med(&mut b), med(&mut r));
+        }
+    }
 }
