@@ -382,7 +382,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmax, _) => "TensorI64Cpu1D".to_string(),
                 (Op::SumDim | Op::MeanDim, _) | (_, "V") => vector.clone(),
                 (Op::Arange | Op::Full, _) => "TensorI64Cpu1D".to_string(),
-                (Op::Zeros | Op::Ones, _) => vector.clone(),
+                (Op::Zeros | Op::Empty | Op::Ones, _) => vector.clone(),
                 (Op::Addmm | Op::MaxDim | Op::MinDim | Op::Topk, _) => marker.to_string(),
                 (op, _) if distribution_use(op).is_some() => distribution_use(op).map(|(_, _, r)| r.to_string()).unwrap_or_default(),
                 (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm | Op::Amax | Op::Amin | Op::Logsumexp | Op::Var | Op::Std | Op::Prod, _) => marker.to_string(),

@@ -955,6 +955,12 @@ pub fn zeros(size: &[i64], dtype: &str) -> Result<Tensor> {
     Ok(Tensor::f_zeros(size, (kind_of(dtype), tch::Device::Cpu))?)
 }
 
+/// `torch.empty(*size, dtype=…)` on the CPU: uninitialised, as eager's.
+#[inline]
+pub fn empty(size: &[i64], dtype: &str) -> Result<Tensor> {
+    Ok(Tensor::f_empty(size, (kind_of(dtype), tch::Device::Cpu))?)
+}
+
 /// `torch.ones(*size, dtype=…)` on the CPU.
 #[inline]
 pub fn ones(size: &[i64], dtype: &str) -> Result<Tensor> {

@@ -1,8 +1,8 @@
 //! Lane: tensor creation — `torch.arange(end)`, `torch.arange(start, end[, step])` of Python
-//! ints, int64 by default or `dtype=torch.float32`; `torch.zeros` / `ones` (sizes as ints or
-//! one tuple) and `torch.full(size, value)` (the dtype from the value, as eager infers it), in
-//! float32, int64 or bool; all on the CPU (`device` omitted, `"cpu"` or a CPU tensor's
-//! `.device`). `torch.zeros_like` / `ones_like` / `full_like` keep the input's type. libtorch's
+//! ints, int64 by default or `dtype=torch.float32`; `torch.zeros` / `empty` / `ones` (sizes as
+//! ints or one tuple; `empty`'s values unspecified, as eager's) and `torch.full(size, value)`
+//! (the dtype from the value, as eager infers it), in float32, int64 or bool; all on the CPU
+//! (`device` omitted, `"cpu"` or a CPU tensor's `.device`). `torch.zeros_like` / `ones_like` / `full_like` keep the input's type. libtorch's
 //! kernels: eager's values and its errors (a zero step, a negative size).
 
 use super::{keyword, keywords_only, Decision, Lit, Query};
@@ -13,7 +13,7 @@ use crate::ty::{Device, Dtype, TensorTy, Ty};
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::Arange => arange(q, op, path),
-        Op::Zeros | Op::Ones | Op::Full => sized(q, op, path),
+        Op::Zeros | Op::Empty | Op::Ones | Op::Full => sized(q, op, path),
         Op::ZerosLike | Op::OnesLike | Op::FullLike => like(q, op, path),
         other => super::not_in_lane(other),
     }
@@ -36,11 +36,12 @@ fn on_the_cpu(q: &Query, path: &str) -> Result<(), Decision> {
     }
 }
 
-/// `torch.zeros(size…)`, `torch.ones(size…)` (the walk packs the sizes into one tuple) and
-/// `torch.full(size, fill_value)`.
+/// `torch.zeros(size…)`, `torch.empty(size…)`, `torch.ones(size…)` (the walk packs the sizes
+/// into one tuple) and `torch.full(size, fill_value)`.
 fn sized(q: &Query, op: Op, path: &str) -> Decision {
     let rule = match op {
         Op::Zeros => &rules::ZEROS,
+        Op::Empty => &rules::EMPTY,
         Op::Ones => &rules::ONES,
         _ => &rules::FULL,
     };

@@ -160,7 +160,7 @@ impl Walker<'_> {
             args.extend(elems);
         }
         // the sizes of `torch.zeros(b, 1, d)` are one tuple, as `torch.zeros((b, 1, d))` gives them
-        let packs_sizes = matches!(path.as_deref(), Some("torch.zeros" | "torch.ones")) || method_name.as_deref() == Some("repeat");
+        let packs_sizes = matches!(path.as_deref(), Some("torch.zeros" | "torch.empty" | "torch.ones")) || method_name.as_deref() == Some("repeat");
         if packs_sizes && !args.is_empty() && args.iter().all(|a| a.ty == Ty::Int) {
             let sizes = std::mem::take(&mut args);
             args.push(Val::tuple(sizes));

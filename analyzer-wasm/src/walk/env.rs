@@ -23,6 +23,10 @@ pub struct Env {
     /// locals bound to a value known statically and with no native form: a string literal,
     /// a dtype, a device (`device = x.device`), read back as that value
     statics: BTreeMap<String, Lit>,
+    /// tuple locals bound to a list display (`to_cat = []`) and not read since: nothing else
+    /// can refer to the list, so `.append(v)` may extend the local in place (timm's
+    /// `to_cat.append(…)`); any read drops the name from here (an alias may then see it)
+    lists: std::collections::BTreeSet<String>,
 }
 
 impl Env {
@@ -34,6 +38,31 @@ impl Env {
         self.names.insert(name.to_string(), Binding { ty, definite: true, conflicting: false });
         self.fresh.remove(name);
         self.statics.remove(name);
+        self.lists.remove(name);
+    }
+
+    /// `del name`: the name is unbound from here on (a later read is an unbound-name error, as
+    /// Python's `UnboundLocalError`).
+    pub fn unbind(&mut self, name: &str) {
+        self.names.remove(name);
+        self.fresh.remove(name);
+        self.statics.remove(name);
+        self.lists.remove(name);
+    }
+
+    /// Remember that the tuple local `name` holds a list nothing else refers to (see `lists`).
+    pub fn mark_list(&mut self, name: &str) {
+        self.lists.insert(name.to_string());
+    }
+
+    /// Whether `name` holds a list nothing else refers to (see `lists`).
+    pub fn is_unshared_list(&self, name: &str) -> bool {
+        self.lists.contains(name)
+    }
+
+    /// `name` was read: its list (if any) may now have an alias.
+    pub fn share_list(&mut self, name: &str) {
+        self.lists.remove(name);
     }
 
     /// [`Env::bind`] to a static value (see `statics`).
@@ -92,7 +121,8 @@ impl Env {
         let fresh = self.fresh.intersection(&other.fresh).cloned().collect();
         // a static value survives a merge only when both paths bound the same one
         let statics = self.statics.iter().filter(|(n, v)| other.statics.get(*n) == Some(*v)).map(|(n, v)| (n.clone(), v.clone())).collect();
-        Env { names, fresh, statics }
+        let lists = self.lists.intersection(&other.lists).cloned().collect();
+        Env { names, fresh, statics, lists }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Binding)> {

@@ -161,7 +161,10 @@ impl Walker<'_> {
                     v.fresh = self.env.is_fresh(name);
                     v
                 }
-                Ty::Tuple(n) => Val::tuple((0..n).map(|i| self.element(name, i)).collect()),
+                Ty::Tuple(n) => {
+                    self.env.share_list(name);
+                    Val::tuple((0..n).map(|i| self.element(name, i)).collect())
+                }
                 Ty::Distribution(kind) => {
                     let stored: Vec<Val> = (0..kind.tensors()).map(|i| self.element(name, i)).collect();
                     let explained = stored.iter().any(|e| e.explained);

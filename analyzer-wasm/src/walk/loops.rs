@@ -117,13 +117,22 @@ impl Walker<'_> {
     /// reported instead of widened).
     fn check_loop_types(&mut self, head: &Env, next: &[Env], range: TextRange) {
         let mut changed = std::collections::BTreeSet::new();
+        let mut deleted = std::collections::BTreeSet::new();
         for (name, b) in head.iter() {
             if next.iter().any(|env| env.get(name).is_some_and(|after| after.ty != b.ty)) {
                 changed.insert(name.clone());
             }
+            // `del name` in the body: the body was walked with the name bound, but the next
+            // iteration would start without it (Python's UnboundLocalError on a read)
+            if b.definite && next.iter().any(|env| !env.get(name).is_some_and(|after| after.definite)) {
+                deleted.insert(name.clone());
+            }
         }
         for name in changed {
             self.diag(&rules::LOOP_TYPE_CHANGE, format!("`{name}` changes type inside the loop"), range);
+        }
+        for name in deleted {
+            self.diag(&rules::UNBOUND_NAME, format!("`{name}` is deleted inside the loop and not bound again before the next iteration"), range);
         }
     }
 

@@ -1,6 +1,7 @@
 //! Statements: assignments, returns, if/for/while with the environment joined at every
 //! merge point, and the int/bool conditions and `range()` bounds they need.
 
+use super::env::Binding;
 use super::{Val, Walker, MAX_DEPTH};
 use crate::claim::Lit;
 use crate::ir;
@@ -12,6 +13,10 @@ use ruff_text_size::{Ranged, TextRange};
 /// Most `if`s per function whose tail is walked once per branch ([`Walker::if_with_tail`]):
 /// each doubles the tail, so a hostile function cannot make the walk grow without bound.
 pub(super) const MAX_TAIL_SPLITS: usize = 4;
+
+/// Most elements of a list built by `.append()` (a tuple's length is a `u8`; an unrolled loop
+/// that appends more is refused rather than grown without bound).
+const MAX_LIST_APPEND_LEN: u8 = 64;
 
 /// The walker's state before a statement, to walk it again ([`Walker::undo`]).
 struct WalkMark {
@@ -207,7 +212,12 @@ impl Walker<'_> {
                     return true;
                 }
                 match s.targets.as_slice() {
-                    [Expr::Name(n)] => self.assign(n.id.as_str(), v, s.value.range(), out),
+                    [Expr::Name(n)] => {
+                        self.assign(n.id.as_str(), v, s.value.range(), out);
+                        if matches!(&*s.value, Expr::List(_)) && matches!(self.env.get(n.id.as_str()).map(|b| b.ty), Some(Ty::Tuple(_))) {
+                            self.env.mark_list(n.id.as_str());
+                        }
+                    }
                     [Expr::Tuple(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range(), out),
                     [Expr::List(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range(), out),
                     [Expr::Subscript(sub)] => self.index_assign(sub, v, s.range(), out),
@@ -267,6 +277,11 @@ impl Walker<'_> {
                         return true;
                     }
                 }
+                if let Expr::Call(c) = &*s.value {
+                    if self.list_append(c, s.range(), out) {
+                        return true;
+                    }
+                }
                 let v = self.expr(&s.value);
                 match v.ir {
                     // `h.relu_()`: made for its effect (or refused: `x.relu_()` on an argument)
@@ -301,11 +316,82 @@ impl Walker<'_> {
                 self.raise_stmt(r, out);
                 false
             }
+            Stmt::Delete(d) => {
+                self.delete(d);
+                true
+            }
             other => {
                 self.diag(&rules::UNSUPPORTED_STATEMENT, format!("`{}` statement is not lowered", stmt_kind(other)), other.range());
                 true
             }
         }
+    }
+
+    /// `del a, b`: the names are unbound from here on (diffusers' `del baddbmm_input`, written
+    /// to free memory early; native locals are freed when the function returns). Deleting an
+    /// element or an attribute would write into a value, and is not lowered.
+    fn delete(&mut self, d: &ast::StmtDelete) {
+        for target in &d.targets {
+            let Expr::Name(n) = target else {
+                self.diag(&rules::UNSUPPORTED_STATEMENT, "`del` of an element or an attribute is not lowered (it writes into a value)".into(), target.range());
+                continue;
+            };
+            let name = n.id.as_str();
+            match self.env.get(name) {
+                Some(b) if b.definite => {
+                    let elements = match b.ty {
+                        Ty::Tuple(len) => len,
+                        Ty::Distribution(kind) => kind.tensors(),
+                        _ => 0,
+                    };
+                    for i in 0..elements {
+                        self.env.unbind(&super::expr::element_name(name, i));
+                    }
+                    self.env.unbind(name);
+                }
+                // Python raises UnboundLocalError (or NameError)
+                _ => self.diag(&rules::UNBOUND_NAME, format!("`del {name}` of a name that is not (or not always) bound here"), target.range()),
+            }
+        }
+    }
+
+    /// `items.append(v)` on a list local nothing else refers to ([`Env::is_unshared_list`]):
+    /// `v` becomes the next element local `items#n` and `items` a tuple one longer, as the list
+    /// grows in Python. `false` when the statement is not such a call (the caller walks it as
+    /// an expression); a diagnostic when it is an append this walk cannot follow.
+    fn list_append(&mut self, c: &ast::ExprCall, range: TextRange, out: &mut Vec<ir::Stmt>) -> bool {
+        let Expr::Attribute(attr) = &*c.func else { return false };
+        let (Expr::Name(n), "append") = (&*attr.value, attr.attr.as_str()) else { return false };
+        let name = n.id.as_str();
+        let Some(Binding { ty: Ty::Tuple(len), definite: true, conflicting: false }) = self.env.get(name) else { return false };
+        if !self.locals.contains(name) {
+            return false;
+        }
+        if !self.env.is_unshared_list(name) {
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}.append()` is lowered only on a list bound by a display (`{name} = []`) and not read since (another name may refer to it)"), range);
+            return true;
+        }
+        let ([value], []) = (&c.arguments.args[..], &c.arguments.keywords[..]) else {
+            self.diag(&rules::BAD_ARITY, "`list.append()` takes exactly one argument (TypeError)".into(), range);
+            return true;
+        };
+        if len >= MAX_LIST_APPEND_LEN {
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("a list of more than {MAX_LIST_APPEND_LEN} elements built by `.append()` is not lowered"), range);
+            self.env.bind(name, Ty::Unknown);
+            return true;
+        }
+        let v = self.expr(value);
+        if !matches!(v.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float) {
+            if !v.explained {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`.append()` of {} is not lowered (tensors and numbers are)", v.ty.describe()), range);
+            }
+            self.env.bind(name, Ty::Unknown);
+            return true;
+        }
+        self.assign(&super::expr::element_name(name, len), v, value.range(), out);
+        self.env.bind(name, Ty::Tuple(len + 1));
+        self.env.mark_list(name);
+        true
     }
 
     fn bind_unknown(&mut self, target: &Expr) {
@@ -757,6 +843,9 @@ impl Walker<'_> {
                 None
             }
             Ty::Unknown if v.explained => None,
+            // a tuple or list of known length (timm's `if to_cat:`): true when not empty; only
+            // where its elements are reads, which cannot raise
+            Ty::Tuple(n) if v.elems.as_ref().is_some_and(|e| e.iter().all(|e| matches!(e.ir, Some(ir::Expr::Local { .. } | ir::Expr::Int(_) | ir::Expr::Float(_) | ir::Expr::Bool(_))))) => Some(ir::Expr::Bool(n > 0)),
             other => {
                 self.diag(&rules::UNSUPPORTED_CONDITION, format!("the condition is {}, not int or bool", other.describe()), test.range());
                 None

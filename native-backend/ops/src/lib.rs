@@ -1269,6 +1269,14 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// An uninitialised tensor of the given sizes (float32, int64 or bool), on the CPU: its
+        /// values are unspecified, as eager's (diffusers' `baddbmm` input with `beta=0`).
+        Empty {
+            name: "empty", lane: Creation, signature: Params(SIZED),
+            functions: ["torch.empty"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// A tensor of ones of the given sizes, on the CPU.
         Ones {
             name: "ones", lane: Creation, signature: Params(SIZED),

@@ -128,3 +128,51 @@ def raise_two_arguments(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
     if n < 0:
         raise ValueError("negative", n)
     return x
+
+
+def append_to_an_alias(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # `b` sees the append in Python: the walk does not follow aliases, so it refuses
+    a = []
+    b = a
+    a.append(x)
+    return torch.cat(b + [x], dim=0)
+
+
+def append_in_a_loop(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    parts = [x]
+    for i in range(n):
+        parts.append(x * i)
+    return torch.cat(parts, dim=1)
+
+
+def append_to_a_tuple(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    parts = (x,)
+    parts.append(x)
+    return torch.cat(parts, dim=1)
+
+
+def read_after_del(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:
+    y = x + 1
+    if c:
+        del y
+    return y
+
+
+def del_twice(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    y = x + 1
+    del y
+    del y
+    return x
+
+
+def del_an_element(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    parts = [x, x]
+    del parts[0]
+    return x
+
+
+def del_in_a_loop(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    y = x + 1
+    for i in range(n):
+        del y
+    return x

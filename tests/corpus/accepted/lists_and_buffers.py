@@ -1,0 +1,51 @@
+# Lists built by `.append()` (timm's VisionTransformer._pos_embed), `del` of locals (diffusers'
+# Attention.get_attention_scores, which deletes its buffers to free memory early) and
+# `torch.empty` buffers that are ignored (`baddbmm` with `beta=0`) or overwritten.
+import torch
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D
+
+
+def pos_embed(x: TensorF32Cpu3D, cls_token: TensorF32Cpu3D, pos: TensorF32Cpu3D) -> TensorF32Cpu3D:
+    to_cat = []
+    if cls_token is not None:
+        to_cat.append(cls_token.expand(x.shape[0], -1, -1))
+    if to_cat:
+        x = torch.cat(to_cat + [x], dim=1)
+    return x + pos
+
+
+def two_heads(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w2: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    outs = []
+    outs.append(F.linear(x, w1))
+    outs.append(F.linear(x, w2).relu())
+    return torch.cat(outs, dim=-1)
+
+
+def nothing_appended(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    extra = []
+    if extra:
+        x = torch.cat(extra + [x], dim=0)
+    return x + 1
+
+
+def attention_probs(query: TensorF32Cpu3D, key: TensorF32Cpu3D, scale: float) -> TensorF32Cpu3D:
+    baddbmm_input = torch.empty(query.shape[0], query.shape[1], key.shape[1], dtype=query.dtype, device=query.device)
+    attention_scores = torch.baddbmm(baddbmm_input, query, key.transpose(-1, -2), beta=0, alpha=scale)
+    del baddbmm_input
+    attention_probs = attention_scores.softmax(dim=-1)
+    del attention_scores
+    return attention_probs
+
+
+def overwritten_buffer(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    out = torch.empty(x.shape[0], x.shape[1], dtype=x.dtype)
+    out[:] = x * 2
+    return out
+
+
+def rebound_after_del(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    h = x.relu()
+    del h
+    h = x.sigmoid()
+    return h
