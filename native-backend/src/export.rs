@@ -36,6 +36,7 @@ pub fn tensor_arg(tensor: &Tensor, param: &'static str, spec: TensorSpec) -> Res
 
 /// Runs `body` under a no-grad guard, a panic caught as [`Error::Internal`].
 pub fn call<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
+    crate::vml::warm_up();
     let _guard = tch::no_grad_guard();
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(result) => result,

@@ -48,6 +48,7 @@ pub mod scalar;
 mod scalar_call;
 pub mod shape;
 mod spec;
+pub mod vml;
 
 pub use error::{Error, Result};
 pub use scalar_call::Number;

@@ -94,6 +94,7 @@ impl IntoPyValue for () {
 /// closure and its tensors are dropped), so observing broken invariants is impossible.
 #[inline]
 pub fn run<T: IntoPyValue>(py: Python<'_>, body: impl FnOnce() -> Result<T>) -> PyResult<PyObject> {
+    crate::vml::warm_up();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let _no_grad = tch::no_grad_guard();
         body()
@@ -115,6 +116,7 @@ pub fn run<T: IntoPyValue>(py: Python<'_>, body: impl FnOnce() -> Result<T>) -> 
 /// libtorch calls and a thread-state write each way, a visible share of a one-op call.
 #[inline]
 pub fn run_for<T: IntoPyValue>(py: Python<'_>, grad_inputs: bool, body: impl FnOnce() -> Result<T>) -> PyResult<PyObject> {
+    crate::vml::warm_up();
     if grad_inputs {
         return run(py, body);
     }

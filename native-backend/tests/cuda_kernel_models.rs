@@ -30,6 +30,9 @@ fn to_vec(t: &Tensor) -> Vec<f32> {
 }
 
 fn tensor(values: &[f32], shape: &[i64]) -> Tensor {
+    // the tests run on several threads: eager's references must not race on MKL VML's first
+    // calls (a CI run once saw eager's erf(1) 224 ulps off: `torchlower_backend::vml`)
+    torchlower_backend::vml::warm_up();
     Tensor::from_slice(values).view(shape)
 }
 

@@ -25,6 +25,9 @@ impl Rng {
         (0..4).map(|_| (self.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5).sum::<f32>() * 2.0
     }
     fn tensor(&mut self, shape: &[i64], special: bool) -> Tensor {
+        // the tests run on several threads: eager's references must not race on MKL VML's
+        // first calls (`torchlower_backend::vml`)
+        torchlower_backend::vml::warm_up();
         let n: i64 = shape.iter().product();
         let values: Vec<f32> = (0..n)
             .map(|_| if special { SPECIALS[(self.next() % 9) as usize] } else { self.normal_ish() })

@@ -35,6 +35,28 @@ def _alias_seed_types() -> None:
 _alias_seed_types()
 
 
+def _warm_up_mkl_vml() -> None:
+    """Eager's references must not race on MKL VML's first calls: oneMKL picks each vector
+    math function's kernel on its first call, and when libtorch's worker threads make that call
+    together one of them can run the low-accuracy kernel (pytorch/pytorch#188792). One call of
+    each VML-backed op on one thread first, as the native backend does before its first call
+    (``native-backend/src/vml.rs``)."""
+    try:
+        import torch
+    except ImportError:
+        return
+    names = ("sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+             "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "lgamma", "trunc")
+    with torch.no_grad():
+        for dtype in (torch.float32, torch.float64):
+            x = torch.full((64,), 0.25, dtype=dtype)
+            for name in names:
+                getattr(torch, name)(x)
+
+
+_warm_up_mkl_vml()
+
+
 @pytest.fixture(autouse=True)
 def _native_mode_by_default(monkeypatch):
     """Every test runs with TORCHLOWER_MODE=native unless it sets the mode itself: in `auto`
