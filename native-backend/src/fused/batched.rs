@@ -231,17 +231,8 @@ mod timing {
                 println!("{shape} at {threads} threads: libtorch's path");
                 continue;
             }
-            time(true);
-            time(false);
-            let (mut a, mut b, mut r) = (vec![], vec![], vec![]);
-            for _ in 0..15 {
-                let (o, l) = (time(true), time(false));
-                a.push(o);
-                b.push(l);
-                r.push(l / o);
-            }
-            let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
-            println!("{shape} at {threads} threads: ours {:.2} us eager {:.2} us  eager/ours x{:.2}", med(&mut a), med(&mut b), med(&mut r));
+            let (ours, reference, ratio) = crate::fused::paired_timing::paired_medians(time);
+            println!("{shape} at {threads} threads: ours {:.2} us eager {:.2} us  eager/ours x{:.2}", ours, reference, ratio);
         }
     }
 }

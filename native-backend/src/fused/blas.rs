@@ -175,7 +175,7 @@ mod timing {
             let layout = if std::env::var_os("TL_MATMUL").is_some() { Layout::Matmul } else { Layout::Linear };
             let plan = Gemm::for_shape(layout, m, k, n, false);
             let reps = (2_000_000 / (m * k * n)).clamp(3, 2000);
-            let mut time = |ours: bool| {
+            let time = |ours: bool| {
                 let t = std::time::Instant::now();
                 for _ in 0..reps {
                     unsafe {
@@ -184,17 +184,8 @@ mod timing {
                 }
                 t.elapsed().as_secs_f64() / reps as f64 * 1e6
             };
-            time(true);
-            time(false);
-            let (mut a, mut b, mut r) = (vec![], vec![], vec![]);
-            for _ in 0..15 {
-                let (o, l) = (time(true), time(false));
-                a.push(o);
-                b.push(l);
-                r.push(l / o);
-            }
-            let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
-            println!("{m}x{k}x{n} small={} ours {:.1} us blas {:.1} us  blas/ours x{:.2}", plan.small.is_some(), med(&mut a), med(&mut b), med(&mut r));
+            let (ours, reference, ratio) = crate::fused::paired_timing::paired_medians(time);
+            println!("{m}x{k}x{n} small={} ours {:.1} us blas {:.1} us  blas/ours x{:.2}", plan.small.is_some(), ours, reference, ratio);
         }
     }
 }

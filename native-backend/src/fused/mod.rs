@@ -19,6 +19,8 @@ mod dense;
 mod epilogue;
 mod gelu;
 mod math;
+#[cfg(test)]
+mod paired_timing;
 mod pool;
 mod rms_norm;
 mod select;

@@ -285,17 +285,8 @@ mod timing {
                 }
                 t.elapsed().as_secs_f64() / reps as f64 * 1e6
             };
-            time(true);
-            time(false);
-            let (mut a, mut b, mut r) = (vec![], vec![], vec![]);
-            for _ in 0..15 {
-                let (o, l) = (time(true), time(false));
-                a.push(o);
-                b.push(l);
-                r.push(l / o);
-            }
-            let med = |v: &mut Vec<f64>| { v.sort_by(f64::total_cmp); v[v.len() / 2] };
-            println!("{shape}: ours {:.2} us libtorch {:.2} us  libtorch/ours x{:.2}", med(&mut a), med(&mut b), med(&mut r));
+            let (ours, reference, ratio) = crate::fused::paired_timing::paired_medians(time);
+            println!("{shape}: ours {:.2} us libtorch {:.2} us  libtorch/ours x{:.2}", ours, reference, ratio);
         }
     }
 }
