@@ -524,6 +524,13 @@ fn elementwise_chains_match_eager() {
     // ((a + b).relu() * c - a) / b   and   sigmoid(a) * tanh(bias) + gelu(c)
     let program_1 = [Load(0), Load(1), B(Binary::Add), U(Unary::Relu), Load(2), B(Binary::Mul), Load(0), B(Binary::Sub), Load(1), B(Binary::Div)];
     let program_2 = [Load(0), U(Unary::Sigmoid), Load(1), U(Unary::Tanh), B(Binary::Mul), Load(2), U(Unary::Gelu), B(Binary::Add)];
+    // a + b * c (a residual with a LayerScale: two lazy operands into one slot) and
+    // b - exp(a) * c (a lazy row on the left of a computed slot)
+    let program_3 = [Load(0), Load(1), Load(2), B(Binary::Mul), B(Binary::Add)];
+    let program_4 = [Load(1), Load(0), U(Unary::Exp), Load(2), B(Binary::Mul), B(Binary::Sub)];
+    // a / sigmoid(c): SqueezeExcitation's gate (c one value per row) on an operand read in place
+    let program_5 = [Load(0), Load(2), U(Unary::Sigmoid), B(Binary::Div)];
+    let bits = |t: &Tensor| values(t).iter().map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() }).collect::<Vec<_>>();
     for special in [false, true] {
         for (sa, sb, sc) in [
             (vec![4i64, 5], vec![4i64, 5], vec![4i64, 5]),
@@ -547,6 +554,9 @@ fn elementwise_chains_match_eager() {
             (vec![3, 4, 5, 6], vec![5, 6], vec![3, 4, 1, 1]),
             (vec![8, 16, 300], vec![300], vec![8, 16, 1]),
             (vec![4, 64, 64], vec![4, 64, 64], vec![1, 1, 64]),
+            (vec![16, 16, 64], vec![64], vec![16, 16, 64]),
+            (vec![64, 8, 16, 16], vec![64, 8, 1, 1], vec![64, 8, 16, 16]),
+            (vec![64, 8, 16, 16], vec![16], vec![64, 8, 1, 1]),
             (vec![2, 1, 4], vec![1, 3, 4], vec![2, 3, 4]),
             (vec![2, 1, 4], vec![1, 3, 4], vec![4]),
         ] {
@@ -558,6 +568,13 @@ fn elementwise_chains_match_eager() {
             let want_2 = a.sigmoid() * b.tanh() + c.gelu("none");
             let got_2 = fused::elementwise(&[&a, &b, &c], &program_2).expect("fused");
             assert_parity(&got_2, &want_2, &format!("program 2 {sa:?} {sb:?} {sc:?}"));
+            // IEEE adds and multiplies only: eager's bits
+            let got_3 = fused::elementwise(&[&a, &b, &c], &program_3).expect("fused");
+            assert_eq!(bits(&got_3), bits(&(&a + &b * &c)), "program 3 {sa:?} {sb:?} {sc:?}");
+            assert_eq!(got_3.size(), (&a + &b * &c).size(), "program 3 shape");
+            let want_4 = &b - a.exp() * &c;
+            assert_parity(&fused::elementwise(&[&a, &b, &c], &program_4).expect("fused"), &want_4, &format!("program 4 {sa:?} {sb:?} {sc:?}"));
+            assert_parity(&fused::elementwise(&[&a, &b, &c], &program_5).expect("fused"), &(&a / c.sigmoid()), &format!("program 5 {sa:?} {sb:?} {sc:?}"));
             for &op in Unary::ALL {
                 assert_parity(&fused::unary(op, &a).expect("fused"), &eager_acts(a.shallow_clone(), &[op]), &format!("{op:?} {sa:?}"));
             }

@@ -269,6 +269,63 @@ multiversion! {
 }
 
 multiversion! {
+    /// `dst = op(a, row)`, or `op(row, a)` when `row_first`, for every row of `a` and `dst`
+    /// (row length `row.len()`): a broadcast row vector in one call, as the operands' order
+    /// says (a NaN's payload comes from the left operand).
+    fn binary_rows_into(op: Binary, a: &[f32], row: &[f32], row_first: bool, dst: &mut [f32]) {
+        let width = row.len().max(1);
+        for (d, x) in dst.chunks_exact_mut(width).zip(a.chunks_exact(width)) {
+            let pairs = d.iter_mut().zip(x.iter().zip(row));
+            match (op, row_first) {
+                (Binary::Add, false) => pairs.for_each(|(d, (x, r))| *d = *x + *r),
+                (Binary::Sub, false) => pairs.for_each(|(d, (x, r))| *d = *x - *r),
+                (Binary::Mul, false) => pairs.for_each(|(d, (x, r))| *d = *x * *r),
+                (Binary::Div, false) => pairs.for_each(|(d, (x, r))| *d = *x / *r),
+                (Binary::Add, true) => pairs.for_each(|(d, (x, r))| *d = *r + *x),
+                (Binary::Sub, true) => pairs.for_each(|(d, (x, r))| *d = *r - *x),
+                (Binary::Mul, true) => pairs.for_each(|(d, (x, r))| *d = *r * *x),
+                (Binary::Div, true) => pairs.for_each(|(d, (x, r))| *d = *r / *x),
+            }
+        }
+    }
+}
+
+multiversion! {
+    /// `dst[r][c] = op(a[r][c], scalars[r])` (row length `dst.len() / scalars.len()`), or in
+    /// place when `a` is `None`: one value per row, broadcast along it (a `[B, C, 1, 1]` gate).
+    fn binary_row_scalars(op: Binary, a: Option<&[f32]>, scalars: &[f32], dst: &mut [f32]) {
+        let width = (dst.len() / scalars.len().max(1)).max(1);
+        for (r, (d, &s)) in dst.chunks_exact_mut(width).zip(scalars).enumerate() {
+            let apply = |x: f32| match op {
+                Binary::Add => x + s,
+                Binary::Sub => x - s,
+                Binary::Mul => x * s,
+                Binary::Div => x / s,
+            };
+            match a {
+                Some(a) => d.iter_mut().zip(&a[r * width..][..width]).for_each(|(d, x)| *d = apply(*x)),
+                None => d.iter_mut().for_each(|d| *d = apply(*d)),
+            }
+        }
+    }
+}
+
+multiversion! {
+    /// `values = op(values, row)` for every row of `values` (row length `row.len()`).
+    fn binary_rows_in_place(op: Binary, values: &mut [f32], row: &[f32]) {
+        for v in values.chunks_exact_mut(row.len().max(1)) {
+            let pairs = v.iter_mut().zip(row);
+            match op {
+                Binary::Add => pairs.for_each(|(v, r)| *v = *v + *r),
+                Binary::Sub => pairs.for_each(|(v, r)| *v = *v - *r),
+                Binary::Mul => pairs.for_each(|(v, r)| *v = *v * *r),
+                Binary::Div => pairs.for_each(|(v, r)| *v = *v / *r),
+            }
+        }
+    }
+}
+
+multiversion! {
     /// `row += bias` for every row of `values` (row length `bias.len()`), in one call.
     fn add_rows(values: &mut [f32], bias: &[f32]) {
         for row in values.chunks_exact_mut(bias.len().max(1)) {
