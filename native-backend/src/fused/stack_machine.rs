@@ -265,7 +265,7 @@ impl ElementwisePlan {
                         }
                     } else {
                         let slot = slot_mut(output, scratch, scratch_len, segment, len, stack.len());
-                        self.load(i, slot, first_row, nrows, start, width);
+                        self.load(i, slot, first_row, start, width);
                     }
                     stack.push(Entry::Slot);
                 }
@@ -366,23 +366,17 @@ impl ElementwisePlan {
     }
 
     /// Copies operand `i`'s values for rows `first_row..first_row + nrows`, columns
-    /// `start..start + width` of the output into `slot` (broadcast dims repeat its values).
-    fn load(&self, i: usize, slot: &mut [f32], first_row: usize, nrows: usize, start: usize, width: usize) {
-        if let Some(values) = self.source(i, first_row, nrows, start, width) {
-            slot.copy_from_slice(values);
-            return;
-        }
+    /// `start..start + width` of the output into `slot`, row by row: the operands
+    /// [`Self::run_segment`] can neither read in place ([`Self::lazy`]) nor broadcast from one
+    /// value per row, i.e. rows that do not follow one another in storage.
+    fn load(&self, i: usize, slot: &mut [f32], first_row: usize, start: usize, width: usize) {
         let (view, row_stride, col_stride) = self.operands[i];
-        // SAFETY: the operand is alive; indices stay inside its view (strides are 0 along its
-        // broadcast dims).
+        debug_assert_eq!(col_stride, 1, "a column broadcast is filled by run_segment");
+        // SAFETY: the operand is alive; indices stay inside its view.
         let values = unsafe { view.values() };
         for (r, segment) in slot.chunks_exact_mut(width).enumerate() {
             let base = (first_row + r) * row_stride;
-            if col_stride == 1 {
-                segment.copy_from_slice(&values[base + start..base + start + width]);
-            } else {
-                segment.fill(values[base]);
-            }
+            segment.copy_from_slice(&values[base + start..base + start + width]);
         }
     }
 }
