@@ -272,9 +272,27 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 /// dim, a `[B, C, 1, 1]` scale over `[B, C, H, W]`).
 /// Each op rounds to float32 as eager does, so the result equals the op-by-op chain.
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
-    // The direct kernel works in chunks, so every op must be position-independent here.
-    let direct_ops = program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::native(*op)))
-        && !(program.contains(&Step::Unary(Unary::Gelu)) && loads_a_single_element(operands, program));
+    if !direct_ops(operands, program) && program.iter().any(|step| matches!(step, Step::Binary(_))) {
+        if let Some((hoisted, hoisted_program)) = hoist_operand_unaries(operands, program)? {
+            let hoisted: Vec<&Tensor> = hoisted.iter().collect();
+            if direct_ops(&hoisted, &hoisted_program) {
+                return elementwise_over(&hoisted, &hoisted_program, true);
+            }
+        }
+    }
+    elementwise_over(operands, program, direct_ops(operands, program))
+}
+
+/// Whether the direct kernel may run every op of `program`: it works in chunks, so every op
+/// must be position-independent here.
+fn direct_ops(operands: &[&Tensor], program: &[Step]) -> bool {
+    program.iter().all(|step| !matches!(step, Step::Unary(op) if !calibrate::native(*op)))
+        && !(program.contains(&Step::Unary(Unary::Gelu)) && loads_a_single_element(operands, program))
+}
+
+/// [`elementwise`] once its operands are settled: the direct kernel where `direct_ops` and the
+/// plan allow, else libtorch's ops.
+fn elementwise_over(operands: &[&Tensor], program: &[Step], direct_ops: bool) -> Result<Tensor> {
     // Above libtorch's grain size the pass is split over torch's threads as libtorch's own
     // kernels are (`ElementwisePlan::run`), so one pass stays faster than op by op there too.
     // A lone `a op b` has no pass to save: ours wins only where eager's set-up dominates.
@@ -300,6 +318,57 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
             _ => elementwise_with_ops(operands, program),
         },
     }
+}
+
+/// `program` with each operand's own chain of unary ops (`sigmoid(scale)` in `x *
+/// sigmoid(scale)`) computed first by libtorch on the whole operand, as eager computes it, when
+/// that leaves only ops the direct kernel runs: our loops cannot reproduce libtorch's values
+/// of such an op chunk by chunk on this CPU (SLEEF's `exp` on AVX-512), but they need not, as
+/// the op then sees the same tensor as eager's. The rest stays one pass: SqueezeExcitation's
+/// gate is one libtorch call on its `[B, C, 1, 1]` scale and one loop, not two dispatches.
+/// Returns the operands in the new program's order; `None` when a non-native op acts on an
+/// intermediate value (that needs the op-by-op path) or on an operand that is not float32.
+fn hoist_operand_unaries(operands: &[&Tensor], program: &[Step]) -> Result<Option<(Vec<Tensor>, Vec<Step>)>> {
+    // a non-native op on an intermediate value: nothing to hoist (checked before any op runs)
+    let mut after_load = false;
+    for step in program {
+        match *step {
+            Step::Load(_) => after_load = true,
+            Step::Unary(op) if !after_load && !calibrate::native(op) => return Ok(None),
+            Step::Unary(_) => {}
+            Step::Binary(_) => after_load = false,
+        }
+    }
+    let (mut hoisted, mut steps) = (Vec::new(), Vec::with_capacity(program.len()));
+    let mut at = 0;
+    while let Some(&step) = program.get(at) {
+        at += 1;
+        let Step::Load(i) = step else {
+            steps.push(step);
+            continue;
+        };
+        let mut value = operands.get(i).ok_or_else(invalid_program)?.shallow_clone();
+        let chain_end = program[at..].iter().position(|s| !matches!(s, Step::Unary(_))).map_or(program.len(), |n| at + n);
+        let chain = &program[at..chain_end];
+        let libtorch_first = chain.iter().any(|s| match *s {
+            Step::Unary(op) => !calibrate::native(op) || (op == Unary::Gelu && value.numel() <= 1),
+            _ => false,
+        });
+        if libtorch_first {
+            // a float op cannot fail, so running it early cannot change which error eager raises
+            if !matches!(value.f_kind(), Ok(tch::Kind::Float)) {
+                return Ok(None);
+            }
+            for step in chain {
+                let Step::Unary(op) = *step else { unreachable!("a chain of unary steps") };
+                value = unary_with_ops(op, &value)?;
+            }
+            at = chain_end;
+        }
+        steps.push(Step::Load(hoisted.len()));
+        hoisted.push(value);
+    }
+    Ok(Some((hoisted, steps)))
 }
 
 /// Whether `program` loads an operand of at most one element: eager's GELU of such a tensor
