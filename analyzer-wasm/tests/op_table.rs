@@ -77,6 +77,16 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
     if params.iter().any(|p| p.name == "num_samples") {
         return (vec![tensor(TensorTy::F32_CPU_2D), int(1)], vec![]); // multinomial: rows of probabilities
     }
+    if params.iter().any(|p| p.name == "embed_dim_to_check") {
+        // multi_head_attention_forward: CLIP's call (self-attention, packed weights, no weights out)
+        let (x, m, v) = (tensor(TensorTy::F32_CPU_3D), tensor(TensorTy::F32_CPU_2D), tensor(TensorTy::F32_CPU_1D));
+        let none = Operand { ty: Ty::NoneVal, lit: Lit::None };
+        let boolean = |b: bool| Operand { ty: Ty::Bool, lit: Lit::Bool(b) };
+        let zero = Operand { ty: Ty::Float, lit: Lit::Float(0.0) };
+        let args = vec![x.clone(), x.clone(), x, int(8), int(2), m.clone(), v.clone(), none.clone(), none, boolean(false), zero, m, v];
+        let need_weights = Keyword { name: Some("need_weights".to_string()), value: boolean(false) };
+        return (args, vec![need_weights]);
+    }
     if params.iter().any(|p| p.name == "label_smoothing") {
         // cross_entropy: scores over the classes of dim 1, targets of one rank less, per target
         let targets = tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type"));
@@ -148,6 +158,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::CrossEntropy {
         return "F.cross_entropy(x, i, reduction=\"none\")".to_string();
+    }
+    if row.op == Op::MultiHeadAttentionForward {
+        return "F.multi_head_attention_forward(x, x, x, 1, 1, w, None, None, None, False, 0.0, w, None, need_weights=False)[0]".to_string();
     }
     if let Some((value, before, _)) = distribution_use(row.op) {
         return format!("{value}\n    {before}");

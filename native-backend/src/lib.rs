@@ -38,6 +38,7 @@ pub mod cuda;
 mod error;
 pub mod export;
 mod facts;
+mod multi_head_attention;
 pub mod ops;
 mod parallel;
 #[cfg(feature = "python")]

@@ -621,7 +621,7 @@ pub fn embedding_bag(
 }
 
 /// PyTorch's repr of a shape: `torch.Size([3, 4])`.
-fn torch_size(sizes: &[i64]) -> String {
+pub(crate) fn torch_size(sizes: &[i64]) -> String {
     let items: Vec<String> = sizes.iter().map(i64::to_string).collect();
     format!("torch.Size([{}])", items.join(", "))
 }
@@ -1129,6 +1129,8 @@ pub fn scaled_dot_product_attention(
 ) -> Result<Tensor> {
     Ok(Tensor::f_scaled_dot_product_attention(q, k, v, attn_mask, 0.0, is_causal, scale, enable_gqa)?)
 }
+
+pub use crate::multi_head_attention::multi_head_attention_forward;
 
 /// `F.conv1d(x, w, b, stride, padding="same"|"valid", dilation, groups)`.
 #[inline]

@@ -62,6 +62,11 @@ PyObject* tl_wrap_owned(at::Tensor* tensor) noexcept {
 }
 #endif  // TORCHLOWER_PYTHON
 
+// Python's `a is b` for two tensors: PyTorch keeps one Python object per TensorImpl.
+int tl_same_tensor(const at::Tensor* a, const at::Tensor* b) noexcept {
+  return a->is_same(*b) ? 1 : 0;
+}
+
 // Whether an autocast region is on for the CPU or CUDA, the devices native code runs on (a read
 // of the thread's dispatch-key set).
 int tl_autocast_enabled() noexcept {

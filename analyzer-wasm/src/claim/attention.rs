@@ -4,6 +4,9 @@
 //! and errors are eager's. The result has the query's type. On cuda:0 it is composed from our
 //! matmul, scale, add and softmax kernels, which do not take the causal or grouped-head
 //! forms yet: those (and a flag that is not a literal `False`) are TL209 there.
+//!
+//! Also `F.multi_head_attention_forward`, what `nn.MultiheadAttention` calls: eager's Python
+//! function over ATen ops, run natively as the same ops (`tl::ops::multi_head_attention_forward`).
 
 use super::{params, Decision, Lit, Query};
 use crate::ir::Op;
@@ -11,9 +14,14 @@ use crate::rules;
 use crate::ty::Device;
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
-    if op != Op::ScaledDotProductAttention {
-        return super::not_in_lane(op);
+    match op {
+        Op::ScaledDotProductAttention => scaled_dot_product(q, op, path),
+        Op::MultiHeadAttentionForward => multi_head(q, op, path),
+        _ => super::not_in_lane(op),
     }
+}
+
+fn scaled_dot_product(q: &Query, op: Op, path: &str) -> Decision {
     let bound = match params::bind(q, op, path) {
         Ok(b) => b,
         Err(d) => return d,
@@ -32,9 +40,50 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     }
 }
 
+/// How many of `F.multi_head_attention_forward`'s parameters have no default (through
+/// `out_proj_bias`): eager raises TypeError when one is missing.
+const MHA_REQUIRED: usize = 13;
+
+/// `F.multi_head_attention_forward` in its inference form (see the rule): the result is the
+/// pair `(output, None)` of the query's type (`walk::call` types the pair).
+fn multi_head(q: &Query, op: Op, path: &str) -> Decision {
+    let bound = match params::bind(q, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let given = |name: &str| q.keywords.iter().any(|k| k.name.as_deref() == Some(name));
+    if let Some(missing) = params::of(op)[..MHA_REQUIRED].iter().enumerate().find(|(i, p)| *i >= q.args.len() && !given(p.name)) {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs `{}` (eager raises TypeError)", missing.1.name));
+    }
+    if bound.literal("need_weights") != Some(&Lit::Bool(false)) {
+        return Decision::reject(
+            &rules::BAD_KEYWORD,
+            format!("{path} returns the averaged attention weights unless `need_weights=False`; only that form is lowered"),
+        );
+    }
+    let no_dropout = matches!(bound.literal("dropout_p"), Some(Lit::Int(0))) || matches!(bound.literal("dropout_p"), Some(Lit::Float(p)) if *p == 0.0);
+    if !no_dropout && bound.literal("training") != Some(&Lit::Bool(false)) {
+        return Decision::reject(&rules::BAD_KEYWORD, format!("{path} with dropout (`training` not False and `dropout_p` not 0) is random; inference passes `training=False`"));
+    }
+    let (Some(query), Some(key), Some(value)) = (bound.tensor("query"), bound.tensor("key"), bound.tensor("value")) else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the query, key and value"));
+    };
+    if !(2..=3).contains(&query.rank) || key.rank != query.rank || value.rank != query.rank {
+        return Decision::reject(
+            &rules::BAD_RANKS,
+            format!("{path} of ranks {}, {} and {} (query, key and value all of rank 3, or all of rank 2, are lowered)", query.rank, key.rank, value.rank),
+        );
+    }
+    if let Some(mask) = bound.tensor("attn_mask").filter(|m| !(2..=3).contains(&m.rank)) {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path} with a rank-{} `attn_mask` (ranks 2–3 are lowered)", mask.rank));
+    }
+    bound.claim(&rules::MHA, op, query)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
+    use super::super::{Lit, Operand};
     use crate::ty::{Device, Dtype, TensorTy as T};
 
     #[test]
@@ -57,5 +106,31 @@ mod tests {
         assert_eq!(outcome(&call(p, &[x.clone(), x.clone(), x.clone(), x.clone()], &[kw("is_causal", boolean(false))])).0, rule);
         assert_eq!(outcome(&call(p, &[x.clone(), x.clone(), x.clone()], &[kw("is_causal", boolean(true))])).0, "TL209");
         assert_eq!(outcome(&call(p, &[x.clone(), x.clone(), x], &[kw("enable_gqa", boolean(true))])).0, "TL209");
+    }
+
+    #[test]
+    fn multi_head_attention_forward_in_its_inference_form() {
+        let x = t(T::F32_CPU_3D);
+        let (w, b) = (t(T::F32_CPU_2D), t(T::F32_CPU_1D));
+        let p = "torch.nn.functional.multi_head_attention_forward";
+        let rule = "torchlower/multi-head-attention-forward";
+        let args = |query: Operand| vec![query.clone(), query.clone(), query, int(8), int(2), w.clone(), b.clone(), none(), none(), boolean(false), int(0), w.clone(), b.clone()];
+        let off = kw("need_weights", boolean(false));
+        assert_eq!(outcome(&call(p, &args(x.clone()), &[off.clone(), kw("training", boolean(false))])), (rule.into(), "TensorF32Cpu3D".into()));
+        // unbatched
+        assert_eq!(outcome(&call(p, &args(t(T::F32_CPU_2D)), &[off.clone()])), (rule.into(), "TensorF32Cpu2D".into()));
+        // the weights (need_weights defaults to True), dropout in training, a missing argument,
+        // a key padding mask, ranks that differ
+        assert_eq!(outcome(&call(p, &args(x.clone()), &[])).0, "TL201");
+        let mut dropout = args(x.clone());
+        dropout[10] = Operand { ty: crate::ty::Ty::Float, lit: Lit::Float(0.1) };
+        assert_eq!(outcome(&call(p, &dropout, &[off.clone()])).0, "TL201");
+        assert_eq!(outcome(&call(p, &dropout, &[off.clone(), kw("training", boolean(false))])).0, rule);
+        assert_eq!(outcome(&call(p, &args(x.clone())[..12], &[off.clone()])).0, "TL202");
+        assert_eq!(outcome(&call(p, &args(x.clone()), &[off.clone(), kw("key_padding_mask", x.clone())])).0, "TL201");
+        let mut mixed = args(x.clone());
+        mixed[1] = t(T::F32_CPU_2D);
+        assert_eq!(outcome(&call(p, &mixed, &[off.clone()])).0, "TL208");
+        assert_eq!(outcome(&call(p, &args(x.clone()), &[off, kw("attn_mask", t(T::F32_CPU_1D))])).0, "TL208");
     }
 }

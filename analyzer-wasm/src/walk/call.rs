@@ -203,6 +203,8 @@ impl Walker<'_> {
             Decision::Claimed(claim) if matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk) => {
                 crate::ty::TensorTy::new(crate::ty::Dtype::I64, claim.result.device, claim.result.rank).map(|i| vec![Ty::Tensor(claim.result), Ty::Tensor(i)])
             }
+            // `F.multi_head_attention_forward(…, need_weights=False)`: `(output, None)`
+            Decision::Claimed(claim) if claim.op == ir::Op::MultiHeadAttentionForward => Some(vec![Ty::Tensor(claim.result), Ty::NoneVal]),
             // `torch.where(cond)`: a 1-tuple of indices
             Decision::Claimed(claim) if claim.op == ir::Op::WhereNonzero => Some(vec![Ty::Tensor(claim.result)]),
             _ => None,

@@ -410,6 +410,35 @@ const SDPA: &[Param] = &[
     p("scale", Kind::OptFloat, Some("None")),
     p("enable_gqa", Kind::Bool, Some("false")),
 ];
+/// `F.multi_head_attention_forward` in eager's parameter order; the options the inference form
+/// fixes are `Fixed`, and the attention lane checks the ones that must be given (`bias_k`, …).
+const MHA: &[Param] = &[
+    p("query", Kind::Tensor, None),
+    p("key", Kind::Tensor, None),
+    p("value", Kind::Tensor, None),
+    p("embed_dim_to_check", Kind::Int, None),
+    p("num_heads", Kind::Int, None),
+    p("in_proj_weight", Kind::OptTensor, None),
+    p("in_proj_bias", Kind::OptTensor, None),
+    p("bias_k", Kind::Fixed("None"), None),
+    p("bias_v", Kind::Fixed("None"), None),
+    p("add_zero_attn", Kind::Fixed("False"), None),
+    p("dropout_p", Kind::Float, None),
+    p("out_proj_weight", Kind::Tensor, None),
+    p("out_proj_bias", Kind::OptTensor, None),
+    p("training", Kind::Bool, Some("true")),
+    p("key_padding_mask", Kind::Fixed("None"), None),
+    p("need_weights", Kind::Bool, Some("true")),
+    p("attn_mask", Kind::OptAnyTensor, None),
+    p("use_separate_proj_weight", Kind::Bool, Some("false")),
+    p("q_proj_weight", Kind::OptTensor, None),
+    p("k_proj_weight", Kind::OptTensor, None),
+    p("v_proj_weight", Kind::OptTensor, None),
+    p("static_k", Kind::Fixed("None"), None),
+    p("static_v", Kind::Fixed("None"), None),
+    p("average_attn_weights", Kind::Bool, Some("true")),
+    p("is_causal", Kind::Bool, Some("false")),
+];
 const CATEGORICAL: &[Param] = &[p("probs", Kind::Fixed("None"), None), p("logits", Kind::Tensor, None), p("validate_args", Kind::Fixed("None"), None)];
 const NORMAL: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kind::Tensor, None), p("validate_args", Kind::Fixed("None"), None)];
 /// The methods of a distribution: its stored tensors, then the value (claimed through the
@@ -1482,6 +1511,14 @@ op_table! {
             functions: ["torch.nn.functional.scaled_dot_product_attention"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_matmul/tl_mul_scalar/tl_add/tl_softmax",
+        },
+        /// `F.multi_head_attention_forward(…, need_weights=False)`: eager's ATen ops in eager's
+        /// order (the module `nn.MultiheadAttention` runs), so `(output, None)` is eager's.
+        MultiHeadAttentionForward {
+            name: "multi_head_attention_forward", lane: Attention, signature: Params(MHA),
+            functions: ["torch.nn.functional.multi_head_attention_forward"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
         },
         /// `Categorical(logits=…)`: eager's argument check, then the normalized logits it stores.
         Categorical {

@@ -59,3 +59,11 @@ def attention(q: TensorF32Cpu4D, k: TensorF32Cpu4D, v: TensorF32Cpu4D, mask: Ten
     causal = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     masked = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.0, scale=0.125)
     return causal + masked + F.scaled_dot_product_attention(q, k, v)
+
+
+def multi_head(x: TensorF32Cpu3D, mask: TensorBoolCpu2D, w_in: TensorF32Cpu2D, b_in: TensorF32Cpu1D, w_out: TensorF32Cpu2D, heads: int) -> TensorF32Cpu3D:
+    # what nn.MultiheadAttention(x, x, x, need_weights=False, attn_mask=mask) calls
+    out, _ = F.multi_head_attention_forward(
+        x, x, x, x.shape[-1], heads, w_in, b_in, None, None, False, 0.1, w_out, None, training=False, need_weights=False, attn_mask=mask
+    )
+    return out
