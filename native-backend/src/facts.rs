@@ -36,8 +36,46 @@ struct RawFacts {
     sizes: [i64; 2],
 }
 
+/// `tl_dense_layout` of src/shim.cpp.
+#[repr(C)]
+struct RawLayout {
+    device_type: i32,
+    scalar_type: i32,
+    rank: i32,
+    contiguous: i32,
+    sizes: [i64; 4],
+    data: *mut std::ffi::c_void,
+}
+
 extern "C" {
     fn tl_tensor_facts_of(tensor: *const C_tensor, out: *mut RawFacts) -> c_int;
+    fn tl_dense_layout_of(tensor: *const C_tensor, out: *mut RawLayout) -> c_int;
+}
+
+/// What a kernel over a contiguous float32 CPU tensor of rank ≤ 4 reads of it, in one call of
+/// our shim and no allocation (tch's `size()` alone allocates and checks its error slot).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layout {
+    /// float32 on the CPU, contiguous
+    pub dense_f32_cpu: bool,
+    pub rank: usize,
+    /// The sizes, the first `rank` entries.
+    pub sizes: [i64; 4],
+    pub data: *mut f32,
+}
+
+impl Layout {
+    /// The layout, or `None` when the rank is above 4 or libtorch threw.
+    pub fn of(t: &Tensor) -> Option<Layout> {
+        let mut raw = RawLayout { device_type: -1, scalar_type: -1, rank: 0, contiguous: 0, sizes: [1; 4], data: std::ptr::null_mut() };
+        // SAFETY: `t` is a live tensor handle; the shim only reads it, catches every C++
+        // exception and reports failure by its return value.
+        if unsafe { tl_dense_layout_of(t.as_ptr(), &mut raw) } != 0 {
+            return None;
+        }
+        let dense_f32_cpu = raw.contiguous == 1 && device_of(raw.device_type, -1) == Device::Cpu && scalar_type_code(Kind::Float) == Some(raw.scalar_type);
+        Some(Layout { dense_f32_cpu, rank: raw.rank as usize, sizes: raw.sizes, data: raw.data as *mut f32 })
+    }
 }
 
 impl Facts {

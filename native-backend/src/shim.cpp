@@ -44,6 +44,35 @@ int tl_tensor_facts_of(const at::Tensor* tensor, tl_tensor_facts* out) noexcept 
   }
 }
 
+// What the merged elementwise plan reads of each operand of rank <= 4: device, dtype, rank,
+// sizes, whether it is contiguous, and its data pointer.
+struct tl_dense_layout {
+  int32_t device_type;
+  int32_t scalar_type;
+  int32_t rank;
+  int32_t contiguous;
+  int64_t sizes[4];
+  void* data;
+};
+
+// Fills `out`; 0 on success, -1 if libtorch threw or the rank is above 4.
+int tl_dense_layout_of(const at::Tensor* tensor, tl_dense_layout* out) noexcept {
+  try {
+    const at::Tensor& t = *tensor;
+    const int64_t rank = t.dim();
+    if (rank > 4) return -1;
+    out->device_type = static_cast<int32_t>(t.device().type());
+    out->scalar_type = static_cast<int32_t>(t.scalar_type());
+    out->rank = static_cast<int32_t>(rank);
+    out->contiguous = t.is_contiguous() ? 1 : 0;
+    for (int64_t d = 0; d < rank; ++d) out->sizes[d] = t.sizes()[d];
+    out->data = t.data_ptr();
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
 #ifdef TORCHLOWER_PYTHON
 // The Python object of tch's tensor handle `tensor`, consuming the handle: its `at::Tensor`
 // is moved into THPVariable_Wrap (no reference count traffic) and the handle freed. NULL with a

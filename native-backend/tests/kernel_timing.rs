@@ -52,3 +52,25 @@ fn kernels_against_libtorch() {
         println!("{line} add ops {add:.2} fused {add_fused:.2} | add_row ops {row:.2} fused {row_fused:.2}");
     }
 }
+
+/// SqueezeExcitation's gate `x * sigmoid(scale)` (`[B, C, H, W]` by `[B, C, 1, 1]`): the fused
+/// pass against libtorch's two ops, and the parts of the fused call.
+#[test]
+#[ignore]
+fn channel_gate_against_libtorch() {
+    tch::set_num_threads(1);
+    let _guard = tch::no_grad_guard();
+    use fused::Binary;
+    let program = [Step::Load(0), Step::Load(1), Step::Unary(Unary::Sigmoid), Step::Binary(Binary::Mul)];
+    for &(b, c, h, w) in &[(1i64, 8i64, 16i64, 4i64), (1, 8, 16, 16), (64, 8, 16, 4)] {
+        let x = Tensor::randn([b, c, h, w], (tch::Kind::Float, tch::Device::Cpu));
+        let scale = Tensor::randn([b, c, 1, 1], (tch::Kind::Float, tch::Device::Cpu));
+        let ops_us = median_us(|| drop(ops::mul(&x, &ops::sigmoid(&scale).unwrap()).unwrap()));
+        let fused_us = median_us(|| drop(fused::elementwise(&[&x, &scale], &program).unwrap()));
+        let sigmoid_us = median_us(|| drop(ops::sigmoid(&scale).unwrap()));
+        let gate = ops::sigmoid(&scale).unwrap();
+        let mul_us = median_us(|| drop(fused::elementwise(&[&x, &gate], &[Step::Load(0), Step::Load(1), Step::Binary(Binary::Mul)]).unwrap()));
+        let empty_us = median_us(|| drop(Tensor::empty([b, c, h, w], (tch::Kind::Float, tch::Device::Cpu))));
+        println!("{b}x{c}x{h}x{w}: ops {ops_us:.2} fused {fused_us:.2} | parts: sigmoid {sigmoid_us:.2} fused mul {mul_us:.2} empty {empty_us:.2}");
+    }
+}

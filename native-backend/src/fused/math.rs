@@ -178,6 +178,8 @@ macro_rules! multiversion {
         }
     };
 }
+/// For the other kernels of `fused` (a caller imports [`has_avx512`] beside it).
+pub(super) use multiversion;
 
 /// Whether [`unary_in_place`] runs `op` as a vectorised loop at least as fast as libtorch's
 /// kernel on this CPU. Tanh and log call a scalar function per element. Exp, sigmoid, SiLU

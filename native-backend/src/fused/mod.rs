@@ -274,7 +274,7 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
     if !direct_ops(operands, program) && program.iter().any(|step| matches!(step, Step::Binary(_))) {
         if let Some((hoisted, hoisted_program)) = hoist_operand_unaries(operands, program)? {
-            let hoisted: Vec<&Tensor> = hoisted.iter().collect();
+            let hoisted: Vec<&Tensor> = hoisted.iter().map(Hoisted::tensor).collect();
             if direct_ops(&hoisted, &hoisted_program) {
                 return elementwise_over(&hoisted, &hoisted_program, true);
             }
@@ -328,7 +328,7 @@ fn elementwise_over(operands: &[&Tensor], program: &[Step], direct_ops: bool) ->
 /// gate is one libtorch call on its `[B, C, 1, 1]` scale and one loop, not two dispatches.
 /// Returns the operands in the new program's order; `None` when a non-native op acts on an
 /// intermediate value (that needs the op-by-op path) or on an operand that is not float32.
-fn hoist_operand_unaries(operands: &[&Tensor], program: &[Step]) -> Result<Option<(Vec<Tensor>, Vec<Step>)>> {
+fn hoist_operand_unaries<'a>(operands: &[&'a Tensor], program: &[Step]) -> Result<Option<(Vec<Hoisted<'a>>, Vec<Step>)>> {
     // a non-native op on an intermediate value: nothing to hoist (checked before any op runs)
     let mut after_load = false;
     for step in program {
@@ -347,28 +347,46 @@ fn hoist_operand_unaries(operands: &[&Tensor], program: &[Step]) -> Result<Optio
             steps.push(step);
             continue;
         };
-        let mut value = operands.get(i).ok_or_else(invalid_program)?.shallow_clone();
+        let given: &Tensor = operands.get(i).ok_or_else(invalid_program)?;
         let chain_end = program[at..].iter().position(|s| !matches!(s, Step::Unary(_))).map_or(program.len(), |n| at + n);
         let chain = &program[at..chain_end];
         let libtorch_first = chain.iter().any(|s| match *s {
-            Step::Unary(op) => !calibrate::native(op) || (op == Unary::Gelu && value.numel() <= 1),
+            Step::Unary(op) => !calibrate::native(op) || (op == Unary::Gelu && given.numel() <= 1),
             _ => false,
         });
-        if libtorch_first {
-            // a float op cannot fail, so running it early cannot change which error eager raises
-            if !matches!(value.f_kind(), Ok(tch::Kind::Float)) {
-                return Ok(None);
-            }
-            for step in chain {
-                let Step::Unary(op) = *step else { unreachable!("a chain of unary steps") };
-                value = unary_with_ops(op, &value)?;
-            }
-            at = chain_end;
-        }
         steps.push(Step::Load(hoisted.len()));
-        hoisted.push(value);
+        if !libtorch_first {
+            hoisted.push(Hoisted::Given(given));
+            continue;
+        }
+        // a float op cannot fail, so running it early cannot change which error eager raises
+        if !matches!(given.f_kind(), Ok(tch::Kind::Float)) {
+            return Ok(None);
+        }
+        let mut value = given.shallow_clone();
+        for step in chain {
+            let Step::Unary(op) = *step else { unreachable!("a chain of unary steps") };
+            value = unary_with_ops(op, &value)?;
+        }
+        hoisted.push(Hoisted::Computed(value));
+        at = chain_end;
     }
     Ok(Some((hoisted, steps)))
+}
+
+/// An operand of a hoisted program: one of the call's, or the value of its unary chain.
+enum Hoisted<'a> {
+    Given(&'a Tensor),
+    Computed(Tensor),
+}
+
+impl Hoisted<'_> {
+    fn tensor(&self) -> &Tensor {
+        match self {
+            Hoisted::Given(t) => t,
+            Hoisted::Computed(t) => t,
+        }
+    }
 }
 
 /// Whether `program` loads an operand of at most one element: eager's GELU of such a tensor

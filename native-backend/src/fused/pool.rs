@@ -13,13 +13,14 @@
 
 use tch::{Device, Kind, Tensor};
 
+use super::math::{has_avx512, multiversion};
 use crate::cuda::kernels::pool::PoolWindow;
 use crate::error::Result;
 use crate::parallel::{for_each_part, DisjointParts};
 
 /// The window of one spatial dim, with eager's output length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Window {
+pub(super) struct Window {
     size: usize,
     stride: usize,
     padding: usize,
@@ -114,8 +115,12 @@ pub fn max_pool(x: &Tensor, dims: usize, kernel: &[i64], stride: &[i64], padding
     };
     let spans = cols.spans(width);
     let parts = DisjointParts::new(output);
-    // a few hundred thousand comparisons per part before a second thread pays
-    let grain = (1 << 16) / (in_plane.max(1)) + 1;
+    // Work per plane: its comparisons and its reads, plus a fixed cost of the plane's loops
+    // that dominates small planes. A part takes at least 2^14 such units (about 10 µs here),
+    // so a second thread pays for its wake-up: eager's kernel splits the planes at any size,
+    // which at 64×8×64 halves its time on two threads and left our serial loop at ×0.69.
+    let per_plane = out_plane * rows.size * cols.size + in_plane + 64;
+    let grain = (1 << 14) / per_plane + 1;
     for_each_part(planes, grain, &|begin, end| {
         // SAFETY: the parts of one call cover disjoint plane ranges.
         let o = unsafe { parts.part(begin * out_plane, (end - begin) * out_plane) };
@@ -134,11 +139,13 @@ fn row_major_strides(shape: &[i64]) -> Vec<i64> {
     strides
 }
 
+multiversion! {
 /// One plane: each output row starts at `-inf`; each window row is swept across the output
 /// row, and within it each window element in order — per output element that is eager's
 /// row-major order over the window, skipping what lies in the padding as eager does (for
 /// `pick` a skipped element and `-inf` are the same).
 /// `spans` is `cols.spans(width)`.
+/// Built for AVX-512 and AVX2 too: the window sweeps are selects the compiler vectorizes.
 fn pool_plane(input: &[f32], width: usize, rows: Window, cols: Window, spans: &[(usize, usize, usize)], out: &mut [f32], out_w: usize) {
     let height = input.len() / width;
     let side_by_side = cols.padding == 0 && cols.dilation == 1 && cols.size == cols.stride && cols.out * cols.size <= width;
@@ -169,7 +176,9 @@ fn pool_plane(input: &[f32], width: usize, rows: Window, cols: Window, spans: &[
         }
     }
 }
+}
 
+#[inline(always)]
 fn sweep_chunks<const K: usize>(line: &[f32], o: &mut [f32]) {
     for (m, chunk) in o.iter_mut().zip(line.chunks_exact(K)) {
         let mut best = *m;
@@ -265,22 +274,28 @@ mod tests {
 
 #[cfg(test)]
 mod timing {
-    /// Paired timing of our loop against libtorch's kernel, one thread (`TL_POOL="n,c,h,w,k,s,p;…"`);
-    /// prints medians and the median ratio. Run by hand: `cargo test --release --lib pool::timing -- --ignored --nocapture`.
+    /// Paired timing of our loop against libtorch's kernel (`TL_POOL="n,c,h,w,k,s,p;…"` for
+    /// 2-D pooling, `"n,c,l,k,s,p"` for 1-D; `TL_THREADS`, default 1); prints medians and the
+    /// median ratio. Run by hand: `cargo test --release --lib pool::timing -- --ignored --nocapture`.
     #[test]
     #[ignore]
     fn time_max_pool() {
-        tch::set_num_threads(1);
+        tch::set_num_threads(std::env::var("TL_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1));
         let shapes = std::env::var("TL_POOL").unwrap_or_else(|_| "1,8,16,4,3,2,1;1,8,16,16,3,2,1;64,8,16,4,3,2,1;64,8,16,16,3,2,1;1,64,112,112,3,2,1;1,8,16,4,2,2,0".into());
         for shape in shapes.split(';') {
             let d: Vec<i64> = shape.split(',').map(|v| v.trim().parse().unwrap()).collect();
-            let x = tch::Tensor::randn([d[0], d[1], d[2], d[3]], (tch::Kind::Float, tch::Device::Cpu));
-            let (k, s, p) = ([d[4]], [d[5]], [d[6]]);
+            let dims = if d.len() == 6 { 1 } else { 2 };
+            let x = tch::Tensor::randn(&d[..dims + 2], (tch::Kind::Float, tch::Device::Cpu));
+            let (k, s, p) = ([d[dims + 2]], [d[dims + 3]], [d[dims + 4]]);
             let reps = (4_000_000 / x.numel()).clamp(3, 20_000);
             let time = |ours: bool| {
                 let t = std::time::Instant::now();
                 for _ in 0..reps {
-                    let out = if ours { super::max_pool(&x, 2, &k, &s, &p, &[1], false).unwrap().unwrap() } else { x.max_pool2d(k, s, p, [1], false) };
+                    let out = match (ours, dims) {
+                        (true, _) => super::max_pool(&x, dims, &k, &s, &p, &[1], false).unwrap().unwrap(),
+                        (false, 1) => x.max_pool1d(k, s, p, [1], false),
+                        (false, _) => x.max_pool2d(k, s, p, [1], false),
+                    };
                     let _ = std::hint::black_box(out);
                 }
                 t.elapsed().as_secs_f64() / reps as f64 * 1e6

@@ -99,25 +99,25 @@ fn plan_of(shape: Vec<i64>, out: [usize; 2], views: Vec<(Dense, [usize; 2])>) ->
 /// one of them must have the output's shape (so eager's output is contiguous as ours is).
 /// `None` for anything else, including shapes that do not broadcast (libtorch raises).
 fn merged_plan(operands: &[&Tensor], used: &[bool]) -> Option<ElementwisePlan> {
-    let mut sizes = Vec::with_capacity(operands.len());
-    for (t, u) in operands.iter().zip(used) {
-        let facts = crate::facts::Facts::of(t)?;
-        let (contiguous, ptr) = crate::facts::contiguous_data(t)?;
-        let fits = facts.device == tch::Device::Cpu && facts.is_kind(tch::Kind::Float) && contiguous && facts.rank <= 4;
-        if *u && !fits {
-            return None;
+    // Each used operand's sizes aligned to the right over 4 dims (leading ones), as torch
+    // broadcasts them, read in one shim call each: this plan is per call, and at a few hundred
+    // elements its allocations and tch queries cost as much as the pass.
+    let mut shapes: Vec<([i64; 4], *mut f32, bool)> = Vec::with_capacity(operands.len());
+    let mut rank = 0;
+    for (t, &u) in operands.iter().zip(used) {
+        if !u {
+            shapes.push(([1; 4], std::ptr::null_mut(), false));
+            continue;
         }
-        sizes.push((t.size(), ptr));
+        let layout = crate::facts::Layout::of(t).filter(|l| l.dense_f32_cpu)?;
+        let mut aligned = [1i64; 4];
+        aligned[4 - layout.rank..].copy_from_slice(&layout.sizes[..layout.rank]);
+        rank = rank.max(layout.rank);
+        shapes.push((aligned, layout.data, true));
     }
-    let rank = sizes.iter().zip(used).filter(|(_, u)| **u).map(|((s, _), _)| s.len()).max()?;
-    // each operand's sizes aligned to the right, as torch broadcasts them
-    let shapes: Vec<(Vec<i64>, *mut f32, bool)> = sizes
-        .into_iter()
-        .zip(used)
-        .map(|((s, ptr), u)| (std::iter::repeat_n(1, rank.saturating_sub(s.len())).chain(s).collect(), ptr, *u))
-        .collect();
-    let used_shapes = || shapes.iter().filter(|(_, _, u)| *u).map(|(s, _, _)| s);
-    let mut out = vec![1i64; rank];
+    let used_shapes = || shapes.iter().filter(|(_, _, u)| *u).map(|(s, _, _)| &s[4 - rank..]);
+    let mut out = [1i64; 4];
+    let out = &mut out[4 - rank..];
     for s in used_shapes() {
         for (o, &d) in out.iter_mut().zip(s) {
             if *o == 1 {
@@ -127,7 +127,8 @@ fn merged_plan(operands: &[&Tensor], used: &[bool]) -> Option<ElementwisePlan> {
             }
         }
     }
-    if !used_shapes().any(|s| *s == out) {
+    let out: &[i64] = out;
+    if !used_shapes().any(|s| s == out) {
         return None;
     }
     // Whether `s` is whole over `dims` (Some(true)), all ones there where the output is not
@@ -146,12 +147,13 @@ fn merged_plan(operands: &[&Tensor], used: &[bool]) -> Option<ElementwisePlan> {
     let views = shapes
         .iter()
         .map(|(s, ptr, u)| {
+            let s = &s[4 - rank..];
             let whole = |dims| *u && block(s, dims) == Some(true);
             let own = [if whole(0..split) { grid[0] } else { 1 }, if whole(split..rank) { grid[1] } else { 1 }];
             (Dense { ptr: *ptr, rank: 2, rows: own[0], cols: own[1] }, own)
         })
         .collect();
-    plan_of(out, grid, views)
+    plan_of(out.to_vec(), grid, views)
 }
 
 impl ElementwisePlan {
