@@ -69,3 +69,13 @@ def _native_mode_by_default(monkeypatch):
 def native_mode(monkeypatch):
     """TORCHLOWER_MODE=native for one test: errors surface instead of falling back."""
     monkeypatch.setenv("TORCHLOWER_MODE", "native")
+
+
+@pytest.fixture
+def torch_threads():
+    """``torch.set_num_threads`` for one test; the count before it is restored afterwards."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield torch.set_num_threads
+    torch.set_num_threads(before)

@@ -78,15 +78,11 @@ def test_every_form_is_eagers_bit_for_bit(mha, name, specials):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_longer_sequences_on_threads(mha, threads):
+def test_longer_sequences_on_threads(mha, threads, torch_threads):
     module, compiled = mha
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        args = _args("self_attention", seq=64, embed=64, heads=4)
-        _bits_equal(compiled["self_attention"](*args), module.self_attention(*args))
-    finally:
-        torch.set_num_threads(previous)
+    torch_threads(threads)
+    args = _args("self_attention", seq=64, embed=64, heads=4)
+    _bits_equal(compiled["self_attention"](*args), module.self_attention(*args))
 
 
 def _raises_like_eager(eager_fn, native_fn, args):

@@ -97,16 +97,14 @@ def test_max_pools_are_eagers_bit_for_bit(max_pools_fixture, shape, specials, la
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_max_pools_on_threads(max_pools_fixture, threads):
+def test_max_pools_on_threads(max_pools_fixture, threads, torch_threads):
     eager, native = max_pools_fixture
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        x = _pool_input((64, 64, 24, 24), False)
+    torch_threads(threads)
+    # planes large and small: 64 of 24×24, and 1,024 of 3×64 (and 1,536 rows of 64 for 1-D)
+    for shape in [(64, 64, 24, 24), (2, 512, 3, 64)]:
+        x = _pool_input(shape, False)
         for g, w in zip(native(x), eager(x)):
             assert torch.equal(g.view(torch.int32), w.view(torch.int32))
-    finally:
-        torch.set_num_threads(before)
 
 
 def test_max_pool_window_larger_than_input_is_eagers_error(max_pools_fixture, native_mode):
