@@ -58,7 +58,8 @@ pub fn multi_head_attention_forward(
         (query.f_unsqueeze(1)?, key.f_unsqueeze(1)?, value.f_unsqueeze(1)?)
     };
     let [tgt_len, bsz, embed_dim] = dims3(&query);
-    let src_len = key.size()[0];
+    let (key_size, value_size) = (key.size(), value.size());
+    let src_len = key_size[0];
     if is_causal && attn_mask.is_none() {
         return Err(Error::Runtime(
             "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method \
@@ -75,7 +76,6 @@ pub fn multi_head_attention_forward(
     if head_dim.checked_mul(num_heads) != Some(embed_dim) {
         return Err(Error::Assertion(format!("embed_dim {embed_dim} not divisible by num_heads {num_heads}")));
     }
-    let (key_size, value_size) = (key.size(), value.size());
     if use_separate_proj_weight {
         if key_size[..2] != value_size[..2] {
             return Err(Error::Assertion(format!(

@@ -272,7 +272,8 @@ pub fn reduce(t: &Tensor, reduce: Reduce) -> Result<Tensor> {
 /// dim, a `[B, C, 1, 1]` scale over `[B, C, H, W]`).
 /// Each op rounds to float32 as eager does, so the result equals the op-by-op chain.
 pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
-    if !direct_ops(operands, program) && program.iter().any(|step| matches!(step, Step::Binary(_))) {
+    let direct = direct_ops(operands, program);
+    if !direct && program.iter().any(|step| matches!(step, Step::Binary(_))) {
         if let Some((hoisted, hoisted_program)) = hoist_operand_unaries(operands, program)? {
             let hoisted: Vec<&Tensor> = hoisted.iter().map(Hoisted::tensor).collect();
             if direct_ops(&hoisted, &hoisted_program) {
@@ -280,7 +281,7 @@ pub fn elementwise(operands: &[&Tensor], program: &[Step]) -> Result<Tensor> {
             }
         }
     }
-    elementwise_over(operands, program, direct_ops(operands, program))
+    elementwise_over(operands, program, direct)
 }
 
 /// Whether the direct kernel may run every op of `program`: it works in chunks, so every op
