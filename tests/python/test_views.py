@@ -27,7 +27,7 @@ def compile_native(module, names: list[str]) -> dict:
 @pytest.fixture(scope="module")
 def views():
     module = import_path(VIEWS)
-    names = ["transpose", "view", "reshape", "split_heads", "merge_heads", "shape_tuple", "unsqueezed_mask", "matrix_t", "numbers_of_a_shape", "pair",
+    names = ["transpose", "view", "reshape", "split_heads", "merge_heads", "shape_tuple", "unsqueezed_mask", "matrix_t", "t_views", "numbers_of_a_shape", "pair",
              "narrow_view", "select_view", "unflatten_view", "squeeze_view", "detach_view"]
     return module, compile_native(module, names)
 
@@ -68,6 +68,16 @@ def test_views_alias_their_input_as_eager(views, name, make, args):
     native[corner] = 42 if native.is_floating_point() else 7
     eager[corner] = 42 if eager.is_floating_point() else 7
     assert torch.equal(x_native, x_eager)
+
+
+@pytest.mark.parametrize("make", [lambda: torch.randn(4, 6), lambda: torch.randn(6, 4).t(), lambda: torch.randn(4, 1)[1:]])
+def test_t_is_eagers_view_at_rank_1_and_2(views, make):
+    module, compiled = views
+    w, v = make(), torch.randn(8)[::2]
+    native, eager = compiled["t_views"](w, v), module.t_views(w, v)
+    for n, e, base in zip(native, eager, (w, v)):
+        assert torch.equal(n, e)
+        assert layout(n, base) == layout(e, base)
 
 
 def test_reshape_of_a_non_contiguous_input_copies_as_eager(views):

@@ -45,6 +45,10 @@ def matrix_t(w: TensorF32Cpu2D, v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return w.t() @ v.t()
 
 
+def t_views(w: TensorF32Cpu2D, v: TensorF32Cpu1D) -> tuple[TensorF32Cpu2D, TensorF32Cpu1D]:
+    return w.t(), torch.t(v)
+
+
 def numbers_of_a_shape(x: TensorF32Cpu3D) -> int:
     return len(x) + x.dim() * 100 + x.ndim + x.numel() - x.size(1)
 
