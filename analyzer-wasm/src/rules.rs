@@ -795,20 +795,20 @@ code!(NOT_UTF8, "TL003", Module, Error,
     "b\"\\xff\"", "Pass the source as text.");
 
 code!(PARAM_UNANNOTATED, "TL101", Signature, Warning,
-    "Parameter without annotation",
-    "Native code needs the dtype, device and rank of every tensor parameter; sites on unannotated values are not covered. `torchlower.compile` specialises an unannotated function on its first call's argument types instead.",
-    "def f(x): ...", "Annotate with a torchlower.types marker, `int`, `float` or `bool`, or leave every parameter unannotated and call it through `torchlower.compile`.");
+    "Parameter without annotation, or annotated `torch.Tensor`",
+    "Native code needs the dtype, device and rank of every tensor parameter, which neither a missing annotation nor `torch.Tensor` (by any import of it, also as a postponed string) says; sites on such values are not covered. `torchlower.compile` specialises these parameters on each call's argument types instead (the annotation is then the argument's marker).",
+    "def f(x, y: torch.Tensor): ...", "Call the function through `torchlower.compile` (it specialises), or annotate with a torchlower.types marker, `int`, `float` or `bool`.");
 code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
     "Unsupported parameter annotation",
-    "Parameter types with a boundary check: the torchlower.types / rextio_torch.types markers (float32 on the CPU, ranks 1–5; float32 on cuda:0, ranks 1–4; int64 and bool on the CPU, ranks 1–4), `int`, `float` and `bool`. `torch.Tensor`, `str`, `Optional[...]` and containers say too little (or something else) about the value.",
-    "def f(x: torch.Tensor, name: str): ...", "Use the marker of the tensor's dtype, device and rank (`TensorF32Cpu2D`, `TensorI64Cpu1D`, `TensorF32Cuda0_3D`, …), or `int`, `float`, `bool`.");
+    "Parameter types with a boundary check: the torchlower.types / rextio_torch.types markers (float32 on the CPU, ranks 1–5; float32 on cuda:0, ranks 1–4; int64 and bool on the CPU, ranks 1–4), `int`, `float` and `bool`. `str`, `Optional[...]` and containers say too little (or something else) about the value (`torch.Tensor` is TL101: specialised).",
+    "def f(x: TensorF32Cpu2D, name: str): ...", "Use the marker of the tensor's dtype, device and rank (`TensorF32Cpu2D`, `TensorI64Cpu1D`, `TensorF32Cuda0_3D`, …), or `int`, `float`, `bool`.");
 code!(RETURN_UNANNOTATED, "TL103", Signature, Warning,
     "Missing return annotation, not inferable",
     "Without a return annotation the return type is inferred from the first `return` of a typed value (each other `return` must agree, TL401); a function whose returns carry no type (only unresolved values, or no `return` at all) has none to build the boundary with.",
     "def f(x: TensorF32Cpu2D): print(x)", "Return a typed value, or add `-> TensorF32Cpu2D` (or another supported type).");
 code!(RETURN_UNSUPPORTED, "TL104", Signature, Warning,
     "Unsupported return annotation",
-    "Returned natively: the tensor markers, `int`, `float`, `bool`, and tuples of them (`tuple[...]` / `typing.Tuple[...]`, up to 8 elements). None, lists, dicts and strings are not.",
+    "Returned natively: the tensor markers, `int`, `float`, `bool`, and tuples of them (`tuple[...]` / `typing.Tuple[...]`, up to 8 elements). The open forms real code writes are read as promises, the type itself inferred from the `return`s and checked against them (TL401): `torch.Tensor`, `tuple[torch.Tensor, int]`, `Tuple[torch.Tensor, ...]`, a bare `tuple`, `Optional[X]` / `X | None` as `X`, and their string spellings. None, lists, dicts, strings and other unions are not.",
     "def f(x: TensorF32Cpu2D) -> None: ...", "Return a tensor, a number, a bool or a tuple of them, or drop the annotation to have the type inferred from the `return`.");
 code!(PARAM_DEFAULT, "TL105", Signature, Warning,
     "Default argument values",

@@ -124,3 +124,68 @@ def test_the_c_fast_path_tries_the_last_specialisation_and_specialises_again(mod
     monkeypatch.setenv("TORCHLOWER_MODE", "fallback")
     x = two[0].clone().requires_grad_()
     assert compiled(x, *two[1:], 0.5).requires_grad  # Python ran: eager's graph
+
+
+# --- `torch.Tensor` annotations, as real projects write them -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def as_written():
+    return import_path(CASES / "torch_tensor.py"), import_path(CASES / "torch_tensor_postponed.py")
+
+
+@pytest.mark.parametrize(
+    "file,name,make",
+    [
+        (0, "rotate_half", lambda: (torch.randn(2, 4, 5, 8),)),
+        (0, "apply_rotary_pos_emb", lambda: (torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 8))),
+        (0, "rms_norm", lambda: (torch.randn(2, 5, 16), torch.randn(16))),
+        (0, "maybe_scaled", lambda: (torch.randn(3, 4), 0.5)),
+        (1, "swiglu", lambda: (torch.randn(3, 8), torch.randn(8, 16), torch.randn(8, 16))),
+        (1, "value_and_features", lambda: (torch.randn(4, 6), torch.randn(5, 6), torch.randn(5))),
+    ],
+)
+def test_torch_tensor_parameters_are_specialised_and_route_native(as_written, file, name, make):
+    module = as_written[file]
+    compiled = torchlower.compile(getattr(module, name))
+    assert compiled.route == "specialising"
+    for _ in range(2):
+        args = make()
+        native, eager = compiled(*args), getattr(module, name)(*args)
+        for n, e in zip(native, eager) if isinstance(eager, tuple) else [(native, eager)]:
+            assert_matches_eager(n, e)
+    (routed,) = compiled.specialisations.values()
+    assert routed.route == "native", routed.reason
+
+
+def test_a_return_that_breaks_its_torch_tensor_annotation_runs_as_python(as_written, monkeypatch):
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    module = as_written[0]
+    compiled = torchlower.compile(module.says_a_pair_returns_one)
+    x = torch.randn(3, 4)
+    assert_matches_eager(compiled(x), module.says_a_pair_returns_one(x))
+    (routed,) = compiled.specialisations.values()
+    assert routed.route == "fallback" and "[TL401]" in routed.reason, routed.reason
+    assert "the annotation says tuple[torch.Tensor, torch.Tensor]" in routed.reason
+
+
+def test_open_tensor_annotations_are_found_by_name_not_evaluated(as_written):
+    _, postponed = as_written
+    assert _specialise.unannotated(postponed.swiglu) == ["x", "w1", "w3"]
+
+    # postponed annotations are their text; `open("x")` must not run
+    namespace = {"th": torch, "torch": torch, "Tensor": torch.Tensor}
+    source = "from __future__ import annotations\ndef f(x: th.Tensor, y: torch.Tensor, n: int, z: Tensor, w: open('x'), v: 'Tensor'): pass\n"
+    exec(source, namespace)  # noqa: S102 - a fixed test source
+    assert _specialise.unannotated(namespace["f"]) == ["x", "y", "z", "v"]
+
+
+def test_annotate_replaces_torch_tensor_annotations_in_place():
+    source = "import torch\ndef f(x: torch.Tensor, n: int, y) -> torch.Tensor:\n    return x\n"
+    text = _specialise.annotate(source, "f", 2, {"x": "TensorF32Cpu2D", "y": "TensorF32Cpu1D"})
+    assert text.splitlines()[:3] == [
+        "import torch",
+        "def f(x: TensorF32Cpu2D, n: int, y: TensorF32Cpu1D) -> torch.Tensor:",
+        "    return x",
+    ]
+    assert text.endswith("from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\n")

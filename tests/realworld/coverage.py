@@ -1,6 +1,6 @@
 """How much of the real-code corpus routes native, and what still blocks it.
 
-    python tests/realworld/coverage.py [--json] [--top N] [--unannotated]
+    python tests/realworld/coverage.py [--json] [--top N] [--unannotated | --torch-tensor]
 
 Analyzes every ``tests/realworld/*.py`` with ``torchlower.analyze`` and prints, per file and in
 total, native functions / functions and claimed torch call sites / sites; then the blockers
@@ -11,7 +11,8 @@ for every distinct diagnostic code (or, for sites that are not covered, call tar
 return annotations removed, each natively routed function specialised as
 ``torchlower.compile`` would on its first call (``torchlower._specialise``: the example
 arguments of the file's ``INPUTS`` give the types) and analyzed again; it prints how many of
-the annotated version's native functions stay native.
+the annotated version's native functions stay native. ``--torch-tensor`` does the same for the
+corpus annotated as the projects write it (every tensor marker replaced by ``torch.Tensor``).
 """
 
 from __future__ import annotations
@@ -102,9 +103,44 @@ def strip_annotations(source: str) -> str:
     return "".join(lines)
 
 
-def measure_unannotated(files: list[Path]) -> dict:
+def open_annotations(source: str) -> str:
+    """``source`` annotated as the projects write it: every tensor marker in the parameter and
+    return annotations of its module-level functions replaced by ``torch.Tensor``
+    (``x: torch.Tensor``, ``-> tuple[torch.Tensor, int]``); ``int``/``float``/``bool`` kept."""
+    import ast
+    import re
+
+    tree = ast.parse(source)
+    # the project's own name of torch (Stable-Baselines3 writes `th.Tensor`)
+    torch_name = next(
+        (a.asname or a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names if a.name == "torch"), "torch"
+    )
+    lines = source.splitlines(keepends=True)
+    spans = []  # (line, start byte, end byte) of each one-line annotation
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+        for annotation in [a.annotation for a in arguments] + [node.returns]:
+            if annotation is not None and annotation.lineno == annotation.end_lineno:
+                spans.append((annotation.lineno, annotation.col_offset, annotation.end_col_offset))
+    for line, start, end in sorted(spans, reverse=True):
+        raw = lines[line - 1].encode()
+        text = re.sub(r"\bTensor(F32|I64|Bool)\w*", f"{torch_name}.Tensor", raw[start:end].decode())
+        lines[line - 1] = (raw[:start] + text.encode() + raw[end:]).decode()
+    return "".join(lines)
+
+
+def measure_open(files: list[Path]) -> dict:
+    """:func:`measure_unannotated` for the corpus annotated with ``torch.Tensor``
+    (:func:`open_annotations`): its tensor parameters specialised on the example inputs."""
+    return measure_unannotated(files, form=open_annotations)
+
+
+def measure_unannotated(files: list[Path], form=None) -> dict:
     """Native functions of the annotated corpus, and how many of them route native again when
-    unannotated and specialised on their example inputs."""
+    unannotated (or in another ``form`` of the source) and specialised on their example
+    inputs, as ``torchlower.compile`` specialises the parameters it cannot type."""
     import importlib.util
     import inspect
 
@@ -119,7 +155,8 @@ def measure_unannotated(files: list[Path]) -> dict:
         spec = importlib.util.spec_from_file_location(f"_tl_unannotated_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        stripped = strip_annotations(source)
+        stripped = (form or strip_annotations)(source)
+        module_as_written = _import_source(stripped, path, f"_tl_form_{path.stem}")
         native, specialised, lost = 0, 0, []
         for entry in report["functions"]:
             if entry["route"] != "native" or entry["name"] not in getattr(module, "INPUTS", {}):
@@ -128,7 +165,8 @@ def measure_unannotated(files: list[Path]) -> dict:
             torch.manual_seed(0)
             args = module.INPUTS[entry["name"]]()
             names = list(inspect.signature(getattr(module, entry["name"])).parameters)
-            types = {n: _specialise.type_name(a) for n, a in zip(names, args)}
+            untyped = set(_specialise.unannotated(getattr(module_as_written, entry["name"])))
+            types = {n: _specialise.type_name(a) for n, a in zip(names, args) if n in untyped}
             annotated = _specialise.annotate(stripped, entry["name"], entry["line"], {n: t for n, t in types.items() if t})
             again = torchlower.analyze(annotated or "", filename=path.name)
             route = next((f["route"] for f in again["functions"] if f["name"] == entry["name"] and f["line"] == entry["line"]), None)
@@ -140,6 +178,14 @@ def measure_unannotated(files: list[Path]) -> dict:
     return {"files": rows, "native": sum(r["native"] for r in rows), "specialised": sum(r["specialised"] for r in rows)}
 
 
+def _import_source(source: str, path: Path, name: str):
+    """The module ``source`` defines, as if it were the file ``path``."""
+    module = type(sys)(name)
+    module.__file__ = str(path)
+    exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - our own corpus
+    return module
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.1f}%" if whole else "-"
 
@@ -149,13 +195,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the measurement as JSON")
     parser.add_argument("--top", type=int, default=25, help="how many blockers to list")
     parser.add_argument("--unannotated", action="store_true", help="measure the unannotated, specialised path")
+    parser.add_argument("--torch-tensor", action="store_true", help="measure the corpus annotated with torch.Tensor, specialised")
     args = parser.parse_args(argv)
-    if args.unannotated:
-        result = measure_unannotated(corpus_files())
+    if args.unannotated or args.torch_tensor:
+        result = measure_open(corpus_files()) if args.torch_tensor else measure_unannotated(corpus_files())
         for row in result["files"]:
             lost = f"  lost: {', '.join(row['lost'])}" if row["lost"] else ""
             print(f"{row['file']:28} {row['specialised']:>4}/{row['native']:<4}{lost}")
-        print(f"{'total':28} {result['specialised']:>4}/{result['native']:<4} native functions stay native unannotated")
+        form = "annotated with torch.Tensor" if args.torch_tensor else "unannotated"
+        print(f"{'total':28} {result['specialised']:>4}/{result['native']:<4} native functions stay native {form}")
         return 0
     result = measure(corpus_files())
     if args.json:

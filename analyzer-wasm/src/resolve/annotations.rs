@@ -43,6 +43,123 @@ pub fn resolve_tuple_annotation(scope: &ModuleScope, annotation: &Expr) -> Optio
     items.elts.iter().map(|e| resolve_annotation(scope, e)).collect()
 }
 
+/// Whether `annotation` is `torch.Tensor` (by any import of it): a tensor of a dtype, device
+/// and rank the annotation does not say. Parameters so annotated are typed as unannotated ones
+/// are (`torchlower.compile` specialises them on each call's arguments).
+pub fn is_open_tensor(scope: &ModuleScope, annotation: &Expr) -> bool {
+    scope.dotted_path(annotation, &|_| false).as_deref() == Some("torch.Tensor")
+}
+
+/// What a return annotation outside the vocabulary still promises, for the forms real code
+/// writes: `torch.Tensor`, tuples of such items (`Tuple[torch.Tensor, int]`,
+/// `tuple[torch.Tensor, ...]`, a bare `tuple`) and `Optional[X]` / `X | None` as `X` (a
+/// `return None` is refused on its own), also as strings. The return type is then inferred
+/// from the `return`s, as without an annotation, and must keep the promise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Promise {
+    /// exactly this type (a marker, `int`, `float`, `bool` inside an open form)
+    Is(Ty),
+    /// a tensor of any dtype, device and rank
+    Tensor,
+    /// a tuple of these items
+    Tuple(Vec<Promise>),
+    /// a tuple of any length whose every item keeps this promise (`Tuple[X, ...]`)
+    TupleOf(Box<Promise>),
+    /// a tuple of anything (`tuple`, `typing.Tuple`)
+    AnyTuple,
+}
+
+impl Promise {
+    /// Whether a function returning `ty` (with these element types when it is a tuple) keeps
+    /// the promise.
+    pub fn admits(&self, ty: Ty, items: &[Ty]) -> bool {
+        let item = |promise: &Promise, t: &Ty| promise.admits(*t, &[]);
+        match self {
+            Promise::Is(want) => ty == *want,
+            Promise::Tensor => matches!(ty, Ty::Tensor(_)),
+            Promise::AnyTuple => matches!(ty, Ty::Tuple(_)),
+            Promise::TupleOf(each) => matches!(ty, Ty::Tuple(_)) && items.iter().all(|t| item(each, t)),
+            Promise::Tuple(want) => matches!(ty, Ty::Tuple(_)) && want.len() == items.len() && want.iter().zip(items).all(|(p, t)| item(p, t)),
+        }
+    }
+
+    /// The promise as Python spells it, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Promise::Is(ty) => ty.describe(),
+            Promise::Tensor => "torch.Tensor".into(),
+            Promise::AnyTuple => "tuple".into(),
+            Promise::TupleOf(each) => format!("tuple[{}, ...]", each.describe()),
+            Promise::Tuple(items) => format!("tuple[{}]", items.iter().map(Promise::describe).collect::<Vec<_>>().join(", ")),
+        }
+    }
+}
+
+/// The [`Promise`] of a return annotation that [`resolve_annotation`] and
+/// [`resolve_tuple_annotation`] do not resolve, when it is one of the open forms.
+pub fn resolve_promise(scope: &ModuleScope, annotation: &Expr) -> Option<Promise> {
+    promise_of(scope, annotation, true, 0)
+}
+
+/// How deep open forms nest (`Optional[Tuple[...]]`, a string inside) before we give up.
+const MAX_PROMISE_DEPTH: usize = 4;
+/// The longest string annotation parsed (real ones are a few words).
+const MAX_STRING_ANNOTATION: usize = 200;
+
+fn promise_of(scope: &ModuleScope, annotation: &Expr, tuples: bool, depth: usize) -> Option<Promise> {
+    if depth > MAX_PROMISE_DEPTH {
+        return None;
+    }
+    if let Some(ty) = resolve_annotation(scope, annotation) {
+        return Some(Promise::Is(ty));
+    }
+    if is_open_tensor(scope, annotation) {
+        return Some(Promise::Tensor);
+    }
+    let path = |e: &Expr| match e {
+        Expr::Name(n) if scope.is_builtin(n.id.as_str()) => Some(n.id.to_string()),
+        other => scope.dotted_path(other, &|_| false),
+    };
+    match annotation {
+        Expr::StringLiteral(text) => {
+            let text = text.value.to_str();
+            if text.len() > MAX_STRING_ANNOTATION {
+                return None;
+            }
+            let parsed = ruff_python_parser::parse_expression(text).ok()?.into_syntax();
+            promise_of(scope, &parsed.body, tuples, depth + 1)
+        }
+        // `X | None`, `None | X`
+        Expr::BinOp(b) if b.op == ruff_python_ast::Operator::BitOr => match (&*b.left, &*b.right) {
+            (Expr::NoneLiteral(_), other) | (other, Expr::NoneLiteral(_)) => promise_of(scope, other, tuples, depth + 1),
+            _ => None,
+        },
+        Expr::Name(_) | Expr::Attribute(_) if tuples && matches!(path(annotation).as_deref(), Some("tuple" | "typing.Tuple")) => Some(Promise::AnyTuple),
+        Expr::Subscript(s) => {
+            let items: Vec<&Expr> = match &*s.slice {
+                Expr::Tuple(t) => t.elts.iter().collect(),
+                one => vec![one],
+            };
+            match path(&s.value).as_deref() {
+                Some("typing.Optional") if items.len() == 1 => promise_of(scope, items[0], tuples, depth + 1),
+                Some("typing.Union") if items.len() == 2 => match (items[0], items[1]) {
+                    (Expr::NoneLiteral(_), other) | (other, Expr::NoneLiteral(_)) => promise_of(scope, other, tuples, depth + 1),
+                    _ => None,
+                },
+                Some("tuple" | "typing.Tuple") if tuples => match items.as_slice() {
+                    [each, Expr::EllipsisLiteral(_)] => Some(Promise::TupleOf(Box::new(promise_of(scope, each, false, depth + 1)?))),
+                    _ if (1..=8).contains(&items.len()) => {
+                        items.iter().map(|e| promise_of(scope, e, false, depth + 1)).collect::<Option<Vec<_>>>().map(Promise::Tuple)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +201,75 @@ mod tests {
                 None,
             ]
         );
+    }
+
+    /// The promise of each function's return annotation in `src`.
+    fn promises(src: &str) -> Vec<Option<Promise>> {
+        let m = ruff_python_parser::parse_module(src).expect("parses").into_syntax();
+        let scope = ModuleScope::from_module(&m.body);
+        m.body
+            .iter()
+            .filter_map(|stmt| match stmt {
+                ast::Stmt::FunctionDef(f) => Some(f.returns.as_deref().and_then(|e| resolve_promise(&scope, e))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn open_return_annotations_promise_what_they_say() {
+        let found = promises(
+            "import torch\nimport torch as th\nfrom torch import Tensor\nimport typing\nfrom typing import Optional, Tuple, Union\n\
+             from torchlower.types import TensorF32Cpu2D\n\
+             def a() -> torch.Tensor: pass\ndef b() -> th.Tensor: pass\ndef c() -> 'Tensor': pass\n\
+             def d() -> Optional[torch.Tensor]: pass\ndef e() -> Tensor | None: pass\ndef f() -> Union[None, Tensor]: pass\n\
+             def g() -> tuple: pass\ndef h() -> typing.Tuple: pass\ndef i() -> Tuple[Tensor, ...]: pass\n\
+             def j() -> tuple[Tensor, int]: pass\ndef k() -> 'Tuple[TensorF32Cpu2D, Tensor]': pass\n\
+             def l() -> Union[int, str]: pass\ndef m() -> tuple[tuple[Tensor, Tensor], Tensor]: pass\ndef n() -> torch.nn.Module: pass\n\
+             def o() -> Optional[Optional[Optional[Optional[Optional[Tensor]]]]]: pass\ndef p() -> list[Tensor]: pass\n",
+        );
+        let tensor = || Promise::Tensor;
+        assert_eq!(
+            found,
+            vec![
+                Some(tensor()),
+                Some(tensor()),
+                Some(tensor()),
+                Some(tensor()),
+                Some(tensor()),
+                Some(tensor()),
+                Some(Promise::AnyTuple),
+                Some(Promise::AnyTuple),
+                Some(Promise::TupleOf(Box::new(tensor()))),
+                Some(Promise::Tuple(vec![tensor(), Promise::Is(Ty::Int)])),
+                Some(Promise::Tuple(vec![Promise::Is(Ty::Tensor(TensorTy::F32_CPU_2D)), tensor()])),
+                None, // a union of two types
+                None, // tuples are not nested in a return
+                None,
+                None, // nested deeper than MAX_PROMISE_DEPTH
+                None,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_promise_admits_what_keeps_it() {
+        let t2 = Ty::Tensor(TensorTy::F32_CPU_2D);
+        let t1 = Ty::Tensor(TensorTy::F32_CPU_1D);
+        assert!(Promise::Tensor.admits(t2, &[]));
+        assert!(!Promise::Tensor.admits(Ty::Int, &[]));
+        assert!(!Promise::Tensor.admits(Ty::Tuple(1), &[t2]));
+        assert!(Promise::AnyTuple.admits(Ty::Tuple(2), &[t2, Ty::Int]));
+        assert!(!Promise::AnyTuple.admits(t2, &[]));
+        let each = Promise::TupleOf(Box::new(Promise::Tensor));
+        assert!(each.admits(Ty::Tuple(3), &[t2, t1, t2]));
+        assert!(!each.admits(Ty::Tuple(2), &[t2, Ty::Float]));
+        let pair = Promise::Tuple(vec![Promise::Tensor, Promise::Is(Ty::Int)]);
+        assert!(pair.admits(Ty::Tuple(2), &[t1, Ty::Int]));
+        assert!(!pair.admits(Ty::Tuple(2), &[t1, Ty::Float]));
+        assert!(!pair.admits(Ty::Tuple(3), &[t1, Ty::Int, Ty::Int]));
+        assert_eq!(pair.describe(), "tuple[torch.Tensor, int]");
+        assert_eq!(each.describe(), "tuple[torch.Tensor, ...]");
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::claim::Lit;
 use crate::ir;
 use crate::parse::LineIndex;
 use crate::report::{Diagnostic, Outcome, Param, Site};
+use crate::resolve::annotations::Promise;
 use crate::resolve::ModuleScope;
 use crate::rules::{self, Code};
 use crate::ty::Ty;
@@ -169,6 +170,8 @@ struct Walker<'a> {
     spec: &'a variants::Specialiser<'a>,
     /// a specialised copy: the return type is the first `return`'s, not the annotation's
     infer_returns: bool,
+    /// what an open return annotation (`-> torch.Tensor`) promises of the inferred type
+    promise: Option<Promise>,
     /// how many branches of run-time conditions enclose the code being walked: an in-place
     /// write into an argument there is deferred to Python (`Walker::deferred_write`)
     conditional: usize,
@@ -221,6 +224,7 @@ fn analyze_with<'a>(
         loop_exits: Vec::new(),
         spec,
         infer_returns: params.is_some(),
+        promise: None,
         conditional: 0,
         unrolled: 0,
         failed_locals: BTreeMap::new(),
@@ -247,6 +251,9 @@ fn analyze_with<'a>(
     if def.returns.is_none() && w.returns.is_none() && params.is_none() {
         let def_range = crate::parse::def_range(w.index.source(), def);
         w.diag(&rules::RETURN_UNANNOTATED, "the function has no return annotation, and no `return` of a typed value to infer it from".into(), def_range);
+    }
+    if let (Some(promise), Some(annotation)) = (&w.promise, def.returns.as_deref()) {
+        w.check_promise(promise.clone(), annotation.range(), params.is_none());
     }
     let unsupported_statement = w.diags.iter().any(|d| d.code == rules::UNSUPPORTED_STATEMENT.code);
     if reachable && !unsupported_statement {
@@ -276,7 +283,7 @@ fn analyze_with<'a>(
 /// return annotation) is `Ty::Unknown`: calls then use a copy specialised for the arguments'
 /// types, whose return type is inferred (`helper_call`).
 pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> Option<Callee> {
-    use crate::resolve::annotations::resolve_annotation;
+    use crate::resolve::annotations::{is_open_tensor, resolve_annotation, resolve_promise};
     let args = &def.parameters;
     if args.vararg.is_some() || args.kwarg.is_some() || !args.kwonlyargs.is_empty() || !def.decorator_list.is_empty() {
         return None;
@@ -289,6 +296,7 @@ pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> 
         .map(|a| {
             let ty = match a.parameter.annotation.as_deref() {
                 None => Ty::Unknown,
+                Some(ann) if is_open_tensor(scope, ann) => Ty::Unknown,
                 Some(ann) => resolve_annotation(scope, ann)?,
             };
             defaults.push(match &a.default {
@@ -304,11 +312,33 @@ pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> 
     match (resolve_annotation(scope, annotation), crate::resolve::annotations::resolve_tuple_annotation(scope, annotation)) {
         (Some(returns), _) => Some(Callee { index, params, defaults, returns, returns_tuple: Vec::new() }),
         (None, Some(items)) => Some(Callee { index, params, defaults, returns: Ty::Tuple(items.len() as u8), returns_tuple: items }),
-        (None, None) => None,
+        // an open annotation (`-> torch.Tensor`): inferred by the specialised copy
+        (None, None) => resolve_promise(scope, annotation).map(|_| Callee { index, params, defaults, returns: Ty::Unknown, returns_tuple: Vec::new() }),
     }
 }
 
 impl<'a> Walker<'a> {
+    /// After the body: the inferred return type keeps what an open return annotation promises
+    /// (`-> torch.Tensor` returns some tensor). `top_level`: not a specialised copy, whose
+    /// missing return type its caller reports.
+    fn check_promise(&mut self, promise: Promise, annotation: TextRange, top_level: bool) {
+        match self.returns {
+            Some(ty) if !promise.admits(ty, &self.returns_tuple) => {
+                let got = match ty {
+                    Ty::Tuple(_) => format!("tuple[{}]", self.returns_tuple.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ")),
+                    other => other.describe(),
+                };
+                self.diag(&rules::RETURN_MISMATCH, format!("returns {got} but the annotation says {}", promise.describe()), annotation);
+            }
+            None if top_level => self.diag(
+                &rules::RETURN_UNANNOTATED,
+                format!("the annotation `{}` leaves the return type open, and no `return` of a typed value gives it", promise.describe()),
+                annotation,
+            ),
+            _ => {}
+        }
+    }
+
     // ---- diagnostics ---------------------------------------------------------------------
 
     fn diag(&mut self, code: &'static Code, message: String, range: TextRange) {

@@ -3,7 +3,7 @@
 
 use super::Walker;
 use crate::report::Param;
-use crate::resolve::annotations::{resolve_annotation, resolve_tuple_annotation};
+use crate::resolve::annotations::{is_open_tensor, resolve_annotation, resolve_promise, resolve_tuple_annotation};
 use crate::claim::Lit;
 use crate::ir;
 use crate::rules;
@@ -56,6 +56,11 @@ impl Walker<'_> {
                 Some(ann) => match resolve_annotation(self.scope, ann) {
                     Some(t) => t,
                     None if types_given => Ty::Unknown,
+                    // typed as an unannotated parameter is (`torchlower.compile` specialises it)
+                    None if is_open_tensor(self.scope, ann) => {
+                        self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}`: `torch.Tensor` does not say the tensor's dtype, device and rank"), ann.range());
+                        Ty::Unknown
+                    }
                     None => {
                         self.diag(&rules::PARAM_UNSUPPORTED, format!("parameter `{name}`: annotation is not a supported type"), ann.range());
                         Ty::Unknown
@@ -79,7 +84,14 @@ impl Walker<'_> {
                     self.returns = Some(Ty::Tuple(items.len() as u8));
                     self.returns_tuple = items;
                 }
-                (None, None) => self.diag(&rules::RETURN_UNSUPPORTED, "the return annotation is not a supported type".into(), ann.range()),
+                // inferred from the `return`s, then checked against the promise (`analyze_with`)
+                (None, None) => match resolve_promise(self.scope, ann) {
+                    Some(promise) => {
+                        self.infer_returns = true;
+                        self.promise = Some(promise);
+                    }
+                    None => self.diag(&rules::RETURN_UNSUPPORTED, "the return annotation is not a supported type".into(), ann.range()),
+                },
             },
         }
         (params, tys)

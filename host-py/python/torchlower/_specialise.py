@@ -1,16 +1,17 @@
 """Unannotated functions, specialised on their calls' argument types.
 
-A function whose parameters lack annotations cannot be typed ahead of its calls. Its first
-call does it: each unannotated parameter takes the type of its argument (a tensor's dtype,
-device and rank as the marker naming them, ``TensorF32Cpu2D``; a Python ``int``/``float``/
-``bool``), the module's source is analyzed again with those annotations written in (and the
+A function whose parameters lack annotations (or say only ``torch.Tensor``) cannot be typed
+ahead of its calls. Its first call does it: each such parameter takes the type of its
+argument (a tensor's dtype, device and rank as the marker naming them, ``TensorF32Cpu2D``; a
+Python ``int``/``float``/``bool``), the module's source is analyzed again with those annotations written in (and the
 marker names imported at its end, so no line moves), and the result is built and cached like
 any module (:func:`torchlower._compile.build_module`). Later calls with the same types reuse
 that specialisation; another combination gets its own, up to :data:`MAX_SPECIALISATIONS`, after
 which further new combinations run the Python function (with one warning). The analyzer
 stays pure: it sees an annotated source, as if the user had written the annotations.
 
-The return type needs no annotation: the analyzer infers it from the ``return`` statements.
+The return type needs no annotation: the analyzer infers it from the ``return`` statements
+(and checks it against an open one such as ``-> torch.Tensor``).
 """
 
 from __future__ import annotations
@@ -56,8 +57,30 @@ def type_name(value: Any) -> str | None:
 
 
 def unannotated(fn: Callable) -> list[str]:
-    """The names of ``fn``'s parameters without an annotation."""
-    return [p.name for p in inspect.signature(fn).parameters.values() if p.annotation is inspect.Parameter.empty]
+    """The names of ``fn``'s parameters without an annotation that says their type: none, or
+    ``torch.Tensor`` (which leaves the dtype, device and rank open)."""
+    namespace = getattr(fn, "__globals__", {})
+    return [
+        p.name
+        for p in inspect.signature(fn).parameters.values()
+        if p.annotation is inspect.Parameter.empty or _open_tensor(p.annotation, namespace)
+    ]
+
+
+def _open_tensor(annotation: Any, namespace: dict) -> bool:
+    """Whether ``annotation`` is ``torch.Tensor``: the object, or the text of a postponed
+    annotation naming it in ``namespace`` (``"torch.Tensor"``, ``"th.Tensor"``, ``"Tensor"``;
+    looked up name by name, never evaluated)."""
+    import torch
+
+    if isinstance(annotation, str):
+        parts = annotation.strip().strip("'\"").split(".")
+        if not all(part.isidentifier() for part in parts):
+            return False
+        annotation = namespace.get(parts[0])
+        for part in parts[1:]:
+            annotation = getattr(annotation, part, None)
+    return annotation is torch.Tensor
 
 
 def annotate(source: str, name: str, line: int, types: dict[str, str]) -> str | None:
@@ -82,15 +105,21 @@ def annotate(source: str, name: str, line: int, types: dict[str, str]) -> str | 
     if node is None:
         return None
     lines = source.splitlines(keepends=True)
-    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
-    # insert from the last position back, so earlier offsets (UTF-8 bytes) stay valid
-    insertions = sorted(
-        ((a.end_lineno, a.end_col_offset, types[a.arg]) for a in arguments if a.annotation is None and a.arg in types),
-        reverse=True,
-    )
-    for end_line, end_col, annotation in insertions:
-        raw = lines[end_line - 1].encode()
-        lines[end_line - 1] = (raw[:end_col] + f": {annotation}".encode() + raw[end_col:]).decode()
+    arguments = [a for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs) if a.arg in types]
+    # (line, start, end, text): a new annotation after the name, or the marker in place of
+    # `torch.Tensor` (on one line, as every real one is)
+    edits = []
+    for a in arguments:
+        if a.annotation is None:
+            edits.append((a.end_lineno, a.end_col_offset, a.end_col_offset, f": {types[a.arg]}"))
+        elif a.annotation.lineno == a.annotation.end_lineno:
+            edits.append((a.annotation.lineno, a.annotation.col_offset, a.annotation.end_col_offset, types[a.arg]))
+        else:
+            return None
+    # from the last position back, so earlier offsets (UTF-8 bytes) stay valid
+    for line, start, end, text in sorted(edits, reverse=True):
+        raw = lines[line - 1].encode()
+        lines[line - 1] = (raw[:start] + text.encode() + raw[end:]).decode()
     markers = sorted({t for t in types.values() if t.startswith("Tensor")})
     text = "".join(lines)
     if markers:
