@@ -506,6 +506,10 @@ rule!(SQUEEZE, "torchlower/squeeze-dim", Squeeze, true,
     "EXTENSION: t.squeeze(dim) / torch.squeeze(t, dim)",
     "A Python-int dim of a tensor of rank 2–4: a view without that dim. Eager keeps a dim whose size is not 1, which changes no rank but breaks the annotated one; native code refuses that call with a ValueError, so auto mode reruns it in Python. `squeeze()` without a dim stays Python (its rank depends on the sizes).",
     "value.squeeze(-1)");
+rule!(DROPOUT_EVAL, "torchlower/dropout-eval", Dropout, true,
+    "EXTENSION: F.dropout(t, p, training=False)",
+    "Dropout outside training, as inference code calls it (`training=self.training` in eval mode is `False`): the input itself, any dtype, as eager returns it; `p` a Python float (or an int literal) checked as eager checks it (ValueError outside [0, 1]). `training` must be the literal False (its default, True, draws random masks: TL201); `inplace=True` stays Python.",
+    "attn = F.dropout(attn, p=self.dropout, training=False)");
 rule!(DETACH, "torchlower/detach", Detach, true,
     "EXTENSION: t.detach() / torch.detach(t)",
     "An alias of the tensor (native results never require grad, and inputs keep theirs).",
@@ -730,7 +734,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &INT64_MIN_MAX, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
@@ -796,7 +800,7 @@ code!(NOT_UTF8, "TL003", Module, Error,
 
 code!(PARAM_UNANNOTATED, "TL101", Signature, Warning,
     "Parameter without annotation, or annotated `torch.Tensor`",
-    "Native code needs the dtype, device and rank of every tensor parameter, which neither a missing annotation nor `torch.Tensor` (by any import of it, also as a postponed string) says; sites on such values are not covered. `torchlower.compile` specialises these parameters on each call's argument types instead (the annotation is then the argument's marker).",
+    "Native code needs the dtype, device and rank of every tensor parameter, which neither a missing annotation nor `torch.Tensor` / `Optional[torch.Tensor]` (by any import of it, also as a postponed string) says; sites on such values are not covered. `torchlower.compile` specialises these parameters on each call's argument types instead (the annotation is then the argument's marker, or `None` for a None argument, which makes `x is None` a constant).",
     "def f(x, y: torch.Tensor): ...", "Call the function through `torchlower.compile` (it specialises), or annotate with a torchlower.types marker, `int`, `float` or `bool`.");
 code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
     "Unsupported parameter annotation",
@@ -812,8 +816,8 @@ code!(RETURN_UNSUPPORTED, "TL104", Signature, Warning,
     "def f(x: TensorF32Cpu2D) -> None: ...", "Return a tensor, a number, a bool or a tuple of them, or drop the annotation to have the type inferred from the `return`.");
 code!(PARAM_DEFAULT, "TL105", Signature, Warning,
     "Default argument values",
-    "A literal default of the parameter's type (`n: int = 3`, `eps: float = 1e-5`, `flip: bool = False`; an int literal for a float parameter reaches native code as Python's int, which the boundary refuses, so auto mode reruns Python when it is used) is applied by the host before the native call. Any other default (a tensor parameter's, `None`, an expression) makes the function fall back.",
-    "def f(x: TensorF32Cpu2D, w: TensorF32Cpu2D = None): ...", "Remove the default and pass the value explicitly, or make it a literal of the parameter's type.");
+    "A literal default of the parameter's type (`n: int = 3`, `eps: float = 1e-5`, `flip: bool = False`; an int literal for a float parameter reaches native code as Python's int, which the boundary refuses, so auto mode reruns Python when it is used) is applied by the host before the native call. A `None` default is accepted for any parameter: a call that omits the argument passes None, which the boundary of a tensor or number refuses (auto mode reruns Python), and `torchlower.compile` specialises an open parameter on a None argument (the function is analyzed with `mask is None` true). Any other default (a tensor, an expression) makes the function fall back.",
+    "def f(x: TensorF32Cpu2D, w: TensorF32Cpu2D = torch.zeros(3)): ...", "Remove the default and pass the value explicitly, or make it a literal of the parameter's type.");
 code!(PARAM_VARIADIC, "TL106", Signature, Warning,
     "*args, **kwargs or keyword-only parameters",
     "The generated function takes positional parameters only.",

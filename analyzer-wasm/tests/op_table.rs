@@ -87,6 +87,11 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
         let need_weights = Keyword { name: Some("need_weights".to_string()), value: boolean(false) };
         return (args, vec![need_weights]);
     }
+    if params.iter().any(|p| p.name == "training") && params.iter().any(|p| p.name == "p") {
+        // dropout: claimed outside training only
+        let training = Keyword { name: Some("training".to_string()), value: Operand { ty: Ty::Bool, lit: Lit::Bool(false) } };
+        return (vec![tensor(TensorTy::F32_CPU_3D)], vec![training]);
+    }
     if params.iter().any(|p| p.name == "label_smoothing") {
         // cross_entropy: scores over the classes of dim 1, targets of one rank less, per target
         let targets = tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::I64, torchlower_analyzer::ty::Device::Cpu, 2).expect("a type"));
@@ -158,6 +163,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::CrossEntropy {
         return "F.cross_entropy(x, i, reduction=\"none\")".to_string();
+    }
+    if row.op == Op::Dropout {
+        return "F.dropout(x, 0.1, training=False)".to_string();
     }
     if row.op == Op::MultiHeadAttentionForward {
         return "F.multi_head_attention_forward(x, x, x, 1, 1, w, None, None, None, False, 0.0, w, None, need_weights=False)[0]".to_string();

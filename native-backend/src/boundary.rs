@@ -136,6 +136,16 @@ pub fn bool_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<bool> {
     }
 }
 
+/// A parameter specialised on `None` (`mask=None`): the function was analyzed with the
+/// parameter being None, so anything else → `TypeError` (auto mode reruns Python; a
+/// specialising callable specialises again).
+pub fn none_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<()> {
+    if obj.is_none() {
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(format!("torchlower: parameter '{param}' expects None, got {}", type_name(obj))))
+}
+
 /// `Some(tensor)` for a `torch.Tensor` (or subclass such as `nn.Parameter`), `None` otherwise.
 fn unpack_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Option<tch::Tensor>> {
     let pointer = obj.as_ptr() as *mut torch_sys::python::C_pyobject;

@@ -925,6 +925,16 @@ pub fn detach(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_detach()?)
 }
 
+/// `F.dropout(t, p, training)`: eager's Python check of `p` (`ValueError`), then libtorch's
+/// `dropout`, which returns the input itself outside training (the claim requires
+/// `training=False`; a NaN `p` passes Python's check and meets libtorch's, as in eager).
+pub fn dropout(t: &Tensor, p: f64, training: bool) -> Result<Tensor> {
+    if p < 0.0 || p > 1.0 {
+        return Err(crate::Error::Value(format!("dropout probability has to be between 0 and 1, but got {}", crate::scalar::float_repr(p))));
+    }
+    Ok(t.f_dropout(p, training)?)
+}
+
 /// `torch.norm(t, p, dim, keepdim)` / `t.norm(…)`: eager's `torch.norm` sends a strided CPU
 /// or CUDA tensor to `linalg.vector_norm` (`p` None or `"fro"`: 2), which `norm.ScalarOpt_dim`
 /// computes too.

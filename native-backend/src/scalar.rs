@@ -317,6 +317,25 @@ mod tests {
     //! `a // b == floor(a / b)`, `a % b == a - b * (a // b)`, `range` by its definition.
     use super::*;
 
+    /// Every float printed reads back as itself, and the notation switches where CPython's
+    /// does (fixed for exponents -4..=15). `tests/python/test_dropout.py` compares the
+    /// messages that show these with eager's over many values.
+    #[test]
+    fn float_repr_round_trips_in_cpythons_notation() {
+        for v in [1.5, -0.1, 2.0, 1e-4, 1e-5, 1.25e-5, 1e15, 1e16, 1.5e16, 123456789.125, -7e-300, f64::MAX, f64::MIN_POSITIVE, 5e-324] {
+            let text = float_repr(v);
+            assert_eq!(text.parse::<f64>().ok(), Some(v), "{text}");
+            let scientific = text.contains('e');
+            let exponent = v.abs().log10().floor() as i32;
+            assert_eq!(scientific, !(-4..16).contains(&exponent), "{text}");
+            assert!(scientific || text.contains('.'), "{text}");
+        }
+        assert_eq!(float_repr(1e-5), "1e-05");
+        assert_eq!(float_repr(1e16), "1e+16");
+        assert_eq!(float_repr(2.0), "2.0");
+        assert_eq!(float_repr(-0.0), "-0.0");
+    }
+
     /// Values around zero, around every small power of two and at the i64 extremes.
     fn interesting_values() -> Vec<i64> {
         let mut values: Vec<i64> = (-20..=20).collect();
@@ -457,6 +476,40 @@ impl PyNumber for i64 {
     fn py_float(self) -> f64 {
         // `as` rounds to nearest, ties to even: CPython's int.__float__
         self as f64
+    }
+}
+
+/// `repr(v)` of a Python float, for eager's messages that show one: the shortest digits that
+/// read back as `v`, in fixed notation for exponents -4 to 15 (`0.0001`, `2.0`) and in
+/// scientific notation otherwise (`1e-05`, `1.5e+16`), as CPython prints floats.
+pub fn float_repr(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    // Rust's `{:e}` also prints the shortest round-tripping digits: "-1.5e-5"
+    let scientific = format!("{v:e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if (-4..16).contains(&exponent) {
+        let point = exponent + 1; // digits before the decimal point
+        if point <= 0 {
+            format!("{sign}0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+        } else if point as usize >= digits.len() {
+            format!("{sign}{digits}{}.0", "0".repeat(point as usize - digits.len()))
+        } else {
+            format!("{sign}{}.{}", &digits[..point as usize], &digits[point as usize..])
+        }
+    } else {
+        let mantissa = if digits.len() == 1 { digits } else { format!("{}.{}", &digits[..1], &digits[1..]) };
+        format!("{sign}{mantissa}e{}{:02}", if exponent < 0 { '-' } else { '+' }, exponent.unsigned_abs())
     }
 }
 

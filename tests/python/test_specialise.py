@@ -158,6 +158,34 @@ def test_torch_tensor_parameters_are_specialised_and_route_native(as_written, fi
     assert routed.route == "native", routed.reason
 
 
+def test_optional_tensors_specialise_on_none_and_on_tensors(as_written):
+    module = as_written[0]
+    attention = torchlower.compile(module.eager_attention_forward)
+    q, k, v = torch.randn(2, 4, 5, 8), torch.randn(2, 2, 5, 8), torch.randn(2, 2, 5, 8)
+    mask = torch.zeros(2, 1, 5, 6).masked_fill(torch.rand(2, 1, 5, 6) > 0.7, float("-inf"))
+    for args in [(q, q, q, None, 0.35), (q, k, v, mask, 0.35, 0.0, 2), (q, k, v, None, 0.35, 0.0, 2)]:
+        for n, e in zip(attention(*args), module.eager_attention_forward(*args)):
+            assert_matches_eager(n, e)
+    routes = {key[3]: routed.route for key, routed in attention.specialisations.items()}
+    assert routes == {"None": "native", "TensorF32Cpu4D": "native"}, routes
+
+    linear = torchlower.compile(module.linear_maybe_bias)
+    x, w, b = torch.randn(3, 4), torch.randn(5, 4), torch.randn(5)
+    for args, kwargs in [((x, w), {}), ((x, w, b), {}), ((x, w), {"scale": 0.5}), ((x, w, None, 2.0), {}), ((x, w, b, 2), {})]:
+        assert_matches_eager(linear(*args, **kwargs), module.linear_maybe_bias(*args, **kwargs))
+    assert {key[2:]: routed.route for key, routed in linear.specialisations.items()} == {
+        ("None", "None"): "native",
+        ("TensorF32Cpu1D", "None"): "native",
+        ("None", "float"): "native",
+        ("TensorF32Cpu1D", "int"): "native",
+    }
+    # the boundary of a None parameter refuses anything else (TORCHLOWER_MODE=native here: no
+    # rerun; in auto mode the specialising callable specialises again)
+    native = linear.specialisations[("TensorF32Cpu2D", "TensorF32Cpu2D", "None", "None")]
+    with pytest.raises(TypeError, match="torchlower: parameter 'bias' expects None, got Tensor"):
+        native(x, w, b, None)
+
+
 def test_a_return_that_breaks_its_torch_tensor_annotation_runs_as_python(as_written, monkeypatch):
     monkeypatch.setenv("TORCHLOWER_MODE", "auto")
     module = as_written[0]

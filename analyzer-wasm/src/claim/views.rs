@@ -36,6 +36,7 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Unflatten => &rules::UNFLATTEN,
         Op::Squeeze => &rules::SQUEEZE,
         Op::Detach => &rules::DETACH,
+        Op::Dropout => &rules::DROPOUT_EVAL,
         Op::Repeat => &rules::REPEAT,
         _ => return None,
     })
@@ -118,6 +119,11 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
         Err(d) => return d,
     };
     let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
+    if op == Op::Dropout {
+        if let Err(d) = dropout_in_inference(&bound, form) {
+            return d;
+        }
+    }
     let rank = match op {
         Op::Select | Op::Squeeze => i64::from(t.rank) - 1,
         Op::Repeat => match bound.literal("repeats") {
@@ -133,6 +139,19 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
     match u8::try_from(rank).ok().filter(|r| *r >= 1).and_then(|r| TensorTy::new(t.dtype, t.device, r)) {
         Some(result) => bound.claim(rule, op, result),
         None => Decision::reject(&rules::BAD_RANKS, format!("{form}: the result would be rank {rank} (no tensor type has that rank)")),
+    }
+}
+
+/// `F.dropout` as inference calls it: `training=False` (the default trains: random), and `p`
+/// a float (an int variable would print as a float in eager's range error).
+fn dropout_in_inference(bound: &super::params::Bound, form: &str) -> Result<(), Decision> {
+    if bound.literal("training") != Some(&Lit::Bool(false)) {
+        return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form} in training draws random masks; inference passes `training=False`")));
+    }
+    match (bound.literal("p"), bound.scalar_type("p")) {
+        (Some(Lit::Int(p)), _) if (0..=1).contains(p) => Ok(()),
+        (_, Some(Ty::Int)) => Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `p` as a Python float (an int outside 0 and 1 is refused)"))),
+        _ => Ok(()),
     }
 }
 

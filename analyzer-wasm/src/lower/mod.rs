@@ -224,6 +224,11 @@ impl FnEmitter<'_> {
         self.out.push_str(") -> pyo3::PyResult<pyo3::PyObject> {\n");
         self.out.push_str("    // boundary checks, in parameter order, before any work\n");
         for (i, (name, ty)) in ir.params.iter().enumerate() {
+            // a parameter specialised on None: checked, then absent from the body
+            if *ty == Ty::NoneVal {
+                let _ = writeln!(self.out, "    tl::boundary::none_arg(p{i}, {})?;", rust_str_literal(name));
+                continue;
+            }
             let Some(kind) = RustKind::of(*ty) else { continue };
             let var = local_ident(name, kind);
             let lit = rust_str_literal(name);

@@ -44,10 +44,26 @@ pub fn resolve_tuple_annotation(scope: &ModuleScope, annotation: &Expr) -> Optio
 }
 
 /// Whether `annotation` is `torch.Tensor` (by any import of it): a tensor of a dtype, device
-/// and rank the annotation does not say. Parameters so annotated are typed as unannotated ones
-/// are (`torchlower.compile` specialises them on each call's arguments).
+/// and rank the annotation does not say.
 pub fn is_open_tensor(scope: &ModuleScope, annotation: &Expr) -> bool {
     scope.dotted_path(annotation, &|_| false).as_deref() == Some("torch.Tensor")
+}
+
+/// Whether a parameter's annotation leaves its type to the call: `torch.Tensor` or
+/// `Optional[torch.Tensor]` (`torch.Tensor | None`), also as strings. Such parameters are
+/// typed as unannotated ones are (`torchlower.compile` specialises them on each call's
+/// arguments, a `None` argument included).
+pub fn is_open_parameter(scope: &ModuleScope, annotation: &Expr) -> bool {
+    matches!(promise_of(scope, annotation, false, 0), Some(Promise::Tensor))
+}
+
+/// A parameter's type from its annotation: the vocabulary, or `None` (the annotation the
+/// host writes for a parameter specialised on a `None` argument).
+pub fn resolve_parameter_annotation(scope: &ModuleScope, annotation: &Expr) -> Option<Ty> {
+    match annotation {
+        Expr::NoneLiteral(_) => Some(Ty::NoneVal),
+        other => resolve_annotation(scope, other),
+    }
 }
 
 /// What a return annotation outside the vocabulary still promises, for the forms real code

@@ -554,7 +554,10 @@ impl Walker<'_> {
         // an omitted argument with a literal default: that value, as Python passes it
         for (slot, default) in bound.iter_mut().zip(&callee.defaults) {
             if let (None, Some((ty, lit, ir))) = (&slot, default) {
-                *slot = Some(Val::lowered(*ty, lit.clone(), ir.clone()));
+                *slot = Some(match ir {
+                    Some(ir) => Val::lowered(*ty, lit.clone(), ir.clone()),
+                    None => Val::opaque(*ty, lit.clone()),
+                });
             }
         }
         // arguments of other types than the annotations (Python ignores them): a specialised
@@ -564,7 +567,7 @@ impl Walker<'_> {
         if let (None, Some(types)) = (&problem, given) {
             // an unannotated callee (parameters or return `Unknown`) is always specialised
             let differs = types.iter().zip(&callee.params).any(|(t, (_, want))| t != want) || callee.returns == Ty::Unknown;
-            let concrete = types.iter().all(|t| matches!(t, Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool));
+            let concrete = types.iter().all(|t| matches!(t, Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool | Ty::NoneVal));
             if differs && concrete {
                 match self.spec.variant(callee.index, &types) {
                     Ok(copy) => target = copy,
@@ -585,6 +588,8 @@ impl Walker<'_> {
                         problem = problem.or(Some(String::new()));
                     }
                 }
+                // a parameter that is None has no value in the callee's Rust body
+                Some(v) if v.ty == Ty::NoneVal => {}
                 Some(v) => match self.need(v, c.range(), "argument") {
                     Some(e) => irs.push(e),
                     None => problem = problem.or(Some(String::new())),

@@ -170,6 +170,8 @@ impl Walker<'_> {
                     let explained = stored.iter().any(|e| e.explained);
                     Val { ty: b.ty, lit: Lit::NotLiteral, ir: None, elems: Some(stored), explained, cause: None, fresh: false }
                 }
+                // a parameter specialised on None, or a local assigned None on every path
+                Ty::NoneVal => Val::opaque(Ty::NoneVal, Lit::None),
                 Ty::Str => match self.env.static_value(name) {
                     Some(value) => Val::opaque(Ty::Str, value.clone()),
                     None => Val::explained(Ty::Str),
@@ -446,6 +448,10 @@ impl Walker<'_> {
                 let none = |v: &Val| v.ty == Ty::NoneVal;
                 if (known(&first) && none(other)) || (none(&first) && known(other)) {
                     let value = matches!(op, ast::CmpOp::IsNot);
+                    return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
+                }
+                if none(&first) && none(other) {
+                    let value = matches!(op, ast::CmpOp::Is);
                     return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
                 }
             }

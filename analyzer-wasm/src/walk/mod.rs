@@ -37,7 +37,7 @@ pub struct Callee {
     pub index: usize,
     pub params: Vec<(String, Ty)>,
     /// each parameter's literal default, as a value (`signature::literal_default`)
-    pub defaults: Vec<Option<(Ty, crate::claim::Lit, crate::ir::Expr)>>,
+    pub defaults: Vec<Option<(Ty, crate::claim::Lit, Option<crate::ir::Expr>)>>,
     pub returns: Ty,
     /// the element types when it returns a tuple (`returns` is then `Ty::Tuple(n)`)
     pub returns_tuple: Vec<Ty>,
@@ -283,7 +283,7 @@ fn analyze_with<'a>(
 /// return annotation) is `Ty::Unknown`: calls then use a copy specialised for the arguments'
 /// types, whose return type is inferred (`helper_call`).
 pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> Option<Callee> {
-    use crate::resolve::annotations::{is_open_tensor, resolve_annotation, resolve_promise};
+    use crate::resolve::annotations::{is_open_parameter, resolve_parameter_annotation, resolve_promise};
     let args = &def.parameters;
     if args.vararg.is_some() || args.kwarg.is_some() || !args.kwonlyargs.is_empty() || !def.decorator_list.is_empty() {
         return None;
@@ -296,8 +296,8 @@ pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> 
         .map(|a| {
             let ty = match a.parameter.annotation.as_deref() {
                 None => Ty::Unknown,
-                Some(ann) if is_open_tensor(scope, ann) => Ty::Unknown,
-                Some(ann) => resolve_annotation(scope, ann)?,
+                Some(ann) if is_open_parameter(scope, ann) => Ty::Unknown,
+                Some(ann) => resolve_parameter_annotation(scope, ann)?,
             };
             defaults.push(match &a.default {
                 None => None,
@@ -309,7 +309,7 @@ pub fn callee(def: &ast::StmtFunctionDef, scope: &ModuleScope, index: usize) -> 
     let Some(annotation) = def.returns.as_deref() else {
         return Some(Callee { index, params, defaults, returns: Ty::Unknown, returns_tuple: Vec::new() });
     };
-    match (resolve_annotation(scope, annotation), crate::resolve::annotations::resolve_tuple_annotation(scope, annotation)) {
+    match (crate::resolve::annotations::resolve_annotation(scope, annotation), crate::resolve::annotations::resolve_tuple_annotation(scope, annotation)) {
         (Some(returns), _) => Some(Callee { index, params, defaults, returns, returns_tuple: Vec::new() }),
         (None, Some(items)) => Some(Callee { index, params, defaults, returns: Ty::Tuple(items.len() as u8), returns_tuple: items }),
         // an open annotation (`-> torch.Tensor`): inferred by the specialised copy

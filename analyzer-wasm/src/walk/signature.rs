@@ -3,7 +3,7 @@
 
 use super::Walker;
 use crate::report::Param;
-use crate::resolve::annotations::{is_open_tensor, resolve_annotation, resolve_promise, resolve_tuple_annotation};
+use crate::resolve::annotations::{is_open_parameter, resolve_annotation, resolve_parameter_annotation, resolve_promise, resolve_tuple_annotation};
 use crate::claim::Lit;
 use crate::ir;
 use crate::rules;
@@ -53,12 +53,12 @@ impl Walker<'_> {
                     }
                     Ty::Unknown
                 }
-                Some(ann) => match resolve_annotation(self.scope, ann) {
+                Some(ann) => match resolve_parameter_annotation(self.scope, ann) {
                     Some(t) => t,
                     None if types_given => Ty::Unknown,
                     // typed as an unannotated parameter is (`torchlower.compile` specialises it)
-                    None if is_open_tensor(self.scope, ann) => {
-                        self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}`: `torch.Tensor` does not say the tensor's dtype, device and rank"), ann.range());
+                    None if is_open_parameter(self.scope, ann) => {
+                        self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}`: `{}` does not say the tensor's dtype, device and rank", self.index.source().get(ann.range().to_std_range()).unwrap_or("torch.Tensor")), ann.range());
                         Ty::Unknown
                     }
                     None => {
@@ -111,24 +111,30 @@ impl Walker<'_> {
 /// a `float` parameter is Python's own int there, which the boundary refuses (auto mode reruns
 /// Python), as when a caller passes one; a module-internal call passes an int (a specialised
 /// copy of the callee, as for any int argument).
-pub fn literal_default(default: &ast::Expr, ty: Ty) -> Option<(Ty, Lit, ir::Expr)> {
+pub fn literal_default(default: &ast::Expr, ty: Ty) -> Option<(Ty, Lit, Option<ir::Expr>)> {
+    // `mask=None`, `scale: float = None`: a call that omits the argument passes None, which
+    // the boundary of any other type refuses (auto mode reruns Python; `torchlower.compile`
+    // specialises on None)
+    if let ast::Expr::NoneLiteral(_) = default {
+        return Some((Ty::NoneVal, Lit::None, None));
+    }
     let (number, negative) = match default {
         ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::USub => (&*u.operand, true),
         ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::UAdd => (&*u.operand, false),
         other => (other, false),
     };
     match (number, ty) {
-        (ast::Expr::BooleanLiteral(b), Ty::Bool | Ty::Unknown) if !negative => Some((Ty::Bool, Lit::Bool(b.value), ir::Expr::Bool(b.value))),
+        (ast::Expr::BooleanLiteral(b), Ty::Bool | Ty::Unknown) if !negative => Some((Ty::Bool, Lit::Bool(b.value), Some(ir::Expr::Bool(b.value)))),
         // an unannotated parameter's default is a value of its own type
         (ast::Expr::NumberLiteral(n), Ty::Int | Ty::Float | Ty::Unknown) => match &n.value {
             ast::Number::Int(i) => {
                 let v = i.as_i64()?;
                 let v = if negative { v.checked_neg()? } else { v };
-                Some((Ty::Int, Lit::Int(v), ir::Expr::Int(v)))
+                Some((Ty::Int, Lit::Int(v), Some(ir::Expr::Int(v))))
             }
             ast::Number::Float(f) if matches!(ty, Ty::Float | Ty::Unknown) => {
                 let v = if negative { -*f } else { *f };
-                Some((Ty::Float, Lit::Float(v), ir::Expr::Float(v)))
+                Some((Ty::Float, Lit::Float(v), Some(ir::Expr::Float(v))))
             }
             _ => None,
         },

@@ -17,9 +17,12 @@ The return type needs no annotation: the analyzer infers it from the ``return`` 
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import inspect
 import threading
+import types
+import typing
 import warnings
 from typing import Any, Callable
 
@@ -36,8 +39,11 @@ class SpecialisationWarning(UserWarning):
 
 
 def type_name(value: Any) -> str | None:
-    """The annotation that describes ``value`` (a marker or ``int``/``float``/``bool``), or None
-    when no annotation of the vocabulary does (the call then runs the Python function)."""
+    """The annotation that describes ``value`` (a marker, ``int``/``float``/``bool``, or ``None``
+    for None: `mask=None` is analyzed with the branches it decides), or None when no
+    annotation of the vocabulary does (the call then runs the Python function)."""
+    if value is None:
+        return "None"
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
@@ -57,8 +63,9 @@ def type_name(value: Any) -> str | None:
 
 
 def unannotated(fn: Callable) -> list[str]:
-    """The names of ``fn``'s parameters without an annotation that says their type: none, or
-    ``torch.Tensor`` (which leaves the dtype, device and rank open)."""
+    """The names of ``fn``'s parameters without an annotation that says their type: none,
+    ``torch.Tensor`` (which leaves the dtype, device and rank open) or
+    ``Optional[torch.Tensor]``."""
     namespace = getattr(fn, "__globals__", {})
     return [
         p.name
@@ -68,19 +75,56 @@ def unannotated(fn: Callable) -> list[str]:
 
 
 def _open_tensor(annotation: Any, namespace: dict) -> bool:
-    """Whether ``annotation`` is ``torch.Tensor``: the object, or the text of a postponed
-    annotation naming it in ``namespace`` (``"torch.Tensor"``, ``"th.Tensor"``, ``"Tensor"``;
-    looked up name by name, never evaluated)."""
+    """Whether ``annotation`` is ``torch.Tensor`` or ``Optional[torch.Tensor]``
+    (``torch.Tensor | None``): the objects, or the text of a postponed annotation naming them
+    in ``namespace`` (``"th.Tensor"``, ``"Optional[Tensor]"``; read name by name, never
+    evaluated)."""
     import torch
 
     if isinstance(annotation, str):
-        parts = annotation.strip().strip("'\"").split(".")
-        if not all(part.isidentifier() for part in parts):
+        try:
+            tree = ast.parse(annotation.strip(), mode="eval").body
+        except SyntaxError:
             return False
-        annotation = namespace.get(parts[0])
-        for part in parts[1:]:
-            annotation = getattr(annotation, part, None)
-    return annotation is torch.Tensor
+        return _open_tensor_text(tree, namespace, depth=0)
+    if annotation is torch.Tensor:
+        return True
+    arms = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) else ()
+    return len(arms) == 2 and type(None) in arms and torch.Tensor in arms
+
+
+def _open_tensor_text(node: ast.expr, namespace: dict, depth: int) -> bool:
+    """:func:`_open_tensor` of a parsed annotation text."""
+    import torch
+
+    if depth > 3:
+        return False
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a string in the string
+        try:
+            return _open_tensor_text(ast.parse(node.value.strip(), mode="eval").body, namespace, depth + 1)
+        except SyntaxError:
+            return False
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # `Tensor | None`
+        arms = [node.left, node.right]
+        nones = [a for a in arms if isinstance(a, ast.Constant) and a.value is None]
+        return len(nones) == 1 and _open_tensor_text(next(a for a in arms if a not in nones), namespace, depth + 1)
+    if isinstance(node, ast.Subscript):  # `Optional[Tensor]`
+        return _named(node.value, namespace) is typing.Optional and _open_tensor_text(node.slice, namespace, depth + 1)
+    return _named(node, namespace) is torch.Tensor
+
+
+def _named(node: ast.expr, namespace: dict) -> Any:
+    """The object a dotted name (``th.Tensor``) denotes in ``namespace``, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    value = namespace.get(node.id, getattr(builtins, node.id, None))
+    for part in reversed(parts):
+        value = getattr(value, part, None)
+    return value
 
 
 def annotate(source: str, name: str, line: int, types: dict[str, str]) -> str | None:

@@ -336,6 +336,9 @@ const SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int
 const UNFLATTEN: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("sizes", Kind::Ints(0), None)];
 const SQUEEZE: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None)];
 const DETACH: &[Param] = &[p("input", Kind::AnyTensor, None)];
+/// `F.dropout(input, p=0.5, training=True, inplace=False)`: the lane claims `training=False`
+/// only (the default trains).
+const DROPOUT: &[Param] = &[p("input", Kind::AnyTensor, None), p("p", Kind::Float, Some("0.5f64")), p("training", Kind::Bool, Some("true")), INPLACE];
 /// `t.repeat(*sizes)`: the walk packs the sizes into one tuple.
 const REPEAT: &[Param] = &[p("input", Kind::AnyTensor, None), p("repeats", Kind::Ints(0), None)];
 /// `t.to(dtype)` & co. between the dtypes of the vocabulary (claimed by the walk's conversions).
@@ -1118,6 +1121,13 @@ op_table! {
         Detach {
             name: "detach", lane: Views, signature: Params(DETACH),
             functions: ["torch.detach"], methods: ["detach"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: CUDA_VIEW,
+        },
+        /// Dropout outside training: the input itself, as eager returns it.
+        Dropout {
+            name: "dropout", lane: Views, signature: Params(DROPOUT),
+            functions: ["torch.nn.functional.dropout"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: CUDA_VIEW,
         },

@@ -553,7 +553,7 @@ pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
 }
 
 /// Views: metadata only, the libtorch functions the CPU path calls (they launch no kernel).
-pub use crate::ops::{chunk, detach, expand, expand_as, narrow, permute, select, split, squeeze, t, transpose, unbind, unflatten, unsqueeze, view, view_as};
+pub use crate::ops::{chunk, detach, dropout, expand, expand_as, narrow, permute, select, split, squeeze, t, transpose, unbind, unflatten, unsqueeze, view, view_as};
 
 fn run_matmul(plan: MatmulPlan, a: &Tensor, b: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     let loaded = runtime::kernel(Kernel::Matmul)?;

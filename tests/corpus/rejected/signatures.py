@@ -5,9 +5,9 @@ import torch
 import torch.nn.functional as F
 
 
-# A literal default of the parameter's type is applied by the host (tests/corpus/accepted/
-# defaults.py); a tensor parameter's default is not.
-def defaults(x: TensorF32Cpu2D, w: TensorF32Cpu2D = None) -> TensorF32Cpu2D:
+# A literal default of the parameter's type, or None, is applied by the host (tests/corpus/
+# accepted/defaults.py); a default computed by an expression is not.
+def defaults(x: TensorF32Cpu2D, n: int = len("ab")) -> TensorF32Cpu2D:
     return x
 
 

@@ -5,6 +5,7 @@ RMSNorm, written as `modeling_llama.py` writes them, the module's weight as a pa
 from typing import Optional, Tuple
 
 import torch
+from torch import nn
 
 
 def rotate_half(x: torch.Tensor) -> torch.Tensor:
@@ -30,6 +31,48 @@ def rms_norm(hidden_states: torch.Tensor, weight: torch.Tensor, variance_epsilon
     variance = hidden_states.pow(2).mean(-1, keepdim=True)
     hidden_states = hidden_states * torch.rsqrt(variance + variance_epsilon)
     return weight * hidden_states.to(input_dtype)
+
+
+def repeat_kv(hidden_states: torch.Tensor, n_rep: int) -> torch.Tensor:
+    batch, num_key_value_heads, slen, head_dim = hidden_states.shape
+    if n_rep == 1:
+        return hidden_states
+    hidden_states = hidden_states[:, :, None, :, :].expand(batch, num_key_value_heads, n_rep, slen, head_dim)
+    return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)
+
+
+def eager_attention_forward(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: Optional[torch.Tensor],
+    scaling: float,
+    dropout: float = 0.0,
+    num_key_value_groups: int = 1,
+):
+    # as modeling_llama.py writes it, less the module argument (`module.num_key_value_groups`,
+    # `module.training` are parameters here)
+    key_states = repeat_kv(key, num_key_value_groups)
+    value_states = repeat_kv(value, num_key_value_groups)
+
+    attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling
+    if attention_mask is not None:
+        causal_mask = attention_mask[:, :, :, : key_states.shape[-2]]
+        attn_weights = attn_weights + causal_mask
+
+    attn_weights = nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)
+    attn_weights = nn.functional.dropout(attn_weights, p=dropout, training=False)
+    attn_output = torch.matmul(attn_weights, value_states)
+    attn_output = attn_output.transpose(1, 2).contiguous()
+
+    return attn_output, attn_weights
+
+
+def linear_maybe_bias(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None, scale=None):
+    out = nn.functional.linear(x, weight, bias)
+    if scale is not None:
+        out = out * scale
+    return out
 
 
 def maybe_scaled(x: torch.Tensor, scale: float) -> Optional[torch.Tensor]:
