@@ -40,10 +40,6 @@ fn scaled_dot_product(q: &Query, op: Op, path: &str) -> Decision {
     }
 }
 
-/// How many of `F.multi_head_attention_forward`'s parameters have no default (through
-/// `out_proj_bias`): eager raises TypeError when one is missing.
-const MHA_REQUIRED: usize = 13;
-
 /// `F.multi_head_attention_forward` in its inference form (see the rule): the result is the
 /// pair `(output, None)` of the query's type (`walk::call` types the pair).
 fn multi_head(q: &Query, op: Op, path: &str) -> Decision {
@@ -51,10 +47,6 @@ fn multi_head(q: &Query, op: Op, path: &str) -> Decision {
         Ok(b) => b,
         Err(d) => return d,
     };
-    let given = |name: &str| q.keywords.iter().any(|k| k.name.as_deref() == Some(name));
-    if let Some(missing) = params::of(op)[..MHA_REQUIRED].iter().enumerate().find(|(i, p)| *i >= q.args.len() && !given(p.name)) {
-        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs `{}` (eager raises TypeError)", missing.1.name));
-    }
     if bound.literal("need_weights") != Some(&Lit::Bool(false)) {
         return Decision::reject(
             &rules::BAD_KEYWORD,

@@ -94,6 +94,9 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
     let mut device: Option<Device> = None;
     for (slot, (param, value)) in params.iter().zip(given).enumerate() {
         let Some((value, at)) = value else {
+            if param.required {
+                return Err(Decision::reject(&rules::BAD_ARITY, format!("{form} needs `{}` (eager raises TypeError)", param.name)));
+            }
             if param.default.is_none() && !matches!(param.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor) {
                 return Err(Decision::reject(&rules::BAD_ARITY, format!("{form} needs `{}`", param.name)));
             }

@@ -58,7 +58,9 @@ impl Walker<'_> {
                     None if types_given => Ty::Unknown,
                     // typed as an unannotated parameter is (`torchlower.compile` specialises it)
                     None if is_open_parameter(self.scope, ann) => {
-                        self.diag(&rules::PARAM_UNANNOTATED, format!("parameter `{name}`: `{}` does not say the tensor's dtype, device and rank", self.index.source().get(ann.range().to_std_range()).unwrap_or("torch.Tensor")), ann.range());
+                        let written = self.index.source().get(ann.range().to_std_range()).unwrap_or("torch.Tensor");
+                        let message = format!("parameter `{name}`: `{written}` does not say the tensor's dtype, device and rank");
+                        self.diag(&rules::PARAM_UNANNOTATED, message, ann.range());
                         Ty::Unknown
                     }
                     None => {

@@ -1,10 +1,11 @@
 """Unannotated functions, specialised on their calls' argument types.
 
-A function whose parameters lack annotations (or say only ``torch.Tensor``) cannot be typed
-ahead of its calls. Its first call does it: each such parameter takes the type of its
-argument (a tensor's dtype, device and rank as the marker naming them, ``TensorF32Cpu2D``; a
-Python ``int``/``float``/``bool``), the module's source is analyzed again with those annotations written in (and the
-marker names imported at its end, so no line moves), and the result is built and cached like
+A function whose parameters lack annotations (or say only ``torch.Tensor`` or
+``Optional[torch.Tensor]``) cannot be typed ahead of its calls. Its first call does it: each
+such parameter takes the type of its argument (a tensor's dtype, device and rank as the
+marker naming them, ``TensorF32Cpu2D``; a Python ``int``/``float``/``bool``; ``None``), the
+module's source is analyzed again with those annotations written in (and the marker names
+imported at its end, so no line moves), and the result is built and cached like
 any module (:func:`torchlower._compile.build_module`). Later calls with the same types reuse
 that specialisation; another combination gets its own, up to :data:`MAX_SPECIALISATIONS`, after
 which further new combinations run the Python function (with one warning). The analyzer

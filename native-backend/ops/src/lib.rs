@@ -164,6 +164,9 @@ pub struct Param {
     /// its default); `None`: the parameter is required, unless its kind has its own default
     /// (`OptTensor`: `None`; `Choice`: the first string; `Fixed`: its literal).
     pub default: Option<&'static str>,
+    /// Python declares no default, whatever the kind: a call without it is eager's TypeError
+    /// (`F.multi_head_attention_forward`'s `bias_k`, a `Fixed("None")` that must be passed).
+    pub required: bool,
 }
 
 /// What a [`Param`] accepts and how the backend function takes it.
@@ -208,7 +211,12 @@ pub enum Kind {
 
 /// A [`Param`] (for the tables below).
 const fn p(name: &'static str, kind: Kind, default: Option<&'static str>) -> Param {
-    Param { name, kind, default }
+    Param { name, kind, default, required: false }
+}
+
+/// A [`Param`] without a Python default (a call must pass it), of a kind that has a Rust one.
+const fn required(name: &'static str, kind: Kind) -> Param {
+    Param { name, kind, default: None, required: true }
 }
 
 const INPLACE: Param = p("inplace", Kind::Fixed("False"), None);
@@ -421,14 +429,14 @@ const MHA: &[Param] = &[
     p("value", Kind::Tensor, None),
     p("embed_dim_to_check", Kind::Int, None),
     p("num_heads", Kind::Int, None),
-    p("in_proj_weight", Kind::OptTensor, None),
-    p("in_proj_bias", Kind::OptTensor, None),
-    p("bias_k", Kind::Fixed("None"), None),
-    p("bias_v", Kind::Fixed("None"), None),
-    p("add_zero_attn", Kind::Fixed("False"), None),
+    required("in_proj_weight", Kind::OptTensor),
+    required("in_proj_bias", Kind::OptTensor),
+    required("bias_k", Kind::Fixed("None")),
+    required("bias_v", Kind::Fixed("None")),
+    required("add_zero_attn", Kind::Fixed("False")),
     p("dropout_p", Kind::Float, None),
     p("out_proj_weight", Kind::Tensor, None),
-    p("out_proj_bias", Kind::OptTensor, None),
+    required("out_proj_bias", Kind::OptTensor),
     p("training", Kind::Bool, Some("true")),
     p("key_padding_mask", Kind::Fixed("None"), None),
     p("need_weights", Kind::Bool, Some("true")),

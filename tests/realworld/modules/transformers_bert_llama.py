@@ -1,6 +1,9 @@
 """BERT and LLaMA modules as huggingface/transformers writes them (configs become constructor
 arguments; ACT2FN's classes as transformers defines them), for torchlower.compile(module)."""
 
+import math
+from typing import Optional, Tuple
+
 import torch
 from torch import nn
 
@@ -130,6 +133,67 @@ class LlamaMLP(nn.Module):
         return down_proj
 
 
+# transformers — models/bert/modeling_bert.py, BertSelfAttention (absolute positions, no cross-attention, no cache) (huggingface/transformers)
+class BertSelfAttention(nn.Module):
+    def __init__(self, hidden_size, num_attention_heads, attention_probs_dropout_prob=0.1):
+        super().__init__()
+        self.num_attention_heads = num_attention_heads
+        self.attention_head_size = int(hidden_size / num_attention_heads)
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+
+        self.query = nn.Linear(hidden_size, self.all_head_size)
+        self.key = nn.Linear(hidden_size, self.all_head_size)
+        self.value = nn.Linear(hidden_size, self.all_head_size)
+
+        self.dropout = nn.Dropout(attention_probs_dropout_prob)
+
+    def transpose_for_scores(self, x: torch.Tensor) -> torch.Tensor:
+        new_x_shape = x.size()[:-1] + (self.num_attention_heads, self.attention_head_size)
+        x = x.view(new_x_shape)
+        return x.permute(0, 2, 1, 3)
+
+    def forward(
+        self,
+        hidden_states: torch.Tensor,
+        attention_mask: Optional[torch.FloatTensor] = None,
+    ) -> Tuple[torch.Tensor]:
+        mixed_query_layer = self.query(hidden_states)
+
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        query_layer = self.transpose_for_scores(mixed_query_layer)
+
+        # Take the dot product between "query" and "key" to get the raw attention scores.
+        attention_scores = torch.matmul(query_layer, key_layer.transpose(-1, -2))
+
+        attention_scores = attention_scores / math.sqrt(self.attention_head_size)
+        if attention_mask is not None:
+            # Apply the attention mask is (precomputed for all layers in BertModel forward() function)
+            attention_scores = attention_scores + attention_mask
+
+        # Normalize the attention scores to probabilities.
+        attention_probs = nn.functional.softmax(attention_scores, dim=-1)
+
+        # This is actually dropping out entire tokens to attend to, which might
+        # seem a bit unusual, but is taken from the original Transformer paper.
+        attention_probs = self.dropout(attention_probs)
+
+        context_layer = torch.matmul(attention_probs, value_layer)
+
+        context_layer = context_layer.permute(0, 2, 1, 3).contiguous()
+        new_context_layer_shape = context_layer.size()[:-2] + (self.all_head_size,)
+        context_layer = context_layer.view(new_context_layer_shape)
+
+        outputs = (context_layer,)
+        return outputs
+
+
+def _bert_mask(batch, seq):
+    """BertModel's extended additive mask: 0 where attended, the dtype's minimum elsewhere."""
+    keep = torch.rand(batch, seq) > 0.3
+    return (1.0 - keep[:, None, None, :].float()) * torch.finfo(torch.float32).min
+
+
 EXAMPLES = {
     "GELUActivation": (lambda: GELUActivation(), lambda: (torch.randn(2, 5, 16),)),
     "BertSelfOutput": (lambda: BertSelfOutput(16), lambda: (torch.randn(2, 5, 16), torch.randn(2, 5, 16))),
@@ -139,4 +203,6 @@ EXAMPLES = {
     "BertPredictionHeadTransform": (lambda: BertPredictionHeadTransform(16), lambda: (torch.randn(2, 5, 16),)),
     "LlamaRMSNorm": (lambda: LlamaRMSNorm(16), lambda: (torch.randn(2, 5, 16),)),
     "LlamaMLP": (lambda: LlamaMLP(16, 48), lambda: (torch.randn(2, 5, 16),)),
+    "BertSelfAttention": (lambda: BertSelfAttention(16, 4), lambda: (torch.randn(2, 5, 16),)),
+    "BertSelfAttention+mask": (lambda: BertSelfAttention(16, 4), lambda: (torch.randn(2, 5, 16), _bert_mask(2, 5))),
 }
