@@ -164,9 +164,11 @@ def measure_unannotated(files: list[Path], form=None) -> dict:
             native += 1
             torch.manual_seed(0)
             args = module.INPUTS[entry["name"]]()
-            names = list(inspect.signature(getattr(module, entry["name"])).parameters)
+            # the arguments bound as the host binds a call: defaults applied
+            bound = inspect.signature(getattr(module, entry["name"])).bind(*args)
+            bound.apply_defaults()
             untyped = set(_specialise.unannotated(getattr(module_as_written, entry["name"])))
-            types = {n: _specialise.type_name(a) for n, a in zip(names, args) if n in untyped}
+            types = {n: _specialise.type_name(a) for n, a in bound.arguments.items() if n in untyped}
             annotated = _specialise.annotate(stripped, entry["name"], entry["line"], {n: t for n, t in types.items() if t})
             again = torchlower.analyze(annotated or "", filename=path.name)
             route = next((f["route"] for f in again["functions"] if f["name"] == entry["name"] and f["line"] == entry["line"]), None)

@@ -1,8 +1,9 @@
 """nanoGPT (karpathy/nanoGPT, MIT License) — model.py and the sampling loop of GPT.generate.
 
 Forward paths rewritten as annotated top-level functions: module weights are explicit
-parameters, registered buffers (the causal mask `bias`) are explicit parameters, dropout is
-dropped. Everything else is kept as the project writes it.
+parameters, registered buffers (the causal mask `bias`) are explicit parameters, the
+`nn.Dropout` modules are what they run in eval mode (`F.dropout(x, dropout, training=False)`,
+`dropout` the config's rate). Everything else is kept as the project writes it.
 """
 
 import math
@@ -34,6 +35,7 @@ def causal_self_attention(
     bias: TensorF32Cpu4D,
     n_head: int,
     n_embd: int,
+    dropout: float = 0.0,
 ) -> TensorF32Cpu3D:
     B, T, C = x.size() # batch size, sequence length, embedding dimensionality (n_embd)
 
@@ -47,11 +49,12 @@ def causal_self_attention(
     att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
     att = att.masked_fill(bias[:,:,:T,:T] == 0, float('-inf'))
     att = F.softmax(att, dim=-1)
+    att = F.dropout(att, dropout, training=False)  # self.attn_dropout(att)
     y = att @ v # (B, nh, T, T) x (B, nh, T, hs) -> (B, nh, T, hs)
     y = y.transpose(1, 2).contiguous().view(B, T, C) # re-assemble all head outputs side by side
 
     # output projection
-    y = F.linear(y, c_proj_weight, c_proj_bias)
+    y = F.dropout(F.linear(y, c_proj_weight, c_proj_bias), dropout, training=False)  # self.resid_dropout(self.c_proj(y))
     return y
 
 
@@ -62,10 +65,12 @@ def mlp(
     c_fc_bias: TensorF32Cpu1D,
     c_proj_weight: TensorF32Cpu2D,
     c_proj_bias: TensorF32Cpu1D,
+    dropout: float = 0.0,
 ) -> TensorF32Cpu3D:
     x = F.linear(x, c_fc_weight, c_fc_bias)
     x = F.gelu(x)
     x = F.linear(x, c_proj_weight, c_proj_bias)
+    x = F.dropout(x, dropout, training=False)  # self.dropout(x)
     return x
 
 
