@@ -508,7 +508,7 @@ rule!(SQUEEZE, "torchlower/squeeze-dim", Squeeze, true,
     "value.squeeze(-1)");
 rule!(DROPOUT_EVAL, "torchlower/dropout-eval", Dropout, true,
     "EXTENSION: F.dropout(t, p, training=False)",
-    "Dropout outside training, as inference code calls it (`training=self.training` in eval mode is `False`): the input itself, any dtype, as eager returns it; `p` a Python float (or an int literal) checked as eager checks it (ValueError outside [0, 1]). `training` must be the literal False (its default, True, draws random masks: TL201); `inplace=True` stays Python.",
+    "Dropout outside training, as inference code calls it (`training=self.training` in eval mode is `False`): the input itself, any dtype, as eager returns it; `p` a Python float (or an int literal) checked as eager checks it (ValueError outside [0, 1]). `training` is the literal False or a bool known at run time: True there draws random masks, which native code refuses (ValueError, so auto mode reruns Python). Omitted (its default, True) or the literal True: TL201. `inplace=True` stays Python.",
     "attn = F.dropout(attn, p=self.dropout, training=False)");
 rule!(DETACH, "torchlower/detach", Detach, true,
     "EXTENSION: t.detach() / torch.detach(t)",

@@ -926,11 +926,15 @@ pub fn detach(t: &Tensor) -> Result<Tensor> {
 }
 
 /// `F.dropout(t, p, training)`: eager's Python check of `p` (`ValueError`), then libtorch's
-/// `dropout`, which returns the input itself outside training (the claim requires
-/// `training=False`; a NaN `p` passes Python's check and meets libtorch's, as in eager).
+/// `dropout`, which returns the input itself outside training (a NaN `p` passes Python's check
+/// and meets libtorch's, as in eager). Training draws random masks: refused (`ValueError`, so
+/// auto mode reruns Python, which draws them from torch's generator as eager does).
 pub fn dropout(t: &Tensor, p: f64, training: bool) -> Result<Tensor> {
     if p < 0.0 || p > 1.0 {
         return Err(crate::Error::Value(format!("dropout probability has to be between 0 and 1, but got {}", crate::scalar::float_repr(p))));
+    }
+    if training {
+        return Err(crate::Error::Value("torchlower: native code refuses F.dropout with training=True (random masks); it runs only outside training".into()));
     }
     Ok(t.f_dropout(p, training)?)
 }

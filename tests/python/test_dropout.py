@@ -55,3 +55,30 @@ def test_p_at_and_inside_the_bounds_returns_the_input(dropout, p):
     module, compiled = dropout
     scores = torch.randn(2, 1, 3, 3)
     assert torch.equal(compiled(scores, p), module.attention_probs(scores, p))
+
+
+@pytest.fixture(scope="module")
+def flag():
+    return import_path(REPO / "tests" / "python" / "native_cases" / "dropout_flag.py")
+
+
+def test_a_training_flag_known_at_run_time_runs_native_when_false(flag, monkeypatch):
+    module = flag
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    compiled = torchlower.compile(module.with_flag)
+    assert compiled.route == "native", compiled.reason
+    x = torch.randn(6, 7)
+    assert compiled(x, 0.25, False) is x
+    # training: native code refuses, auto mode reruns Python, which draws eager's masks
+    torch.manual_seed(3)
+    native = compiled(x, 0.25, True)
+    torch.manual_seed(3)
+    eager = module.with_flag(x, 0.25, True)
+    assert torch.equal(native, eager) and not torch.equal(native, x)
+
+
+def test_a_training_flag_in_native_mode_raises_a_clear_error(flag, native_mode):
+    module = flag
+    compiled = torchlower.compile(module.with_flag)
+    with pytest.raises(ValueError, match="refuses F.dropout with training=True"):
+        compiled(torch.randn(2, 3), 0.25, True)

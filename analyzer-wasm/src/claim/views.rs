@@ -142,10 +142,12 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
     }
 }
 
-/// `F.dropout` as inference calls it: `training=False` (the default trains: random), and `p`
-/// a float (an int variable would print as a float in eager's range error).
+/// `F.dropout` as inference calls it: `training=False`, or a bool known at run time (the
+/// backend refuses True, and auto mode reruns Python); the default trains (random). `p` a
+/// float (an int variable would print as a float in eager's range error).
 fn dropout_in_inference(bound: &super::params::Bound, form: &str) -> Result<(), Decision> {
-    if bound.literal("training") != Some(&Lit::Bool(false)) {
+    let runtime_flag = bound.literal("training") == Some(&Lit::NotLiteral) && bound.scalar_type("training") == Some(Ty::Bool);
+    if bound.literal("training") != Some(&Lit::Bool(false)) && !runtime_flag {
         return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form} in training draws random masks; inference passes `training=False`")));
     }
     match (bound.literal("p"), bound.scalar_type("p")) {
