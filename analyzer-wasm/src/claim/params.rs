@@ -22,10 +22,9 @@ pub struct Bound {
     pub tensors: Vec<(&'static str, TensorTy)>,
     /// The device of the tensors.
     pub device: Device,
-    /// The literal values given to the other parameters, with the parameter's name.
-    pub literals: Vec<(&'static str, Lit)>,
-    /// The types of the values given to the other parameters (`int` or `float` for a number).
-    pub scalar_types: Vec<(&'static str, Ty)>,
+    /// The values given to the other parameters, with the parameter's name: the literal
+    /// (`Lit::NotLiteral` for a run-time value) and the type (`int` or `float` for a number).
+    pub scalars: Vec<(&'static str, Lit, Ty)>,
 }
 
 impl Bound {
@@ -36,12 +35,12 @@ impl Bound {
 
     /// The literal given to the parameter `name` (`Lit::Ints` for a tuple of ints).
     pub fn literal(&self, name: &str) -> Option<&Lit> {
-        self.literals.iter().find(|(n, _)| *n == name).map(|(_, l)| l)
+        self.scalars.iter().find(|(n, _, _)| *n == name).map(|(_, l, _)| l)
     }
 
     /// The type of the value given to the non-tensor parameter `name`.
     pub fn scalar_type(&self, name: &str) -> Option<Ty> {
-        self.scalar_types.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+        self.scalars.iter().find(|(n, _, _)| *n == name).map(|(_, _, t)| *t)
     }
 
     /// The claim of `op` under `rule` with `result`.
@@ -90,7 +89,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
         }
         given[slot] = Some((&kw.value, OperandRef::Keyword(i)));
     }
-    let mut bound = Bound { operands: Vec::new(), present: 0, choice: 0, tensors: Vec::new(), device: Device::Cpu, literals: Vec::new(), scalar_types: Vec::new() };
+    let mut bound = Bound { operands: Vec::new(), present: 0, choice: 0, tensors: Vec::new(), device: Device::Cpu, scalars: Vec::new() };
     let mut device: Option<Device> = None;
     for (slot, (param, value)) in params.iter().zip(given).enumerate() {
         let Some((value, at)) = value else {
@@ -164,8 +163,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
             bound.present |= 1 << slot;
             bound.operands.push(at);
             if !matches!(value.ty, Ty::Tensor(_)) {
-                bound.literals.push((param.name, value.lit.clone()));
-                bound.scalar_types.push((param.name, value.ty));
+                bound.scalars.push((param.name, value.lit.clone(), value.ty));
             }
         }
     }

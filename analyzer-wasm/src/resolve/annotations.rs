@@ -45,7 +45,7 @@ pub fn resolve_tuple_annotation(scope: &ModuleScope, annotation: &Expr) -> Optio
 
 /// Whether `annotation` is `torch.Tensor` (by any import of it): a tensor of a dtype, device
 /// and rank the annotation does not say.
-pub fn is_open_tensor(scope: &ModuleScope, annotation: &Expr) -> bool {
+fn is_open_tensor(scope: &ModuleScope, annotation: &Expr) -> bool {
     scope.dotted_path(annotation, &|_| false).as_deref() == Some("torch.Tensor")
 }
 
