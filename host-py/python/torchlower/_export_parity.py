@@ -259,12 +259,20 @@ def write_parity_tests(path: Path, crate: Path, package: str, exported: list[dic
         fn = inspect.unwrap(getattr(module, entry["name"]))
         if inputs and entry["name"] in inputs:
             torch.manual_seed(seed)
-            args = list(inputs[entry["name"]]())
+            args = _with_defaults(fn, inputs[entry["name"]]())
         else:
             args = make_inputs(entry, parse_inputs_comment(lines, entry), size=8, seed=seed)
         writer.cases(entry["symbol"].removeprefix("r#"), fn, f"{writer.rust_crate}::{entry['symbol']}", args,
                      [p.get("type") for p in entry.get("params", [])])
     writer.finish()
+
+
+def _with_defaults(fn: Any, args: Any) -> list[Any]:
+    """``args`` bound to ``fn`` as a call binds them, omitted defaults included: the exported
+    Rust function takes every parameter (it has no defaults)."""
+    bound = inspect.signature(fn).bind(*args)
+    bound.apply_defaults()
+    return list(bound.arguments.values())
 
 
 def write_module_parity_tests(crate: Path, package: str, struct: str, instance: Any, tensors: list[str],
