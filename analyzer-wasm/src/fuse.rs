@@ -276,12 +276,12 @@ fn match_rms_norm<'e>(e: &'e Expr, pending: Option<&MeanSquare>) -> Option<(&'e 
 fn matmul_step<'e>(e: &'e Expr, sites: &mut Vec<usize>) -> Option<(&'e Expr, &'e Expr, Option<&'e Expr>)> {
     let (site, op, _, args) = cpu_op(e)?;
     match (op, args) {
-        (Op::Matmul, [x, w]) => {
+        (Op::Matmul | Op::Mm, [x, w]) => {
             sites.push(site);
             Some((x, w, None))
         }
         (Op::Add, [product, b]) if tensor_local(b).is_some() => {
-            let (matmul_site, Op::Matmul, _, [x, w]) = cpu_op(product)? else { return None };
+            let (matmul_site, Op::Matmul | Op::Mm, _, [x, w]) = cpu_op(product)? else { return None };
             sites.extend([site, matmul_site]);
             Some((x, w, Some(b)))
         }

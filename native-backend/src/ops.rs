@@ -684,6 +684,12 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     Ok(a.f_matmul(b)?)
 }
 
+/// `torch.mm(a, b)`: rank-2 operands (eager's error otherwise, as the types promise them).
+#[inline]
+pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_mm(b)?)
+}
+
 /// `t.sum(dim=dim, keepdim=keepdim)` (result dtype: the input's, as for float32 in eager).
 #[inline]
 pub fn sum_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {

@@ -72,11 +72,11 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     if op == Op::Matmul {
         return matmul_call(q);
     }
-    if op == Op::Bmm {
+    if matches!(op, Op::Bmm | Op::Mm) {
         if let Err(d) = keywords_only(q, &[], path).and_then(|_| positional_exactly(q, 2, path)) {
             return d;
         }
-        return bmm(&q.args[0], &q.args[1], path, [OperandRef::Arg(0), OperandRef::Arg(1)]);
+        return fixed_rank_product(op, &q.args[0], &q.args[1], path, [OperandRef::Arg(0), OperandRef::Arg(1)]);
     }
     arith_function(q, op, path)
 }
@@ -241,25 +241,28 @@ fn elementwise_types(left: &Operand, right: &Operand, form: &str) -> Result<(Ten
     Ok((a, b, device))
 }
 
-/// `a.bmm(b)`.
-pub fn bmm_method(q: &Query, receiver: &Operand) -> Decision {
-    if let Err(d) = keywords_only(q, &[], ".bmm()").and_then(|_| positional_exactly(q, 1, ".bmm()")) {
+/// `a.bmm(b)`, `a.mm(b)`.
+pub fn fixed_rank_product_method(q: &Query, receiver: &Operand, op: Op) -> Decision {
+    let form = format!(".{}()", op.info().name);
+    if let Err(d) = keywords_only(q, &[], &form).and_then(|_| positional_exactly(q, 1, &form)) {
         return d;
     }
-    bmm(receiver, &q.args[0], ".bmm()", [OperandRef::Receiver, OperandRef::Arg(0)])
+    fixed_rank_product(op, receiver, &q.args[0], &form, [OperandRef::Receiver, OperandRef::Arg(0)])
 }
 
-/// `torch.bmm(a, b)`: two float32 rank-3 tensors (batch sizes checked by libtorch).
-fn bmm(left: &Operand, right: &Operand, form: &str, operands: [OperandRef; 2]) -> Decision {
+/// `torch.bmm(a, b)` (two float32 rank-3 tensors) and `torch.mm(a, b)` (rank 2): the other
+/// sizes are checked by libtorch, with eager's message.
+fn fixed_rank_product(op: Op, left: &Operand, right: &Operand, form: &str, operands: [OperandRef; 2]) -> Decision {
     let (a, b, device) = match elementwise_types(left, right, form) {
         Ok(v) => v,
         Err(d) => return d,
     };
-    if (a.rank, b.rank) != (3, 3) {
-        return Decision::reject(&rules::BAD_RANKS, format!("{form} takes two rank-3 tensors, got ranks {} and {}", a.rank, b.rank));
+    let (rule, rank) = if op == Op::Mm { (&rules::MM, 2) } else { (&rules::BMM, 3) };
+    if (a.rank, b.rank) != (rank, rank) {
+        return Decision::reject(&rules::BAD_RANKS, format!("{form} takes two rank-{rank} tensors, got ranks {} and {}", a.rank, b.rank));
     }
-    match TensorTy::f32(device, 3) {
-        Some(result) => Decision::Claimed(Claim { rule: &rules::BMM, result, op: Op::Bmm, options: Options::None, operands: operands.to_vec() }),
+    match TensorTy::f32(device, rank) {
+        Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::None, operands: operands.to_vec() }),
         None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
     }
 }

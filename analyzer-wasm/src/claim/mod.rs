@@ -358,7 +358,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
         return match op.info().lane {
             Lane::Activations => activations::method(q, receiver, op),
             Lane::Unary => unary::method(q, receiver, op, name),
-            Lane::Binops if op == Op::Bmm => binops::bmm_method(q, receiver),
+            Lane::Binops if matches!(op, Op::Bmm | Op::Mm) => binops::fixed_rank_product_method(q, receiver, op),
             Lane::Binops if op.binary().is_some() => binops::arith_method(q, receiver, op, name),
             Lane::Binops => binops::matmul_method(q, receiver),
             Lane::Reductions if op == Op::Norm => reductions::vector_norm(q, op, &format!(".{name}()")),

@@ -385,6 +385,12 @@ impl Walker<'_> {
                 Some(e) => Val::lowered(Ty::Int, Lit::NotLiteral, e),
                 None => Val::explained(Ty::Int),
             },
+            // a static operand (`not isinstance(a, torch.Tensor)`): static too, so an `if` on it
+            // walks only the branch Python takes
+            (ast::UnaryOp::Not, Ty::Bool | Ty::Int) if matches!(v.lit, Lit::Bool(_) | Lit::Int(_)) => {
+                let taken = matches!(v.lit, Lit::Bool(false) | Lit::Int(0));
+                Val::lowered(Ty::Bool, Lit::Bool(taken), ir::Expr::Bool(taken))
+            }
             (ast::UnaryOp::Not, Ty::Bool) => match v.ir {
                 Some(e) => Val::lowered(Ty::Bool, Lit::NotLiteral, ir::Expr::Not(Box::new(e))),
                 None => Val::explained(Ty::Bool),

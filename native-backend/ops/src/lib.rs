@@ -991,6 +991,13 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_matmul",
         },
+        /// Matrix product of two rank-2 tensors (libtorch's `mm`, which `matmul` calls on them).
+        Mm {
+            name: "mm", lane: Binops, signature: Product,
+            functions: ["torch.mm"], methods: ["mm"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "tl_matmul",
+        },
         /// A view with a new shape (`-1` inferred), as `Tensor.view`: an error where the
         /// strides do not allow one.
         View {

@@ -595,6 +595,11 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     run_matmul(plan, a, b, None)
 }
 
+/// `torch.mm(a, b)` on cuda:0: `matmul` of two rank-2 tensors (their types say so).
+pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    matmul(a, b)
+}
+
 /// `torch.bmm(a, b)` on cuda:0.
 pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     runtime::kernel(Kernel::Matmul)?;

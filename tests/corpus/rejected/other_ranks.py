@@ -39,3 +39,8 @@ def cuda_causal_attention(q: TensorF32Cuda0_3D, k: TensorF32Cuda0_3D, v: TensorF
 # A norm of an order our kernels do not compose on cuda:0 (TL209; libtorch's on the CPU)
 def cuda_norm_of_order_3(x: TensorF32Cuda0_2D) -> TensorF32Cuda0_1D:
     return torch.linalg.vector_norm(x, 3, dim=1)
+
+
+# torch.mm takes two rank-2 tensors; a rank-1 side is matmul's (TL208)
+def mm_of_a_vector(a: TensorF32Cpu2D, v: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return torch.mm(a, v)
