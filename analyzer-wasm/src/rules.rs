@@ -1004,6 +1004,10 @@ code!(RETURN_NONE, "TL403", Return, Warning,
     "Bare return",
     "`return` without a value returns None.",
     "return", "Return a value of the annotated type.");
+code!(RETURN_PATH_REFUSED, "TL404", Return, Info,
+    "A return path is refused at run time",
+    "A `return` on a run-time branch gives another type than the function's return annotation (diffusers' `head_to_batch_dim` returns rank 4 when `out_dim != 3` under `-> torch.Tensor` written as rank 3). The function stays native: that path raises a ValueError naming the two types, which `auto` mode answers by running the Python function for that call, as eager returns it. The other paths return natively.",
+    "def f(x: TensorF32Cpu4D, flat: bool) -> TensorF32Cpu3D:\n    if flat:\n        x = x.flatten(2)\n    return x", "Nothing to do for `auto` mode; in `native` mode, call the function only on the annotated path, or annotate the return `torch.Tensor`-free per path.");
 
 /// Every diagnostic code, in documentation order.
 pub static ALL_CODES: &[&Code] = &[
@@ -1015,7 +1019,7 @@ pub static ALL_CODES: &[&Code] = &[
     &DIM_MISSING, &DIM_NOT_LITERAL, &DIM_OUT_OF_RANGE, &DIM_DUPLICATE, &KEEPDIM_POSITIONAL, &KEEPDIM_NOT_LITERAL,
     &SOFTMAX_DTYPE, &ARGMAX_RESULT_TYPE,
     &UNSUPPORTED_STATEMENT, &UNSUPPORTED_TARGET, &UNSUPPORTED_EXPRESSION, &TENSOR_CONDITION, &UNSUPPORTED_CONDITION, &UNSUPPORTED_LOOP, &UNBOUND_NAME, &SCALAR_OPERATOR, &LOOP_TYPE_CHANGE, &NESTED_SCOPE, &SITE_NOT_COVERED, &INT_OUT_OF_RANGE,
-    &RETURN_MISMATCH, &MISSING_RETURN, &RETURN_NONE,
+    &RETURN_MISMATCH, &MISSING_RETURN, &RETURN_NONE, &RETURN_PATH_REFUSED,
 ];
 
 /// The registry as JSON (for the playground's `rules()` export).

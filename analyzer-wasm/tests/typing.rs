@@ -19,12 +19,13 @@ fn codes(f: &Function) -> Vec<&str> {
 fn branch_join_with_different_ranks_walks_the_rest_per_branch() {
     // `h` is rank 2 on one path and rank 1 on the other: the `return` after the `if` is walked
     // once per branch, so each path is typed as it runs, and the path that returns a matrix
-    // where the annotation says rank 1 is the reported problem
+    // where the annotation says rank 1 is refused at run time (TL404), the other one native
     let f = only_function(
         "def f(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu1D:\n    if c:\n        h = x\n    else:\n        h = x.sum(dim=0)\n    return h.relu()\n",
     );
-    assert_eq!(f.route, Route::Fallback);
-    assert_eq!(codes(&f), ["TL401"]);
+    assert_eq!(f.route, Route::Native);
+    assert_eq!(codes(&f), ["TL404"]);
+    assert!(f.diagnostics[0].message.starts_with("returns TensorF32Cpu2D on this path, where the annotation says TensorF32Cpu1D"), "{}", f.diagnostics[0].message);
     let relus: Vec<_> = f.sites.iter().filter(|s| s.target == "Tensor.relu").map(|s| (s.outcome, s.result_type.clone())).collect();
     assert_eq!(relus, [(Outcome::Claimed, Some("TensorF32Cpu2D".to_string())), (Outcome::Claimed, Some("TensorF32Cpu1D".to_string()))]);
 }
@@ -129,4 +130,19 @@ fn a_helper_result_is_fresh_only_when_every_tensor_argument_is() {
     assert_eq!(by_name("via_parameter").route, Route::Fallback);
     assert_eq!(codes(by_name("via_parameter")), vec!["TL203"]);
     assert_eq!(by_name("via_fresh").route, Route::Native);
+}
+
+#[test]
+fn a_return_refused_on_every_path_is_a_mismatch() {
+    // no path returns what the annotation says: nothing would run natively, so the function
+    // falls back with TL401, not a native function that always refuses
+    let f = only_function(
+        "def f(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu1D:\n    if c:\n        h = x\n    else:\n        h = x.unsqueeze(0)\n    return h\n",
+    );
+    assert_eq!(f.route, Route::Fallback);
+    assert_eq!(codes(&f), ["TL401", "TL401"]);
+    assert!(f.diagnostics[0].message.starts_with("returns TensorF32Cpu2D on every path, but the annotation says TensorF32Cpu1D"), "{}", f.diagnostics[0].message);
+    // outside a run-time branch the mismatch is TL401 as before
+    let g = only_function("def g(x: TensorF32Cpu2D) -> TensorF32Cpu1D:\n    return x.relu()\n");
+    assert_eq!((g.route, codes(&g)), (Route::Fallback, vec!["TL401"]));
 }

@@ -35,3 +35,22 @@ def test_int64_sign_and_extrema_wrap_as_eager(module):
     a = torch.tensor([[big.min, -3, 0, 7], [big.max, 1, -1, 2]])
     b = torch.tensor([[1, big.min, -5, 7], [0, 2, big.max, -2]])
     run_both(compiled_native(module, "int64_sign_forms"), module.int64_sign_forms, [a, b])
+
+
+@pytest.mark.parametrize("out_dim", [3, 4])
+def test_a_return_path_of_another_rank_is_refused_and_rerun(module, out_dim, monkeypatch):
+    """TL404: the path returning rank 4 where the annotation says rank 3 raises the refusal
+    natively (``native`` mode shows it) and returns eager's tensor in ``auto`` mode."""
+    compiled = compiled_native(module, "head_to_batch_dim")
+    assert [d["code"] for d in compiled.report["diagnostics"]] == ["TL404"]
+    x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(out_dim))
+    eager = module.head_to_batch_dim(x, 4, out_dim)
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    got = compiled(x, 4, out_dim)
+    assert got.shape == eager.shape and torch.equal(got, eager)
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    if out_dim == 3:
+        assert torch.equal(compiled(x, 4, out_dim), eager)
+    else:
+        with pytest.raises(ValueError, match="returns TensorF32Cpu4D on this path, where the annotation says TensorF32Cpu3D"):
+            compiled(x, 4, out_dim)

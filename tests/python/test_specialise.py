@@ -217,3 +217,19 @@ def test_annotate_replaces_torch_tensor_annotations_in_place():
         "    return x",
     ]
     assert text.endswith("from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\n")
+
+
+def test_a_return_rank_chosen_at_run_time_is_native_on_the_first_path(as_written, monkeypatch):
+    """diffusers' `head_to_batch_dim` as written: rank 3 for `out_dim == 3` (native), rank 4
+    otherwise (TL404: refused, so auto mode runs Python). Both give eager's tensor."""
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    module = as_written[0]
+    compiled = torchlower.compile(module.head_to_batch_dim)
+    for shape in [(2, 5, 16), (2, 3, 5, 16)]:
+        x = torch.randn(*shape)
+        for args in [(x, 4), (x, 4, 3), (x, 2, 4)]:
+            assert_matches_eager(compiled(*args), module.head_to_batch_dim(*args))
+    routes = {key[0]: routed.route for key, routed in compiled.specialisations.items()}
+    assert routes == {"TensorF32Cpu3D": "native", "TensorF32Cpu4D": "native"}, routes
+    codes = [d["code"] for routed in compiled.specialisations.values() for d in routed.report["diagnostics"]]
+    assert codes == ["TL404", "TL404"], codes

@@ -175,6 +175,13 @@ struct Walker<'a> {
     /// how many branches of run-time conditions enclose the code being walked: an in-place
     /// write into an argument there is deferred to Python (`Walker::deferred_write`)
     conditional: usize,
+    /// how many run-time branches enclose the code being walked, counting the rest of a block
+    /// walked once per branch (`Walker::if_with_tail`): a `return` there of another type than
+    /// the annotation's is refused at run time instead of failing the function (TL404)
+    on_branch: usize,
+    /// `return`s lowered as the annotation says: with none, a refused path (TL404) is the
+    /// function's only outcome, and reported as the mismatch it is (TL401)
+    returns_lowered: usize,
     /// iterations of `for … in [a, b]` loops unrolled so far (`loops::MAX_UNROLLED`)
     unrolled: usize,
     /// locals bound to the unknown result of a failed site, and that site (see `Val::cause`)
@@ -226,6 +233,8 @@ fn analyze_with<'a>(
         infer_returns: params.is_some(),
         promise: None,
         conditional: 0,
+        on_branch: 0,
+        returns_lowered: 0,
         unrolled: 0,
         failed_locals: BTreeMap::new(),
         tail_splits: 0,
@@ -263,7 +272,16 @@ fn analyze_with<'a>(
     // a tail walked once per branch (`Walker::if_with_tail`) reports its problems once
     let mut seen = BTreeSet::new();
     w.diags.retain(|d| seen.insert((d.code.clone(), (d.span.line, d.span.col, d.span.end_line, d.span.end_col), d.message.clone())));
-    let native = w.diags.is_empty() && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
+    if w.returns_lowered == 0 {
+        for d in w.diags.iter_mut().filter(|d| d.code == rules::RETURN_PATH_REFUSED.code) {
+            d.code = rules::RETURN_MISMATCH.code.to_string();
+            d.severity = rules::RETURN_MISMATCH.severity;
+            d.hint = Some(rules::RETURN_MISMATCH.hint.to_string());
+            d.message = d.message.split(';').next().unwrap_or_default().replace(" on this path,", " on every path, but").replace(" where the annotation", " the annotation").replace(" where an earlier", " an earlier");
+        }
+    }
+    // TL404 (a return path refused at run time) is a note: the function stays native
+    let native = w.diags.iter().all(|d| d.code == rules::RETURN_PATH_REFUSED.code) && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
     let ir = match (native, w.returns) {
         (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), body }),
         _ => None,

@@ -121,12 +121,15 @@ impl Walker<'_> {
         let before = self.env.clone();
         let branch = |w: &mut Self, walk: &dyn Fn(&mut Self) -> (Vec<ir::Stmt>, bool)| {
             w.conditional += 1;
+            w.on_branch += 1;
             let (mut block, live) = walk(w);
             w.conditional -= 1;
             if !live {
+                w.on_branch -= 1;
                 return (block, false, std::mem::take(&mut w.env));
             }
             let (rest, live) = w.block(tail);
+            w.on_branch -= 1;
             block.extend(rest);
             (block, live, std::mem::take(&mut w.env))
         };
@@ -618,6 +621,7 @@ impl Walker<'_> {
                 return;
             }
             out.push(ir::Stmt::Return(e.clone()));
+            self.returns_lowered += 1;
             return;
         }
         let ty = v.ty;
@@ -626,6 +630,14 @@ impl Walker<'_> {
             self.returns = Some(ty);
         }
         if let Some(want) = self.returns {
+            if ty != want && self.refuses_path(ty, want) {
+                let source = if self.infer_returns { "an earlier `return` gives" } else { "the annotation says" };
+                let message = format!("returns {} on this path, where {source} {}", ty.describe(), want.describe());
+                self.diag(&rules::RETURN_PATH_REFUSED, format!("{message}; native code refuses it with a ValueError (auto mode runs Python)"), value.range());
+                let text = format!("torchlower: native code refuses this path: the function {message} (auto mode runs this call as Python)");
+                out.push(ir::Stmt::Raise { exception: ir::Exception::Value, message: Some(vec![ir::MessagePart::Text(text)]) });
+                return;
+            }
             if ty != want && !(v.explained && ty == Ty::Unknown) {
                 let source = if self.infer_returns { "an earlier `return` gives" } else { "the annotation says" };
                 self.diag(&rules::RETURN_MISMATCH, format!("returns {} but {source} {}", ty.describe(), want.describe()), value.range());
@@ -634,7 +646,15 @@ impl Walker<'_> {
         }
         if let Some(e) = self.need(v, value.range(), "return value") {
             out.push(ir::Stmt::Return(e));
+            self.returns_lowered += 1;
         }
+    }
+
+    /// Whether a `return` of `ty` where the function returns `want` (its annotation's type,
+    /// or the first `return`'s where it is inferred) is refused at run time (TL404) rather
+    /// than failing the function: a tensor of another type returned on a run-time branch.
+    fn refuses_path(&self, ty: Ty, want: Ty) -> bool {
+        self.on_branch > 0 && matches!((ty, want), (Ty::Tensor(_), Ty::Tensor(_)))
     }
 
     /// `return a, b` against a `tuple[A, B]` annotation.
@@ -654,6 +674,7 @@ impl Walker<'_> {
         let items: Vec<Option<ir::Expr>> = elems.into_iter().map(|e| self.need(e, range, "returned tuple element")).collect();
         if let Some(items) = items.into_iter().collect::<Option<Vec<_>>>() {
             out.push(ir::Stmt::Return(ir::Expr::Tuple(items)));
+            self.returns_lowered += 1;
         }
     }
 
@@ -783,10 +804,12 @@ impl Walker<'_> {
         }
         let before = self.env.clone();
         self.conditional += 1;
+        self.on_branch += 1;
         let (then, then_live) = self.block(body);
         let after_then = std::mem::replace(&mut self.env, before);
         let (orelse, else_live) = self.else_branch(rest);
         self.conditional -= 1;
+        self.on_branch -= 1;
         let after_else = std::mem::take(&mut self.env);
         self.env = merge_paths(after_then, then_live, after_else, else_live);
         if let Some(cond) = cond {

@@ -3,7 +3,7 @@
 # tensor on the other, and `relative_buckets += …` follows): the rest of the block is walked
 # once per branch with that branch's types, as if each branch held its own copy of it.
 import torch
-from torchlower.types import TensorF32Cpu2D, TensorI64Cpu1D, TensorI64Cpu2D
+from torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorI64Cpu2D
 
 
 def relative_buckets(relative_position: TensorI64Cpu2D, bidirectional: bool, num_buckets: int) -> TensorI64Cpu2D:
@@ -37,3 +37,18 @@ def int64_sign_forms(a: TensorI64Cpu2D, b: TensorI64Cpu2D) -> TensorI64Cpu2D:
 
 def int64_abs_method(labels: TensorI64Cpu1D) -> TensorI64Cpu1D:
     return labels.abs()
+
+
+# A return whose rank depends on a run-time int (diffusers' `Attention.head_to_batch_dim`):
+# the path that breaks the annotation raises the refusal (TL404), which auto mode answers by
+# running Python; the annotated path is native.
+def head_to_batch_dim(tensor: TensorF32Cpu3D, heads: int, out_dim: int = 3) -> TensorF32Cpu3D:
+    head_size = heads
+    batch_size, seq_len, dim = tensor.shape
+    tensor = tensor.reshape(batch_size, seq_len, head_size, dim // head_size)
+    tensor = tensor.permute(0, 2, 1, 3)
+
+    if out_dim == 3:
+        tensor = tensor.reshape(batch_size * head_size, seq_len, dim // head_size)
+
+    return tensor

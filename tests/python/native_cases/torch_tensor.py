@@ -82,3 +82,21 @@ def maybe_scaled(x: torch.Tensor, scale: float) -> Optional[torch.Tensor]:
 def says_a_pair_returns_one(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
     # Python does not check annotations; the analyzer does (TL401), and the function runs as Python
     return x.relu()
+
+
+# diffusers — Attention.head_to_batch_dim as written: the return rank depends on `out_dim`
+# (the first `return` fixes the specialisation's type; the other path is refused, TL404)
+def head_to_batch_dim(tensor: torch.Tensor, heads: int, out_dim: int = 3) -> torch.Tensor:
+    head_size = heads
+    if tensor.ndim == 3:
+        batch_size, seq_len, dim = tensor.shape
+        extra_dim = 1
+    else:
+        batch_size, extra_dim, seq_len, dim = tensor.shape
+    tensor = tensor.reshape(batch_size, seq_len * extra_dim, head_size, dim // head_size)
+    tensor = tensor.permute(0, 2, 1, 3)
+
+    if out_dim == 3:
+        tensor = tensor.reshape(batch_size * head_size, seq_len * extra_dim, dim // head_size)
+
+    return tensor
