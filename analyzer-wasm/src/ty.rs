@@ -24,9 +24,11 @@ pub struct TensorTy {
 }
 
 /// Every tensor type there is: (type, annotation marker, the backend's `TensorSpec` constant).
-/// float32 on the CPU (ranks 1–5: grouped-query attention's `(b, h, n_rep, t, d)`) and on
-/// CUDA device 0 (ranks 1–4), int64 and bool on the CPU (ranks 1–4).
+/// float32 on the CPU (ranks 0–5: GPT-2's `torch.full([], value.size(-1) ** 0.5)` divisor, and
+/// grouped-query attention's `(b, h, n_rep, t, d)`) and on CUDA device 0 (ranks 1–4), int64 and
+/// bool on the CPU (ranks 1–4).
 const MARKERS: &[(TensorTy, &str, &str)] = &[
+    (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 0 }, "TensorF32Cpu0D", "F32_CPU_0D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 1 }, "TensorF32Cpu1D", "F32_CPU_1D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 2 }, "TensorF32Cpu2D", "F32_CPU_2D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 3 }, "TensorF32Cpu3D", "F32_CPU_3D"),

@@ -62,6 +62,8 @@ pub struct TensorSpec {
 }
 
 impl TensorSpec {
+    /// `TensorF32Cpu0D` (a float32 scalar tensor, `torch.tensor(0.5)`)
+    pub const F32_CPU_0D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 0 };
     /// `TensorF32Cpu1D`
     pub const F32_CPU_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 1 };
     /// `TensorF32Cpu2D`

@@ -93,7 +93,7 @@ def assert_unchanged(before, after):
     for old, new in zip(before, after):
         if isinstance(old, torch.Tensor):
             assert old.shape == new.shape and old.dtype == new.dtype
-            assert torch.equal(old.contiguous().view(torch.uint8), new.detach().contiguous().view(torch.uint8)), "an input was mutated"
+            assert torch.equal(old.reshape(-1).contiguous().view(torch.uint8), new.detach().reshape(-1).contiguous().view(torch.uint8)), "an input was mutated"
 
 
 def run_both(compiled, python_fn, inputs):

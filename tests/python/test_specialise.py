@@ -233,3 +233,20 @@ def test_a_return_rank_chosen_at_run_time_is_native_on_the_first_path(as_written
     assert routes == {"TensorF32Cpu3D": "native", "TensorF32Cpu4D": "native"}, routes
     codes = [d["code"] for routed in compiled.specialisations.values() for d in routed.report["diagnostics"]]
     assert codes == ["TL404", "TL404"], codes
+
+
+def test_a_rank0_argument_specialises_and_a_rank0_marker_refuses_other_ranks(monkeypatch):
+    """A 0-dim float32 tensor (`torch.tensor(0.5)`) has a marker, TensorF32Cpu0D: an open
+    parameter specialises on it, and the marker's boundary refuses a rank-1 tensor with the
+    rank in the message (auto mode then runs Python)."""
+    assert _specialise.type_name(torch.tensor(0.5)) == "TensorF32Cpu0D"
+    assert _specialise.type_name(torch.tensor(3)) is None  # no int64 rank-0 marker
+    module = import_path(Path(__file__).resolve().parents[2] / "tests" / "corpus" / "accepted" / "rank0.py")
+    scaled = torchlower.compile(module.scale_by_scalar_tensor)
+    assert scaled.route == "native", scaled.reason
+    x = torch.randn(3, 4)
+    assert_matches_eager(scaled(x, torch.tensor(-0.5)), module.scale_by_scalar_tensor(x, torch.tensor(-0.5)))
+    with pytest.raises(ValueError, match="parameter 's' expects a rank-0 tensor, got rank 1"):
+        scaled(x, torch.tensor([0.5]))
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    assert_matches_eager(scaled(x, torch.tensor([0.5])), module.scale_by_scalar_tensor(x, torch.tensor([0.5])))

@@ -152,7 +152,7 @@ pub fn operator_symbol(op: Operator) -> &'static str {
     }
 }
 
-/// Route a site to its lane; then the device gate every lane shares.
+/// Route a site to its lane; then the device and rank-0 gates every lane shares.
 pub fn decide(q: &Query) -> Decision {
     let decision = match q.target {
         Target::Function(path) => decide_function(q, path),
@@ -160,7 +160,24 @@ pub fn decide(q: &Query) -> Decision {
         Target::BinOp { op, augmented } => binops::binop(q, op, augmented),
         Target::Compare(sym) => masking::operator(q, sym),
     };
-    cuda_gate(q, decision)
+    rank0_gate(q, cuda_gate(q, decision))
+}
+
+/// A rank-0 tensor operand (`torch.full([], v)`, `x[0, 0]`, a reduction over every dim) is
+/// claimed only by elementwise ops, which broadcast it as eager does: the lanes that take
+/// dims, sizes or shapes check them for ranks 1 and up, and eager's errors on a rank-0
+/// tensor (`torch.stack(s)`, `F.normalize(s)`, `s.t()`) are its own.
+fn rank0_gate(q: &Query, decision: Decision) -> Decision {
+    let Decision::Claimed(claim) = &decision else { return decision };
+    let operands = q.receiver.into_iter().chain(q.args.iter()).chain(q.keywords.iter().map(|k| &k.value));
+    let rank0 = operands.into_iter().any(|o| matches!(o.ty, Ty::Tensor(t) if t.rank == 0));
+    let elementwise = claim.op.unary().is_some()
+        || claim.op.binary().is_some()
+        || matches!(claim.op, Op::Where | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Maximum | Op::Minimum);
+    if rank0 && !elementwise {
+        return Decision::reject(&rules::RANK0_RESULT, format!("`{}` of a rank-0 tensor is not claimed (elementwise ops take one)", claim.op.name()));
+    }
+    decision
 }
 
 /// `-t`, the unary minus operator on a tensor (eager's `torch.neg`).

@@ -340,8 +340,8 @@ fn parts(q: &Query, t: TensorTy, positional: &[Operand], op: Op, form: &str) -> 
             return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: the parts are given by a Python int here (not {})", n.ty.describe())));
         }
     }
-    let result = if op == Op::Unbind { TensorTy::new(t.dtype, t.device, t.rank - 1) } else { Some(t) };
-    let result = result.ok_or_else(|| Decision::reject(&rules::RANK0_RESULT, format!("{form} of a rank-1 tensor gives rank-0 parts")))?;
+    let result = if op == Op::Unbind { t.rank.checked_sub(1).and_then(|r| TensorTy::new(t.dtype, t.device, r)) } else { Some(t) };
+    let result = result.ok_or_else(|| Decision::reject(&rules::RANK0_RESULT, format!("{form} of a rank-{} tensor gives no parts of a tensor type", t.rank)))?;
     let dim = match (dim_args, keyword(q, "dim")) {
         ([], None) => 0,
         // a Python int known only at run time: the parts' rank does not depend on it

@@ -209,6 +209,13 @@ impl Walker<'_> {
             Decision::Claimed(claim) if claim.op == ir::Op::WhereNonzero => Some(vec![Ty::Tensor(claim.result)]),
             _ => None,
         };
+        // a rank-0 pair would hold int64 rank-0 indices, which have no type
+        let decision = match decision {
+            Decision::Claimed(claim) if pair.is_none() && matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk) => {
+                Decision::reject(&rules::RANK0_RESULT, format!("`{}` of a rank-{} tensor returns int64 rank-{} indices", claim.op.name(), claim.result.rank, claim.result.rank))
+            }
+            other => other,
+        };
         let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
         let parts = matches!(&decision, Decision::Claimed(claim) if claim.op.info().signature == torchlower_ops::Signature::Parts);
         let unpacked_here = self.unpacking.filter(|(range, count)| *range == c.range() && *count != usize::MAX).map(|(_, count)| count);
@@ -639,6 +646,10 @@ impl Walker<'_> {
             ([v], true) if v.elems.is_some() => {
                 let n = v.elems.as_ref().map_or(0, Vec::len) as i64;
                 Val::lowered(Ty::Int, Lit::Int(n), ir::Expr::Int(n))
+            }
+            ([v], true) if matches!(v.ty, Ty::Tensor(t) if t.rank == 0) => {
+                self.diag(&rules::RANK0_RESULT, "`len()` of a rank-0 tensor raises TypeError".into(), c.range());
+                Val::explained(Ty::Unknown)
             }
             ([v], true) if matches!(v.ty, Ty::Tensor(_)) => match self.local_tensor(v.clone(), c.range(), "`len()`") {
                 Some(local) => super::expr::size_val(&local, 0),

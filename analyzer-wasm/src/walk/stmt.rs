@@ -659,6 +659,11 @@ impl Walker<'_> {
 
     /// `return a, b` against a `tuple[A, B]` annotation.
     fn ret_tuple(&mut self, elems: Vec<Val>, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        if elems.is_empty() {
+            // `return s.shape` of a rank-0 tensor: no tuple type has no elements
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, "returning an empty tuple is not lowered".into(), range);
+            return;
+        }
         let got: Vec<Ty> = elems.iter().map(|e| e.ty).collect();
         let explained = elems.iter().any(|e| e.explained && e.ty == Ty::Unknown);
         if self.infer_returns && self.returns.is_none() && !explained {

@@ -21,6 +21,10 @@ class _TensorMarker:
         raise TypeError(f"{cls.__name__} is an annotation marker, not a tensor constructor")
 
 
+class TensorF32Cpu0D(_TensorMarker):
+    dtype, device, rank = "float32", "cpu", 0
+
+
 class TensorF32Cpu1D(_TensorMarker):
     dtype, device, rank = "float32", "cpu", 1
 
@@ -90,6 +94,7 @@ class TensorF32Cuda0_4D(_TensorMarker):
 
 
 __all__ = [
+    "TensorF32Cpu0D",
     "TensorF32Cpu1D",
     "TensorF32Cpu2D",
     "TensorF32Cpu3D",

@@ -3,6 +3,7 @@ function receives and returns); the contract (dtype, device, rank) is the analyz
 
 from torch import Tensor
 
+TensorF32Cpu0D = Tensor
 TensorF32Cpu1D = Tensor
 TensorF32Cpu2D = Tensor
 TensorI64Cpu1D = Tensor
@@ -22,6 +23,7 @@ TensorF32Cuda0_3D = Tensor
 TensorF32Cuda0_4D = Tensor
 
 __all__ = [
+    "TensorF32Cpu0D",
     "TensorF32Cpu1D",
     "TensorF32Cpu2D",
     "TensorI64Cpu1D",

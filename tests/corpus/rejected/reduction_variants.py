@@ -37,6 +37,7 @@ def rank0_result(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return v.mean(dim=0)
 
 
+# Every dim reduced is rank 0 (TensorF32Cpu0D, claimed): the rank-1 annotation is wrong (TL401).
 def tuple_dim(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x.sum(dim=(0, 1))
 

@@ -1,7 +1,7 @@
 # Seed row "Views / reshape": the seed rejected every view. view, reshape, permute, transpose,
 # t, unsqueeze, flatten, contiguous, narrow, select, unflatten, squeeze(dim) and detach are claimed now (tests/corpus/accepted/views.py,
 # and on cuda:0 tests/corpus/accepted/cuda_language.py); these stay rejected.
-from torchlower.types import TensorBoolCpu1D, TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+from torchlower.types import TensorBoolCpu1D, TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorI64Cpu2D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
 
@@ -36,7 +36,8 @@ def mask_with_index(x: TensorF32Cpu2D, mask: TensorBoolCpu1D, idx: TensorI64Cpu1
     return x[mask, idx]
 
 
-def rank0_index(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+def rank0_index(x: TensorI64Cpu2D) -> TensorI64Cpu1D:
+    # an int64 rank-0 tensor has no type (float32 has one: TensorF32Cpu0D)
     return x[0, 0]
 
 
