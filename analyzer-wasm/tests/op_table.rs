@@ -111,6 +111,8 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
             Kind::Tensor | Kind::AnyTensor => tensor(TensorTy::F32_CPU_3D),
             Kind::Ints(_) if p.name == "sizes" => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(-1)]) },
             Kind::Ints(_) if p.name == "repeats" => Operand { ty: Ty::Tuple(3), lit: Lit::Ints(vec![Some(1), Some(2), Some(1)]) },
+            // a sequence only (`F.pad(x, (1, 1))`, `F.rms_norm(x, (4,))`)
+            Kind::IntSeq => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(1)]) },
             Kind::Indices => {
                 // gather takes an index of the input's rank, index_select a rank-1 one
                 let rank = match params.iter().map(|p| p.name).collect::<Vec<_>>().as_slice() {
@@ -188,6 +190,7 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
             Kind::Tensor | Kind::AnyTensor => "x",
             Kind::Ints(_) if p.name == "sizes" => "(1, -1)",
             Kind::Ints(_) if p.name == "repeats" => "1, 2, 1",
+            Kind::IntSeq => "(1, 1)",
             Kind::Indices if row.op == Op::Gather => "i3",
             Kind::Indices if row.op == Op::IndexSelect => "i1",
             Kind::Indices => "i",

@@ -12,7 +12,7 @@ pub fn method(q: &Query, receiver: &Operand, op: Op) -> Decision {
     match op {
         Op::Softmax => softmax(q, receiver, q.args, ".softmax()", false, OperandRef::Receiver),
         Op::Argmax => argmax(q, receiver, q.args, ".argmax()", OperandRef::Receiver),
-        Op::LogSoftmax => super::params::elementwise(q, op, &rules::LOG_SOFTMAX, ".log_softmax()"),
+        Op::LogSoftmax => log_softmax(q, ".log_softmax()", 1),
         _ => super::not_in_lane(op),
     }
 }
@@ -22,9 +22,19 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::Softmax => softmax_function(q, path == "torch.nn.functional.softmax"),
         Op::Argmax => argmax_function(q),
-        Op::LogSoftmax => super::params::elementwise(q, op, &rules::LOG_SOFTMAX, path),
+        Op::LogSoftmax if path == "torch.nn.functional.log_softmax" => super::params::elementwise(q, op, &rules::LOG_SOFTMAX, path),
+        Op::LogSoftmax => log_softmax(q, path, 2),
         _ => super::not_in_lane(op),
     }
+}
+
+/// `torch.log_softmax(x, dim)` / `x.log_softmax(dim)`: their next positional argument is
+/// `dtype` (F.log_softmax's is `_stacklevel`), an int there is eager's TypeError.
+fn log_softmax(q: &Query, form: &str, positional: usize) -> Decision {
+    if q.args.len() > positional {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form}: the argument after `dim` is `dtype` (only its default None is lowered)"));
+    }
+    super::params::elementwise(q, Op::LogSoftmax, &rules::LOG_SOFTMAX, form)
 }
 
 /// `functional` is true for `torch.nn.functional.softmax` (which also permits `dtype=None`).

@@ -141,6 +141,10 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
                 let ints = matches!(value.ty, Ty::Int) || matches!(&value.lit, Lit::Ints(v) if !v.is_empty());
                 scalar(value, ints, &what, "a Python int or a tuple of them")?
             }
+            Kind::IntSeq => {
+                let ints = !matches!(value.ty, Ty::Int | Ty::Bool) && matches!(&value.lit, Lit::Ints(v) if !v.is_empty());
+                scalar(value, ints, &what, "a tuple or list of Python ints (a lone int is eager's TypeError)")?
+            }
             Kind::Choice(choices) => {
                 let picked = match &value.lit {
                     Lit::Str(s) => choices.iter().position(|c| c == s),

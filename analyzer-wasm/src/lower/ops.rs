@@ -244,7 +244,7 @@ impl FnEmitter<'_> {
                     self.ints(param.kind, value);
                     self.out.push(')');
                 }
-                Kind::Ints(_) | Kind::OptInts(_) => self.ints(param.kind, value),
+                Kind::Ints(_) | Kind::OptInts(_) | Kind::IntSeq => self.ints(param.kind, value),
                 Kind::Int | Kind::Bool => self.expr(value),
                 Kind::Choice(_) | Kind::Fixed(_) => {}
             }
@@ -253,7 +253,11 @@ impl FnEmitter<'_> {
 
     /// `&[a, b]` of a tuple of ints, or `&[n; k]` of one int standing for `k` copies.
     fn ints(&mut self, kind: Kind, value: &Expr) {
-        let (Kind::Ints(n) | Kind::OptInts(n)) = kind else { return };
+        let n = match kind {
+            Kind::Ints(n) | Kind::OptInts(n) => n,
+            Kind::IntSeq => 0,
+            _ => return,
+        };
         self.out.push_str("&[");
         match value {
             Expr::Tuple(items) => {

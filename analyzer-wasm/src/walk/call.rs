@@ -152,6 +152,20 @@ impl Walker<'_> {
                 return self.site(target, decision, c.range(), None, &args, &[]);
             }
         }
+        // where eager's signature takes one sequence, a lone int or tensor is its TypeError
+        // (`torch.reshape(x, -1)`, `F.layer_norm(x, 4)`, `torch.cat(x)`): not claimed
+        let sequence_at = match path.as_deref() {
+            Some("torch.reshape" | "torch.permute" | "torch.nn.functional.layer_norm" | "torch.layer_norm") => Some((1, Ty::Int)),
+            Some("torch.cat" | "torch.concat" | "torch.concatenate" | "torch.stack") => Some((0, Ty::Unknown)),
+            _ => None,
+        };
+        if let Some((index, lone)) = sequence_at {
+            let is_lone = |a: &Val| a.elems.is_none() && if lone == Ty::Int { a.ty == Ty::Int } else { matches!(a.ty, Ty::Tensor(_)) };
+            if let (Some(p), true) = (&path, args.get(index).is_some_and(is_lone)) {
+                let decision = Decision::reject(&rules::BAD_ARITY, format!("{p}: argument {} must be a tuple or list (eager raises TypeError)", index + 1));
+                return self.site((SiteKind::Call, p.clone()), decision, c.range(), None, &args, &[]);
+            }
+        }
         // a shape or permutation given as one tuple is the same as its ints one by one
         let takes_sizes = matches!(method_name.as_deref(), Some("view" | "reshape" | "permute" | "expand"))
             || matches!(path.as_deref(), Some("torch.reshape" | "torch.permute"));

@@ -199,6 +199,9 @@ pub enum Kind {
     /// A Python int or a tuple/list of ints (`&[i64]`); a lone int stands for `n` copies of
     /// itself when `n > 0` (eager's `_pair`), for itself when `n == 0`.
     Ints(u8),
+    /// A tuple or list of Python ints (`&[i64]`) where eager's signature takes only a sequence:
+    /// a lone int is eager's TypeError (`F.pad(x, 1)`, `F.rms_norm(x, 4)`), so it is not claimed.
+    IntSeq,
     /// As [`Kind::Ints`], or `None` for the default (printed as `Option<&[i64]>` when the
     /// default is `"None"`, else as `&[i64]`).
     OptInts(u8),
@@ -328,7 +331,7 @@ const ADAPTIVE_MAX_POOL2D: &[Param] =
     &[p("input", Kind::Tensor, None), p("output_size", Kind::Ints(2), None), p("return_indices", Kind::Fixed("False"), None)];
 const PAD: &[Param] = &[
     p("input", Kind::Tensor, None),
-    p("pad", Kind::Ints(0), None),
+    p("pad", Kind::IntSeq, None),
     p("mode", Kind::Choice(&["constant", "reflect", "replicate", "circular"]), None),
     p("value", Kind::OptFloat, Some("None")),
 ];
@@ -410,7 +413,7 @@ const TRIANGLE: &[Param] = &[p("input", Kind::AnyTensor, None), p("diagonal", Ki
 const GATHER: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None), p("sparse_grad", Kind::Fixed("False"), None)];
 const INDEX_SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None)];
 const ONE_HOT: &[Param] = &[p("input", Kind::Indices, None), p("num_classes", Kind::Int, Some("-1i64"))];
-const RMS_NORM: &[Param] = &[p("input", Kind::Tensor, None), p("normalized_shape", Kind::Ints(0), None), p("weight", Kind::OptTensor, None), p("eps", Kind::OptFloat, Some("None"))];
+const RMS_NORM: &[Param] = &[p("input", Kind::Tensor, None), p("normalized_shape", Kind::IntSeq, None), p("weight", Kind::OptTensor, None), p("eps", Kind::OptFloat, Some("None"))];
 const SDPA: &[Param] = &[
     p("query", Kind::Tensor, None),
     p("key", Kind::Tensor, None),

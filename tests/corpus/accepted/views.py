@@ -160,3 +160,9 @@ def as_the_other(x: TensorF32Cpu2D, y: TensorF32Cpu3D) -> TensorF32Cpu3D:
 
 def swapped(x: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return x.swapaxes(0, 2) * torch.swapdims(x, -1, 0)
+
+
+def sequence_forms(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    # the method takes the sizes one by one; torch.reshape takes one tuple
+    y = torch.reshape(x, (-1,)) + x.reshape(-1)
+    return F.log_softmax(y, 0, 3)
