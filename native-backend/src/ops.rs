@@ -1109,7 +1109,9 @@ pub fn triu(t: &Tensor, diagonal: i64) -> Result<Tensor> {
 /// `torch.gather(t, dim, index)`.
 #[inline]
 pub fn gather(t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
-    Ok(t.f_gather(dim, index, false)?)
+    // gather's "index -1 is out of bounds for dimension 0" is a TORCH_CHECK (RuntimeError),
+    // unlike index_select's and indexing's IndexError with the same words
+    t.f_gather(dim, index, false).map_err(|e| runtime_unless_dim(crate::Error::Torch(e)))
 }
 
 /// `torch.index_select(t, dim, index)`.
@@ -1351,7 +1353,20 @@ pub fn max_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> 
 /// `torch.topk(t, k, dim, largest, sorted)`: the (values, indices) pair (libtorch's kernel).
 #[inline]
 pub fn topk(t: &Tensor, k: i64, dim: i64, largest: bool, sorted: bool) -> Result<(Tensor, Tensor)> {
-    Ok(t.f_topk(k, dim, largest, sorted)?)
+    // "selected index k out of range" is a RuntimeError in eager (a TORCH_CHECK, not an
+    // index check); a dim out of range stays IndexError
+    t.f_topk(k, dim, largest, sorted).map_err(|e| runtime_unless_dim(crate::Error::Torch(e)))
+}
+
+/// A libtorch error of an op whose own checks are `TORCH_CHECK`s (RuntimeError in eager),
+/// except a dim out of range (`maybe_wrap_dim`'s IndexError).
+fn runtime_unless_dim(error: crate::Error) -> crate::Error {
+    let message = error.to_string();
+    if message.starts_with("Dimension out of range") {
+        error
+    } else {
+        crate::Error::Runtime(message)
+    }
 }
 
 /// `torch.where(cond)` of a rank-1 tensor: the 1-tuple of its nonzero indices (int64).

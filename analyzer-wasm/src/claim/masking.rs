@@ -98,6 +98,10 @@ pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
         return multinomial(q, op, &form); // the binder takes the receiver as the first argument
     }
     if op == Op::LogicalNot {
+        // `t.logical_not()` takes no argument (an extra one is eager's TypeError)
+        if !q.args.is_empty() || q.starred {
+            return Decision::reject(&rules::BAD_ARITY, format!("{form} takes no argument"));
+        }
         let operands = [receiver.clone()];
         if let Some(decision) = logical(q, op, &form, &operands, [OperandRef::Receiver, OperandRef::Receiver]) {
             return decision;
