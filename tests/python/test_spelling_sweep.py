@@ -1,0 +1,121 @@
+"""Every op spelling of the table, called with twenty argument patterns on a rank-0 and a
+rank-2 float32 tensor: whatever the analyzer claims must give eager's values (bit for bit, NaN
+and signed zeros included) or raise eager's exception class. A claim with a wrong argument
+kind (`torch.stack(x)`, `torch.reshape(x, -1)`, `x.logical_not(0)`: eager's TypeError) or a
+wrong error class (topk's k out of range) fails here, whatever op it is in.
+
+The only difference allowed is the documented refusal: a ValueError saying "native code
+refuses" where eager returns (auto mode then reruns Python; `squeeze(dim)` of a dim whose size
+is not 1 is one).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+import torchlower
+from test_native_cpu import import_path
+
+REPO = Path(__file__).resolve().parents[2]
+OP_TABLE = REPO / "native-backend" / "ops" / "src" / "lib.rs"
+
+ARGUMENTS = ["", "0", "-1", "dim=0", "dim=-1", "0, True", "dim=0, keepdim=True", "(0,)", "dim=()", "1", "s", "x",
+             "s, s", "x, s", "2, 0", "[]", "[1]", "-1, 1", "0, 0"]
+EXPRESSIONS = ["s[0]", "s[None]", "s[...]", "s[:, None]", "s.T", "s.mT", "s.ndim", "s.flatten()", "s.view(-1)", "s.reshape(1, 1)",
+               "s.unsqueeze(0)", "s.squeeze()", "s.expand(3)", "s @ s", "x @ s", "s @ x", "s.sum()", "s.mean()", "s.t()",
+               "s.max()", "s.argmax()", "torch.cat([s, s])", "torch.stack([s, s])", "torch.cat([s, s], 0)", "s.numel()",
+               "s.dim()", "s.repeat(2)", "s.flatten(0)", "s.narrow(0, 0, 1)", "s.select(0, 0)", "F.linear(s, x)",
+               "F.layer_norm(s, [1])", "F.layer_norm(s, (3,))", "torch.tril(s)", "s.triu()", "F.pad(s, (1, 1))",
+               "F.normalize(s, dim=0)", "torch.where(s > 0, s, 0.0)", "s.masked_fill(s > 0, 1.0)", "s.clamp(min=s)",
+               "s.var()", "s.std(0)", "s.norm()", "s.norm(dim=0)", "s.sum(dim=())", "s.amax(dim=())", "F.softmax(s, dim=0)",
+               "F.log_softmax(s, 0)", "F.glu(s)", "s.prod()", "s.prod(0)", "s.all()", "s.any(0)", "len(s)", "s.shape"]
+HEADER = ("import torch\nimport torch.nn.functional as F\nfrom torchlower.types import TensorF32Cpu0D, TensorF32Cpu1D, "
+          "TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorF32Cpu5D, TensorBoolCpu1D, TensorBoolCpu2D, TensorBoolCpu3D, "
+          "TensorBoolCpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorI64Cpu4D\n\n")
+
+
+def spellings() -> tuple[list[str], list[str]]:
+    """The functions and methods of every row of the op table."""
+    table = OP_TABLE.read_text()
+    names = lambda field: sorted({n for m in re.finditer(field + r": \[([^\]]*)\]", table) for n in re.findall(r'"([^"]+)"', m.group(1))})
+    return names("functions"), names("methods")
+
+
+def bodies() -> list[str]:
+    functions, methods = spellings()
+    out = []
+    for f in functions:
+        for a in ARGUMENTS:
+            out += [f"{f}(s{', ' if a else ''}{a})", f"{f}(x, s{', ' if a else ''}{a})"]
+    out += [f"s.{m}({a})" for m in methods for a in ARGUMENTS]
+    return out + EXPRESSIONS
+
+
+def native_module(rank: int, folder: Path):
+    """The claimed calls as a module of native functions (one per distinct call)."""
+    marker = f"TensorF32Cpu{rank}D"
+    calls = bodies()
+    source = HEADER + "".join(f"def f{i}(s: {marker}, x: TensorF32Cpu2D):\n    return {b}\n\n\n" for i, b in enumerate(calls))
+    report = torchlower.analyze(source, filename=f"sweep_rank{rank}.py")
+    native = [(int(f["name"][1:]), f["returns"]) for f in report["functions"] if f["route"] == "native"]
+    lines = [HEADER]
+    for i, returns in native:
+        annotation = f" -> {returns}" if returns else ""
+        lines.append(f"def f{i}(s: {marker}, x: TensorF32Cpu2D){annotation}:\n    return {calls[i]}\n\n\n")
+    path = folder / f"sweep_rank{rank}.py"
+    path.write_text("".join(lines))
+    return import_path(path), [f"f{i}" for i, _ in native], calls
+
+
+def _same(a, b) -> bool:
+    if isinstance(b, tuple):
+        return isinstance(a, tuple) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(b, torch.Tensor):
+        if not isinstance(a, torch.Tensor) or a.dtype != b.dtype or a.shape != b.shape:
+            return False
+        if b.is_floating_point():
+            bits = lambda t: torch.nan_to_num(t, 7.0).reshape(-1).view(torch.int32)
+            return torch.equal(a.isnan(), b.isnan()) and torch.equal(bits(a), bits(b))
+        return torch.equal(a, b)
+    return a == b or (isinstance(b, float) and math.isnan(b) and math.isnan(a))
+
+
+def _outcome(fn, s, x):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(s, x), None
+    except Exception as error:  # noqa: BLE001 - the class is what is compared
+        return None, error
+
+
+@pytest.mark.parametrize("rank", [0, 2])
+def test_every_claimed_spelling_matches_eager(rank, tmp_path):
+    module, names, calls = native_module(rank, tmp_path)
+    assert len(names) > (100 if rank == 0 else 600), len(names)
+    mismatches = []
+    for name in names:
+        fn = getattr(module, name)
+        compiled = torchlower.compile(fn)
+        assert compiled.route == "native", f"{calls[int(name[1:])]}: {compiled.reason}"
+        for value in [0.5, -2.0, float("nan"), float("inf"), -0.0]:
+            x = torch.randn(3, 3, generator=torch.Generator().manual_seed(1))
+            s = torch.tensor(value) if rank == 0 else torch.randn(3, 3, generator=torch.Generator().manual_seed(2))
+            if rank:
+                s[0, 0] = value
+            eager, eager_error = _outcome(fn, s.clone(), x.clone())
+            native, native_error = _outcome(compiled, s, x)
+            if eager_error is None and isinstance(native_error, ValueError) and "native code refuses" in str(native_error):
+                continue
+            if eager_error is not None or native_error is not None:
+                if type(eager_error) is not type(native_error):
+                    mismatches.append(f"{calls[int(name[1:])]} at {value}: eager {eager_error!r}, native {native_error!r}")
+            elif not _same(native, eager):
+                mismatches.append(f"{calls[int(name[1:])]} at {value}: native {native} vs eager {eager}")
+    assert not mismatches, "\n".join(mismatches[:40])
