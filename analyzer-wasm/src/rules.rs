@@ -867,8 +867,8 @@ code!(VIEW_OP, "TL206", Site, Error,
     "Views are claimed: `view`, `view_as`, `reshape`, `reshape_as`, `transpose` (and `swapaxes`/`swapdims`), `permute`, `t`, `.T` of rank ≤ 2, `.mT`, `unsqueeze`, `squeeze(dim)`, `flatten`, `unflatten`, `narrow`, `select`, `expand`, `expand_as`, `chunk`, `split`, `unbind` and basic indexing, aliasing their base as eager's do. These view forms are not: `unfold`, `movedim`, `as_strided`, `.H`/`.mH`, `.real`/`.imag`/`.data`, and `.T` of rank > 2 (deprecated in eager).",
     "x.movedim(1, -1)  /  x.unfold(1, 2, 1)  /  x.T  # x rank 3", "Write it with a claimed view: `x.permute(...)` for `movedim` and for `.T` of rank > 2.");
 code!(RANK0_RESULT, "TL207", Site, Error,
-    "Result would be rank 0",
-    "There is no rank-0 tensor type: a dot product of two rank-1 tensors, a whole-tensor reduction or loss (`F.cross_entropy` with its default `reduction=\"mean\"`) and a rank-1 reduction without keepdim produce one.",
+    "Result would be rank 0, or a rank-0 operand outside elementwise ops",
+    "Only float32 on the CPU has a rank-0 type (`TensorF32Cpu0D`: `torch.full([], v)`, `x[0, 0]`, a reduction over every dim given as a tuple), and a rank-0 operand is claimed by elementwise ops, comparisons and `torch.where` only. Rejected: int64/bool or cuda:0 rank-0 results (`x.argmax()` of a rank-1 tensor, `(values, indices)` of a rank-0 one), a dot product of two rank-1 tensors, a whole-tensor reduction without `dim` or loss (`F.cross_entropy` with its default `reduction=\"mean\"`), a rank-1 `sum`/`mean` over its one dim, and rank-0 operands of the other lanes (`F.normalize(s)`, `torch.stack([s, t])`, `len(s)`).",
     "a_1d @ b_1d  /  v.mean(dim=0)", "Keep a dimension (`keepdim=True`, `reduction=\"none\"`), or return the result through a rank-1 tensor (`(a_1d * b_1d).sum(dim=0, keepdim=True)`).");
 code!(BAD_RANKS, "TL208", Site, Error,
     "Unsupported operand ranks",
