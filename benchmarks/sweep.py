@@ -174,6 +174,10 @@ def bmm(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu3D:
     return torch.bmm(x.unsqueeze(0), w.unsqueeze(0))
 
 
+def mm(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.mm(x, w)
+
+
 # --- views (metadata only, except reshape/contiguous copies): the boundary's own cost ---------
 
 
@@ -762,7 +766,7 @@ OPS = {
     "transpose": "transpose", "t": "t", "unsqueeze": "unsqueeze", "flatten": "flatten", "contiguous": "contiguous",
     "index": "index", "chunk": "chunk", "split": "split", "unbind": "unbind", "pow_number": "pow",
     "clamp": "clamp", "clamp_min": "clamp_min", "clamp_max": "clamp_max", "maximum": "maximum",
-    "minimum": "minimum", "bmm": "bmm", "cat": "cat", "stack": "stack",
+    "minimum": "minimum", "bmm": "bmm", "mm": "mm", "cat": "cat", "stack": "stack",
     "expand": "expand", "expand_as": "expand_as", "view_as": "view_as", "reshape_as": "reshape_as", "silu": "silu", "rsqrt": "rsqrt", "erf": "erf",
     "softplus": "softplus", "layer_norm": "layer_norm",
     "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "sum_dims": "sum_dims", "mean_dims": "mean_dims", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "cross_entropy": "cross_entropy", "where_nonzero": "where_nonzero", "multinomial": "multinomial", "embedding": "embedding", "embedding_bag": "embedding_bag", "arange": "arange", "zeros": "zeros", "empty": "empty", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "dropout_eval": "dropout", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention", "mha": "multi_head_attention_forward",
@@ -783,7 +787,7 @@ FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid",
 FAMILIES += ["topk", "sum_dims", "mean_dims", "max_pool2d_plain"]
 FAMILIES += ["addmm", "baddbmm", "attention_scores", "attention_values", "residual_rank3", "channel_gate", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
-PRODUCTS = ["linear", "matmul", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
+PRODUCTS = ["linear", "matmul", "mm", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 
 ROWS = [1, 8, 64, 256, 1024]
 COLS = [16, 64, 256, 1024, 4096]
@@ -842,9 +846,9 @@ def inputs(function: str, shape: tuple, generator: torch.Generator) -> tuple:
         return (x, randn(cols))
     if function in ("linear", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "layer_norm"):
         return (x, *layer(cols, cols))
-    if function in ("matmul", "matmul_bias_relu", "layer_loop", "bmm"):
+    if function in ("matmul", "matmul_bias_relu", "layer_loop", "bmm", "mm"):
         w = randn(cols, cols) / cols**0.5
-        rest = (randn(cols),) if function not in ("matmul", "bmm") else ()
+        rest = (randn(cols),) if function not in ("matmul", "bmm", "mm") else ()
         return (x, w, *rest, 4) if function == "layer_loop" else (x, w, *rest)
     if function == "gpt_mlp":
         return (x, *layer(cols, 4 * cols), *layer(4 * cols, cols))
