@@ -154,13 +154,14 @@ impl Walker<'_> {
         }
         // where eager's signature takes one sequence, a lone int or tensor is its TypeError
         // (`torch.reshape(x, -1)`, `F.layer_norm(x, 4)`, `torch.cat(x)`): not claimed
-        let sequence_at = match path.as_deref() {
-            Some("torch.reshape" | "torch.permute" | "torch.nn.functional.layer_norm" | "torch.layer_norm") => Some((1, Ty::Int)),
-            Some("torch.cat" | "torch.concat" | "torch.concatenate" | "torch.stack") => Some((0, Ty::Unknown)),
+        let lone_int = |a: &Val| a.elems.is_none() && a.ty == Ty::Int;
+        let lone_tensor = |a: &Val| a.elems.is_none() && matches!(a.ty, Ty::Tensor(_));
+        let sequence_at: Option<(usize, &dyn Fn(&Val) -> bool)> = match path.as_deref() {
+            Some("torch.reshape" | "torch.permute" | "torch.nn.functional.layer_norm" | "torch.layer_norm") => Some((1, &lone_int)),
+            Some("torch.cat" | "torch.concat" | "torch.concatenate" | "torch.stack") => Some((0, &lone_tensor)),
             _ => None,
         };
-        if let Some((index, lone)) = sequence_at {
-            let is_lone = |a: &Val| a.elems.is_none() && if lone == Ty::Int { a.ty == Ty::Int } else { matches!(a.ty, Ty::Tensor(_)) };
+        if let Some((index, is_lone)) = sequence_at {
             if let (Some(p), true) = (&path, args.get(index).is_some_and(is_lone)) {
                 let decision = Decision::reject(&rules::BAD_ARITY, format!("{p}: argument {} must be a tuple or list (eager raises TypeError)", index + 1));
                 return self.site((SiteKind::Call, p.clone()), decision, c.range(), None, &args, &[]);
