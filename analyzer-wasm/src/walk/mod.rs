@@ -179,9 +179,6 @@ struct Walker<'a> {
     /// walked once per branch (`Walker::if_with_tail`): a `return` there of another type than
     /// the annotation's is refused at run time instead of failing the function (TL404)
     on_branch: usize,
-    /// `return`s lowered as the annotation says: with none, a refused path (TL404) is the
-    /// function's only outcome, and reported as the mismatch it is (TL401)
-    returns_lowered: usize,
     /// iterations of `for … in [a, b]` loops unrolled so far (`loops::MAX_UNROLLED`)
     unrolled: usize,
     /// locals bound to the unknown result of a failed site, and that site (see `Val::cause`)
@@ -234,7 +231,6 @@ fn analyze_with<'a>(
         promise: None,
         conditional: 0,
         on_branch: 0,
-        returns_lowered: 0,
         unrolled: 0,
         failed_locals: BTreeMap::new(),
         tail_splits: 0,
@@ -272,7 +268,9 @@ fn analyze_with<'a>(
     // a tail walked once per branch (`Walker::if_with_tail`) reports its problems once
     let mut seen = BTreeSet::new();
     w.diags.retain(|d| seen.insert((d.code.clone(), (d.span.line, d.span.col, d.span.end_line, d.span.end_col), d.message.clone())));
-    if w.returns_lowered == 0 {
+    // no `return` lowered: a refused path (TL404) is the function's only outcome, and
+    // reported as the mismatch it is (TL401)
+    if !lowers_a_return(&body) {
         for d in w.diags.iter_mut().filter(|d| d.code == rules::RETURN_PATH_REFUSED.code) {
             d.code = rules::RETURN_MISMATCH.code.to_string();
             d.severity = rules::RETURN_MISMATCH.severity;
@@ -294,6 +292,17 @@ fn analyze_with<'a>(
         other => other.and_then(|t| t.marker()).map(str::to_string),
     };
     Analyzed { params: report_params, returns, sites: w.sites, diagnostics: w.diags, ir, calls: w.calls }
+}
+
+/// Whether `body` returns a value on some path (its `return`s of another type were lowered
+/// as refusals; read from the IR, so a walk undone and redone counts once).
+fn lowers_a_return(body: &[ir::Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        ir::Stmt::Return(_) => true,
+        ir::Stmt::If { then, orelse, .. } => lowers_a_return(then) || lowers_a_return(orelse),
+        ir::Stmt::For { body, .. } | ir::Stmt::While { body, .. } => lowers_a_return(body),
+        _ => false,
+    })
 }
 
 /// The call signature of a top-level function, when every parameter is positional and has

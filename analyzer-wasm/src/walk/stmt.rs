@@ -621,7 +621,6 @@ impl Walker<'_> {
                 return;
             }
             out.push(ir::Stmt::Return(e.clone()));
-            self.returns_lowered += 1;
             return;
         }
         let ty = v.ty;
@@ -646,7 +645,6 @@ impl Walker<'_> {
         }
         if let Some(e) = self.need(v, value.range(), "return value") {
             out.push(ir::Stmt::Return(e));
-            self.returns_lowered += 1;
         }
     }
 
@@ -679,7 +677,6 @@ impl Walker<'_> {
         let items: Vec<Option<ir::Expr>> = elems.into_iter().map(|e| self.need(e, range, "returned tuple element")).collect();
         if let Some(items) = items.into_iter().collect::<Option<Vec<_>>>() {
             out.push(ir::Stmt::Return(ir::Expr::Tuple(items)));
-            self.returns_lowered += 1;
         }
     }
 
