@@ -391,6 +391,10 @@ rule!(LOG1P, "torchlower/log1p", Log1p, true,
     "EXTENSION: torch.log1p(t) / t.log1p()", "A float32 tensor of any rank; libtorch's kernel.", "torch.log1p(-x)");
 rule!(EXPM1, "torchlower/expm1", Expm1, true,
     "EXTENSION: torch.expm1(t) / t.expm1()", "A float32 tensor of any rank; libtorch's kernel.", "torch.expm1(x)");
+rule!(ATAN, "torchlower/atan", Atan, true,
+    "EXTENSION: torch.atan(t) / t.atan() / arctan",
+    "Arctangent of a float32 tensor, libtorch's kernel.",
+    "torch.atan(w2 / h2) - torch.atan(w1 / h1)");
 rule!(SIN, "torchlower/sin", Sin, true,
     "EXTENSION: torch.sin(t) / t.sin()", "A float32 tensor of any rank; libtorch's kernel.", "torch.sin(emb)");
 rule!(COS, "torchlower/cos", Cos, true,
@@ -510,6 +514,14 @@ rule!(DROPOUT_EVAL, "torchlower/dropout-eval", Dropout, true,
     "EXTENSION: F.dropout(t, p, training=False)",
     "Dropout outside training, as inference code calls it (`training=self.training` in eval mode is `False`): the input itself, any dtype, as eager returns it; `p` a Python float (or an int literal) checked as eager checks it (ValueError outside [0, 1]). `training` is the literal False or a bool known at run time: True there draws random masks, which native code refuses (ValueError, so auto mode reruns Python). Omitted (its default, True) or the literal True: TL201. `inplace=True` stays Python.",
     "attn = F.dropout(attn, p=self.dropout, training=False)");
+rule!(CLONE, "torchlower/clone", Clone, true,
+    "EXTENSION: t.clone() / torch.clone(t)",
+    "A copy of a tensor of any dtype in eager's preserved memory format (a dense input's strides, else contiguous), so later views succeed or raise as eager's; the copy is fresh, so writing into it (`y[..., 0] = …`) is claimed. Other `memory_format`s stay Python.",
+    "y = x.clone()");
+rule!(ROLL, "torchlower/roll", Roll, true,
+    "EXTENSION: torch.roll(t, shifts, dims=None) / t.roll(…)",
+    "A tensor of any dtype shifted cyclically: `shifts` and `dims` Python ints or tuples of them (without `dims` the flattened tensor rolls and is reshaped back), libtorch's kernel and errors.",
+    "x = torch.roll(x, shifts=(-shift_size[0], -shift_size[1]), dims=(1, 2))");
 rule!(DETACH, "torchlower/detach", Detach, true,
     "EXTENSION: t.detach() / torch.detach(t)",
     "An alias of the tensor (native results never require grad, and inputs keep theirs).",
@@ -579,10 +591,18 @@ rule!(TRIL, "torchlower/tril", Tril, true,
     "EXTENSION: torch.tril(t, diagonal=0) / t.tril(…)", "A tensor of any dtype and rank 2–5, a Python-int diagonal.", "torch.tril(torch.ones(t, t))");
 rule!(TRIU, "torchlower/triu", Triu, true,
     "EXTENSION: torch.triu(t, diagonal=0) / t.triu(…)", "As tril.", "torch.triu(mask, diagonal=start_pos + 1)");
+rule!(ISIN, "torchlower/isin", Isin, true,
+    "EXTENSION: torch.isin(elements, test_elements, *, assume_unique=False, invert=False)",
+    "Two tensors of one dtype (float32 or int64): a bool tensor of the elements' shape, libtorch's kernel.",
+    "eos_token_mask = torch.isin(vocab_tensor, self.eos_token_id)");
 rule!(GATHER, "torchlower/gather", Gather, true,
     "EXTENSION: torch.gather(t, dim, index) / t.gather(dim, index)",
     "A tensor of any dtype, a Python-int dim and an int64 index of the same rank; the input's dtype, the index's shape (eager's errors out of range).",
     "logp.gather(-1, actions)");
+rule!(SCATTER, "torchlower/scatter", Scatter, true,
+    "EXTENSION: torch.scatter(t, dim, index, src) / t.scatter(dim, index, src)",
+    "A copy of a tensor of any dtype with `src`'s values (a tensor of its dtype and rank) written where an int64 index of the same rank points along a Python-int dim, libtorch's kernel (eager's errors out of range). The `value` and `reduce` forms stay Python.",
+    "indices_to_remove = sorted_indices_to_remove.scatter(1, sorted_indices, sorted_indices_to_remove)");
 rule!(INDEX_SELECT, "torchlower/index-select", IndexSelect, true,
     "EXTENSION: torch.index_select(t, dim, index) / t.index_select(dim, index)",
     "A tensor of any dtype, a Python-int dim and a rank-1 int64 index.", "emb.index_select(0, ids)");
@@ -677,6 +697,22 @@ rule!(TOPK, "torchlower/topk", Topk, true,
     "EXTENSION: torch.topk(t, k, dim=-1, largest=True, sorted=True) / t.topk(…)",
     "The `(values, indices)` pair of the k largest (or smallest) elements along a dim of a float32 tensor, libtorch's kernel as eager's (its order among equal values included): values float32 and indices int64 of the input's rank. Lowered where it is unpacked (`v, i = torch.topk(…)`), returned, or indexed (`torch.topk(…)[0]`, `.values`, `.indices`); `k` larger than the dim raises eager's RuntimeError.",
     "v, _ = torch.topk(logits, 10)");
+rule!(SORT, "torchlower/sort", Sort, true,
+    "EXTENSION: torch.sort(t, dim=-1, descending=False) / t.sort(…)",
+    "The `(values, indices)` pair of a float32 or int64 tensor sorted along a Python-int dim, libtorch's kernel as eager's (the order among equal values included): values of the input's type and int64 indices. Lowered where it is unpacked, returned or indexed, as topk. The `stable` keyword stays Python.",
+    "sorted_logits, sorted_indices = torch.sort(scores, descending=False)");
+rule!(ARGSORT, "torchlower/argsort", Argsort, true,
+    "EXTENSION: torch.argsort(t, dim=-1, descending=False) / t.argsort(…)",
+    "The int64 indices that sort a float32 or int64 tensor along a Python-int dim (sort's indices, libtorch's kernel).",
+    "sorted_indices = torch.argsort(scores, descending=True, dim=-1)");
+rule!(CUMSUM, "torchlower/cumsum", Cumsum, true,
+    "EXTENSION: torch.cumsum(t, dim) / t.cumsum(dim)",
+    "Running sums along a Python-int dim, libtorch's kernel: float32 stays float32, int64 and bool give int64 (as eager). `dtype=` stays Python.",
+    "position_ids = attention_mask.long().cumsum(-1) - 1");
+rule!(NANSUM, "torchlower/nansum", Nansum, true,
+    "EXTENSION: torch.nansum(t, dim, keepdim=False) / t.nansum(…)",
+    "The sum of a float32 tensor over an int or a tuple of dims with NaN counted as zero, libtorch's kernel; without `dim` (rank 0) stays Python.",
+    "ent = -(normalized * p).nansum(-1, keepdim=True)");
 rule!(MAX_DIM, "torchlower/max-dim", MaxDim, true,
     "EXTENSION: torch.max(t, dim, keepdim=False) / t.max(dim)",
     "A float32 tensor and a Python-int dim: the (values, indices) pair, taken apart (`v, i = t.max(1)`), indexed (`t.max(1)[0]`, `.values`, `.indices`) or returned. libtorch's kernel.",
@@ -737,7 +773,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &INT64_MIN_MAX, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

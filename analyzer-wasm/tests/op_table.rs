@@ -114,9 +114,9 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
             // a sequence only (`F.pad(x, (1, 1))`, `F.rms_norm(x, (4,))`)
             Kind::IntSeq => Operand { ty: Ty::Tuple(2), lit: Lit::Ints(vec![Some(1), Some(1)]) },
             Kind::Indices => {
-                // gather takes an index of the input's rank, index_select a rank-1 one
+                // gather and scatter take an index of the input's rank, index_select a rank-1 one
                 let rank = match params.iter().map(|p| p.name).collect::<Vec<_>>().as_slice() {
-                    ["input", "dim", "index", "sparse_grad"] => 3,
+                    ["input", "dim", "index", "sparse_grad"] | ["input", "dim", "index", "src"] => 3,
                     ["input", "dim", "index"] => 1,
                     _ => 2,
                 };
@@ -156,6 +156,15 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::Topk {
         return "w.topk(2)[0]".to_string();
+    }
+    if row.op == Op::Sort {
+        return "torch.sort(x, 1)[0]".to_string();
+    }
+    if row.op == Op::Scatter {
+        return "torch.scatter(x, 1, i3, x)".to_string();
+    }
+    if row.op == Op::Isin {
+        return "torch.isin(w, w)".to_string();
     }
     if row.op == Op::Multinomial {
         return "torch.multinomial(w, 1)".to_string();
@@ -411,6 +420,9 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (op, _) if distribution_use(op).is_some() => distribution_use(op).map(|(_, _, r)| r.to_string()).unwrap_or_default(),
                 (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm | Op::Amax | Op::Amin | Op::Logsumexp | Op::Var | Op::Std | Op::Prod, _) => marker.to_string(),
                 (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),
+                (Op::Argsort, _) => "TensorI64Cpu3D".to_string(),
+                (Op::Isin, _) => "TensorBoolCpu2D".to_string(),
+                (Op::Nansum, _) => marker.to_string(),
                 (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),
                 (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),
                 (Op::CrossEntropy | Op::EmbeddingBag, _) => marker.to_string(),

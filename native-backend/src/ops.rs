@@ -415,6 +415,12 @@ pub fn sin(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_sin()?)
 }
 
+/// `torch.atan(t)`.
+#[inline]
+pub fn atan(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_atan()?)
+}
+
 /// `torch.cos(t)`.
 #[inline]
 pub fn cos(t: &Tensor) -> Result<Tensor> {
@@ -925,6 +931,22 @@ pub fn squeeze(t: &Tensor, dim: i64) -> Result<Tensor> {
     Ok(t.f_squeeze_dim(dim)?)
 }
 
+/// `t.clone()`: a copy in eager's `preserve_format` — a dense input's strides (`empty_like`
+/// keeps them, as `at::clone` does), else contiguous — so a later `.view()` succeeds or raises
+/// exactly as on eager's clone.
+#[inline]
+pub fn clone(t: &Tensor) -> Result<Tensor> {
+    let mut out = t.f_empty_like()?;
+    out.f_copy_(t)?;
+    Ok(out)
+}
+
+/// `torch.roll(t, shifts, dims)` (no dims: the flattened tensor rolls).
+#[inline]
+pub fn roll(t: &Tensor, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+    Ok(t.f_roll(shifts, dims)?)
+}
+
 /// `t.detach()`: an alias of `t` without autograd history.
 #[inline]
 pub fn detach(t: &Tensor) -> Result<Tensor> {
@@ -1118,6 +1140,19 @@ pub fn gather(t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
 #[inline]
 pub fn index_select(t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
     Ok(t.f_index_select(dim, index)?)
+}
+
+/// `t.scatter(dim, index, src)`: a copy of `t` with `src`'s values written at `index`.
+#[inline]
+pub fn scatter(t: &Tensor, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+    // as gather: the index checks are TORCH_CHECKs (RuntimeError in eager)
+    t.f_scatter(dim, index, src).map_err(|e| runtime_unless_dim(crate::Error::Torch(e)))
+}
+
+/// `torch.isin(elements, test_elements, assume_unique=…, invert=…)`.
+#[inline]
+pub fn isin(elements: &Tensor, test_elements: &Tensor, assume_unique: bool, invert: bool) -> Result<Tensor> {
+    Ok(Tensor::f_isin(elements, test_elements, assume_unique, invert)?)
 }
 
 /// `F.one_hot(t, num_classes)`.
@@ -1348,6 +1383,30 @@ pub fn clamp_tensor(t: &Tensor, min: Option<&Tensor>, max: Option<&Tensor>) -> R
 #[inline]
 pub fn max_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
     Ok(t.f_max_dim(dim, keepdim)?)
+}
+
+/// `torch.sort(t, dim, descending)`: the (values, indices) pair (libtorch's kernel).
+#[inline]
+pub fn sort(t: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+    Ok(t.f_sort(dim, descending)?)
+}
+
+/// `torch.argsort(t, dim, descending)`: sort's indices.
+#[inline]
+pub fn argsort(t: &Tensor, dim: i64, descending: bool) -> Result<Tensor> {
+    Ok(t.f_argsort(dim, descending)?)
+}
+
+/// `torch.cumsum(t, dim)`: int64 for int64 and bool inputs, as eager's dtype rule.
+#[inline]
+pub fn cumsum(t: &Tensor, dim: i64) -> Result<Tensor> {
+    Ok(t.f_cumsum(dim, None::<tch::Kind>)?)
+}
+
+/// `torch.nansum(t, dims, keepdim)`.
+#[inline]
+pub fn nansum(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
+    Ok(t.f_nansum(Some(dim), keepdim, None::<tch::Kind>)?)
 }
 
 /// `torch.topk(t, k, dim, largest, sorted)`: the (values, indices) pair (libtorch's kernel).

@@ -330,3 +330,52 @@ def test_index_assignment_errors_are_eagers(assignment, native_mode, make):
         compiled["copy_rows"](*args)
     assert type(native.value) is type(eager.value)
     assert str(native.value).splitlines()[0] == str(eager.value).splitlines()[0]
+
+
+CLONES = REPO / "tests" / "corpus" / "accepted" / "sorting_and_scatter.py"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch.randn(3, 4),
+        lambda: torch.randn(4, 3).t(),  # dense, transposed: eager's clone keeps the strides
+        lambda: torch.randn(3, 1).expand(3, 4),  # overlapping: a contiguous copy
+        lambda: torch.randn(3, 8)[:, ::2],  # not dense: a contiguous copy
+    ],
+)
+def test_clone_is_a_fresh_copy_with_eagers_layout(make, native_mode):
+    """`t.clone()` (torchlower/clone): new storage, eager's `preserve_format` strides, so a
+    `.view()` after it succeeds or raises exactly as on eager's clone; writing into the
+    copy leaves the input alone."""
+    source = (
+        "import torch\nfrom torchlower.types import TensorF32Cpu2D\n\n"
+        "def copy(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n    return x.clone()\n\n"
+        "def copy_then_view(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n    y = x.clone()\n    y[0, 0] = 7.0\n    return y.view(-1, 2)\n"
+    )
+    module = import_path(_write(source, "clones"))
+    copy, copy_then_view = compile_native(module, ["copy", "copy_then_view"]).values()
+    x = make()
+    before = x.clone()
+    native, eager = copy(x), module.copy(x)
+    assert native.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    assert native.stride() == eager.stride() and torch.equal(native, eager)
+    try:
+        want = module.copy_then_view(x)
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError) as raised:
+            copy_then_view(x)
+        assert str(raised.value) == str(error)
+    else:
+        got = copy_then_view(x)
+        assert torch.equal(got, want) and got.stride() == want.stride()
+    assert torch.equal(x, before), "the input was written"
+
+
+def _write(source: str, stem: str) -> Path:
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="tl_clone_"))
+    path = folder / f"{stem}.py"
+    path.write_text(source)
+    return path

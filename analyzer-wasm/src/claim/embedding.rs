@@ -12,23 +12,25 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::Embedding => embedding(q, op, path),
         Op::EmbeddingBag => embedding_bag(q, op, path),
-        Op::Gather | Op::IndexSelect | Op::OneHot => picking(q, op, path),
+        Op::Gather | Op::IndexSelect | Op::OneHot | Op::Scatter => picking(q, op, path),
         Op::CrossEntropy => cross_entropy(q, op, path),
         other => super::not_in_lane(other),
     }
 }
 
-/// `x.gather(dim, index)` / `x.index_select(dim, index)`.
+/// `x.gather(dim, index)` / `x.index_select(dim, index)` / `x.scatter(dim, index, src)`.
 pub fn method(q: &Query, op: Op, name: &str) -> Decision {
     match op {
-        Op::Gather | Op::IndexSelect => picking(q, op, &format!(".{name}()")),
+        Op::Gather | Op::IndexSelect | Op::Scatter => picking(q, op, &format!(".{name}()")),
         other => super::not_in_lane(other),
     }
 }
 
 /// `torch.gather(x, dim, index)` (the index's rank, the input's dtype), `torch.index_select(x,
 /// dim, index)` (a rank-1 index; the input's type), `F.one_hot(labels, num_classes=-1)` (int64,
-/// one rank more). Sizes and ranges are checked by libtorch with eager's errors.
+/// one rank more), `torch.scatter(x, dim, index, src)` (index and `src` of the input's rank,
+/// `src` of its dtype; the input's type). Sizes and ranges are checked by libtorch with eager's
+/// errors.
 fn picking(q: &Query, op: Op, form: &str) -> Decision {
     let bound = match params::bind(q, op, form) {
         Ok(b) => b,
@@ -39,6 +41,10 @@ fn picking(q: &Query, op: Op, form: &str) -> Decision {
         Op::Gather => match bound.tensor("index") {
             Some(index) if index.rank == input.rank => (&rules::GATHER, TensorTy::new(input.dtype, input.device, index.rank)),
             _ => return Decision::reject(&rules::BAD_RANKS, format!("{form}: the index must have the input's rank (eager raises)")),
+        },
+        Op::Scatter => match (bound.tensor("index"), bound.tensor("src")) {
+            (Some(index), Some(src)) if index.rank == input.rank && src.rank == input.rank && src.dtype == input.dtype => (&rules::SCATTER, Some(input)),
+            _ => return Decision::reject(&rules::BAD_RANKS, format!("{form}: the index and `src` must have the input's rank, `src` its dtype (eager raises)")),
         },
         Op::IndexSelect => match bound.tensor("index") {
             Some(index) if index.rank == 1 => (&rules::INDEX_SELECT, Some(input)),

@@ -25,6 +25,7 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::LogicalXor => &rules::LOGICAL_XOR,
         Op::LogicalNot => &rules::LOGICAL_NOT,
         Op::Triu => &rules::TRIU,
+        Op::Isin => &rules::ISIN,
         _ => return None,
     })
 }
@@ -191,6 +192,11 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
     };
     let result = match op {
         Op::MaskedFill => bound.tensor("input"),
+        // eager promotes mixed dtypes; one dtype (float32 or int64) is claimed
+        Op::Isin => match (bound.tensor("elements"), bound.tensor("test_elements")) {
+            (Some(e), Some(t)) if e.dtype == t.dtype && matches!(e.dtype, Dtype::F32 | Dtype::I64) => TensorTy::new(Dtype::Bool, e.device, e.rank),
+            _ => return Decision::reject(&rules::BAD_RANKS, format!("{form}: two tensors of one dtype, float32 or int64")),
+        },
         Op::Tril | Op::Triu => match bound.tensor("input") {
             Some(t) if t.rank >= 2 => Some(t),
             Some(t) => return Decision::reject(&rules::BAD_RANKS, format!("{form} of a rank-{} tensor (eager raises below rank 2)", t.rank)),

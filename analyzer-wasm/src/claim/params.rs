@@ -82,7 +82,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
             return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `**` keyword arguments are not supported")));
         };
         let Some(slot) = params.iter().position(|p| p.name == name) else {
-            return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: no parameter `{name}` (eager raises TypeError)")));
+            return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: the keyword `{name}` is not part of the claimed form (eager has no such parameter, or what it changes is not lowered)")));
         };
         if given[slot].is_some() {
             return Err(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `{name}` given twice (eager raises TypeError)")));

@@ -23,6 +23,7 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Log1p => &rules::LOG1P,
         Op::Expm1 => &rules::EXPM1,
         Op::Sin => &rules::SIN,
+        Op::Atan => &rules::ATAN,
         Op::Cos => &rules::COS,
         Op::Relu6 => &rules::RELU6,
         Op::Hardswish => &rules::HARDSWISH,

@@ -64,7 +64,7 @@ pub fn normalize_dim(dim: i64, rank: u8, form: &str) -> Result<i64, Decision> {
 
 pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
-    if let Some(op) = over_tuple(q, q.args, op) {
+    if let Some(op) = over_tuple(q, receiver, q.args, op) {
         return over_dims(q, op, &form);
     }
     reduce(q, receiver, q.args, &form, op, OperandRef::Receiver)
@@ -74,17 +74,19 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     let Some((input, rest)) = q.args.split_first() else {
         return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor positionally"));
     };
-    if let Some(op) = over_tuple(q, rest, op) {
+    if let Some(op) = over_tuple(q, input, rest, op) {
         return over_dims(q, op, path);
     }
     reduce(q, input, rest, path, op, OperandRef::Arg(0))
 }
 
 /// `sum`/`mean` whose `dim` (the first argument after the input, or the keyword) is a tuple or
-/// list of ints: the signature-bound row over several dims.
-fn over_tuple(q: &Query, positional: &[Operand], op: Op) -> Option<Op> {
+/// list of ints, and `sum` of a bool or int64 tensor (an int64 result): the signature-bound row
+/// over several dims.
+fn over_tuple(q: &Query, input: &Operand, positional: &[Operand], op: Op) -> Option<Op> {
     let dim = positional.first().or_else(|| keyword(q, "dim").map(|(_, v)| v))?;
-    if !matches!(dim.lit, Lit::Ints(_)) {
+    let integral = matches!(input.ty, crate::ty::Ty::Tensor(t) if t.dtype != crate::ty::Dtype::F32);
+    if !matches!(dim.lit, Lit::Ints(_)) && !(integral && op == Op::SumDim) {
         return None;
     }
     match op {
@@ -241,7 +243,9 @@ pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
         Op::Any => &rules::ANY,
         Op::MaxDim => &rules::MAX_DIM,
         Op::MinDim => &rules::MIN_DIM,
+        Op::Nansum => &rules::NANSUM,
         Op::Topk => return topk(q, form),
+        Op::Sort | Op::Argsort | Op::Cumsum => return along_dim(q, op, form),
         other => return super::not_in_lane(other),
     };
     let bound = match super::params::bind(q, op, form) {
@@ -259,6 +263,7 @@ pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
     let dtype = match op {
         Op::Argmin => crate::ty::Dtype::I64,
         Op::All | Op::Any => crate::ty::Dtype::Bool,
+        Op::SumDims if t.dtype != crate::ty::Dtype::F32 => crate::ty::Dtype::I64,
         _ => t.dtype,
     };
     match reduced_type(t, dtype, dims, keepdim, form) {
@@ -279,6 +284,30 @@ fn topk(q: &Query, form: &str) -> Decision {
         return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {}: float32 is claimed", crate::ty::Ty::Tensor(t).describe()));
     }
     bound.claim(&rules::TOPK, Op::Topk, t)
+}
+
+/// `sort` (the `(values, indices)` pair: values of the input's type, the indices' int64 type
+/// added where the pair is taken apart, as topk's), `argsort` (int64 indices) and `cumsum`
+/// (int64 for int64 and bool inputs, as eager) along one Python-int dim: the input's rank,
+/// libtorch's kernels and dim errors.
+fn along_dim(q: &Query, op: Op, form: &str) -> Decision {
+    let bound = match super::params::bind(q, op, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
+    use crate::ty::Dtype;
+    let (rule, dtype) = match (op, t.dtype) {
+        (Op::Cumsum, Dtype::F32) => (&rules::CUMSUM, Dtype::F32),
+        (Op::Cumsum, _) => (&rules::CUMSUM, Dtype::I64),
+        (_, Dtype::Bool) => return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of a bool tensor: float32 and int64 are claimed")),
+        (Op::Sort, dtype) => (&rules::SORT, dtype),
+        _ => (&rules::ARGSORT, Dtype::I64),
+    };
+    match TensorTy::new(dtype, t.device, t.rank) {
+        Some(result) => bound.claim(rule, op, result),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no tensor type for the result")),
+    }
 }
 
 /// How many dims a reduction bound by its signature removes (`dim` an int or a tuple of them;

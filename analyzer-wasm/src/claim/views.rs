@@ -36,6 +36,8 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Unflatten => &rules::UNFLATTEN,
         Op::Squeeze => &rules::SQUEEZE,
         Op::Detach => &rules::DETACH,
+        Op::Clone => &rules::CLONE,
+        Op::Roll => &rules::ROLL,
         Op::Dropout => &rules::DROPOUT_EVAL,
         Op::Repeat => &rules::REPEAT,
         _ => return None,

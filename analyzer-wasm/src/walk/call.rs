@@ -215,7 +215,7 @@ impl Walker<'_> {
         let decision = keywords_in_evaluation_order(decision, &args, &keywords);
         // `t.max(dim)`, `t.topk(k)`: the (values, indices) pair, a tuple value of the IR op
         let pair = match &decision {
-            Decision::Claimed(claim) if matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk) => {
+            Decision::Claimed(claim) if matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk | ir::Op::Sort) => {
                 crate::ty::TensorTy::new(crate::ty::Dtype::I64, claim.result.device, claim.result.rank).map(|i| vec![Ty::Tensor(claim.result), Ty::Tensor(i)])
             }
             // `F.multi_head_attention_forward(…, need_weights=False)`: `(output, None)`
@@ -226,7 +226,7 @@ impl Walker<'_> {
         };
         // a rank-0 pair would hold int64 rank-0 indices, which have no type
         let decision = match decision {
-            Decision::Claimed(claim) if pair.is_none() && matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk) => {
+            Decision::Claimed(claim) if pair.is_none() && matches!(claim.op, ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk | ir::Op::Sort) => {
                 Decision::reject(&rules::RANK0_RESULT, format!("`{}` of a rank-{} tensor returns int64 rank-{} indices", claim.op.name(), claim.result.rank, claim.result.rank))
             }
             other => other,
@@ -738,13 +738,13 @@ impl Walker<'_> {
                         OperandRef::Keyword(i) => kws.get(*i).and_then(Val::ir),
                     })
                     .collect();
-                // a view shares its input's storage; every other claimed op allocates
+                // a view shares its input's storage; every other claimed op (a copy, a join, a roll) allocates
                 let first_fresh = c.operands.first().is_some_and(|r| match r {
                     OperandRef::Receiver => receiver.as_ref().is_some_and(|v| v.fresh),
                     OperandRef::Arg(i) => args.get(*i).is_some_and(|v| v.fresh),
                     OperandRef::Keyword(i) => kws.get(*i).is_some_and(|v| v.fresh),
                 });
-                let view = c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack | ir::Op::Repeat);
+                let view = c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack | ir::Op::Repeat | ir::Op::Clone | ir::Op::Roll);
                 match operand_irs {
                     Some(ops) => {
                         let mut v = Val::lowered(

@@ -62,7 +62,7 @@ impl Walker<'_> {
                 }
                 let recv = self.expr(&a.value);
                 // `t.max(dim).values` / `.indices`
-                if let (Ty::Tuple(2), Some(pair @ ir::Expr::Tensor { op: ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk, .. }), "values" | "indices") = (recv.ty, &recv.ir, a.attr.as_str()) {
+                if let (Ty::Tuple(2), Some(pair @ ir::Expr::Tensor { op: ir::Op::MaxDim | ir::Op::MinDim | ir::Op::Topk | ir::Op::Sort, .. }), "values" | "indices") = (recv.ty, &recv.ir, a.attr.as_str()) {
                     let index = usize::from(a.attr.as_str() == "indices");
                     let types = std::mem::take(&mut self.returned_tuple);
                     let ty = types.get(index).copied().unwrap_or(Ty::Unknown);

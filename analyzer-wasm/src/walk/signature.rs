@@ -113,6 +113,29 @@ impl Walker<'_> {
 /// a `float` parameter is Python's own int there, which the boundary refuses (auto mode reruns
 /// Python), as when a caller passes one; a module-internal call passes an int (a specialised
 /// copy of the callee, as for any int argument).
+/// `float("inf")`, `float("-Infinity")`, `float("nan")`: the non-finite values Python's
+/// `float()` parses from a string literal (any case, an optional sign, spaces around). The
+/// host applies the default Python evaluated, so the name `float` is read as the builtin here
+/// as the function's own default is.
+fn float_of_string(e: &ast::Expr) -> Option<f64> {
+    let ast::Expr::Call(c) = e else { return None };
+    let (ast::Expr::Name(f), [ast::Expr::StringLiteral(s)]) = (&*c.func, &c.arguments.args[..]) else { return None };
+    if f.id.as_str() != "float" || !c.arguments.keywords.is_empty() {
+        return None;
+    }
+    let text = s.value.to_str().trim().to_ascii_lowercase();
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(&text)),
+    };
+    let v = match body {
+        "inf" | "infinity" => f64::INFINITY,
+        "nan" => f64::NAN,
+        _ => return None,
+    };
+    Some(if negative { -v } else { v })
+}
+
 pub fn literal_default(default: &ast::Expr, ty: Ty) -> Option<(Ty, Lit, Option<ir::Expr>)> {
     // `mask=None`, `scale: float = None`: a call that omits the argument passes None, which
     // the boundary of any other type refuses (auto mode reruns Python; `torchlower.compile`
@@ -121,6 +144,15 @@ pub fn literal_default(default: &ast::Expr, ty: Ty) -> Option<(Ty, Lit, Option<i
         return Some((Ty::NoneVal, Lit::None, None));
     }
     let (number, negative) = match default {
+        // `filter_value: float = -float("Inf")` (Transformers' logits warpers)
+        ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::USub && float_of_string(&u.operand).is_some() && matches!(ty, Ty::Float | Ty::Unknown) => {
+            let v = -float_of_string(&u.operand)?;
+            return Some((Ty::Float, Lit::Float(v), Some(ir::Expr::Float(v))));
+        }
+        other if float_of_string(other).is_some() && matches!(ty, Ty::Float | Ty::Unknown) => {
+            let v = float_of_string(other)?;
+            return Some((Ty::Float, Lit::Float(v), Some(ir::Expr::Float(v))));
+        }
         ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::USub => (&*u.operand, true),
         ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::UAdd => (&*u.operand, false),
         other => (other, false),

@@ -347,6 +347,11 @@ const SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int
 const UNFLATTEN: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("sizes", Kind::Ints(0), None)];
 const SQUEEZE: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None)];
 const DETACH: &[Param] = &[p("input", Kind::AnyTensor, None)];
+/// `t.clone(*, memory_format=torch.preserve_format)`: the preserved format only.
+const CLONE: &[Param] = &[p("input", Kind::AnyTensor, None), p("memory_format", Kind::Fixed("torch.preserve_format"), None)];
+/// `torch.roll(input, shifts, dims=None)`: `shifts` an int or a tuple; without `dims` the
+/// flattened tensor rolls.
+const ROLL: &[Param] = &[p("input", Kind::AnyTensor, None), p("shifts", Kind::Ints(0), None), p("dims", Kind::OptInts(0), Some("&[]"))];
 /// `F.dropout(input, p=0.5, training=True, inplace=False)`: the lane claims `training=False`
 /// only (the default trains).
 const DROPOUT: &[Param] = &[p("input", Kind::AnyTensor, None), p("p", Kind::Float, Some("0.5f64")), p("training", Kind::Bool, Some("true")), INPLACE];
@@ -389,6 +394,9 @@ const REDUCE: &[Param] = &reduce(true);
 const REDUCE_ANY: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Ints(0), None), p("keepdim", Kind::Bool, Some("false"))];
 /// `t.sum(dim, keepdim=False, *, dtype=None)` / `t.mean(…)` with `dim` a tuple or list of ints.
 const SUM_MEAN_DIMS: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Ints(0), None), p("keepdim", Kind::Bool, Some("false")), p("dtype", Kind::Fixed("None"), None)];
+/// `t.sum(dim, keepdim=False, *, dtype=None)` over a tuple of dims, or of a bool or int64
+/// tensor over any dims (an int64 result, as eager's).
+const SUM_DIMS: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Ints(0), None), p("keepdim", Kind::Bool, Some("false")), p("dtype", Kind::Fixed("None"), None)];
 const ONE_DIM_REDUCE: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false")), p("dtype", Kind::Fixed("None"), None)];
 /// `t.max(dim, keepdim=False)`: the (values, indices) pair.
 const EXTREMUM: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false"))];
@@ -411,6 +419,20 @@ const LOG_SOFTMAX: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::I
 const GLU: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, Some("-1i64"))];
 const TRIANGLE: &[Param] = &[p("input", Kind::AnyTensor, None), p("diagonal", Kind::Int, Some("0i64"))];
 const GATHER: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None), p("sparse_grad", Kind::Fixed("False"), None)];
+/// `t.scatter(dim, index, src)`: `src` a tensor of the input's dtype (the `value` and `reduce`
+/// forms stay Python).
+const SCATTER: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None), p("src", Kind::AnyTensor, None)];
+/// `torch.isin(elements, test_elements, *, assume_unique=False, invert=False)`.
+const ISIN: &[Param] = &[
+    p("elements", Kind::AnyTensor, None),
+    p("test_elements", Kind::AnyTensor, None),
+    p("assume_unique", Kind::Bool, Some("false")),
+    p("invert", Kind::Bool, Some("false")),
+];
+/// `torch.sort(input, dim=-1, descending=False)` (the `stable` keyword stays Python).
+const SORT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, Some("-1i64")), p("descending", Kind::Bool, Some("false"))];
+/// `torch.cumsum(input, dim, *, dtype=None)`.
+const CUMSUM: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("dtype", Kind::Fixed("None"), None)];
 const INDEX_SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None)];
 const ONE_HOT: &[Param] = &[p("input", Kind::Indices, None), p("num_classes", Kind::Int, Some("-1i64"))];
 const RMS_NORM: &[Param] = &[p("input", Kind::Tensor, None), p("normalized_shape", Kind::IntSeq, None), p("weight", Kind::OptTensor, None), p("eps", Kind::OptFloat, Some("None"))];
@@ -903,6 +925,13 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// Arctangent, libtorch's kernel.
+        Atan {
+            name: "atan", lane: Pointwise, signature: Params(INPUT),
+            functions: ["torch.atan", "torch.arctan"], methods: ["atan", "arctan"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// Cosine, libtorch's kernel.
         Cos {
             name: "cos", lane: Pointwise, signature: Params(INPUT),
@@ -1141,6 +1170,20 @@ op_table! {
             functions: ["torch.detach"], methods: ["detach"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: CUDA_VIEW,
+        },
+        /// A copy in eager's preserved memory format (the input's strides when it is dense).
+        Clone {
+            name: "clone", lane: Views, signature: Params(CLONE),
+            functions: ["torch.clone"], methods: ["clone"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The values shifted cyclically along dims (the flattened tensor without `dims`).
+        Roll {
+            name: "roll", lane: Views, signature: Params(ROLL),
+            functions: ["torch.roll"], methods: ["roll"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
         },
         /// Dropout outside training: the input itself, as eager returns it.
         Dropout {
@@ -1464,7 +1507,7 @@ op_table! {
         /// Sum over a tuple or list of static dims (`x.sum((2, 3))`: reached through `sum`'s
         /// spellings, see [`CLAIMED_THROUGH`]).
         SumDims {
-            name: "sum_dims", lane: Reductions, signature: Params(SUM_MEAN_DIMS),
+            name: "sum_dims", lane: Reductions, signature: Params(SUM_DIMS),
             functions: [], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_sum",
@@ -1509,6 +1552,48 @@ op_table! {
         Gather {
             name: "gather", lane: Embedding, signature: Params(GATHER),
             functions: ["torch.gather"], methods: ["gather"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// A copy of the input with values of `src` written at an int64 index along a dim.
+        Scatter {
+            name: "scatter", lane: Embedding, signature: Params(SCATTER),
+            functions: ["torch.scatter"], methods: ["scatter"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Whether each element is among the test elements (a bool tensor of the elements' shape).
+        Isin {
+            name: "isin", lane: Masking, signature: Params(ISIN),
+            functions: ["torch.isin"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `(values, indices)` sorted along a dim.
+        Sort {
+            name: "sort", lane: Reductions, signature: Params(SORT),
+            functions: ["torch.sort"], methods: ["sort"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The int64 indices that sort along a dim.
+        Argsort {
+            name: "argsort", lane: Reductions, signature: Params(SORT),
+            functions: ["torch.argsort"], methods: ["argsort"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Running sums along a dim (int64 for int64 and bool inputs, as eager).
+        Cumsum {
+            name: "cumsum", lane: Reductions, signature: Params(CUMSUM),
+            functions: ["torch.cumsum"], methods: ["cumsum"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The sum over the given dims with NaN counted as zero.
+        Nansum {
+            name: "nansum", lane: Reductions, signature: Params(SUM_MEAN_DIMS),
+            functions: ["torch.nansum"], methods: ["nansum"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

@@ -89,7 +89,7 @@ def keyword_order(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 
 def calls_scale(h: TensorF32Cpu2D, by: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return torch.cumsum(h * by, dim=0)
+    return torch.cumprod(h * by, dim=0)
 
 
 # Only contexts that change nothing native code computes are transparent (`torch.no_grad()`,

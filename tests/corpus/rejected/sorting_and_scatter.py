@@ -1,0 +1,43 @@
+# The forms of sort / scatter / cumsum / isin / clone that stay Python: options that change
+# what the op computes or returns, and dtypes outside the claimed ones.
+import torch
+from torchlower.types import TensorBoolCpu2D, TensorF32Cpu2D, TensorI64Cpu1D, TensorI64Cpu2D
+
+
+def scatter_a_number(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    # the `value` overload
+    return x.scatter(1, i, 0.0)
+
+
+def scatter_reduce(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    return x.scatter(1, i, x, reduce="add")
+
+
+def scatter_other_dtype(x: TensorF32Cpu2D, i: TensorI64Cpu2D, m: TensorBoolCpu2D) -> TensorF32Cpu2D:
+    # eager raises: src must have the input's dtype
+    return x.scatter(1, i, m)
+
+
+def stable_sort(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sort(x, stable=True)[0]
+
+
+def sort_bools(m: TensorBoolCpu2D) -> TensorBoolCpu2D:
+    return torch.sort(m, dim=1)[0]
+
+
+def cumsum_as_float(i: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    return torch.cumsum(i, dim=1, dtype=torch.float32)
+
+
+def isin_mixed(i: TensorI64Cpu1D, x: TensorF32Cpu2D) -> TensorBoolCpu2D:
+    return torch.isin(x, i)
+
+
+def clone_contiguous(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.t().clone(memory_format=torch.contiguous_format)
+
+
+def nansum_everything(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # rank 0
+    return x.nansum() * x
