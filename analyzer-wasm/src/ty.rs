@@ -24,8 +24,9 @@ pub struct TensorTy {
 }
 
 /// Every tensor type there is: (type, annotation marker, the backend's `TensorSpec` constant).
-/// float32 on the CPU (ranks 0–5: GPT-2's `torch.full([], value.size(-1) ** 0.5)` divisor, and
-/// grouped-query attention's `(b, h, n_rep, t, d)`) and on CUDA device 0 (ranks 1–4), int64 and
+/// float32 on the CPU (ranks 0–6: GPT-2's `torch.full([], value.size(-1) ** 0.5)` divisor,
+/// grouped-query attention's `(b, h, n_rep, t, d)`, Swin's and YOLOv5's window and space-to-depth
+/// views `(b, h/s, s, w/s, s, c)`) and on CUDA device 0 (ranks 1–4), int64 and
 /// bool on the CPU (ranks 1–4).
 const MARKERS: &[(TensorTy, &str, &str)] = &[
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 0 }, "TensorF32Cpu0D", "F32_CPU_0D"),
@@ -34,6 +35,7 @@ const MARKERS: &[(TensorTy, &str, &str)] = &[
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 3 }, "TensorF32Cpu3D", "F32_CPU_3D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 4 }, "TensorF32Cpu4D", "F32_CPU_4D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 5 }, "TensorF32Cpu5D", "F32_CPU_5D"),
+    (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 6 }, "TensorF32Cpu6D", "F32_CPU_6D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 1 }, "TensorF32Cuda0_1D", "F32_CUDA0_1D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 2 }, "TensorF32Cuda0_2D", "F32_CUDA0_2D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 3 }, "TensorF32Cuda0_3D", "F32_CUDA0_3D"),

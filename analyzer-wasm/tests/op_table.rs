@@ -37,6 +37,9 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
         let b = tensor(TensorTy::F32_CPU_3D);
         return (vec![b.clone(), b], vec![]);
     }
+    if row.op == Op::Meshgrid {
+        return (vec![v.clone(), v], vec![]);
+    }
     match row.signature {
         Signature::Unary => (vec![m], vec![]),
         Signature::Binary | Signature::Product => (vec![m.clone(), m], vec![]),
@@ -165,6 +168,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::Isin {
         return "torch.isin(w, w)".to_string();
+    }
+    if row.op == Op::Meshgrid {
+        return "torch.meshgrid(i1, i1, indexing=\"ij\")[0]".to_string();
     }
     if row.op == Op::Multinomial {
         return "torch.multinomial(w, 1)".to_string();
@@ -422,6 +428,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),
                 (Op::Argsort, _) => "TensorI64Cpu3D".to_string(),
                 (Op::Isin, _) => "TensorBoolCpu2D".to_string(),
+                (Op::Meshgrid, _) => "TensorI64Cpu2D".to_string(),
                 (Op::Nansum, _) => marker.to_string(),
                 (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),
                 (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),

@@ -674,8 +674,32 @@ pub fn chunk(t: &Tensor, chunks: i64, dim: i64, expected: usize) -> Result<Vec<T
 
 /// `a, b, … = t.split(size, dim)`.
 #[inline]
-pub fn split(t: &Tensor, size: i64, dim: i64, expected: usize) -> Result<Vec<Tensor>> {
-    unpacked(t.f_split(size, dim)?, expected)
+pub fn split(t: &Tensor, size: impl SplitSize, dim: i64, expected: usize) -> Result<Vec<Tensor>> {
+    unpacked(size.split(t, dim)?, expected)
+}
+
+/// What `t.split(…)` takes: one part size (the last part shorter), or every part's size
+/// (`t.split((2, 2, nc + 1), 4)`, eager's `split_with_sizes`).
+pub trait SplitSize {
+    fn split(self, t: &Tensor, dim: i64) -> std::result::Result<Vec<Tensor>, tch::TchError>;
+}
+
+impl SplitSize for i64 {
+    fn split(self, t: &Tensor, dim: i64) -> std::result::Result<Vec<Tensor>, tch::TchError> {
+        t.f_split(self, dim)
+    }
+}
+
+impl SplitSize for &[i64] {
+    fn split(self, t: &Tensor, dim: i64) -> std::result::Result<Vec<Tensor>, tch::TchError> {
+        t.f_split_with_sizes(self, dim)
+    }
+}
+
+impl<const N: usize> SplitSize for &[i64; N] {
+    fn split(self, t: &Tensor, dim: i64) -> std::result::Result<Vec<Tensor>, tch::TchError> {
+        t.f_split_with_sizes(self.as_slice(), dim)
+    }
 }
 
 /// `a, b, … = t.unbind(dim)` (`_unused`: the signature's int argument, which unbind has not).
@@ -1147,6 +1171,14 @@ pub fn index_select(t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
 pub fn scatter(t: &Tensor, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
     // as gather: the index checks are TORCH_CHECKs (RuntimeError in eager)
     t.f_scatter(dim, index, src).map_err(|e| runtime_unless_dim(crate::Error::Torch(e)))
+}
+
+/// `torch.meshgrid(a, b, indexing=…)`: the pair of grids (views of the inputs, as eager's).
+#[inline]
+pub fn meshgrid(a: &Tensor, b: &Tensor, indexing: &str) -> Result<(Tensor, Tensor)> {
+    let grids = Tensor::f_meshgrid_indexing(&[a, b], indexing)?;
+    let [x, y]: [Tensor; 2] = grids.try_into().map_err(|_| crate::Error::Value("torch.meshgrid: not two grids".into()))?;
+    Ok((x, y))
 }
 
 /// `torch.isin(elements, test_elements, assume_unique=…, invert=…)`.

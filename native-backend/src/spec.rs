@@ -74,6 +74,8 @@ impl TensorSpec {
     pub const F32_CPU_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 4 };
     /// `TensorF32Cpu5D`
     pub const F32_CPU_5D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 5 };
+    /// `TensorF32Cpu6D`
+    pub const F32_CPU_6D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cpu, rank: 6 };
     /// `TensorF32Cuda0_1D`
     pub const F32_CUDA0_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 1 };
     /// `TensorF32Cuda0_2D`

@@ -36,7 +36,7 @@ EXPRESSIONS = ["s[0]", "s[None]", "s[...]", "s[:, None]", "s.T", "s.mT", "s.ndim
                "s.var()", "s.std(0)", "s.norm()", "s.norm(dim=0)", "s.sum(dim=())", "s.amax(dim=())", "F.softmax(s, dim=0)",
                "F.log_softmax(s, 0)", "F.glu(s)", "s.prod()", "s.prod(0)", "s.all()", "s.any(0)", "len(s)", "s.shape"]
 HEADER = ("import torch\nimport torch.nn.functional as F\nfrom torchlower.types import TensorF32Cpu0D, TensorF32Cpu1D, "
-          "TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorF32Cpu5D, TensorBoolCpu1D, TensorBoolCpu2D, TensorBoolCpu3D, "
+          "TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorF32Cpu5D, TensorF32Cpu6D, TensorBoolCpu1D, TensorBoolCpu2D, TensorBoolCpu3D, "
           "TensorBoolCpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorI64Cpu4D\n\n")
 
 

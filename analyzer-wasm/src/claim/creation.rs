@@ -15,7 +15,26 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         Op::Arange => arange(q, op, path),
         Op::Zeros | Op::Empty | Op::Ones | Op::Full => sized(q, op, path),
         Op::ZerosLike | Op::OnesLike | Op::FullLike => like(q, op, path),
+        Op::Meshgrid => meshgrid(q, op, path),
         other => super::not_in_lane(other),
+    }
+}
+
+/// `torch.meshgrid(a, b, indexing="ij")` of two rank-1 tensors of one dtype: the pair of
+/// rank-2 grids (the result type is one grid's; the walk makes the pair, taken apart where it
+/// is unpacked, returned or indexed). Omitted, `indexing` is "ij" (eager warns, Python's
+/// warning is not repeated). Three or more tensors, or a list of them, stay Python.
+fn meshgrid(q: &Query, op: Op, path: &str) -> Decision {
+    let bound = match super::params::bind(q, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    match (bound.tensor("a"), bound.tensor("b")) {
+        (Some(a), Some(b)) if a.rank == 1 && b.rank == 1 && a.dtype == b.dtype => match TensorTy::new(a.dtype, a.device, 2) {
+            Some(grid) => bound.claim(&rules::MESHGRID, op, grid),
+            None => Decision::reject(&rules::BAD_RANKS, format!("{path}: no rank-2 type")),
+        },
+        _ => Decision::reject(&rules::BAD_RANKS, format!("{path}: two rank-1 tensors of one dtype are claimed")),
     }
 }
 

@@ -326,7 +326,8 @@ fn flatten(q: &Query, t: TensorTy, positional: &[Operand], form: &str) -> Result
     Ok((result, Options::DimPair(start, end)))
 }
 
-/// `chunk(n, dim=0)`, `split(size, dim=0)` (`n`, `size`: Python ints), `unbind(dim=0)`: each
+/// `chunk(n, dim=0)`, `split(size, dim=0)` (`n`, `size`: Python ints; `split` also takes the
+/// sizes as a tuple or list of ints), `unbind(dim=0)`: each
 /// part has the input's type (`unbind`: one rank less). The walk accepts them only as the
 /// value unpacked by an assignment (`a, b = t.chunk(2, -1)`), which fixes how many parts.
 fn parts(q: &Query, t: TensorTy, positional: &[Operand], op: Op, form: &str) -> Result<(TensorTy, Options), Decision> {
@@ -338,8 +339,11 @@ fn parts(q: &Query, t: TensorTy, positional: &[Operand], op: Op, form: &str) -> 
         },
     };
     if let Some(n) = count_arg {
-        if n.ty != Ty::Int {
-            return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: the parts are given by a Python int here (not {})", n.ty.describe())));
+        // `t.split((2, 2, nc + 1), 4)`: the parts' sizes as a tuple or list of Python ints
+        let sizes = op == Op::Split && matches!(&n.lit, Lit::Ints(items) if !items.is_empty());
+        if n.ty != Ty::Int && !sizes {
+            let given = if op == Op::Split { "a Python int or a tuple of them" } else { "a Python int" };
+            return Err(Decision::reject(&rules::BAD_ARITY, format!("{form}: the parts are given by {given} here (not {})", n.ty.describe())));
         }
     }
     let result = if op == Op::Unbind { t.rank.checked_sub(1).and_then(|r| TensorTy::new(t.dtype, t.device, r)) } else { Some(t) };

@@ -157,6 +157,8 @@ impl FnEmitter<'_> {
                 let dynamic = matches!(options, Options::PartsDyn { .. });
                 let a = if dynamic { args.get(1).filter(|_| args.len() == 3) } else { args.get(1) };
                 match a {
+                    // `split` with the sizes as a tuple: `&[a, b, c]`
+                    Some(sizes @ Expr::Tuple(_)) => self.ints(Kind::Ints(0), sizes),
                     Some(a) => self.expr(a),
                     None => self.out.push_str("0i64"),
                 }

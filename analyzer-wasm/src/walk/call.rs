@@ -220,6 +220,8 @@ impl Walker<'_> {
             }
             // `F.multi_head_attention_forward(…, need_weights=False)`: `(output, None)`
             Decision::Claimed(claim) if claim.op == ir::Op::MultiHeadAttentionForward => Some(vec![Ty::Tensor(claim.result), Ty::NoneVal]),
+            // `torch.meshgrid(y, x)`: the pair of grids
+            Decision::Claimed(claim) if claim.op == ir::Op::Meshgrid => Some(vec![Ty::Tensor(claim.result); 2]),
             // `torch.where(cond)`: a 1-tuple of indices
             Decision::Claimed(claim) if claim.op == ir::Op::WhereNonzero => Some(vec![Ty::Tensor(claim.result)]),
             _ => None,

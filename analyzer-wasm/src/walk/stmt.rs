@@ -43,15 +43,30 @@ fn merge_paths(after_then: super::env::Env, then_live: bool, after_else: super::
 /// Whether the source of `stmts` mentions `name` as a whole identifier (a conservative read
 /// check: a mention in a string or comment counts too).
 fn reads_name(source: &str, stmts: &[Stmt], name: &str) -> bool {
+    stmts.iter().any(|stmt| mentions(source, stmt.range(), name))
+}
+
+/// Whether the source in `range` mentions `name` as a whole identifier.
+fn mentions(source: &str, range: TextRange, name: &str) -> bool {
     let identifier = |c: char| c == '_' || c.is_alphanumeric();
-    stmts.iter().any(|stmt| {
-        let text = source.get(usize::from(stmt.range().start())..usize::from(stmt.range().end())).unwrap_or("");
-        text.match_indices(name).any(|(at, _)| {
-            let before = text[..at].chars().next_back();
-            let after = text[at + name.len()..].chars().next();
-            !before.is_some_and(identifier) && !after.is_some_and(identifier)
-        })
+    let text = source.get(usize::from(range.start())..usize::from(range.end())).unwrap_or("");
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(identifier) && !after.is_some_and(identifier)
     })
+}
+
+/// The names an assignment target binds (`(a1, a2), b` → a1, a2, b); `None` when it has a
+/// target that is not a name or a tuple/list of them.
+fn target_names(target: &Expr, names: &mut Vec<String>) -> Option<()> {
+    match target {
+        Expr::Name(n) => names.push(n.id.to_string()),
+        Expr::Tuple(t) => t.elts.iter().try_for_each(|e| target_names(e, names))?,
+        Expr::List(t) => t.elts.iter().try_for_each(|e| target_names(e, names))?,
+        _ => return None,
+    }
+    Some(())
 }
 
 impl Walker<'_> {
@@ -194,24 +209,31 @@ impl Walker<'_> {
         match stmt {
             Stmt::Pass(_) => true,
             Stmt::Assign(s) => {
+                if self.nested_unpacking(s, out) {
+                    return true;
+                }
                 if let ([Expr::Name(n)], Expr::Call(c)) = (s.targets.as_slice(), &*s.value) {
                     if self.distribution_assign(n.id.as_str(), c, s.value.range(), out) {
                         return true;
                     }
                 }
-                if let ([Expr::Tuple(t)], Expr::Call(_)) = (s.targets.as_slice(), &*s.value) {
-                    self.unpacking = Some((s.value.range(), t.elts.len()));
+                // `a, b = …` and `[a, b] = …` bind alike
+                let unpacked = match s.targets.as_slice() {
+                    [Expr::Tuple(t)] => Some(&t.elts),
+                    [Expr::List(t)] => Some(&t.elts),
+                    _ => None,
+                };
+                if let (Some(targets), Expr::Call(_)) = (unpacked, &*s.value) {
+                    self.unpacking = Some((s.value.range(), targets.len()));
                 }
                 let v = self.expr(&s.value);
                 self.unpacking = None;
-                if let Some(ir::Expr::Tensor { options: ir::Options::Parts { .. } | ir::Options::PartsDyn { .. }, .. }) = &v.ir {
-                    if let [Expr::Tuple(t)] = s.targets.as_slice() {
-                        self.unpack_parts(&t.elts, v, s.range(), out);
-                        return true;
-                    }
+                if let (Some(ir::Expr::Tensor { options: ir::Options::Parts { .. } | ir::Options::PartsDyn { .. }, .. }), Some(targets)) = (&v.ir, unpacked) {
+                    self.unpack_parts(targets, v, s.range(), out);
+                    return true;
                 }
-                if let (Some(ir::Expr::Call { .. } | ir::Expr::Tensor { .. }), Ty::Tuple(_), [Expr::Tuple(t)]) = (&v.ir, v.ty, s.targets.as_slice()) {
-                    self.unpack_call(&t.elts, v, s.range(), out);
+                if let (Some(ir::Expr::Call { .. } | ir::Expr::Tensor { .. }), Ty::Tuple(_), Some(targets)) = (&v.ir, v.ty, unpacked) {
+                    self.unpack_call(targets, v, s.range(), out);
                     return true;
                 }
                 match s.targets.as_slice() {
@@ -487,6 +509,37 @@ impl Walker<'_> {
         if let Some(value) = ir {
             out.push(ir::Stmt::Assign { name: name.to_string(), ty, value });
         }
+    }
+
+    /// `(a1, a2), (b1, b2) = box1.chunk(2, 2), box2.chunk(2, 2)` (YOLOv5's `box_iou`): a tuple
+    /// display unpacked into a tuple of targets, some of them nested, is walked as one
+    /// assignment per element, left to right. Python evaluates every value before it binds a
+    /// name, so this is the same program when no value mentions a name the targets bind
+    /// (else it is not taken, and the plain path reports the nested target).
+    fn nested_unpacking(&mut self, s: &ast::StmtAssign, out: &mut Vec<ir::Stmt>) -> bool {
+        let targets = match s.targets.as_slice() {
+            [Expr::Tuple(t)] => &t.elts,
+            [Expr::List(t)] => &t.elts,
+            _ => return false,
+        };
+        let Expr::Tuple(values) = &*s.value else { return false };
+        let values = &values.elts;
+        if targets.len() != values.len() || !targets.iter().any(|t| matches!(t, Expr::Tuple(_) | Expr::List(_))) || values.iter().any(|v| matches!(v, Expr::Starred(_))) {
+            return false;
+        }
+        let mut names = Vec::new();
+        if targets.iter().try_for_each(|t| target_names(t, &mut names)).is_none() {
+            return false;
+        }
+        let source = self.index.source();
+        if names.iter().any(|name| values.iter().any(|v| mentions(source, v.range(), name))) {
+            return false;
+        }
+        for (target, value) in targets.iter().zip(values) {
+            let one = ast::StmtAssign { node_index: Default::default(), range: s.range, targets: vec![target.clone()], value: Box::new(value.clone()) };
+            self.stmt_inner(&Stmt::Assign(one), out);
+        }
+        true
     }
 
     /// `a, b = value` for a tuple value of the same length (statically known): every element

@@ -32,7 +32,7 @@ MAX_SPECIALISATIONS = 8
 
 # dtype name -> marker part, and the ranks each (dtype, device) has a marker for
 _DTYPES = {"torch.float32": "F32", "torch.int64": "I64", "torch.bool": "Bool"}
-_RANKS = {("F32", "Cpu"): range(0, 6), ("I64", "Cpu"): range(1, 5), ("Bool", "Cpu"): range(1, 5), ("F32", "Cuda0_"): range(1, 5)}
+_RANKS = {("F32", "Cpu"): range(0, 7), ("I64", "Cpu"): range(1, 5), ("Bool", "Cpu"): range(1, 5), ("F32", "Cuda0_"): range(1, 5)}
 
 
 class SpecialisationWarning(UserWarning):

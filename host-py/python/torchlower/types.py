@@ -57,6 +57,10 @@ class TensorF32Cpu5D(_TensorMarker):
     dtype, device, rank = "float32", "cpu", 5
 
 
+class TensorF32Cpu6D(_TensorMarker):
+    dtype, device, rank = "float32", "cpu", 6
+
+
 class TensorI64Cpu2D(_TensorMarker):
     dtype, device, rank = "int64", "cpu", 2
 
@@ -100,6 +104,7 @@ __all__ = [
     "TensorF32Cpu3D",
     "TensorF32Cpu4D",
     "TensorF32Cpu5D",
+    "TensorF32Cpu6D",
     "TensorI64Cpu1D",
     "TensorI64Cpu2D",
     "TensorI64Cpu3D",

@@ -12,6 +12,7 @@ TensorF32Cuda0_2D = Tensor
 TensorF32Cpu3D = Tensor
 TensorF32Cpu4D = Tensor
 TensorF32Cpu5D = Tensor
+TensorF32Cpu6D = Tensor
 TensorI64Cpu2D = Tensor
 TensorI64Cpu3D = Tensor
 TensorI64Cpu4D = Tensor
@@ -32,6 +33,7 @@ __all__ = [
     "TensorF32Cpu3D",
     "TensorF32Cpu4D",
     "TensorF32Cpu5D",
+    "TensorF32Cpu6D",
     "TensorI64Cpu2D",
     "TensorI64Cpu3D",
     "TensorI64Cpu4D",

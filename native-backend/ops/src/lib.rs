@@ -429,6 +429,8 @@ const ISIN: &[Param] = &[
     p("assume_unique", Kind::Bool, Some("false")),
     p("invert", Kind::Bool, Some("false")),
 ];
+/// `torch.meshgrid(a, b, indexing="ij")`: two rank-1 tensors (the pair of grids).
+const MESHGRID: &[Param] = &[p("a", Kind::AnyTensor, None), p("b", Kind::AnyTensor, None), p("indexing", Kind::Choice(&["ij", "xy"]), None)];
 /// `torch.sort(input, dim=-1, descending=False)` (the `stable` keyword stays Python).
 const SORT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, Some("-1i64")), p("descending", Kind::Bool, Some("false"))];
 /// `torch.cumsum(input, dim, *, dtype=None)`.
@@ -1559,6 +1561,13 @@ op_table! {
         Scatter {
             name: "scatter", lane: Embedding, signature: Params(SCATTER),
             functions: ["torch.scatter"], methods: ["scatter"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The pair of coordinate grids of two rank-1 tensors.
+        Meshgrid {
+            name: "meshgrid", lane: Creation, signature: Params(MESHGRID),
+            functions: ["torch.meshgrid"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
