@@ -209,7 +209,7 @@ fn computed_leaf(e: &Expr) -> bool {
 /// (deferred or to a helper) whose body we do not see here.
 fn may_write(e: &Expr) -> bool {
     let mut writes = false;
-    e.visit(&mut |e| writes |= matches!(e, Expr::InPlace { .. } | Expr::IndexPut { .. } | Expr::Defer { .. } | Expr::Call { .. }));
+    e.visit(&mut |e| writes |= matches!(e, Expr::InPlace { .. } | Expr::WriteBack { .. } | Expr::IndexPut { .. } | Expr::Defer { .. } | Expr::Call { .. }));
     writes
 }
 
@@ -542,6 +542,7 @@ impl<'r> Pass<'r> {
             Expr::Call { function, args } => Expr::Call { function, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::InPlace { site, op, options, args } => Expr::InPlace { site, op, options, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Defer { site, what, args } => Expr::Defer { site, what, args: args.into_iter().map(|e| self.expr(e)).collect() },
+            Expr::WriteBack { target, value } => Expr::WriteBack { target: self.boxed(*target), value: self.boxed(*value) },
             Expr::Index { site, tensor, items } => {
                 let items = self.index_items(items);
                 Expr::Index { site, tensor: self.boxed(*tensor), items }

@@ -139,6 +139,10 @@ pub enum Expr {
     /// `h += x`, `h.relu_()`, `F.relu(h, inplace=True)` on a local whose storage is not a
     /// parameter's: `op` applied in place to `args[0]` (the local), the value being that local
     InPlace { site: usize, op: Op, options: Options, args: Vec<Expr> },
+    /// `t.clamp_(max=…)`, `t.zero_()`, `t.masked_fill_(m, v)` … on a local whose storage is not
+    /// a parameter's: `value` (the op computed out of place, its site claimed) written into
+    /// `target`'s storage, the value being `target` (`tl::ops::write_into`)
+    WriteBack { target: Box<Expr>, value: Box<Expr> },
     /// An in-place write into a tensor that may be a parameter (`x.mul_(y) if inplace else
     /// x * y`), on a branch taken only for some arguments: native code refuses when it is
     /// reached (a `ValueError`, so auto mode reruns Python, which writes as eager does).
@@ -472,6 +476,10 @@ impl Expr {
             Expr::Extreme { items, .. } => items.iter().for_each(|e| e.visit(f)),
             Expr::Tuple(items) | Expr::Call { args: items, .. } | Expr::InPlace { args: items, .. } | Expr::Defer { args: items, .. } => {
                 items.iter().for_each(|e| e.visit(f))
+            }
+            Expr::WriteBack { target, value } => {
+                target.visit(f);
+                value.visit(f);
             }
             Expr::Index { tensor, items, .. } => {
                 tensor.visit(f);

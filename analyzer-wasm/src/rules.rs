@@ -360,7 +360,7 @@ rule!(POW, "torchlower/pow-number", Pow, true,
     "x ** 2  /  torch.pow(x, 3.0)  /  h.pow(0.5)");
 rule!(CLAMP, "torchlower/clamp-numbers", Clamp, true,
     "EXTENSION: torch.clamp(t, min, max) / t.clamp(…) / clip with Python-number bounds",
-    "Bounds positional or by keyword, each a Python int or float or the literal None, at least one given.",
+    "A float32 or int64 tensor; bounds positional or by keyword, each a Python int or float or the literal None, at least one given. An int64 tensor stays int64 with int bounds and becomes float32 with a float bound, as eager's result type.",
     "x.clamp(min=1e-6)  /  torch.clamp(x, -1.0, 1.0)");
 rule!(CLAMP_MIN, "torchlower/clamp-min-number", ClampMin, true,
     "EXTENSION: torch.clamp_min(t, lo) / t.clamp_min(lo)", "A Python-number bound.", "x.clamp_min(0.0)");
@@ -724,7 +724,7 @@ rule!(MAX_DIM, "torchlower/max-dim", MaxDim, true,
 rule!(MIN_DIM, "torchlower/min-dim", MinDim, true,
     "EXTENSION: torch.min(t, dim, keepdim=False) / t.min(dim)", "As torch.max with a dim.", "values, _ = x.min(dim=-1)");
 rule!(LOGICAL_AND, "torchlower/logical-and", LogicalAnd, true,
-    "EXTENSION: a & b / torch.logical_and(a, b) on bool tensors", "Two bool tensors on the CPU, broadcast; a bool tensor.", "(ws >= min_size) & (hs >= min_size)");
+    "EXTENSION: a & b / torch.logical_and(a, b) on bool tensors; a & b on int64 tensors", "Two bool tensors on the CPU, broadcast; a bool tensor. The operator is eager's bitwise and: on two int64 tensors, or an int64 and a bool tensor, an int64 tensor (`unfinished_sequences & ~is_done`); `torch.logical_and` takes bool tensors only here.", "(ws >= min_size) & (hs >= min_size)");
 rule!(LOGICAL_OR, "torchlower/logical-or", LogicalOr, true, "EXTENSION: a | b / torch.logical_or(a, b) on bool tensors", "As `&`.", "done | (tokens == eos_id)");
 rule!(LOGICAL_XOR, "torchlower/logical-xor", LogicalXor, true, "EXTENSION: a ^ b / torch.logical_xor(a, b) on bool tensors", "As `&`.", "a ^ b");
 rule!(LOGICAL_NOT, "torchlower/logical-not", LogicalNot, true,

@@ -955,6 +955,15 @@ pub fn squeeze(t: &Tensor, dim: i64) -> Result<Tensor> {
     Ok(t.f_squeeze_dim(dim)?)
 }
 
+/// `t.clamp_(…)`, `t.zero_()` … on a tensor native code made: `value` (the op computed out of
+/// place, of `target`'s dtype and shape) written into `target`'s storage, as eager's in-place
+/// kernel leaves it; the result is `target` (an alias, as eager returns `self`).
+pub fn write_into(target: &Tensor, value: Tensor) -> Result<Tensor> {
+    let mut written = target.shallow_clone();
+    written.f_copy_(&value)?;
+    Ok(written)
+}
+
 /// `t.clone()`: a copy in eager's `preserve_format` — a dense input's strides (`empty_like`
 /// keeps them, as `at::clone` does), else contiguous — so a later `.view()` succeeds or raises
 /// exactly as on eager's clone.
@@ -1482,22 +1491,24 @@ pub fn min_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> 
     Ok(t.f_min_dim(dim, keepdim)?)
 }
 
-/// `a & b` of bool tensors (eager's `bitwise_and`, the same on bools).
+/// `a & b` of bool or int64 tensors, `torch.logical_and` of bool tensors: eager's operator is
+/// `bitwise_and`, which on bools is the logical and (the analyzer claims `torch.logical_and`
+/// on bools only).
 #[inline]
 pub fn logical_and(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    Ok(a.f_logical_and(b)?)
+    Ok(a.f_bitwise_and_tensor(b)?)
 }
 
-/// `a | b` of bool tensors.
+/// `a | b` (see [`logical_and`]).
 #[inline]
 pub fn logical_or(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    Ok(a.f_logical_or(b)?)
+    Ok(a.f_bitwise_or_tensor(b)?)
 }
 
-/// `a ^ b` of bool tensors.
+/// `a ^ b` (see [`logical_and`]).
 #[inline]
 pub fn logical_xor(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    Ok(a.f_logical_xor(b)?)
+    Ok(a.f_bitwise_xor_tensor(b)?)
 }
 
 /// `~m` of a bool tensor, `torch.logical_not(t)`.

@@ -117,8 +117,9 @@ pub fn method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     compare(receiver, &q.args[0], op, &form, false, [OperandRef::Receiver, OperandRef::Arg(0)])
 }
 
-/// `a & b`, `a | b`, `a ^ b` of bool tensors (`torch.logical_and` & co.), `torch.logical_not(t)`
-/// of any tensor: bool tensors of the larger rank. `None` for the other ops of the lane.
+/// `a & b`, `a | b`, `a ^ b` of bool tensors (`torch.logical_and` & co.), of int64 tensors (or
+/// int64 and bool: the operators only, an int64 result), `torch.logical_not(t)` of any tensor:
+/// tensors of the larger rank. `None` for the other ops of the lane.
 pub fn logical(q: &Query, op: Op, form: &str, operands: &[Operand], at: [OperandRef; 2]) -> Option<Decision> {
     let rule = match op {
         Op::LogicalAnd | Op::LogicalOr | Op::LogicalXor | Op::LogicalNot => rule(op)?,
@@ -131,21 +132,28 @@ pub fn logical(q: &Query, op: Op, form: &str, operands: &[Operand], at: [Operand
     if operands.len() != if unary { 1 } else { 2 } {
         return Some(Decision::reject(&rules::BAD_ARITY, format!("{form} takes {} tensor{}", if unary { "one" } else { "two" }, if unary { "" } else { "s" })));
     }
+    // the operators are eager's bitwise ops: on int64 (with a bool promoted) an int64 result
+    // (Transformers' `unfinished_sequences & ~is_done`); `torch.logical_and` & co. are logical
+    let bitwise = !unary && matches!(q.target, super::Target::BinOp { .. });
     let mut tensors = Vec::new();
     for o in operands {
         match o.ty {
-            Ty::Tensor(t) if unary || t.dtype == Dtype::Bool => tensors.push(t),
+            Ty::Tensor(t) if unary || t.dtype == Dtype::Bool || (bitwise && t.dtype == Dtype::I64) => tensors.push(t),
             Ty::Unknown => return Some(Decision::Unresolved(format!("an operand of {form} has an unresolved type"))),
-            other => return Some(Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {} (bool tensors are claimed)", other.describe()))),
+            other => {
+                let claimed = if bitwise { "bool and int64 tensors are claimed" } else { "bool tensors are claimed" };
+                return Some(Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {} ({claimed})", other.describe())));
+            }
         }
     }
+    let dtype = if tensors.iter().any(|t| !unary && t.dtype == Dtype::I64) { Dtype::I64 } else { Dtype::Bool };
     let device = match super::one_device(&tensors) {
         Ok(d) => d,
         Err(d) => return Some(d),
     };
     let rank = tensors.iter().map(|t| t.rank).max().unwrap_or(1);
     let operands = if unary { vec![at[0]] } else { at.to_vec() };
-    Some(match TensorTy::new(Dtype::Bool, device, rank) {
+    Some(match TensorTy::new(dtype, device, rank) {
         Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::None, operands }),
         None => Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{form}: bool tensors have no type on cuda:0 yet")),
     })

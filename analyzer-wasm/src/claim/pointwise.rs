@@ -187,8 +187,8 @@ fn with_number(tensor: &Operand, number: &Operand, op: Op, form: &str, operands:
     }
 }
 
-/// `clamp(t, min=None, max=None)`: each bound positional or by keyword, a Python number or
-/// the literal `None`, at least one given.
+/// `clamp(t, min=None, max=None)` of a float32 or int64 tensor: each bound positional or by
+/// keyword, a Python number or the literal `None`, at least one given.
 fn clamp(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: OperandRef, first: usize) -> Decision {
     if let Err(d) = keywords_only(q, &["min", "max"], form) {
         return d;
@@ -196,9 +196,22 @@ fn clamp(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: Ope
     if positional.len() > 2 {
         return Decision::reject(&rules::BAD_ARITY, format!("{form} takes at most two bounds"));
     }
-    let t = match f32_tensor(input, &format!("{form} input")) {
-        Ok(t) => t,
-        Err(d) => return d,
+    // an int64 tensor (Transformers' `last_ind.clamp_(max=…)`): int bounds keep int64, a float
+    // bound promotes to float32, as eager's result type
+    let integral = super::int64_tensor(input);
+    let t = match integral {
+        Some(t) => {
+            let float_bound = positional.iter().chain(q.keywords.iter().map(|k| &k.value)).any(|o| o.ty == Ty::Float);
+            let dtype = if float_bound { Dtype::F32 } else { Dtype::I64 };
+            match TensorTy::new(dtype, t.device, t.rank) {
+                Some(result) => result,
+                None => return Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
+            }
+        }
+        None => match f32_tensor(input, &format!("{form} input")) {
+            Ok(t) => t,
+            Err(d) => return d,
+        },
     };
     let mut operands = vec![at];
     let mut present = [false, false];

@@ -93,6 +93,19 @@ fn join(q: &Query, op: Op, path: &str) -> Decision {
         return d;
     }
     let result_rank = if op == Op::Stack { first.rank + 1 } else { first.rank };
+    // a Python int known only at run time (YOLOv5's `Concat(dimension)`): the result's rank
+    // does not depend on it, and libtorch checks it with eager's IndexError
+    let dynamic = match (rest, keyword(q, "dim")) {
+        ([d], None) if d.ty == Ty::Int && !matches!(d.lit, Lit::Int(_)) => Some(OperandRef::Arg(count)),
+        ([], Some((i, d))) if d.ty == Ty::Int && !matches!(d.lit, Lit::Int(_)) => Some(OperandRef::Keyword(i)),
+        _ => None,
+    };
+    if let Some(dim) = dynamic {
+        return match TensorTy::new(first.dtype, first.device, result_rank) {
+            Some(result) => Decision::Claimed(Claim { rule, result, op, options: Options::DynDim, operands: (0..count).map(OperandRef::Arg).chain([dim]).collect() }),
+            None => Decision::reject(&rules::BAD_RANKS, format!("{path}: there is no rank-{result_rank} type")),
+        };
+    }
     let dim = match (rest, keyword(q, "dim")) {
         ([], None) => 0,
         ([d], None) | ([], Some((_, d))) => match literal(d, path) {
@@ -394,8 +407,8 @@ mod tests {
         assert_eq!(outcome(&method(&x, "transpose", &[n.clone(), int(1)], &[])).0, "TL251");
         assert_eq!(outcome(&method(&x, "unsqueeze", &[int(-1)], &[])).1, "TensorF32Cpu4D");
         assert_eq!(outcome(&method(&t(T::F32_CPU_4D), "unsqueeze", &[int(0)], &[])).1, "TensorF32Cpu5D");
-        let five = T::new(crate::ty::Dtype::F32, crate::ty::Device::Cpu, 5).expect("rank 5");
-        assert_eq!(outcome(&method(&t(five), "unsqueeze", &[int(0)], &[])).0, "TL208");
+        let six = T::new(crate::ty::Dtype::F32, crate::ty::Device::Cpu, 6).expect("rank 6");
+        assert_eq!(outcome(&method(&t(six), "unsqueeze", &[int(0)], &[])).0, "TL208");
         assert_eq!(outcome(&method(&x, "flatten", &[int(1)], &[])).1, "TensorF32Cpu2D");
         assert_eq!(outcome(&call("torch.flatten", &[x.clone()], &[kw("start_dim", int(0)), kw("end_dim", int(1))])).1, "TensorF32Cpu2D");
         assert_eq!(outcome(&method(&x, "flatten", &[], &[])).1, "TensorF32Cpu1D");

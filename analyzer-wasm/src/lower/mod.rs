@@ -486,6 +486,13 @@ impl FnEmitter<'_> {
                     *slot = Some([start, self.out.len()]);
                 }
             }
+            Expr::WriteBack { target, value } => {
+                self.out.push_str("tl::ops::write_into(");
+                self.borrow(Some(target));
+                self.out.push_str(", ");
+                self.expr(value);
+                self.out.push_str(")?");
+            }
             Expr::Defer { site, what, args } => {
                 // the operands as Python computes them (they may raise eager's errors), then
                 // the refusal: Python reruns the whole call

@@ -39,14 +39,26 @@ impl FnEmitter<'_> {
         }
         if info.signature == Signature::TensorList {
             let _ = write!(self.out, "{module}::{}(&[", info.name);
-            for (i, tensor) in args.iter().enumerate() {
+            // a dim known at run time is the last operand
+            let (tensors, dim) = match (options, args.split_last()) {
+                (Options::DynDim, Some((dim, tensors))) => (tensors, Some(dim)),
+                _ => (args, None),
+            };
+            for (i, tensor) in tensors.iter().enumerate() {
                 if i > 0 {
                     self.out.push_str(", ");
                 }
                 self.borrow(Some(tensor));
             }
-            let dim = if let Options::Dim(dim) = options { dim } else { 0 };
-            let _ = write!(self.out, "], {dim})?");
+            self.out.push_str("], ");
+            match (dim, options) {
+                (Some(dim), _) => self.expr(dim),
+                (None, Options::Dim(dim)) => {
+                    let _ = write!(self.out, "{dim}");
+                }
+                (None, _) => self.out.push('0'),
+            }
+            self.out.push_str(")?");
             return;
         }
         if let (Signature::Params(params), Options::Params { present, choice }) = (info.signature, options) {

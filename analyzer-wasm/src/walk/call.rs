@@ -117,6 +117,12 @@ impl Walker<'_> {
                 let local = receiver.take().expect("a receiver");
                 return self.in_place((SiteKind::Method, format!("Tensor.{name}")), op, local, other, c.range());
             }
+            if let (Some(base), true, None, crate::ty::Device::Cpu) = (base, fresh, in_place_op, t.device) {
+                if matches!(base, "zero" | "fill") || ir::Op::from_method(base).is_some() {
+                    let local = receiver.take().expect("a receiver");
+                    return self.write_back(c, name, base, local);
+                }
+            }
             if matches!(name, "float" | "long" | "bool" | "to" | "type_as" | "type") {
                 match self.conversion(c, name, t) {
                     Some(Conversion::Itself) => return receiver.take().expect("a receiver"),
@@ -450,6 +456,62 @@ impl Walker<'_> {
                 updated
             }
             _ => v,
+        }
+    }
+
+    /// `t.clamp_(max=…)`, `t.zero_()`, `t.fill_(v)`, `t.masked_fill_(m, v)`, `t.sigmoid_()` … on
+    /// a local whose storage is not a parameter's (Transformers' `last_ind.clamp_(max=…)`):
+    /// the op computed out of place (`t.clamp(…)`, `torch.zeros_like(t)`, `torch.full_like(t,
+    /// v)`), claimed under its own rule, then written into the local's storage, as eager's
+    /// in-place kernel leaves it; views of the local see the write. Claimed when the result
+    /// has the local's type (eager's in-place ops cannot change it) and no other operand is a
+    /// tensor of the local's dtype (which could overlap the storage written, where eager's
+    /// kernels raise).
+    fn write_back(&mut self, c: &ast::ExprCall, name: &str, base: &str, local: Val) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        let target_ir = local.ir.clone();
+        let local_op = local.operand();
+        let arg_ops: Vec<Operand> = args.iter().map(Val::operand).collect();
+        let kw_ops: Vec<Keyword> = keywords.iter().map(|(n, v)| Keyword { name: n.clone(), value: v.operand() }).collect();
+        let kw_vals: Vec<Val> = keywords.into_iter().map(|(_, v)| v).collect();
+        let function = match base {
+            "zero" => Some("torch.zeros_like"),
+            "fill" => Some("torch.full_like"),
+            _ => None,
+        };
+        let decision = match function {
+            Some(path) => {
+                let operands: Vec<Operand> = std::iter::once(local_op.clone()).chain(arg_ops.iter().cloned()).collect();
+                claim::decide(&Query { target: Target::Function(path), receiver: None, args: &operands, keywords: &kw_ops, starred })
+            }
+            None => claim::decide(&Query { target: Target::Method(base), receiver: Some(&local_op), args: &arg_ops, keywords: &kw_ops, starred }),
+        };
+        let Ty::Tensor(written) = local.ty else { return Val::explained(Ty::Unknown) };
+        let overlapping = args.iter().chain(&kw_vals).any(|v| matches!(v.ty, Ty::Tensor(o) if o.dtype == written.dtype));
+        let decision = match decision {
+            Decision::Claimed(c) if Ty::Tensor(c.result) != local.ty => {
+                Decision::reject(&rules::IN_PLACE, format!("`.{name}()`: the result ({}) would not fit the updated tensor ({})", Ty::Tensor(c.result).describe(), local.ty.describe()))
+            }
+            Decision::Claimed(_) if overlapping => {
+                Decision::reject(&rules::IN_PLACE, format!("`.{name}()` with another {} operand (it may share the storage written) is not lowered", local.ty.describe()))
+            }
+            other => other,
+        };
+        let target = (SiteKind::Method, format!("Tensor.{name}"));
+        let v = match function {
+            Some(_) => {
+                let operands: Vec<Val> = std::iter::once(local).chain(args).collect();
+                self.site(target, decision, c.range(), None, &operands, &kw_vals)
+            }
+            None => self.site(target, decision, c.range(), Some(local), &args, &kw_vals),
+        };
+        match (v.ir, target_ir) {
+            (Some(value @ ir::Expr::Tensor { .. }), Some(target)) => {
+                let mut updated = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::WriteBack { target: Box::new(target), value: Box::new(value) });
+                updated.fresh = true;
+                updated
+            }
+            _ => Val::explained(v.ty),
         }
     }
 

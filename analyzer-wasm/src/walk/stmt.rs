@@ -310,7 +310,7 @@ impl Walker<'_> {
                 let v = self.expr(&s.value);
                 match v.ir {
                     // `h.relu_()`: made for its effect (or refused: `x.relu_()` on an argument)
-                    Some(e @ (ir::Expr::InPlace { .. } | ir::Expr::Defer { .. })) => out.push(ir::Stmt::Effect(e)),
+                    Some(e @ (ir::Expr::InPlace { .. } | ir::Expr::WriteBack { .. } | ir::Expr::Defer { .. })) => out.push(ir::Stmt::Effect(e)),
                     _ if v.explained => {}
                     _ => self.diag(&rules::UNSUPPORTED_STATEMENT, "expression statements are not lowered (the value would be discarded)".into(), s.range()),
                 }

@@ -3,7 +3,7 @@
 # view of one — they are made in place, as eager makes them.
 import torch
 import torch.nn.functional as F
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+from torchlower.types import TensorBoolCpu1D, TensorBoolCpu2D, TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
 
 
 def fresh_updates(x: TensorF32Cpu2D, w: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
@@ -88,3 +88,30 @@ def activations_for_their_effect(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     F.hardsigmoid(g, inplace=True)
     F.selu(h, inplace=True)
     return h * g
+
+
+# Any claimed op's in-place method on a tensor the function made: computed out of place, then
+# written into the local's storage (a view taken before sees the write, as in eager)
+def writes_into_fresh(x: TensorF32Cpu2D, m: TensorBoolCpu2D) -> TensorF32Cpu2D:
+    y = x * 2
+    v = y[0]
+    y.clamp_(min=-1.0, max=1.0)
+    z = x.clone()
+    z[0].zero_()
+    z.masked_fill_(m, 0.5)
+    w = x + 0
+    w.fill_(3)
+    w.sigmoid_()
+    return y + v + z + w
+
+
+# Transformers' TypicalLogitsWarper: an int64 count clamped in place
+def clamp_int_counts(x: TensorF32Cpu2D, mass: float) -> TensorI64Cpu1D:
+    last_ind = (x.softmax(dim=-1).cumsum(dim=-1) < mass).sum(dim=1)
+    last_ind.clamp_(max=x.shape[-1] - 2)
+    return last_ind + last_ind.clamp(0, 1) + torch.clamp(last_ind, min=1)
+
+
+# the bitwise operators on int64 (and bool) tensors: Transformers' `unfinished & ~is_done`
+def bitwise_flags(unfinished: TensorI64Cpu1D, done: TensorBoolCpu1D, ids: TensorI64Cpu1D) -> TensorI64Cpu1D:
+    return (unfinished & ~done) | (ids ^ unfinished) + (done & done).long()

@@ -75,3 +75,17 @@ def silu_into_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 def leaky_relu_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     h = x - 1.0
     return F.leaky_relu(h, 0.2, inplace=True)
+
+
+def write_back_that_would_change_the_dtype(ids: TensorI64Cpu1D) -> TensorI64Cpu1D:
+    # eager raises: "result type Float can't be cast to the desired output type Long"
+    i = ids + 0
+    i.clamp_(max=2.5)
+    return i
+
+
+def write_back_reading_its_own_dtype(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # a tensor operand of the written dtype may share the storage written
+    y = x * 2
+    y.clamp_(min=y.t())
+    return y

@@ -10,7 +10,9 @@ def with_print(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 
 def nested_unpacking(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    a, (b, c) = x, (y, y)
+    # a value reads a name the targets bind: not walked element by element
+    a = y
+    a, (b, c) = x, (a, y)
     return a
 
 
