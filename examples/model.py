@@ -63,6 +63,6 @@ def normalized_difference(a: TensorF32Cpu2D, b: TensorF32Cpu2D) -> TensorF32Cpu2
 
 # torchlower: inputs x=(16, 32)
 def column_stats(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    """Falls back to Python: `torch.cumsum` is not part of the claimed surface (the analyzer's
+    """Falls back to Python: `torch.cumprod` is not part of the claimed surface (the analyzer's
     diagnostic says so, and the function still runs, as plain PyTorch)."""
-    return torch.cumsum(x, dim=0).relu()
+    return torch.cumprod(x, dim=0).relu()

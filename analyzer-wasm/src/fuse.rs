@@ -542,7 +542,7 @@ impl<'r> Pass<'r> {
             Expr::Call { function, args } => Expr::Call { function, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::InPlace { site, op, options, args } => Expr::InPlace { site, op, options, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Defer { site, what, args } => Expr::Defer { site, what, args: args.into_iter().map(|e| self.expr(e)).collect() },
-            Expr::WriteBack { target, value } => Expr::WriteBack { target: self.boxed(*target), value: self.boxed(*value) },
+            Expr::WriteBack { target, value, kernel } => Expr::WriteBack { target: self.boxed(*target), value: self.boxed(*value), kernel },
             Expr::Index { site, tensor, items } => {
                 let items = self.index_items(items);
                 Expr::Index { site, tensor: self.boxed(*tensor), items }

@@ -139,10 +139,13 @@ pub enum Expr {
     /// `h += x`, `h.relu_()`, `F.relu(h, inplace=True)` on a local whose storage is not a
     /// parameter's: `op` applied in place to `args[0]` (the local), the value being that local
     InPlace { site: usize, op: Op, options: Options, args: Vec<Expr> },
-    /// `t.clamp_(max=…)`, `t.zero_()`, `t.masked_fill_(m, v)` … on a local whose storage is not
-    /// a parameter's: `value` (the op computed out of place, its site claimed) written into
-    /// `target`'s storage, the value being `target` (`tl::ops::write_into`)
-    WriteBack { target: Box<Expr>, value: Box<Expr> },
+    /// `t.clamp_(max=…)`, `t.zero_()`, `t.sigmoid_()` … on a local whose storage is not a
+    /// parameter's: `value` (the op computed out of place on `target` and Python numbers, its
+    /// site claimed) written into `target`'s storage, the value being `target`
+    /// (`tl::ops::write_into`). `kernel`: instead, `value`'s op is called as the backend's
+    /// in-place function of the same arguments (`tl::ops::masked_fill_`: eager's kernel, whose
+    /// broadcasting and errors differ from the out-of-place op's).
+    WriteBack { target: Box<Expr>, value: Box<Expr>, kernel: bool },
     /// An in-place write into a tensor that may be a parameter (`x.mul_(y) if inplace else
     /// x * y`), on a branch taken only for some arguments: native code refuses when it is
     /// reached (a `ValueError`, so auto mode reruns Python, which writes as eager does).
@@ -477,7 +480,7 @@ impl Expr {
             Expr::Tuple(items) | Expr::Call { args: items, .. } | Expr::InPlace { args: items, .. } | Expr::Defer { args: items, .. } => {
                 items.iter().for_each(|e| e.visit(f))
             }
-            Expr::WriteBack { target, value } => {
+            Expr::WriteBack { target, value, .. } => {
                 target.visit(f);
                 value.visit(f);
             }

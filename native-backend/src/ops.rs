@@ -873,6 +873,17 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
     })
 }
 
+/// `t.masked_fill_(mask, value)` on a tensor native code made: eager's in-place kernel (the mask
+/// broadcasts to `t`'s shape, never the reverse, with eager's error otherwise); the result is
+/// `t` (an alias).
+pub fn masked_fill_(x: &Tensor, mask: &Tensor, value: f64) -> Result<Tensor> {
+    // SAFETY: live tensor handles; the scalar lives for the call; `x` is a tensor native code
+    // made (the analyzer claims this form on such locals only)
+    scalar_call::call([Number::Float(value)], |out, [v]| unsafe {
+        torch_sys::c_generated::atg_masked_fill_(out, scalar_call::ptr(x), scalar_call::ptr(mask), v)
+    })
+}
+
 /// The comparisons: `name(a, b)` of two tensors, `name_scalar(t, s)` with a Python number on
 /// the right, `scalar_name(s, t)` on the left (Python reflects `s < t` to `t > s`).
 macro_rules! comparisons {

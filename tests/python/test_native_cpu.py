@@ -696,15 +696,15 @@ def test_native_decorator_on_an_imported_module(tmp_path, monkeypatch):
         "    return F.linear(x, w, b).relu().mean(dim=1)\n\n"
         "@torchlower.native\n"
         "def not_native(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
-        "    return torch.cumsum(x, dim=0)\n"
+        "    return torch.cumprod(x, dim=0)\n"
     )
     module = import_path(path)
     assert module.head.route == "native" and module.head.reason is None
     assert module.head.report["symbol"].startswith("tl_fn_")
-    assert module.not_native.route == "fallback" and "cumsum" in module.not_native.reason
+    assert module.not_native.route == "fallback" and "cumprod" in module.not_native.reason
     x, w, b = torch.randn(3, 4), torch.randn(5, 4), torch.randn(5)
     run_both(module.head, module.head.__wrapped__, [x, w, b])
-    torch.testing.assert_close(module.not_native(x), torch.cumsum(x, dim=0))
+    torch.testing.assert_close(module.not_native(x), torch.cumprod(x, dim=0))
 
 
 def run_cli(*args: str):
@@ -719,7 +719,7 @@ def test_cli_build_prints_routes_and_reasons():
     rows = {line.split()[0]: line for line in done.stdout.splitlines() if line and not line.startswith(("-", "function"))}
     for name in ("pooled_head", "alternating_stack", "classify", "normalized_difference"):
         assert rows[name].split()[2] == "native", rows[name]
-    assert rows["column_stats"].split()[2] == "fallback" and "cumsum" in rows["column_stats"]
+    assert rows["column_stats"].split()[2] == "fallback" and "cumprod" in rows["column_stats"]
     assert done.stderr == "", "no progress output on a pipe"
 
 

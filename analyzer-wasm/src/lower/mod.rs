@@ -101,7 +101,7 @@ pub fn lower_module(filename: &str, functions: &[NativeFn], target: Target) -> E
     for f in functions {
         out.push('\n');
         let start = out.len();
-        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0, tensor_params: &tensor_params, borrowed: BTreeSet::new() };
+        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0, tensor_params: &tensor_params, borrowed: BTreeSet::new(), in_place_kernel: false };
         e.function(f);
         if f.exported {
             match target {
@@ -141,6 +141,8 @@ struct FnEmitter<'o> {
     /// the Rust names of this function's tensor parameters that are references already
     /// (not rebound by the body): borrowed without another `&`
     borrowed: BTreeSet<String>,
+    /// the next op printed is called as the backend's in-place function (`Expr::WriteBack`)
+    in_place_kernel: bool,
 }
 
 /// The public name of each exported function ([`public_ident`] of its Python name, made unique
@@ -486,7 +488,12 @@ impl FnEmitter<'_> {
                     *slot = Some([start, self.out.len()]);
                 }
             }
-            Expr::WriteBack { target, value } => {
+            Expr::WriteBack { value, kernel: true, .. } => {
+                self.in_place_kernel = true;
+                self.expr(value);
+                self.in_place_kernel = false;
+            }
+            Expr::WriteBack { target, value, kernel: false } => {
                 self.out.push_str("tl::ops::write_into(");
                 self.borrow(Some(target));
                 self.out.push_str(", ");

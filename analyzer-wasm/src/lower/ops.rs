@@ -17,6 +17,8 @@ impl FnEmitter<'_> {
             Device::Cuda0 => "tl::cuda::ops",
         };
         let info = op.info();
+        // the backend's in-place function of the op (`Expr::WriteBack` with `kernel`)
+        let in_place = if std::mem::take(&mut self.in_place_kernel) { "_" } else { "" };
         // a Python number on one side: `{name}_scalar(&t, s)` / `scalar_{name}(s, &t)`
         match (options, args) {
             (Options::ScalarRight, [tensor, number]) => {
@@ -62,12 +64,12 @@ impl FnEmitter<'_> {
             return;
         }
         if let (Signature::Params(params), Options::Params { present, choice }) = (info.signature, options) {
-            let _ = write!(self.out, "{module}::{}(", info.name);
+            let _ = write!(self.out, "{module}::{}{in_place}(", info.name);
             self.params(params, present, choice, args);
             self.out.push_str(")?");
             return;
         }
-        let _ = write!(self.out, "{module}::{}(", info.name);
+        let _ = write!(self.out, "{module}::{}{in_place}(", info.name);
         self.borrow(args.first());
         match info.signature {
             Signature::Unary => {}

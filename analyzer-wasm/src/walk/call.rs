@@ -459,14 +459,16 @@ impl Walker<'_> {
         }
     }
 
-    /// `t.clamp_(max=…)`, `t.zero_()`, `t.fill_(v)`, `t.masked_fill_(m, v)`, `t.sigmoid_()` … on
-    /// a local whose storage is not a parameter's (Transformers' `last_ind.clamp_(max=…)`):
-    /// the op computed out of place (`t.clamp(…)`, `torch.zeros_like(t)`, `torch.full_like(t,
-    /// v)`), claimed under its own rule, then written into the local's storage, as eager's
-    /// in-place kernel leaves it; views of the local see the write. Claimed when the result
-    /// has the local's type (eager's in-place ops cannot change it) and no other operand is a
-    /// tensor of the local's dtype (which could overlap the storage written, where eager's
-    /// kernels raise).
+    /// `t.clamp_(max=…)`, `t.zero_()`, `t.fill_(v)`, `t.sigmoid_()` … on a local whose storage
+    /// is not a parameter's (Transformers' `last_ind.clamp_(max=…)`): the op computed out of
+    /// place (`t.clamp(…)`, `torch.zeros_like(t)`, `torch.full_like(t, v)`), claimed under its
+    /// own rule, then written into the local's storage, as eager's in-place kernel leaves it;
+    /// views of the local see the write. Claimed when the other operands are Python numbers
+    /// (so the result has the local's shape, and no error depends on the form) and the result
+    /// has the local's type (eager's in-place ops cannot change it); the views' in-place
+    /// methods (`t_()`, `unsqueeze_()`, which change metadata, not values) are not. A tensor
+    /// operand is taken by `masked_fill_` only, through eager's own in-place kernel (the mask
+    /// broadcasts to the local's shape, with eager's error otherwise).
     fn write_back(&mut self, c: &ast::ExprCall, name: &str, base: &str, local: Val) -> Val {
         let (args, keywords, starred) = self.args(c);
         let target_ir = local.ir.clone();
@@ -486,14 +488,17 @@ impl Walker<'_> {
             }
             None => claim::decide(&Query { target: Target::Method(base), receiver: Some(&local_op), args: &arg_ops, keywords: &kw_ops, starred }),
         };
-        let Ty::Tensor(written) = local.ty else { return Val::explained(Ty::Unknown) };
-        let overlapping = args.iter().chain(&kw_vals).any(|v| matches!(v.ty, Ty::Tensor(o) if o.dtype == written.dtype));
+        let tensor_operand = args.iter().chain(&kw_vals).any(|v| matches!(v.ty, Ty::Tensor(_)));
+        let kernel = base == "masked_fill";
         let decision = match decision {
+            Decision::Claimed(c) if c.op.info().lane == torchlower_ops::Lane::Views => {
+                Decision::reject(&rules::IN_PLACE, format!("`.{name}()` changes the tensor's shape or strides in place, which is not lowered"))
+            }
             Decision::Claimed(c) if Ty::Tensor(c.result) != local.ty => {
                 Decision::reject(&rules::IN_PLACE, format!("`.{name}()`: the result ({}) would not fit the updated tensor ({})", Ty::Tensor(c.result).describe(), local.ty.describe()))
             }
-            Decision::Claimed(_) if overlapping => {
-                Decision::reject(&rules::IN_PLACE, format!("`.{name}()` with another {} operand (it may share the storage written) is not lowered", local.ty.describe()))
+            Decision::Claimed(_) if tensor_operand && !kernel => {
+                Decision::reject(&rules::IN_PLACE, format!("`.{name}()` with a tensor operand is not lowered (Python numbers are; `masked_fill_` takes its mask)"))
             }
             other => other,
         };
@@ -507,7 +512,7 @@ impl Walker<'_> {
         };
         match (v.ir, target_ir) {
             (Some(value @ ir::Expr::Tensor { .. }), Some(target)) => {
-                let mut updated = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::WriteBack { target: Box::new(target), value: Box::new(value) });
+                let mut updated = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::WriteBack { target: Box::new(target), value: Box::new(value), kernel });
                 updated.fresh = true;
                 updated
             }

@@ -84,8 +84,16 @@ def write_back_that_would_change_the_dtype(ids: TensorI64Cpu1D) -> TensorI64Cpu1
     return i
 
 
-def write_back_reading_its_own_dtype(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    # a tensor operand of the written dtype may share the storage written
+def write_back_with_a_tensor_bound(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # a tensor operand: eager's in-place kernel broadcasts and fails otherwise than the
+    # out-of-place op (only masked_fill_ is lowered through its own kernel)
     y = x * 2
     y.clamp_(min=y.t())
+    return y
+
+
+def transpose_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # a view's in-place form changes the strides, not the values
+    y = x * 2
+    y.t_()
     return y
