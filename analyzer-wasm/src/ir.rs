@@ -10,6 +10,19 @@
 use crate::ty::{Device, Ty};
 pub use torchlower_ops::{Binary, Op, Unary};
 
+/// The longest `torch.einsum` equation claimed (real code writes `"bhwc,hkc->bhwk"`).
+pub const EQUATION_BYTES: usize = 48;
+
+impl Options {
+    /// The einsum equation of [`Options::Equation`].
+    pub fn equation(&self) -> Option<&str> {
+        match self {
+            Options::Equation { text, len } => std::str::from_utf8(&text[..usize::from(*len)]).ok(),
+            _ => None,
+        }
+    }
+}
+
 /// The static options of a claimed op, as its backend function takes them
 /// ([`torchlower_ops::Signature`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +52,9 @@ pub enum Options {
     Params { present: u32, choice: u8 },
     /// An arithmetic op with a Python number on the right (`t * 0.5` → `mul_scalar(t, s)`).
     ScalarRight,
+    /// `torch.einsum`'s equation (checked ASCII, spaces removed), kept inline so the options
+    /// stay `Copy`: at most [`EQUATION_BYTES`] bytes.
+    Equation { text: [u8; EQUATION_BYTES], len: u8 },
     /// An arithmetic op with a Python number on the left (`1.0 - t` → `scalar_sub(s, t)`).
     ScalarLeft,
 }

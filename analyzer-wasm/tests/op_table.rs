@@ -40,6 +40,10 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
     if row.op == Op::Meshgrid {
         return (vec![v.clone(), v], vec![]);
     }
+    if row.op == Op::Einsum {
+        let equation = Operand { ty: Ty::Str, lit: Lit::Str("ij,jk->ik".to_string()) };
+        return (vec![equation, m.clone(), m], vec![]);
+    }
     match row.signature {
         Signature::Unary => (vec![m], vec![]),
         Signature::Binary | Signature::Product => (vec![m.clone(), m], vec![]),
@@ -402,6 +406,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 Signature::DimPair if row.op == Op::Flatten => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "V"),
                 Signature::DimPair => ("x: M", format!("x.{}(0, 1)", row.methods[0]), "M"),
                 Signature::Index => ("x: M", "x[0]".to_string(), "V"),
+                Signature::TensorList if row.op == Op::Einsum => ("x: M", "torch.einsum(\"ij,jk->ik\", x, x)".to_string(), "M"),
                 Signature::TensorList if row.op == Op::Stack => ("x: M", format!("{}([x, x], 0)[0]", row.functions[0]), "M"),
                 Signature::TensorList => ("x: M", format!("{}([x, x], 0)", row.functions[0]), "M"),
                 Signature::TensorNumber => ("x: M", format!("x.{}(2)", row.methods[0]), "M"),

@@ -1437,6 +1437,12 @@ pub fn max_dim(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> 
     Ok(t.f_max_dim(dim, keepdim)?)
 }
 
+/// `torch.einsum(equation, *operands)` (libtorch's kernel, which checks the sizes).
+#[inline]
+pub fn einsum(equation: &str, operands: &[&Tensor]) -> Result<Tensor> {
+    Ok(Tensor::f_einsum(equation, operands, None::<&[i64]>)?)
+}
+
 /// `torch.sort(t, dim, descending)`: the (values, indices) pair (libtorch's kernel).
 #[inline]
 pub fn sort(t: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {

@@ -66,6 +66,9 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
 
 /// A claimed function of the lane: `torch.matmul` or an arithmetic `torch.add` & co.
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
+    if op == Op::Einsum {
+        return einsum(q, path);
+    }
     if matches!(op, Op::Addmm | Op::Baddbmm) {
         return add_product(q, op, path);
     }
@@ -79,6 +82,121 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         return fixed_rank_product(op, &q.args[0], &q.args[1], path, [OperandRef::Arg(0), OperandRef::Arg(1)]);
     }
     arith_function(q, op, path)
+}
+
+/// `torch.einsum(equation, *operands)` (the walk spreads a list of operands): a string literal
+/// whose subscripts fit the operands' ranks, tensors of one dtype (float32 or int64) and
+/// device; the result's rank follows from the output subscripts (explicit after `->`, or the
+/// letters used once, as eager's implicit form). Sizes are checked by libtorch's kernel.
+fn einsum(q: &Query, path: &str) -> Decision {
+    if let Err(d) = keywords_only(q, &[], path) {
+        return d;
+    }
+    let Some((equation, operands)) = q.args.split_first() else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the equation and the operands"));
+    };
+    let super::Lit::Str(equation) = &equation.lit else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path}: the equation as a string literal is claimed"));
+    };
+    let mut tensors = Vec::new();
+    for o in operands {
+        match o.ty {
+            Ty::Tensor(t) => tensors.push(t),
+            Ty::Unknown => return Decision::Unresolved(format!("an operand of {path} has an unresolved type")),
+            other => return Decision::reject(&rules::BAD_ARITY, format!("{path}: the operands are tensors (not {})", other.describe())),
+        }
+    }
+    let Some(first) = tensors.first().copied() else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} of no operands (eager raises)"));
+    };
+    if tensors.iter().any(|t| t.dtype != first.dtype) || first.dtype == Dtype::Bool {
+        return Decision::reject(&rules::NOT_F32_OPERAND, format!("{path}: operands of one dtype, float32 or int64"));
+    }
+    if let Err(d) = one_device(&tensors) {
+        return d;
+    }
+    let ranks: Vec<u8> = tensors.iter().map(|t| t.rank).collect();
+    let text: String = equation.chars().filter(|c| !c.is_whitespace()).collect();
+    let rank = match einsum_rank(&text, &ranks) {
+        Ok(rank) => rank,
+        Err(why) => return Decision::reject(&rules::BAD_RANKS, format!("{path}(\"{equation}\"): {why}")),
+    };
+    if text.len() > crate::ir::EQUATION_BYTES {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path}: an equation longer than {} characters", crate::ir::EQUATION_BYTES));
+    }
+    let mut bytes = [0u8; crate::ir::EQUATION_BYTES];
+    bytes[..text.len()].copy_from_slice(text.as_bytes());
+    match TensorTy::new(first.dtype, first.device, rank) {
+        Some(result) => Decision::Claimed(Claim {
+            rule: &rules::EINSUM,
+            result,
+            op: Op::Einsum,
+            options: Options::Equation { text: bytes, len: text.len() as u8 },
+            operands: (1..=operands.len()).map(OperandRef::Arg).collect(),
+        }),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{path}: the result would be rank {rank} (no tensor type has that rank)")),
+    }
+}
+
+/// The rank of an einsum's result, or why the equation does not fit the operands' ranks:
+/// each term's letters (an ellipsis standing for the dims left over, broadcast across terms)
+/// against its operand's rank; the output's letters (each used in a term, once in the output)
+/// plus the ellipsis dims, or, without `->`, the letters used once.
+fn einsum_rank(equation: &str, ranks: &[u8]) -> Result<u8, String> {
+    /// A term's letters and whether it has an ellipsis.
+    fn term(text: &str) -> Result<(Vec<char>, bool), String> {
+        let ellipsis = text.matches("...").count();
+        if ellipsis > 1 {
+            return Err(format!("`{text}` has more than one ellipsis"));
+        }
+        let letters: Vec<char> = text.replacen("...", "", 1).chars().collect();
+        if let Some(c) = letters.iter().find(|c| !c.is_ascii_alphabetic()) {
+            return Err(format!("`{c}` is not a subscript letter"));
+        }
+        Ok((letters, ellipsis == 1))
+    }
+    let (inputs, output) = match equation.split_once("->") {
+        Some((i, o)) => (i, Some(o)),
+        None => (equation, None),
+    };
+    let terms: Vec<&str> = inputs.split(',').collect();
+    if terms.len() != ranks.len() {
+        return Err(format!("the equation has {} operand terms, the call passes {} tensors", terms.len(), ranks.len()));
+    }
+    let mut uses: std::collections::BTreeMap<char, usize> = std::collections::BTreeMap::new();
+    let (mut ellipsis_dims, mut any_ellipsis) = (0usize, false);
+    for (text, rank) in terms.iter().zip(ranks) {
+        let (letters, ellipsis) = term(text)?;
+        let rank = usize::from(*rank);
+        match (ellipsis, letters.len()) {
+            (true, n) if n <= rank => {
+                any_ellipsis = true;
+                ellipsis_dims = ellipsis_dims.max(rank - n);
+            }
+            (false, n) if n == rank => {}
+            (_, n) => return Err(format!("`{text}` names {n} dims of a rank-{rank} operand")),
+        }
+        for c in letters {
+            *uses.entry(c).or_default() += 1;
+        }
+    }
+    let rank = match output {
+        Some(text) => {
+            let (letters, ellipsis) = term(text)?;
+            if ellipsis != any_ellipsis {
+                return Err("an ellipsis in the operands and not in the output (or the reverse)".to_string());
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            for c in &letters {
+                if !uses.contains_key(c) || !seen.insert(*c) {
+                    return Err(format!("the output subscript `{c}` is not an operand's, or is repeated"));
+                }
+            }
+            letters.len() + if ellipsis { ellipsis_dims } else { 0 }
+        }
+        None => uses.values().filter(|n| **n == 1).count() + ellipsis_dims,
+    };
+    u8::try_from(rank).map_err(|_| "too many dims".to_string())
 }
 
 /// `torch.addmm(input, mat1, mat2)` (rank-2 product, the input broadcast to it) and

@@ -39,6 +39,17 @@ impl FnEmitter<'_> {
             }
             _ => {}
         }
+        if let Some(equation) = options.equation() {
+            let _ = write!(self.out, "{module}::{}({}, &[", info.name, super::mangle::rust_str_literal(equation));
+            for (i, tensor) in args.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.borrow(Some(tensor));
+            }
+            self.out.push_str("])?");
+            return;
+        }
         if info.signature == Signature::TensorList {
             let _ = write!(self.out, "{module}::{}(&[", info.name);
             // a dim known at run time is the last operand
@@ -99,7 +110,7 @@ impl FnEmitter<'_> {
                 Options::DimPair(a, b) => {
                     let _ = write!(self.out, ", {a}, {b}");
                 }
-                Options::Parts { .. } | Options::PartsDyn { .. } | Options::Bounds(..) | Options::LayerNorm { .. } | Options::Params { .. } => {}
+                Options::Parts { .. } | Options::PartsDyn { .. } | Options::Bounds(..) | Options::LayerNorm { .. } | Options::Params { .. } | Options::Equation { .. } => {}
                 Options::None | Options::ScalarRight | Options::ScalarLeft => {}
             },
             // printed by `Expr::Index` (never an `Expr::Tensor`)

@@ -192,6 +192,11 @@ impl Walker<'_> {
             let elems = args.remove(1).elems.unwrap_or_default();
             args.splice(1..1, elems);
         }
+        // `torch.einsum(eq, [a, b])`: the operands one by one, as `torch.einsum(eq, a, b)`
+        if path.as_deref() == Some("torch.einsum") && args.len() == 2 && args[1].elems.is_some() {
+            let elems = args.remove(1).elems.unwrap_or_default();
+            args.extend(elems);
+        }
         // the tensors of `torch.cat([a, b], dim)` are its leading arguments
         let joins = matches!(path.as_deref(), Some("torch.cat" | "torch.concat" | "torch.concatenate" | "torch.stack"));
         if joins && args.first().is_some_and(|a| a.elems.is_some()) {

@@ -142,7 +142,8 @@ pub enum Signature {
     TensorNumber,
     /// `f(&t, Option<Scalar>, Option<Scalar>)`: `clamp(t, min, max)`.
     Clamp,
-    /// `f(&[&a, &b, …], dim)`: a list of tensors joined along a static dim.
+    /// `f(&[&a, &b, …], dim)`: a list of tensors joined along a static dim (`einsum`: `f(equation,
+    /// &[&a, &b, …])`).
     TensorList,
     /// `f(&x, &[shape], Option<&w>, Option<&b>, eps)`: `layer_norm`.
     LayerNorm,
@@ -1221,6 +1222,13 @@ op_table! {
             functions: ["torch.stack"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_copy",
+        },
+        /// Sums of products over the subscripts of an equation (`torch.einsum`), libtorch's kernel.
+        Einsum {
+            name: "einsum", lane: Binops, signature: TensorList,
+            functions: ["torch.einsum"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
         },
         /// The tensor itself when contiguous, else a contiguous copy.
         Contiguous {

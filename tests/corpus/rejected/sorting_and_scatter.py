@@ -41,3 +41,17 @@ def clone_contiguous(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 def nansum_everything(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     # rank 0
     return x.nansum() * x
+
+
+def einsum_of_a_variable(x: TensorF32Cpu2D, equation: int) -> TensorF32Cpu2D:
+    # the equation must be a string literal (its subscripts decide the result's rank)
+    return torch.einsum(equation, x)
+
+
+def einsum_wrong_rank(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # eager raises: the term names three dims of a matrix
+    return torch.einsum("ijk->ij", x)
+
+
+def einsum_mixed_dtypes(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    return torch.einsum("ij,jk->ik", x, i)
