@@ -76,10 +76,11 @@ impl Walker<'_> {
             let operands: Vec<Val> = stored.into_iter().chain(args).collect();
             return self.site((SiteKind::Method, format!("{}.{name}", kind.name())), decision, c.range(), None, &operands, &[]);
         }
-        // a distribution is lowered only as the value of `d = Categorical(…)`
+        // a distribution is lowered only as the value of `d = Categorical(…)` (or used at once
+        // as an assignment's whole value, `hoist_distribution`)
         if path.as_deref().is_some_and(|p| claim::distributions::constructor(p).is_some()) {
             let _ = self.args(c);
-            let decision = Decision::reject(&rules::UNSUPPORTED_TARGET, "a distribution is lowered only when assigned to a name (`d = Categorical(logits=x)`), then used through `d`");
+            let decision = Decision::reject(&rules::UNSUPPORTED_TARGET, "a distribution is lowered when assigned to a name (`d = Categorical(logits=x)`) or used at once as an assignment's value (`e = Categorical(logits=x).entropy()`)");
             let target = claim::describe_target(Target::Function(path.as_deref().unwrap_or_default()));
             return self.site(target, decision, c.range(), None, &[], &[]);
         }

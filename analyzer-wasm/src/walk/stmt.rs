@@ -212,6 +212,9 @@ impl Walker<'_> {
                 if self.nested_unpacking(s, out) {
                     return true;
                 }
+                if let Some(rewritten) = self.hoist_distribution(s, out) {
+                    return self.stmt_inner(&Stmt::Assign(rewritten), out);
+                }
                 if let ([Expr::Name(n)], Expr::Call(c)) = (s.targets.as_slice(), &*s.value) {
                     if self.distribution_assign(n.id.as_str(), c, s.value.range(), out) {
                         return true;
@@ -509,6 +512,44 @@ impl Walker<'_> {
         if let Some(value) = ir {
             out.push(ir::Stmt::Assign { name: name.to_string(), ty, value });
         }
+    }
+
+    /// `entropy = Categorical(logits=scores).entropy()` (Transformers' `EtaLogitsWarper`): a
+    /// distribution made inline and used at once, as the whole value of an assignment, is made
+    /// first into a temporary (`#n = Categorical(…)`, as `distribution_assign` makes a named
+    /// one), and the assignment then reads the temporary. The constructor is the first thing
+    /// the value evaluates (after its own arguments), so the order of effects is Python's.
+    /// Returns the rewritten assignment, or `None` when the value is not of that form.
+    fn hoist_distribution(&mut self, s: &ast::StmtAssign, out: &mut Vec<ir::Stmt>) -> Option<ast::StmtAssign> {
+        let receiver = match &*s.value {
+            Expr::Call(call) => match &*call.func {
+                Expr::Attribute(a) => &a.value,
+                _ => return None,
+            },
+            Expr::Attribute(a) => &a.value,
+            _ => return None,
+        };
+        let Expr::Call(constructor) = &**receiver else { return None };
+        let locals = &self.locals;
+        let path = self.scope.dotted_path(&constructor.func, &|n| locals.contains(n))?;
+        crate::claim::distributions::constructor(&path)?;
+        let temp = self.temp();
+        self.locals.insert(temp.clone());
+        if !self.distribution_assign(&temp, constructor, constructor.range(), out) {
+            return None;
+        }
+        let name = Expr::Name(ast::ExprName { node_index: Default::default(), range: constructor.range(), id: temp.into(), ctx: ast::ExprContext::Load });
+        let mut value = (*s.value).clone();
+        match &mut value {
+            Expr::Call(call) => {
+                if let Expr::Attribute(a) = &mut *call.func {
+                    a.value = Box::new(name);
+                }
+            }
+            Expr::Attribute(a) => a.value = Box::new(name),
+            _ => {}
+        }
+        Some(ast::StmtAssign { node_index: Default::default(), range: s.range, targets: s.targets.clone(), value: Box::new(value) })
     }
 
     /// `(a1, a2), (b1, b2) = box1.chunk(2, 2), box2.chunk(2, 2)` (YOLOv5's `box_iou`): a tuple

@@ -24,3 +24,10 @@ def gaussian_moments(mean: TensorF32Cpu2D, log_std: TensorF32Cpu1D) -> TensorF32
     distribution = Normal(mean, log_std.exp())
     same = distribution
     return same.mean + distribution.stddev
+
+
+# Transformers' EtaLogitsWarper: a distribution made inline and used at once
+def inline_entropy(scores: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    entropy = torch.distributions.Categorical(logits=scores).entropy()
+    probs = Categorical(logits=scores).probs
+    return entropy + probs[:, 0]

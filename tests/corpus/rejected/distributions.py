@@ -1,5 +1,5 @@
-# torch.distributions forms that stay Python: a distribution used without a name, one made
-# from probabilities, a method that samples.
+# torch.distributions forms that stay Python: a distribution used without a name inside a
+# larger expression (here a `return`), one made from probabilities, a method that samples.
 import torch
 from torch.distributions import Categorical
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D
