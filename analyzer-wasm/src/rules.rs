@@ -847,11 +847,11 @@ code!(NOT_UTF8, "TL003", Module, Error,
 
 code!(PARAM_UNANNOTATED, "TL101", Signature, Warning,
     "Parameter without annotation, or annotated `torch.Tensor`",
-    "Native code needs the dtype, device and rank of every tensor parameter, which neither a missing annotation nor `torch.Tensor` / `Optional[torch.Tensor]` (by any import of it, also as a postponed string) says; sites on such values are not covered. `torchlower.compile` specialises these parameters on each call's argument types instead (the annotation is then the argument's marker, or `None` for a None argument, which makes `x is None` a constant).",
+    "Native code needs the dtype, device and rank of every tensor parameter, which neither a missing annotation nor `torch.Tensor` / `Optional[torch.Tensor]` (by any import of it, also as a postponed string) says, and whether an `Optional[<marker>]` parameter is None or the tensor only the call says; sites on such values are not covered. `torchlower.compile` specialises these parameters on each call's argument types instead (the annotation is then the argument's marker, or `None` for a None argument, which makes `x is None` a constant).",
     "def f(x, y: torch.Tensor): ...", "Call the function through `torchlower.compile` (it specialises), or annotate with a torchlower.types marker, `int`, `float` or `bool`.");
 code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
     "Unsupported parameter annotation",
-    "Parameter types with a boundary check: the torchlower.types / rextio_torch.types markers (float32 on the CPU, ranks 1–5; float32 on cuda:0, ranks 1–4; int64 and bool on the CPU, ranks 1–4), `int`, `float` and `bool`. `str`, `Optional[...]` and containers say too little (or something else) about the value (`torch.Tensor` is TL101: specialised).",
+    "Parameter types with a boundary check: the torchlower.types / rextio_torch.types markers (float32 on the CPU, ranks 1–5; float32 on cuda:0, ranks 1–4; int64 and bool on the CPU, ranks 1–4), `int`, `float` and `bool`. `str`, `Optional[...]` of a non-tensor and containers say too little (or something else) about the value (`torch.Tensor` and `Optional[<marker>]` are TL101: specialised).",
     "def f(x: TensorF32Cpu2D, name: str): ...", "Use the marker of the tensor's dtype, device and rank (`TensorF32Cpu2D`, `TensorI64Cpu1D`, `TensorF32Cuda0_3D`, …), or `int`, `float`, `bool`.");
 code!(RETURN_UNANNOTATED, "TL103", Signature, Warning,
     "Missing return annotation, not inferable",

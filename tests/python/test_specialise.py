@@ -186,6 +186,35 @@ def test_optional_tensors_specialise_on_none_and_on_tensors(as_written):
         native(x, w, b, None)
 
 
+def test_optional_markers_specialise_on_none_and_on_the_tensor(tmp_path):
+    """`bias: Optional[TensorF32Cpu1D] = None` (and `"TensorF32Cpu1D | None"`): None or the
+    tensor, only the call says which, so the parameter is open (TL101) and each call
+    specialises on its argument as `Optional[torch.Tensor]` does; a bare marker stays fixed."""
+    path = tmp_path / "optional_markers.py"
+    path.write_text(
+        "from typing import Optional\nimport torch\nfrom torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\n\n"
+        "def add_bias(x: TensorF32Cpu2D, bias: Optional[TensorF32Cpu1D] = None) -> TensorF32Cpu2D:\n"
+        "    if bias is not None:\n        x = x + bias\n    return x.relu()\n\n"
+        "def scale(x: TensorF32Cpu2D, s: 'TensorF32Cpu1D | None' = None) -> TensorF32Cpu2D:\n"
+        "    return x if s is None else x * s\n"
+    )
+    module = import_path(path)
+    report = torchlower.analyze(path.read_text())
+    codes = {f["name"]: [d["code"] for d in f["diagnostics"]] for f in report["functions"]}
+    assert "TL101" in codes["add_bias"] and "TL102" not in codes["add_bias"], codes
+    assert _specialise.unannotated(module.add_bias) == ["bias"]
+    assert _specialise.unannotated(module.scale) == ["s"]
+    x, b = torch.randn(3, 4), torch.randn(4)
+    for name in ["add_bias", "scale"]:
+        fn = getattr(module, name)
+        compiled = torchlower.compile(fn)
+        assert compiled.route == "specialising", compiled.reason
+        assert_matches_eager(compiled(x), fn(x))
+        assert_matches_eager(compiled(x, b), fn(x, b))
+        routes = {key[-1]: routed.route for key, routed in compiled.specialisations.items()}
+        assert routes == {"None": "native", "TensorF32Cpu1D": "native"}, routes
+
+
 def test_a_return_that_breaks_its_torch_tensor_annotation_runs_as_python(as_written, monkeypatch):
     monkeypatch.setenv("TORCHLOWER_MODE", "auto")
     module = as_written[0]

@@ -49,12 +49,18 @@ fn is_open_tensor(scope: &ModuleScope, annotation: &Expr) -> bool {
     scope.dotted_path(annotation, &|_| false).as_deref() == Some("torch.Tensor")
 }
 
-/// Whether a parameter's annotation leaves its type to the call: `torch.Tensor` or
-/// `Optional[torch.Tensor]` (`torch.Tensor | None`), also as strings. Such parameters are
-/// typed as unannotated ones are (`torchlower.compile` specialises them on each call's
-/// arguments, a `None` argument included).
+/// Whether a parameter's annotation leaves its type to the call: `torch.Tensor`,
+/// `Optional[torch.Tensor]` (`torch.Tensor | None`) or `Optional[<marker>]` (None or that
+/// tensor: only the call says which), also as strings. Such parameters are typed as
+/// unannotated ones are (`torchlower.compile` specialises them on each call's arguments, a
+/// `None` argument included). A bare marker resolves before this is asked.
 pub fn is_open_parameter(scope: &ModuleScope, annotation: &Expr) -> bool {
-    matches!(promise_of(scope, annotation, false, 0), Some(Promise::Tensor))
+    match promise_of(scope, annotation, false, 0) {
+        Some(Promise::Tensor) => true,
+        // `Optional[X]` / `X | None` read as `X`: a marker there may be None
+        Some(Promise::Is(Ty::Tensor(_))) => resolve_annotation(scope, annotation).is_none(),
+        _ => false,
+    }
 }
 
 /// A parameter's type from its annotation: the vocabulary, or `None` (the annotation the

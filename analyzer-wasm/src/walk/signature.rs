@@ -59,7 +59,12 @@ impl Walker<'_> {
                     // typed as an unannotated parameter is (`torchlower.compile` specialises it)
                     None if is_open_parameter(self.scope, ann) => {
                         let written = self.index.source().get(ann.range().to_std_range()).unwrap_or("torch.Tensor");
-                        let message = format!("parameter `{name}`: `{written}` does not say the tensor's dtype, device and rank");
+                        let optional_marker = matches!(resolve_promise(self.scope, ann), Some(crate::resolve::annotations::Promise::Is(Ty::Tensor(_))));
+                        let message = if optional_marker {
+                            format!("parameter `{name}`: `{written}` may be None, which no native type holds; each call says which")
+                        } else {
+                            format!("parameter `{name}`: `{written}` does not say the tensor's dtype, device and rank")
+                        };
                         self.diag(&rules::PARAM_UNANNOTATED, message, ann.range());
                         Ty::Unknown
                     }

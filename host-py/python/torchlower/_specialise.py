@@ -65,8 +65,8 @@ def type_name(value: Any) -> str | None:
 
 def unannotated(fn: Callable) -> list[str]:
     """The names of ``fn``'s parameters without an annotation that says their type: none,
-    ``torch.Tensor`` (which leaves the dtype, device and rank open) or
-    ``Optional[torch.Tensor]``."""
+    ``torch.Tensor`` (which leaves the dtype, device and rank open), ``Optional[torch.Tensor]``
+    or ``Optional[<marker>]`` (None or a tensor: which one, only the call says)."""
     namespace = getattr(fn, "__globals__", {})
     return [
         p.name
@@ -76,10 +76,10 @@ def unannotated(fn: Callable) -> list[str]:
 
 
 def _open_tensor(annotation: Any, namespace: dict) -> bool:
-    """Whether ``annotation`` is ``torch.Tensor`` or ``Optional[torch.Tensor]``
-    (``torch.Tensor | None``): the objects, or the text of a postponed annotation naming them
-    in ``namespace`` (``"th.Tensor"``, ``"Optional[Tensor]"``; read name by name, never
-    evaluated)."""
+    """Whether ``annotation`` is ``torch.Tensor``, ``Optional[torch.Tensor]``
+    (``torch.Tensor | None``) or ``Optional[<marker>]``: the objects, or the text of a
+    postponed annotation naming them in ``namespace`` (``"th.Tensor"``, ``"Optional[Tensor]"``;
+    read name by name, never evaluated)."""
     import torch
 
     if isinstance(annotation, str):
@@ -87,31 +87,41 @@ def _open_tensor(annotation: Any, namespace: dict) -> bool:
             tree = ast.parse(annotation.strip(), mode="eval").body
         except SyntaxError:
             return False
-        return _open_tensor_text(tree, namespace, depth=0)
+        return _open_tensor_text(tree, namespace, depth=0, optional=False)
     if annotation is torch.Tensor:
         return True
     arms = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) else ()
-    return len(arms) == 2 and type(None) in arms and torch.Tensor in arms
+    others = [a for a in arms if a is not type(None)]
+    return len(arms) == 2 and len(others) == 1 and (others[0] is torch.Tensor or _is_marker(others[0]))
 
 
-def _open_tensor_text(node: ast.expr, namespace: dict, depth: int) -> bool:
-    """:func:`_open_tensor` of a parsed annotation text."""
+def _is_marker(value: Any) -> bool:
+    """Whether ``value`` is one of the tensor markers of :mod:`torchlower.types`."""
+    from .types import _TensorMarker
+
+    return isinstance(value, type) and issubclass(value, _TensorMarker) and value is not _TensorMarker
+
+
+def _open_tensor_text(node: ast.expr, namespace: dict, depth: int, optional: bool) -> bool:
+    """:func:`_open_tensor` of a parsed annotation text (``optional``: inside ``Optional[…]``
+    or ``… | None``, where a marker is open too)."""
     import torch
 
     if depth > 3:
         return False
     if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a string in the string
         try:
-            return _open_tensor_text(ast.parse(node.value.strip(), mode="eval").body, namespace, depth + 1)
+            return _open_tensor_text(ast.parse(node.value.strip(), mode="eval").body, namespace, depth + 1, optional)
         except SyntaxError:
             return False
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # `Tensor | None`
         arms = [node.left, node.right]
         nones = [a for a in arms if isinstance(a, ast.Constant) and a.value is None]
-        return len(nones) == 1 and _open_tensor_text(next(a for a in arms if a not in nones), namespace, depth + 1)
+        return len(nones) == 1 and _open_tensor_text(next(a for a in arms if a not in nones), namespace, depth + 1, True)
     if isinstance(node, ast.Subscript):  # `Optional[Tensor]`
-        return _named(node.value, namespace) is typing.Optional and _open_tensor_text(node.slice, namespace, depth + 1)
-    return _named(node, namespace) is torch.Tensor
+        return _named(node.value, namespace) is typing.Optional and _open_tensor_text(node.slice, namespace, depth + 1, True)
+    named = _named(node, namespace)
+    return named is torch.Tensor or (optional and _is_marker(named))
 
 
 def _named(node: ast.expr, namespace: dict) -> Any:
