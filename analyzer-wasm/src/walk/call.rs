@@ -474,10 +474,17 @@ impl Walker<'_> {
     /// has the local's type (eager's in-place ops cannot change it); the views' in-place
     /// methods (`t_()`, `unsqueeze_()`, which change metadata, not values) are not. A tensor
     /// operand is taken by `masked_fill_` only, through eager's own in-place kernel (the mask
-    /// broadcasts to the local's shape, with eager's error otherwise).
+    /// broadcasts to the local's shape, with eager's error otherwise). The receiver is a local
+    /// or an indexed view of one: it is read twice (written into, and the op's operand), which
+    /// only a name or a view of one allows (`torch.multinomial(p, 1).clamp_(…)` would draw twice).
     fn write_back(&mut self, c: &ast::ExprCall, name: &str, base: &str, local: Val) -> Val {
         let (args, keywords, starred) = self.args(c);
         let target_ir = local.ir.clone();
+        let named = match &target_ir {
+            Some(ir::Expr::Local { .. }) => true,
+            Some(ir::Expr::Index { tensor, .. }) => matches!(**tensor, ir::Expr::Local { .. }),
+            _ => false,
+        };
         let local_op = local.operand();
         let arg_ops: Vec<Operand> = args.iter().map(Val::operand).collect();
         let kw_ops: Vec<Keyword> = keywords.iter().map(|(n, v)| Keyword { name: n.clone(), value: v.operand() }).collect();
@@ -502,6 +509,9 @@ impl Walker<'_> {
             }
             Decision::Claimed(c) if Ty::Tensor(c.result) != local.ty => {
                 Decision::reject(&rules::IN_PLACE, format!("`.{name}()`: the result ({}) would not fit the updated tensor ({})", Ty::Tensor(c.result).describe(), local.ty.describe()))
+            }
+            Decision::Claimed(_) if !named => {
+                Decision::reject(&rules::IN_PLACE, format!("`.{name}()` on a computed value (not a local or a view of one) is not lowered"))
             }
             Decision::Claimed(_) if tensor_operand && !kernel => {
                 Decision::reject(&rules::IN_PLACE, format!("`.{name}()` with a tensor operand is not lowered (Python numbers are; `masked_fill_` takes its mask)"))

@@ -1,5 +1,5 @@
 # Seed row "In-place ops": relu_, sigmoid_, tanh_, unary _ variants, in-place operators, F.relu(inplace=True).
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorI64Cpu2D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
 
@@ -97,3 +97,8 @@ def transpose_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     y = x * 2
     y.t_()
     return y
+
+
+def write_back_into_a_draw(p: TensorF32Cpu2D) -> TensorI64Cpu2D:
+    # the receiver would be computed twice (two draws): only a local or a view of one
+    return torch.multinomial(p, 1).clamp_(max=3)
