@@ -213,7 +213,7 @@ impl Walker<'_> {
                     return true;
                 }
                 if let Some(rewritten) = self.hoist_distribution(s, out) {
-                    return self.stmt_inner(&Stmt::Assign(rewritten), out);
+                    return self.stmt(&Stmt::Assign(rewritten), out);
                 }
                 if let ([Expr::Name(n)], Expr::Call(c)) = (s.targets.as_slice(), &*s.value) {
                     if self.distribution_assign(n.id.as_str(), c, s.value.range(), out) {
@@ -578,7 +578,8 @@ impl Walker<'_> {
         }
         for (target, value) in targets.iter().zip(values) {
             let one = ast::StmtAssign { node_index: Default::default(), range: s.range, targets: vec![target.clone()], value: Box::new(value.clone()) };
-            self.stmt_inner(&Stmt::Assign(one), out);
+            // through `stmt`, which bounds the depth of nested targets
+            self.stmt(&Stmt::Assign(one), out);
         }
         true
     }
