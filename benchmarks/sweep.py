@@ -498,8 +498,8 @@ def isin(i: TensorI64Cpu2D, t: TensorI64Cpu1D) -> TensorBoolCpu2D:
     return torch.isin(i, t)
 
 
-def sort(x: TensorF32Cpu2D) -> tuple[TensorF32Cpu2D, TensorI64Cpu2D]:
-    return torch.sort(x, descending=True)
+def sort(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sort(x, descending=True)[0]
 
 
 def argsort(x: TensorF32Cpu2D) -> TensorI64Cpu2D:
@@ -526,8 +526,8 @@ def einsum(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.einsum("bi,oi->bo", x, w)
 
 
-def meshgrid(y: TensorF32Cpu1D, x: TensorF32Cpu1D) -> tuple[TensorF32Cpu2D, TensorF32Cpu2D]:
-    return torch.meshgrid(y, x, indexing="ij")
+def meshgrid(y: TensorF32Cpu1D, x: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return torch.meshgrid(y, x, indexing="ij")[0]
 
 
 def atan(x: TensorF32Cpu2D) -> TensorF32Cpu2D:

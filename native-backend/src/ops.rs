@@ -1204,6 +1204,10 @@ pub fn meshgrid(a: &Tensor, b: &Tensor, indexing: &str) -> Result<(Tensor, Tenso
 /// `torch.isin(elements, test_elements, assume_unique=…, invert=…)`.
 #[inline]
 pub fn isin(elements: &Tensor, test_elements: &Tensor, assume_unique: bool, invert: bool) -> Result<Tensor> {
+    // a few test elements (ids): one pass, eager's values; `assume_unique` changes no result
+    if let Some(members) = crate::fused::isin_few(elements, test_elements, invert) {
+        return members;
+    }
     Ok(Tensor::f_isin(elements, test_elements, assume_unique, invert)?)
 }
 

@@ -18,6 +18,7 @@ mod convert;
 mod dense;
 mod epilogue;
 mod gelu;
+mod isin;
 mod math;
 #[cfg(test)]
 mod paired_timing;
@@ -41,6 +42,7 @@ pub use math::{Binary, Unary};
 pub use convert::{logical_not as logical_not_direct, to_kind as to_kind_direct};
 pub use pool::max_pool as max_pool_direct;
 pub use rms_norm::{rms_norm, ScalarOperand, WeightSide};
+pub use isin::isin_few;
 pub use select::{masked_fill as masked_fill_direct, where_same_shape};
 
 /// One instruction of an elementwise program (see [`elementwise`]), evaluated on a stack.

@@ -51,6 +51,11 @@ def membership(ids: TensorI64Cpu2D, banned: TensorI64Cpu1D, x: TensorF32Cpu2D) -
     return torch.where(suppressed, -float("inf"), x) + seen.float()
 
 
+def float_membership(x: TensorF32Cpu2D, y: TensorF32Cpu2D, ids: TensorI64Cpu2D) -> TensorBoolCpu2D:
+    # NaN is never a member, -0.0 is one of 0.0; a long test list takes libtorch's sorting path
+    return torch.isin(x, y[0]) | torch.isin(x, y, invert=True) | torch.isin(ids, ids.flatten())
+
+
 def boxes_xywh_to_xyxy(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     y = x.clone()
     y[..., 0] = x[..., 0] - x[..., 2] / 2
