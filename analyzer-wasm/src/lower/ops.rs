@@ -40,30 +40,20 @@ impl FnEmitter<'_> {
             _ => {}
         }
         if let Some(equation) = options.equation() {
-            let _ = write!(self.out, "{module}::{}({}, &[", info.name, super::mangle::rust_str_literal(equation));
-            for (i, tensor) in args.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.borrow(Some(tensor));
-            }
-            self.out.push_str("])?");
+            let _ = write!(self.out, "{module}::{}({}, ", info.name, super::mangle::rust_str_literal(equation));
+            self.tensor_list(args);
+            self.out.push_str(")?");
             return;
         }
         if info.signature == Signature::TensorList {
-            let _ = write!(self.out, "{module}::{}(&[", info.name);
+            let _ = write!(self.out, "{module}::{}(", info.name);
             // a dim known at run time is the last operand
             let (tensors, dim) = match (options, args.split_last()) {
                 (Options::DynDim, Some((dim, tensors))) => (tensors, Some(dim)),
                 _ => (args, None),
             };
-            for (i, tensor) in tensors.iter().enumerate() {
-                if i > 0 {
-                    self.out.push_str(", ");
-                }
-                self.borrow(Some(tensor));
-            }
-            self.out.push_str("], ");
+            self.tensor_list(tensors);
+            self.out.push_str(", ");
             match (dim, options) {
                 (Some(dim), _) => self.expr(dim),
                 (None, Options::Dim(dim)) => {
@@ -276,6 +266,18 @@ impl FnEmitter<'_> {
                 Kind::Choice(_) | Kind::Fixed(_) => {}
             }
         }
+    }
+
+    /// `&[&a, &b, …]`: the tensors of a join or an einsum.
+    fn tensor_list(&mut self, tensors: &[Expr]) {
+        self.out.push_str("&[");
+        for (i, tensor) in tensors.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.borrow(Some(tensor));
+        }
+        self.out.push(']');
     }
 
     /// `&[a, b]` of a tuple of ints, or `&[n; k]` of one int standing for `k` copies.

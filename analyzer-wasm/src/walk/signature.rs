@@ -149,19 +149,15 @@ pub fn literal_default(default: &ast::Expr, ty: Ty) -> Option<(Ty, Lit, Option<i
         return Some((Ty::NoneVal, Lit::None, None));
     }
     let (number, negative) = match default {
-        // `filter_value: float = -float("Inf")` (Transformers' logits warpers)
-        ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::USub && float_of_string(&u.operand).is_some() && matches!(ty, Ty::Float | Ty::Unknown) => {
-            let v = -float_of_string(&u.operand)?;
-            return Some((Ty::Float, Lit::Float(v), Some(ir::Expr::Float(v))));
-        }
-        other if float_of_string(other).is_some() && matches!(ty, Ty::Float | Ty::Unknown) => {
-            let v = float_of_string(other)?;
-            return Some((Ty::Float, Lit::Float(v), Some(ir::Expr::Float(v))));
-        }
         ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::USub => (&*u.operand, true),
         ast::Expr::UnaryOp(u) if u.op == ast::UnaryOp::UAdd => (&*u.operand, false),
         other => (other, false),
     };
+    // `filter_value: float = -float("Inf")` (Transformers' logits warpers)
+    if let (Some(v), Ty::Float | Ty::Unknown) = (float_of_string(number), ty) {
+        let v = if negative { -v } else { v };
+        return Some((Ty::Float, Lit::Float(v), Some(ir::Expr::Float(v))));
+    }
     match (number, ty) {
         (ast::Expr::BooleanLiteral(b), Ty::Bool | Ty::Unknown) if !negative => Some((Ty::Bool, Lit::Bool(b.value), Some(ir::Expr::Bool(b.value)))),
         // an unannotated parameter's default is a value of its own type
