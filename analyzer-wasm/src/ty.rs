@@ -117,6 +117,10 @@ pub enum Ty {
     /// a tuple of this many values; the walk keeps the elements (a tuple local `s` lives as
     /// the locals `s#0`, `s#1`, …, so element types flow like any local's)
     Tuple(u8),
+    /// a list of this many values: lives as its elements like a tuple, but stays a list where
+    /// Python tells them apart (`==` with a tuple, `+`, a returned value, `.copy()`, item
+    /// assignment, `.append()`)
+    List(u8),
     /// a `torch.distributions` object (`d = Categorical(logits=x)`): like a tuple, it lives as
     /// the locals of the tensors it stores (`d#0`, `d#1`), and its methods are ops on them
     Distribution(Distribution),
@@ -184,9 +188,31 @@ impl Ty {
             Ty::Str => "str".into(),
             Ty::NoneVal => "None".into(),
             Ty::Tuple(n) => format!("a tuple of {n}"),
+            Ty::List(n) => format!("a list of {n}"),
             Ty::Distribution(d) => format!("a {} distribution", d.name()),
             Ty::Unknown => "an unresolved type".into(),
         }
+    }
+
+    /// How many elements a tuple or list has.
+    pub fn items(self) -> Option<u8> {
+        match self {
+            Ty::Tuple(n) | Ty::List(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// A tuple or list of `n` like this one (a slice of it, one grown by `.append()`).
+    pub fn with_items(self, n: u8) -> Ty {
+        match self {
+            Ty::List(_) => Ty::List(n),
+            _ => Ty::Tuple(n),
+        }
+    }
+
+    /// The kind of sequence, as Python names it in messages.
+    pub fn sequence_name(self) -> &'static str {
+        if matches!(self, Ty::List(_)) { "list" } else { "tuple" }
     }
 
     /// Join at a control-flow merge: the same type or unknown.

@@ -80,6 +80,18 @@ tuple_into_py_value!(A, B, C, D, E, F);
 tuple_into_py_value!(A, B, C, D, E, F, G);
 tuple_into_py_value!(A, B, C, D, E, F, G, H);
 
+/// A returned list (`return [a, b]`): the body returns the Rust tuple of its elements, and
+/// Python gets a `list` of them, as eager returns (a list never equals a tuple in Python).
+pub struct AsList<T>(pub T);
+
+impl<T: IntoPyValue> IntoPyValue for AsList<T> {
+    fn into_py_value(self, py: Python<'_>, grad_inputs: bool) -> PyResult<PyObject> {
+        let items = self.0.into_py_value(py, grad_inputs)?;
+        let items = items.downcast_bound::<pyo3::types::PyTuple>(py)?;
+        Ok(pyo3::types::PyList::new(py, items.iter())?.into_any().unbind())
+    }
+}
+
 impl IntoPyValue for () {
     fn into_py_value(self, py: Python<'_>, _grad_inputs: bool) -> PyResult<PyObject> {
         Ok(py.None())

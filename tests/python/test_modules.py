@@ -43,15 +43,6 @@ def _new_weights(model: torch.nn.Module, seed: int) -> dict:
     return {k: torch.randn(v.shape, generator=generator) if v.is_floating_point() else v for k, v in model.state_dict().items()}
 
 
-def _same(native, eager):
-    if isinstance(eager, tuple):
-        assert isinstance(native, tuple) and len(native) == len(eager)
-        for n, e in zip(native, eager):
-            assert_matches_eager(n, e)
-    else:
-        assert_matches_eager(native, eager)
-
-
 @pytest.mark.parametrize("path,name", list(_examples()))
 def test_module_matches_eager_and_reads_weights_at_call_time(path, name, monkeypatch):
     monkeypatch.setenv("TORCHLOWER_MODE", "auto")
@@ -63,11 +54,11 @@ def test_module_matches_eager_and_reads_weights_at_call_time(path, name, monkeyp
     args = inputs()
     before = [a.clone() for a in args]
     with torch.no_grad():
-        _same(compiled(*args), model(*args))
+        assert_matches_eager(compiled(*args), model(*args))
         special = tuple(a.masked_fill(torch.rand(a.shape) < 0.05, float("nan")) for a in args)
-        _same(compiled(*special), model(*special))
+        assert_matches_eager(compiled(*special), model(*special))
         model.load_state_dict(_new_weights(model, 7))
-        _same(compiled(*args), model(*args))
+        assert_matches_eager(compiled(*args), model(*args))
     for a, b in zip(args, before):
         assert torch.equal(a, b), "input mutated"
     native = any(v is not None for v in compiled.specialisations.values())
@@ -123,7 +114,7 @@ def test_a_hook_runs_the_module_itself(mlp):
     seen = []
     handle = model.c_fc.register_forward_hook(lambda m, i, o: seen.append(o.shape))
     with torch.no_grad():
-        _same(compiled(*args), model(*args))
+        assert_matches_eager(compiled(*args), model(*args))
     assert compiled.calls == {"native": 0, "eager": 1} and len(seen) == 2
     handle.remove()
     with torch.no_grad():
@@ -147,7 +138,7 @@ def test_in_place_weight_updates_are_seen(mlp):
         model.c_fc.weight.mul_(2.0)
         model.c_proj.bias.add_(1.0)
         second = compiled(*args)
-        _same(second, model(*args))
+        assert_matches_eager(second, model(*args))
     assert not torch.equal(first, second) and compiled.calls["native"] == 2
 
 
@@ -156,7 +147,7 @@ def test_a_dtype_change_runs_eager(mlp):
     model.double()
     with torch.no_grad():
         out = compiled(*(a.double() for a in args))
-        _same(out, model(*(a.double() for a in args)))
+        assert_matches_eager(out, model(*(a.double() for a in args)))
     assert out.dtype == torch.float64 and compiled.calls == {"native": 0, "eager": 1}
 
 
@@ -177,7 +168,7 @@ def test_an_unsupported_module_says_why_and_runs_eager(monkeypatch):
     assert compiled.route == "fallback" and "self.inner" in compiled.reason
     x = torch.randn(2, 4)
     with torch.no_grad():
-        _same(compiled(x), model(x))
+        assert_matches_eager(compiled(x), model(x))
     monkeypatch.setenv("TORCHLOWER_MODE", "native")
     with pytest.raises(torchlower.BuildError, match="Holder is not native"):
         compiled(x)
@@ -197,12 +188,12 @@ def test_a_submodule_in_training_mode_or_rebound_runs_eager(mlp):
     model, compiled, args = mlp
     model.dropout.train()  # only the dropout: eager applies it (p=0 here), so must we
     with torch.no_grad():
-        _same(compiled(*args), model(*args))
+        assert_matches_eager(compiled(*args), model(*args))
     assert compiled.calls == {"native": 0, "eager": 1}
     model.dropout.eval()
     model.c_fc = torch.nn.Linear(model.c_fc.in_features, model.c_fc.out_features)
     with torch.no_grad():
-        _same(compiled(*args), model(*args))  # the new layer's weights, as eager
+        assert_matches_eager(compiled(*args), model(*args))  # the new layer's weights, as eager
     assert compiled.calls == {"native": 0, "eager": 2}
 
 
@@ -215,13 +206,13 @@ def test_a_held_tensor_changing_type_is_seen_by_the_next_call(monkeypatch):
     compiled = torchlower.compile(model)
     (x,) = inputs()
     with torch.no_grad():
-        _same(compiled(x), model(x))
+        assert_matches_eager(compiled(x), model(x))
         model.gamma.data = model.gamma.data.double()  # what Module.to(float64) does to a parameter
         out = compiled(x)
-        _same(out, model(x))
+        assert_matches_eager(out, model(x))
         assert out.dtype == torch.float64
         model.gamma.data = model.gamma.data.float()
-        _same(compiled(x), model(x))
+        assert_matches_eager(compiled(x), model(x))
     assert compiled.calls == {"native": 2, "eager": 1}, compiled.calls
 
 
@@ -289,11 +280,11 @@ def test_each_guard_holds_on_the_fast_path(mlp, monkeypatch, change):
     if change in ("autocast", "autograd"):  # eager's bfloat16 values / eager's graph
         assert torch.equal(out, eager) and out.dtype == eager.dtype and out.requires_grad == eager.requires_grad
     else:
-        _same(out, eager)
+        assert_matches_eager(out, eager)
     assert compiled.calls == {"native": 1, "eager": 1}, compiled.calls
     undo()
     with torch.no_grad():
-        _same(compiled(*args), model(*args))
+        assert_matches_eager(compiled(*args), model(*args))
     assert compiled.calls == {"native": 2, "eager": 1}, compiled.calls
 
 
@@ -303,11 +294,11 @@ def test_the_fast_path_reads_the_instance_s_tensors_at_every_call(mlp):
     model, compiled, args = _primed(mlp)
     with torch.no_grad():
         model.c_fc.weight = torch.nn.Parameter(torch.randn_like(model.c_fc.weight))
-        _same(compiled(*args), model(*args))
-        _same(compiled(x=args[0]), model(x=args[0]))
+        assert_matches_eager(compiled(*args), model(*args))
+        assert_matches_eager(compiled(x=args[0]), model(x=args[0]))
         flat = args[0][0]  # rank 2 instead of 3: another specialisation
-        _same(compiled(flat), model(flat))
-        _same(compiled(*args), model(*args))
+        assert_matches_eager(compiled(flat), model(flat))
+        assert_matches_eager(compiled(*args), model(*args))
         del model.c_proj.bias  # a tensor deleted from the instance: eager's own error
         with pytest.raises(AttributeError):
             model(*args)
@@ -354,7 +345,7 @@ def test_in_place_activation_modules_write_as_eager_does(cls, monkeypatch):
         with torch.no_grad():
             expected = model(x_eager)
             got = compiled(x_native)
-        _same(got, expected)
+        assert_matches_eager(got, expected)
         assert torch.equal(x_native, x_eager), "the input is written exactly as eager writes it"
 
 
@@ -380,5 +371,5 @@ def test_a_file_that_imports_only_torch_nn_runs_native(tmp_path, monkeypatch):
     compiled = torchlower.compile(model)
     x = torch.randn(5, 4)
     with torch.no_grad():
-        _same(compiled(x), model(x))
+        assert_matches_eager(compiled(x), model(x))
     assert compiled.calls == {"native": 1, "eager": 0}

@@ -47,8 +47,9 @@ torch.set_num_threads(1)
 
 def assert_matches_eager(native, eager):
     """The parity of docs/architecture.md ("Exactness"): everything eager shows, except that native never requires grad."""
-    if isinstance(eager, tuple):
-        assert isinstance(native, tuple) and len(native) == len(eager), f"native {native!r} != eager {eager!r}"
+    if isinstance(eager, (tuple, list)):
+        # a list stays a list and a tuple a tuple (`[a, b] == (a, b)` is False in Python)
+        assert type(native) is type(eager) and len(native) == len(eager), f"native {native!r} != eager {eager!r}"
         for n, e in zip(native, eager):
             assert_matches_eager(n, e)
         return
@@ -629,7 +630,7 @@ def test_corpus_function_matches_eager(path, name):
         if "native code refuses" in str(error):
             return  # a documented refusal, checked by run_both above
         raise
-    for item in native if isinstance(native, tuple) else (native,):
+    for item in native if isinstance(native, (tuple, list)) else (native,):
         if isinstance(item, torch.Tensor):
             assert item.requires_grad is False
     assert_matches_eager(native, eager)

@@ -57,7 +57,7 @@ def _non_contiguous(t: torch.Tensor) -> torch.Tensor:
 
 def _same(native, eager, where: str) -> None:
     if isinstance(eager, (tuple, list)):
-        assert isinstance(native, type(eager)) and len(native) == len(eager), where
+        assert type(native) is type(eager) and len(native) == len(eager), where
         for i, (a, b) in enumerate(zip(native, eager)):
             _same(a, b, f"{where}[{i}]")
         return

@@ -163,7 +163,9 @@ fn public_names(functions: &[NativeFn]) -> BTreeMap<usize, String> {
 /// The Rust type a function returns (`tl::tch::Tensor`, `i64`, a tuple of them).
 fn return_type(ir: &ir::Function) -> String {
     match ir.returns {
-        Ty::Tuple(_) => {
+        // a list is returned as the tuple of its elements ([`FnEmitter::python_entry`] makes
+        // it a list for Python)
+        Ty::Tuple(_) | Ty::List(_) => {
             let items: Vec<&str> = ir.returns_tuple.iter().map(|t| RustKind::of(*t).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor")).collect();
             format!("({},)", items.join(", "))
         }
@@ -248,7 +250,8 @@ impl FnEmitter<'_> {
             .collect();
         let tensors: Vec<String> = typed.iter().filter(|(_, kind)| *kind == RustKind::Tensor).map(|(name, kind)| format!("&{}", local_ident(name, *kind))).collect();
         let _ = writeln!(self.out, "    let grad_inputs = tl::boundary::any_requires_grad(&[{}]);", tensors.join(", "));
-        let _ = writeln!(self.out, "    tl::run_for(py, grad_inputs, move || {}({}))", body_symbol(f.index), args.join(", "));
+        let as_list = if matches!(ir.returns, Ty::List(_)) { ".map(tl::AsList)" } else { "" };
+        let _ = writeln!(self.out, "    tl::run_for(py, grad_inputs, move || {}({}){as_list})", body_symbol(f.index), args.join(", "));
         self.out.push_str("}\n\n");
         let _ = writeln!(
             self.out,

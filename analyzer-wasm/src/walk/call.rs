@@ -36,6 +36,10 @@ impl Walker<'_> {
             (Expr::Name(n), None) if n.id.as_str() == "isinstance" && !locals.contains("isinstance") && self.scope.is_builtin("isinstance") => {
                 return self.isinstance_call(c);
             }
+            (Expr::Name(n), None) if matches!(n.id.as_str(), "list" | "tuple") && !locals.contains(n.id.as_str()) && self.scope.is_builtin(n.id.as_str()) => {
+                let kind = if n.id.as_str() == "list" { Ty::List(0) } else { Ty::Tuple(0) };
+                return self.sequence_call(c, kind);
+            }
             (Expr::Name(n), None) if !locals.contains(n.id.as_str()) && self.callees.contains_key(n.id.as_str()) => {
                 let callee = self.callees[n.id.as_str()].clone();
                 return self.helper_call(c, n.id.as_str(), &callee);
@@ -66,6 +70,18 @@ impl Walker<'_> {
     /// stacks once per link.
     #[inline(never)]
     fn torch_call(&mut self, c: &ast::ExprCall, path: Option<String>, mut receiver: Option<Val>, method_name: Option<String>) -> Val {
+        // `shape = size.copy()` of a list: a new list of the same elements
+        if let (Some("copy"), Some(Ty::List(_))) = (method_name.as_deref(), receiver.as_ref().map(|r| r.ty)) {
+            let (args, keywords, starred) = self.args(c);
+            let list = receiver.take().expect("a receiver");
+            if !args.is_empty() || !keywords.is_empty() || starred {
+                self.diag(&rules::BAD_ARITY, "`list.copy()` takes no arguments (TypeError)".into(), c.range());
+                return Val::explained(Ty::Unknown);
+            }
+            let mut copy = Val::sequence(list.ty, list.elems.unwrap_or_default());
+            copy.fresh = true;
+            return copy;
+        }
         // `d.log_prob(a)`, `d.entropy()` of a distribution local
         if let (Some(name), Some(Ty::Distribution(kind))) = (method_name.as_deref(), receiver.as_ref().map(|r| r.ty)) {
             let stored = receiver.take().and_then(|r| r.elems).unwrap_or_default();
@@ -740,6 +756,27 @@ impl Walker<'_> {
     }
 
     /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).
+    /// `list(v)` / `tuple(v)` (as `kind` is) of a tuple or list of known length, or of
+    /// nothing: a new sequence of the same elements (a new list nothing else refers to).
+    fn sequence_call(&mut self, c: &ast::ExprCall, kind: Ty) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        let elems = match (args.as_slice(), keywords.is_empty() && !starred) {
+            ([], true) => Some(Vec::new()),
+            ([v], true) if v.ty.items().is_some() => v.elems.clone(),
+            _ => None,
+        };
+        let Some(elems) = elems else {
+            if !args.iter().any(|a| a.explained) {
+                let what = args.first().map_or_else(|| "these arguments".to_string(), |v| v.ty.describe());
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{}()` of {what} is not lowered (of a tuple or list of known length it is)", kind.sequence_name()), c.range());
+            }
+            return Val::knock_on(&args);
+        };
+        let mut made = Val::sequence(kind, elems);
+        made.fresh = matches!(kind, Ty::List(_));
+        made
+    }
+
     fn len_call(&mut self, c: &ast::ExprCall) -> Val {
         let (args, keywords, starred) = self.args(c);
         match (args.as_slice(), keywords.is_empty() && !starred) {

@@ -39,10 +39,8 @@ impl Walker<'_> {
             Expr::BoolOp(b) => self.bool_op(b),
             Expr::Compare(c) => self.compare(c),
             Expr::Call(c) => self.call(c),
-            Expr::Tuple(ast::ExprTuple { elts, .. }) => self.display(elts),
-            // a list display is a sequence like a tuple (its only uses here: the tensors of
-            // `torch.cat`, a shape); no list method is lowered, so it is never mutated
-            Expr::List(ast::ExprList { elts, .. }) => self.display(elts),
+            Expr::Tuple(ast::ExprTuple { elts, .. }) => self.display(elts, Ty::Tuple(0)),
+            Expr::List(ast::ExprList { elts, .. }) => self.display(elts, Ty::List(0)),
             Expr::Subscript(s) => self.subscript(s),
             Expr::If(e) => self.if_else(e),
             Expr::Attribute(a) => {
@@ -161,9 +159,9 @@ impl Walker<'_> {
                     v.fresh = self.env.is_fresh(name);
                     v
                 }
-                Ty::Tuple(n) => {
+                Ty::Tuple(n) | Ty::List(n) => {
                     self.env.share_list(name);
-                    Val::tuple((0..n).map(|i| self.element(name, i)).collect())
+                    Val::sequence(b.ty, (0..n).map(|i| self.element(name, i)).collect())
                 }
                 Ty::Distribution(kind) => {
                     let stored: Vec<Val> = (0..kind.tensors()).map(|i| self.element(name, i)).collect();
@@ -228,9 +226,9 @@ impl Walker<'_> {
         }
     }
 
-    /// A tuple or list display; `*t` of a tuple of known length is its elements, as Python
-    /// unpacks it (`(*input_shape, -1, head_dim)`).
-    fn display(&mut self, elts: &[Expr]) -> Val {
+    /// A tuple or list display (as `kind` is); `*t` of a tuple of known length is its
+    /// elements, as Python unpacks it (`(*input_shape, -1, head_dim)`).
+    fn display(&mut self, elts: &[Expr], kind: Ty) -> Val {
         let mut elems = Vec::with_capacity(elts.len());
         for e in elts {
             let Expr::Starred(starred) = e else {
@@ -248,7 +246,9 @@ impl Walker<'_> {
                 }
             }
         }
-        Val::tuple(elems)
+        let mut made = Val::sequence(kind, elems);
+        made.fresh = matches!(kind, Ty::List(_));
+        made
     }
 
     /// Element `i` of the tuple local `name` (the local `name#i`).
@@ -266,9 +266,17 @@ impl Walker<'_> {
     }
 
     pub(super) fn binop(&mut self, op: Operator, augmented: bool, l: Val, r: Val, range: TextRange) -> Val {
-        // tuple concatenation
+        // tuple (or list) concatenation; a list and a tuple are eager's TypeError
         if let (Some(a), Some(b), Operator::Add) = (&l.elems, &r.elems, op) {
-            return Val::tuple(a.iter().chain(b).cloned().collect());
+            if l.ty.sequence_name() != r.ty.sequence_name() {
+                let message = format!("can only concatenate {} (not \"{}\") to {}: eager raises TypeError", l.ty.sequence_name(), r.ty.sequence_name(), l.ty.sequence_name());
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, message, range);
+                return Val::explained(Ty::Unknown);
+            }
+            // a new sequence (a new list nothing else refers to)
+            let mut joined = Val::sequence(l.ty, a.iter().chain(b).cloned().collect());
+            joined.fresh = matches!(l.ty, Ty::List(_));
+            return joined;
         }
         // an operand that already failed (and was reported) next to a non-tensor: no new site
         let failed = |v: &Val| v.explained && v.ty == Ty::Unknown;
@@ -450,7 +458,7 @@ impl Walker<'_> {
         // never None: the boundary refuses None)
         if let ([op], [other]) = (&c.ops[..], rest.as_slice()) {
             if matches!(op, ast::CmpOp::Is | ast::CmpOp::IsNot) {
-                let known = |v: &Val| matches!(v.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float | Ty::Tuple(_)) && (v.ir.is_some() || v.elems.is_some());
+                let known = |v: &Val| matches!(v.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float | Ty::Tuple(_) | Ty::List(_)) && (v.ir.is_some() || v.elems.is_some());
                 let none = |v: &Val| v.ty == Ty::NoneVal;
                 if (known(&first) && none(other)) || (none(&first) && known(other)) {
                     let value = matches!(op, ast::CmpOp::IsNot);
@@ -475,7 +483,8 @@ impl Walker<'_> {
             if let (Some(a), Some(b)) = (&first.elems, &other.elems) {
                 if a.iter().chain(b).all(|e| e.ty == Ty::Int && e.ir.is_some()) {
                     let equal = matches!(op, ast::CmpOp::Eq);
-                    if a.len() != b.len() {
+                    // a list never equals a tuple (`x.shape == [2, 3]` is False)
+                    if a.len() != b.len() || first.ty.sequence_name() != other.ty.sequence_name() {
                         return Val::lowered(Ty::Bool, Lit::Bool(!equal), ir::Expr::Bool(!equal));
                     }
                     let pairs: Vec<ir::Expr> = a

@@ -240,7 +240,7 @@ impl Walker<'_> {
         }
         let value = self.expr(&s.value);
         self.unpacking = outer;
-        if let (Some(call @ (ir::Expr::Call { .. } | ir::Expr::Tensor { .. })), Ty::Tuple(n)) = (&value.ir, value.ty) {
+        if let (Some(call @ (ir::Expr::Call { .. } | ir::Expr::Tensor { .. })), Some(n)) = (&value.ir, value.ty.items()) {
             let types = std::mem::take(&mut self.returned_tuple);
             let index = match self.expr(&s.slice).lit {
                 Lit::Int(i) if (-i64::from(n)..i64::from(n)).contains(&i) => i.rem_euclid(i64::from(n).max(1)) as usize,
@@ -281,7 +281,7 @@ impl Walker<'_> {
                     return Val::explained(Ty::Unknown);
                 };
                 match python_slice(len, lower, upper, step) {
-                    Some(indices) => Val::tuple(indices.into_iter().map(|i| elems[i].clone()).collect()),
+                    Some(indices) => Val::sequence(value.ty, indices.into_iter().map(|i| elems[i].clone()).collect()),
                     None => {
                         self.diag(&rules::UNSUPPORTED_EXPRESSION, "a tuple slice with step 0 raises ValueError".into(), s.range());
                         Val::explained(Ty::Unknown)

@@ -83,7 +83,8 @@ struct Val {
     /// the failed site (rejected or not covered) whose result this unknown value is: a site
     /// that fails only because of it is a knock-on of that site (`Site::caused_by`)
     cause: Option<usize>,
-    /// a tensor whose storage is provably not a parameter's (see `Env::bind_fresh`)
+    /// a tensor whose storage is provably not a parameter's (see `Env::bind_fresh`); a new
+    /// list nothing else refers to yet (a display, `list(…)`, `.copy()`)
     fresh: bool,
 }
 
@@ -96,9 +97,13 @@ impl Val {
     }
     /// A tuple of `elems` (explained when any element is).
     fn tuple(elems: Vec<Val>) -> Val {
+        Val::sequence(Ty::Tuple(0), elems)
+    }
+    /// A tuple or list (as `kind` is) of `elems`.
+    fn sequence(kind: Ty, elems: Vec<Val>) -> Val {
         let explained = elems.iter().any(|e| e.explained);
         let n = u8::try_from(elems.len()).unwrap_or(u8::MAX);
-        Val { ty: Ty::Tuple(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained, cause: None, fresh: false }
+        Val { ty: kind.with_items(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained, cause: None, fresh: false }
     }
     fn explained(ty: Ty) -> Val {
         Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true, cause: None, fresh: false }
@@ -122,7 +127,8 @@ impl Val {
         }
     }
     /// The value as a claim sees it: its type and literal; a tuple of Python ints as
-    /// `Lit::Ints`.
+    /// `Lit::Ints`; a list as the tuple of its elements (torch takes either for sizes, dims
+    /// and pads).
     fn operand(&self) -> crate::claim::Operand {
         let lit = match &self.elems {
             Some(elems) if elems.iter().all(|e| e.ty == Ty::Int) => {
@@ -130,7 +136,11 @@ impl Val {
             }
             _ => self.lit.clone(),
         };
-        crate::claim::Operand { ty: self.ty, lit }
+        let ty = match self.ty {
+            Ty::List(n) => Ty::Tuple(n),
+            other => other,
+        };
+        crate::claim::Operand { ty, lit }
     }
     /// The IR of the value; a tuple's is its elements' (`Expr::Tuple`).
     fn ir(&self) -> Option<ir::Expr> {
@@ -285,9 +295,9 @@ fn analyze_with<'a>(
         _ => None,
     };
     let returns = match w.returns {
-        Some(Ty::Tuple(_)) => {
+        Some(kind @ (Ty::Tuple(_) | Ty::List(_))) => {
             let items: Option<Vec<&str>> = w.returns_tuple.iter().map(|t| t.marker()).collect();
-            items.map(|items| format!("tuple[{}]", items.join(", ")))
+            items.map(|items| format!("{}[{}]", kind.sequence_name(), items.join(", ")))
         }
         other => other.and_then(|t| t.marker()).map(str::to_string),
     };
@@ -352,7 +362,7 @@ impl<'a> Walker<'a> {
         match self.returns {
             Some(ty) if !promise.admits(ty, &self.returns_tuple) => {
                 let got = match ty {
-                    Ty::Tuple(_) => format!("tuple[{}]", self.returns_tuple.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ")),
+                    Ty::Tuple(_) | Ty::List(_) => format!("{}[{}]", ty.sequence_name(), self.returns_tuple.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ")),
                     other => other.describe(),
                 };
                 self.diag(&rules::RETURN_MISMATCH, format!("returns {got} but the annotation says {}", promise.describe()), annotation);

@@ -235,14 +235,15 @@ impl Walker<'_> {
                     self.unpack_parts(targets, v, s.range(), out);
                     return true;
                 }
-                if let (Some(ir::Expr::Call { .. } | ir::Expr::Tensor { .. }), Ty::Tuple(_), Some(targets)) = (&v.ir, v.ty, unpacked) {
+                if let (Some(ir::Expr::Call { .. } | ir::Expr::Tensor { .. }), Ty::Tuple(_) | Ty::List(_), Some(targets)) = (&v.ir, v.ty, unpacked) {
                     self.unpack_call(targets, v, s.range(), out);
                     return true;
                 }
                 match s.targets.as_slice() {
                     [Expr::Name(n)] => {
+                        let new_list = v.fresh && matches!(v.ty, Ty::List(_));
                         self.assign(n.id.as_str(), v, s.value.range(), out);
-                        if matches!(&*s.value, Expr::List(_)) && matches!(self.env.get(n.id.as_str()).map(|b| b.ty), Some(Ty::Tuple(_))) {
+                        if new_list && matches!(self.env.get(n.id.as_str()).map(|b| b.ty), Some(Ty::List(_))) {
                             self.env.mark_list(n.id.as_str());
                         }
                     }
@@ -368,7 +369,7 @@ impl Walker<'_> {
             match self.env.get(name) {
                 Some(b) if b.definite => {
                     let elements = match b.ty {
-                        Ty::Tuple(len) => len,
+                        Ty::Tuple(len) | Ty::List(len) => len,
                         Ty::Distribution(kind) => kind.tensors(),
                         _ => 0,
                     };
@@ -384,14 +385,14 @@ impl Walker<'_> {
     }
 
     /// `items.append(v)` on a list local nothing else refers to ([`Env::is_unshared_list`]):
-    /// `v` becomes the next element local `items#n` and `items` a tuple one longer, as the list
+    /// `v` becomes the next element local `items#n` and `items` a list one longer, as the list
     /// grows in Python. `false` when the statement is not such a call (the caller walks it as
     /// an expression); a diagnostic when it is an append this walk cannot follow.
     fn list_append(&mut self, c: &ast::ExprCall, range: TextRange, out: &mut Vec<ir::Stmt>) -> bool {
         let Expr::Attribute(attr) = &*c.func else { return false };
         let (Expr::Name(n), "append") = (&*attr.value, attr.attr.as_str()) else { return false };
         let name = n.id.as_str();
-        let Some(Binding { ty: Ty::Tuple(len), definite: true, conflicting: false }) = self.env.get(name) else { return false };
+        let Some(Binding { ty: Ty::List(len), definite: true, conflicting: false }) = self.env.get(name) else { return false };
         if !self.locals.contains(name) {
             return false;
         }
@@ -417,7 +418,7 @@ impl Walker<'_> {
             return true;
         }
         self.assign(&super::expr::element_name(name, len), v, value.range(), out);
-        self.env.bind(name, Ty::Tuple(len + 1));
+        self.env.bind(name, Ty::List(len + 1));
         self.env.mark_list(name);
         true
     }
@@ -483,12 +484,12 @@ impl Walker<'_> {
             self.env.bind(name, Ty::Distribution(kind));
             return;
         }
-        if let (Ty::Tuple(n), Some(elems)) = (v.ty, v.elems.clone()) {
-            // a tuple local lives as its elements `name#i`
+        if let (Ty::Tuple(_) | Ty::List(_), Some(elems)) = (v.ty, v.elems.clone()) {
+            // a tuple (or list) local lives as its elements `name#i`
             for (i, elem) in elems.into_iter().enumerate() {
                 self.assign(&super::expr::element_name(name, i as u8), elem, range, out);
             }
-            self.env.bind(name, Ty::Tuple(n));
+            self.env.bind(name, v.ty);
             return;
         }
         if let (Ty::Str, Lit::Str(_) | Lit::Dtype(_) | Lit::Device(_)) = (v.ty, &v.lit) {
@@ -701,18 +702,19 @@ impl Walker<'_> {
         let v = self.expr(value);
         self.unpacking = None;
         if let Some(elems) = v.elems.clone() {
-            self.ret_tuple(elems, value.range(), out);
+            self.ret_tuple(v.ty, elems, value.range(), out);
             return;
         }
-        if let (Some(e @ (ir::Expr::Call { .. } | ir::Expr::Tensor { .. })), Ty::Tuple(n)) = (&v.ir, v.ty) {
+        if let (Some(e @ (ir::Expr::Call { .. } | ir::Expr::Tensor { .. })), Ty::Tuple(_) | Ty::List(_)) = (&v.ir, v.ty) {
             let types = std::mem::take(&mut self.returned_tuple);
             if self.infer_returns && self.returns.is_none() {
-                self.returns = Some(Ty::Tuple(n));
+                self.returns = Some(v.ty);
                 self.returns_tuple = types.clone();
             }
-            if types != self.returns_tuple {
+            let want = self.returns.unwrap_or(Ty::Unknown);
+            if types != self.returns_tuple || v.ty.sequence_name() != want.sequence_name() {
                 let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
-                self.diag(&rules::RETURN_MISMATCH, format!("returns tuple[{}] but the annotation says tuple[{}]", describe(&types), describe(&self.returns_tuple)), value.range());
+                self.diag(&rules::RETURN_MISMATCH, format!("returns {}[{}] but the annotation says {}[{}]", v.ty.sequence_name(), describe(&types), want.sequence_name(), describe(&self.returns_tuple)), value.range());
                 return;
             }
             out.push(ir::Stmt::Return(e.clone()));
@@ -720,7 +722,7 @@ impl Walker<'_> {
         }
         let ty = v.ty;
         // a specialised copy returns what its first `return` returns
-        if self.infer_returns && self.returns.is_none() && !matches!(ty, Ty::Unknown | Ty::Tuple(_)) {
+        if self.infer_returns && self.returns.is_none() && !matches!(ty, Ty::Unknown | Ty::Tuple(_) | Ty::List(_)) {
             self.returns = Some(ty);
         }
         if let Some(want) = self.returns {
@@ -750,23 +752,30 @@ impl Walker<'_> {
         self.on_branch > 0 && matches!((ty, want), (Ty::Tensor(_), Ty::Tensor(_)))
     }
 
-    /// `return a, b` against a `tuple[A, B]` annotation.
-    fn ret_tuple(&mut self, elems: Vec<Val>, range: TextRange, out: &mut Vec<ir::Stmt>) {
+    /// `return a, b` (or `return [a, b]`, as `kind` is) against a `tuple[A, B]` annotation or
+    /// an earlier `return`.
+    fn ret_tuple(&mut self, kind: Ty, elems: Vec<Val>, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        let sequence = kind.sequence_name();
         if elems.is_empty() {
             // `return s.shape` of a rank-0 tensor: no tuple type has no elements
-            self.diag(&rules::UNSUPPORTED_EXPRESSION, "returning an empty tuple is not lowered".into(), range);
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("returning an empty {sequence} is not lowered"), range);
             return;
         }
         let got: Vec<Ty> = elems.iter().map(|e| e.ty).collect();
         let explained = elems.iter().any(|e| e.explained && e.ty == Ty::Unknown);
         if self.infer_returns && self.returns.is_none() && !explained {
-            self.returns = Some(Ty::Tuple(got.len() as u8));
+            self.returns = Some(kind);
             self.returns_tuple = got.clone();
         }
-        if got != self.returns_tuple && !explained {
+        let same_kind = self.returns.is_some_and(|want| want.items().is_some() && want.sequence_name() == sequence);
+        if (got != self.returns_tuple || !same_kind) && !explained {
             let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
-            let want = if self.returns_tuple.is_empty() { self.returns.map(|t| t.describe()).unwrap_or_default() } else { format!("tuple[{}]", describe(&self.returns_tuple)) };
-            self.diag(&rules::RETURN_MISMATCH, format!("returns tuple[{}] but the annotation says {want}", describe(&got)), range);
+            let want = match self.returns {
+                Some(want) if !self.returns_tuple.is_empty() => format!("{}[{}]", want.sequence_name(), describe(&self.returns_tuple)),
+                other => other.map(|t| t.describe()).unwrap_or_default(),
+            };
+            let source = if self.infer_returns { "an earlier `return` gives" } else { "the annotation says" };
+            self.diag(&rules::RETURN_MISMATCH, format!("returns {sequence}[{}] but {source} {want}", describe(&got)), range);
             return;
         }
         let items: Vec<Option<ir::Expr>> = elems.into_iter().map(|e| self.need(e, range, "returned tuple element")).collect();
@@ -965,7 +974,7 @@ impl Walker<'_> {
             Ty::Unknown if v.explained => None,
             // a tuple or list of known length (timm's `if to_cat:`): true when not empty; only
             // where its elements are reads, which cannot raise
-            Ty::Tuple(n) if v.elems.as_ref().is_some_and(|e| e.iter().all(|e| matches!(e.ir, Some(ir::Expr::Local { .. } | ir::Expr::Int(_) | ir::Expr::Float(_) | ir::Expr::Bool(_))))) => Some(ir::Expr::Bool(n > 0)),
+            Ty::Tuple(n) | Ty::List(n) if v.elems.as_ref().is_some_and(|e| e.iter().all(|e| matches!(e.ir, Some(ir::Expr::Local { .. } | ir::Expr::Int(_) | ir::Expr::Float(_) | ir::Expr::Bool(_))))) => Some(ir::Expr::Bool(n > 0)),
             other => {
                 self.diag(&rules::UNSUPPORTED_CONDITION, format!("the condition is {}, not int or bool", other.describe()), test.range());
                 None

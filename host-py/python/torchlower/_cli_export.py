@@ -66,7 +66,8 @@ def rust_type(annotation: str | None, returned: bool = False) -> str:
     """The Rust type of a parameter (a tensor by reference) or return annotation."""
     if annotation is None:
         return "?"
-    for prefix in ("tuple[", "Tuple["):
+    # a list is returned as the Rust tuple of its elements
+    for prefix in ("tuple[", "Tuple[", "list["):
         if annotation.startswith(prefix) and annotation.endswith("]"):
             items = [rust_type(item.strip(), returned=True) for item in annotation[len(prefix):-1].split(",")]
             return f"({', '.join(items)},)"

@@ -49,3 +49,24 @@ def rebound_after_del(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     del h
     h = x.sigmoid()
     return h
+
+
+def returns_a_list(x: TensorF32Cpu2D):
+    # eager returns a list here, not a tuple: native code must too
+    return [x.relu(), x + 1]
+
+
+def returns_an_appended_list(x: TensorF32Cpu2D, w1: TensorF32Cpu2D, w2: TensorF32Cpu2D):
+    feats = []
+    feats.append(F.linear(x, w1))
+    feats.append(F.linear(x, w2))
+    return feats
+
+
+def list_is_not_tuple(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # `[2, 3] == (2, 3)` is False in Python, whatever the values
+    if [x.shape[0], x.shape[1]] == (x.shape[0], x.shape[1]):
+        return x + 1
+    if list(x.shape) == [x.shape[0], x.shape[1]]:
+        return x - 1
+    return x * 2

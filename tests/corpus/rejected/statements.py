@@ -153,6 +153,21 @@ def append_to_a_tuple(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.cat(parts, dim=1)
 
 
+def list_plus_tuple(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # eager raises TypeError: can only concatenate list (not "tuple") to list
+    parts = [x] + (x,)
+    return torch.cat(parts, dim=1)
+
+
+def list_where_a_tuple_is_promised(x: TensorF32Cpu2D) -> tuple[TensorF32Cpu2D, TensorF32Cpu2D]:
+    return [x, x + 1]
+
+
+def list_of_a_tensor(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    rows = list(x)
+    return torch.cat(rows, dim=0)
+
+
 def read_after_del(x: TensorF32Cpu2D, c: bool) -> TensorF32Cpu2D:
     y = x + 1
     if c:
