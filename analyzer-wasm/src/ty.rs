@@ -173,6 +173,15 @@ impl Ty {
         }
     }
 
+    /// The annotation that names this type, where one does: a marker, `int`, `bool`,
+    /// `float`, or a parameter's list or tuple of ints (`list[int, int]`).
+    pub fn annotation(self) -> Option<String> {
+        match self {
+            Ty::Tuple(n) | Ty::List(n) => Some(format!("{}[{}]", self.sequence_name(), vec!["int"; usize::from(n)].join(", "))),
+            other => other.marker().map(str::to_string),
+        }
+    }
+
     /// Python int or bool (bool is an int subclass).
     pub fn is_scalar_int(self) -> bool {
         matches!(self, Ty::Int | Ty::Bool)

@@ -112,6 +112,46 @@ pub fn int_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<i64> {
     })
 }
 
+/// A list (`list: true`) or tuple (a `torch.Size` too) of exactly `N` Python ints: the
+/// parameter `list[int, int]` / `tuple[int, int]` that `torchlower.compile` writes for a
+/// `List[int]` argument. The values are read here, once: the body never sees the caller's
+/// list, so nothing it does can change it. Another kind or length → `TypeError` (auto mode
+/// reruns Python, and a specialising function picks the copy for that length).
+pub fn int_seq_arg<const N: usize>(obj: &Bound<'_, PyAny>, param: &str, list: bool) -> PyResult<[i64; N]> {
+    let kind = if list { "list" } else { "tuple" };
+    let items = if list {
+        obj.downcast::<pyo3::types::PyList>().ok().map(|l| l.iter().collect::<Vec<_>>())
+    } else {
+        obj.downcast::<pyo3::types::PyTuple>().ok().map(|t| t.iter().collect::<Vec<_>>())
+    };
+    let expects = || format!("torchlower: parameter '{param}' expects a {kind} of {N} ints");
+    let Some(items) = items.filter(|items| items.len() == N) else {
+        return Err(PyTypeError::new_err(format!("{}, got {}", expects(), describe_sequence(obj))));
+    };
+    let mut values = [0i64; N];
+    for (value, item) in values.iter_mut().zip(&items) {
+        if item.is_instance_of::<PyBool>() || !item.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!("{}, got one holding {}", expects(), type_name(item))));
+        }
+        *value = item.extract::<i64>().map_err(|_| {
+            PyOverflowError::new_err(format!(
+                "torchlower: parameter '{param}' holds an int outside the 64-bit range that native code supports"
+            ))
+        })?;
+    }
+    Ok(values)
+}
+
+/// `list of 3` / `tuple of 2` / a type name, for a refused sequence argument.
+fn describe_sequence(obj: &Bound<'_, PyAny>) -> String {
+    match obj.len() {
+        Ok(len) if obj.is_instance_of::<pyo3::types::PyList>() || obj.is_instance_of::<pyo3::types::PyTuple>() => {
+            format!("{} of {len}", type_name(obj))
+        }
+        _ => type_name(obj),
+    }
+}
+
 /// A Python `float` argument (or a subclass); an `int` is refused (`TypeError`, so auto mode
 /// reruns Python): eager computes with an int operand differently (`x * 3` keeps an integer
 /// scalar, `n ** 2` stays an int), so native code takes only what the annotation says.

@@ -528,6 +528,11 @@ def corpus_inputs(entry: dict, size: int, special: bool, seed: int, requires_gra
     values = []
     for index, param in enumerate(entry["params"]):
         kind = tensor_kind(param.get("type"))
+        sequence = re.fullmatch(r"(list|tuple)\[(int(?:, int)*)\]", str(param.get("type")))
+        if sequence:
+            ints = [1 + i % 2 for i in range(sequence.group(2).count("int"))]
+            values.append(ints if sequence.group(1) == "list" else tuple(ints))
+            continue
         if kind is None:
             values.append({"bool": True, "float": 0.75}.get(str(param.get("type")), 3))
             continue

@@ -215,6 +215,55 @@ def test_optional_markers_specialise_on_none_and_on_the_tensor(tmp_path):
         assert routes == {"None": "native", "TensorF32Cpu1D": "native"}, routes
 
 
+def test_int_lists_and_tuples_specialise_on_their_length(tmp_path, monkeypatch):
+    """`window_size: List[int]` (torchvision's Swin), `Sequence[int]`, `Tuple[int, ...]` and a
+    postponed `"list[int]"`: open (TL101) until a call says how many ints; each length and kind
+    is its own specialisation (`list[int, int]`, `tuple[int, int]`), and the boundary refuses a
+    list of another length, of bools or a tuple where a list was specialised (the C fast path
+    then specialises again). A list the function copies and writes stays the caller's."""
+    path = tmp_path / "int_lists.py"
+    path.write_text(
+        "from typing import List, Sequence, Tuple\nimport torch\nfrom torchlower.types import TensorF32Cpu2D\n\n"
+        "def window(x: TensorF32Cpu2D, window_size: List[int]) -> TensorF32Cpu2D:\n"
+        "    shift = window_size.copy()\n    if x.shape[0] < 4:\n        shift[0] = 0\n"
+        "    return x.reshape(window_size[0] * window_size[1], -1) * sum(shift)\n\n"
+        "def sizes(x: TensorF32Cpu2D, s: Sequence[int], t: Tuple[int, ...], u: 'list[int]'):\n"
+        "    return [x.view(s[0], -1), len(t) + u[-1]]\n"
+    )
+    module = import_path(path)
+    report = torchlower.analyze(path.read_text())
+    codes = {f["name"]: [d["code"] for d in f["diagnostics"]] for f in report["functions"]}
+    assert codes["window"][:1] == ["TL101"], codes
+    assert _specialise.unannotated(module.window) == ["window_size"]
+    assert _specialise.unannotated(module.sizes) == ["s", "t", "u"]
+    compiled = torchlower.compile(module.window)
+    assert compiled.route == "specialising", compiled.reason
+    for x, ws in [(torch.randn(3, 4), [2, 6]), (torch.randn(6, 4), [4, 6]), (torch.randn(4, 6), [2, 3, 4])]:
+        before = list(ws)
+        assert_matches_eager(compiled(x, ws), module.window(x, ws))
+        assert ws == before
+    routes = {key: routed.route for key, routed in compiled.specialisations.items()}
+    assert routes == {("list[int, int]",): "native", ("list[int, int, int]",): "native"}, routes
+    # a tuple has no `.copy()` (AttributeError): its specialisation runs as Python
+    with pytest.raises(torchlower.BuildError, match=r"`.copy\(\)` on a tuple of 2 is not lowered"):
+        compiled(torch.randn(6, 4), (3, 8))
+    # a list of bools or of one int has no specialisation: Python runs it
+    assert _specialise.type_name([True, 2]) is None and _specialise.type_name([2]) is None
+    assert _specialise.type_name(torch.Size([2, 3])) == "tuple[int, int]"
+    # the native entry of the list specialisation refuses what it was not made for
+    native = compiled.specialisations[("list[int, int]",)].native_entry
+    for bad, message in [([2], "expects a list of 2 ints, got list of 1"), ((2, 6), "expects a list of 2 ints, got tuple of 2"), ([2, True], "got one holding bool")]:
+        with pytest.raises(TypeError, match=message):
+            native(torch.randn(3, 4), bad)
+    sizes = torchlower.compile(module.sizes)
+    x = torch.randn(4, 6)
+    native_out, eager_out = sizes(x, [2, 12], (1, 2, 3), [5, 7]), module.sizes(x, [2, 12], (1, 2, 3), [5, 7])
+    assert type(native_out) is list
+    assert_matches_eager(native_out, eager_out)
+    (routed,) = sizes.specialisations.values()
+    assert routed.route == "native", routed.reason
+
+
 def test_a_return_that_breaks_its_torch_tensor_annotation_runs_as_python(as_written, monkeypatch):
     monkeypatch.setenv("TORCHLOWER_MODE", "auto")
     module = as_written[0]

@@ -8,7 +8,10 @@ parameters, `nn.Linear` / `nn.Conv2d` / `nn.LayerNorm` / `nn.GELU` calls are `F.
 `F.conv2d` / `F.layer_norm` / `F.gelu`, torchvision's `Permute` module is the `torch.permute`
 it runs, StochasticDepth / DropPath (identity in eval mode) are dropped. torchvision's
 `shifted_window_attention` is a plain function in the project and is kept whole, with its
-`training` flag passed as `False`. Everything else is kept as the projects write it.
+`training` flag passed as `False`. A `List[int]` parameter (Swin's window and shift sizes) is
+written `list[int, int]`, the precise type `torchlower.compile` specialises it to on a call, as
+tensor parameters carry markers (coverage.py's `--torch-tensor` form writes `List[int]` back).
+Everything else is kept as the projects write it.
 """
 
 import math
@@ -154,7 +157,7 @@ def patch_merging(
 
 # torchvision — torchvision/models/swin_transformer.py, _get_relative_position_bias (pytorch/vision)
 def _get_relative_position_bias(
-    relative_position_bias_table: TensorF32Cpu2D, relative_position_index: TensorI64Cpu1D, window_size: List[int]
+    relative_position_bias_table: TensorF32Cpu2D, relative_position_index: TensorI64Cpu1D, window_size: list[int, int]
 ) -> TensorF32Cpu4D:
     N = window_size[0] * window_size[1]
     relative_position_bias = relative_position_bias_table[relative_position_index]  # type: ignore[index]
@@ -169,9 +172,9 @@ def shifted_window_attention(
     qkv_weight: TensorF32Cpu2D,
     proj_weight: TensorF32Cpu2D,
     relative_position_bias: TensorF32Cpu4D,
-    window_size: List[int],
+    window_size: list[int, int],
     num_heads: int,
-    shift_size: List[int],
+    shift_size: list[int, int],
     attention_dropout: float = 0.0,
     dropout: float = 0.0,
     qkv_bias: TensorF32Cpu1D = None,
@@ -285,7 +288,7 @@ def shifted_window_attention_forward(
     qkv_weight: TensorF32Cpu2D, qkv_bias: TensorF32Cpu1D,
     proj_weight: TensorF32Cpu2D, proj_bias: TensorF32Cpu1D,
     relative_position_bias_table: TensorF32Cpu2D, relative_position_index: TensorI64Cpu1D,
-    window_size: List[int], shift_size: List[int], num_heads: int,
+    window_size: list[int, int], shift_size: list[int, int], num_heads: int,
 ) -> TensorF32Cpu4D:
     # self.get_relative_position_bias()
     relative_position_bias = _get_relative_position_bias(relative_position_bias_table, relative_position_index, window_size)
@@ -315,7 +318,7 @@ def swin_block(
     norm2_weight: TensorF32Cpu1D, norm2_bias: TensorF32Cpu1D,
     fc1_weight: TensorF32Cpu2D, fc1_bias: TensorF32Cpu1D,
     fc2_weight: TensorF32Cpu2D, fc2_bias: TensorF32Cpu1D,
-    window_size: List[int], shift_size: List[int], num_heads: int,
+    window_size: list[int, int], shift_size: list[int, int], num_heads: int,
 ) -> TensorF32Cpu4D:
     # self.norm1 = norm_layer(dim); self.mlp = MLP(dim, [int(dim * mlp_ratio), dim], activation_layer=nn.GELU)
     x = x + shifted_window_attention_forward(

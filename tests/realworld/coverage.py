@@ -106,7 +106,8 @@ def strip_annotations(source: str) -> str:
 def open_annotations(source: str) -> str:
     """``source`` annotated as the projects write it: every tensor marker in the parameter and
     return annotations of its module-level functions replaced by ``torch.Tensor``
-    (``x: torch.Tensor``, ``-> tuple[torch.Tensor, int]``); ``int``/``float``/``bool`` kept."""
+    (``x: torch.Tensor``, ``-> tuple[torch.Tensor, int]``) and every ``list[int, int]`` by
+    ``List[int]``; ``int``/``float``/``bool`` kept."""
     import ast
     import re
 
@@ -115,6 +116,8 @@ def open_annotations(source: str) -> str:
     torch_name = next(
         (a.asname or a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names if a.name == "torch"), "torch"
     )
+    # `list[int, int]` (torchlower's precise list of ints) as the project writes it
+    int_list = "List[int]" if re.search(r"^from typing import [^\n]*\bList\b", source, re.M) else "list[int]"
     lines = source.splitlines(keepends=True)
     spans = []  # (line, start byte, end byte) of each one-line annotation
     for node in tree.body:
@@ -127,6 +130,7 @@ def open_annotations(source: str) -> str:
     for line, start, end in sorted(spans, reverse=True):
         raw = lines[line - 1].encode()
         text = re.sub(r"\bTensor(F32|I64|Bool)\w*", f"{torch_name}.Tensor", raw[start:end].decode())
+        text = re.sub(r"\blist\[int(, int)+\]", int_list, text)
         lines[line - 1] = (raw[:start] + text.encode() + raw[end:]).decode()
     return "".join(lines)
 

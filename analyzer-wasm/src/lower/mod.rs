@@ -97,7 +97,7 @@ pub fn lower_module(filename: &str, functions: &[NativeFn], target: Target) -> E
     let public = public_names(functions);
     let mut emitted = Vec::new();
     let tensor_params: BTreeMap<usize, Vec<bool>> =
-        functions.iter().map(|f| (f.index, f.ir.params.iter().filter(|(_, ty)| RustKind::of(*ty).is_some()).map(|(_, ty)| matches!(ty, Ty::Tensor(_))).collect())).collect();
+        functions.iter().map(|f| (f.index, body_params(f.ir).iter().map(|(_, kind)| *kind == RustKind::Tensor).collect())).collect();
     for f in functions {
         out.push('\n');
         let start = out.len();
@@ -160,6 +160,21 @@ fn public_names(functions: &[NativeFn]) -> BTreeMap<usize, String> {
     names
 }
 
+/// The typed parameters of a function's body, in order: a list or tuple parameter of `n`
+/// ints is `n` int parameters (its element locals `name#i`); a `None` one is none.
+fn body_params(ir: &ir::Function) -> Vec<(String, RustKind)> {
+    let mut params = Vec::with_capacity(ir.params.len());
+    for (name, ty) in &ir.params {
+        if let Some(kind) = RustKind::of(*ty) {
+            params.push((name.clone(), kind));
+        }
+        for i in 0..ty.items().unwrap_or(0) {
+            params.push((format!("{name}#{i}"), RustKind::Int));
+        }
+    }
+    params
+}
+
 /// The Rust type a function returns (`tl::tch::Tensor`, `i64`, a tuple of them).
 fn return_type(ir: &ir::Function) -> String {
     match ir.returns {
@@ -180,7 +195,7 @@ impl FnEmitter<'_> {
     fn function(&mut self, f: &NativeFn) {
         let ir = f.ir;
         let ret = return_type(ir);
-        let typed: Vec<(String, RustKind)> = ir.params.iter().filter_map(|(name, ty)| RustKind::of(*ty).map(|k| (name.clone(), k))).collect();
+        let typed = body_params(ir);
         // tensors come by reference (the caller's handle, never moved or written through)
         let declared: Vec<String> = typed
             .iter()
@@ -216,7 +231,7 @@ impl FnEmitter<'_> {
     /// order, then the body in `tl::run_for`) and its router entry (`tl_args_N`).
     fn python_entry(&mut self, f: &NativeFn) {
         let ir = f.ir;
-        let typed: Vec<(String, RustKind)> = ir.params.iter().filter_map(|(name, ty)| RustKind::of(*ty).map(|k| (name.clone(), k))).collect();
+        let typed = body_params(ir);
         let params: Vec<String> = (0..ir.params.len()).map(|i| format!("p{i}")).collect();
         self.out.push_str("#[pyo3::pyfunction]\n");
         let _ = writeln!(self.out, "#[pyo3(signature = ({}))]", params.join(", "));
@@ -231,6 +246,13 @@ impl FnEmitter<'_> {
             // a parameter specialised on None: checked, then absent from the body
             if *ty == Ty::NoneVal {
                 let _ = writeln!(self.out, "    tl::boundary::none_arg(p{i}, {})?;", rust_str_literal(name));
+                continue;
+            }
+            // a list or tuple of ints: its values, read once, into the element locals
+            if let Some(n) = ty.items() {
+                let elements: Vec<String> = (0..n).map(|e| local_ident(&format!("{name}#{e}"), RustKind::Int)).collect();
+                let list = matches!(ty, Ty::List(_));
+                let _ = writeln!(self.out, "    let [{}] = tl::boundary::int_seq_arg::<{n}>(p{i}, {}, {list})?;", elements.join(", "), rust_str_literal(name));
                 continue;
             }
             let Some(kind) = RustKind::of(*ty) else { continue };
@@ -271,22 +293,35 @@ impl FnEmitter<'_> {
         for line in &f.doc {
             let _ = writeln!(self.out, "///{}{}", if line.is_empty() { "" } else { " " }, line);
         }
-        let typed: Vec<(String, RustKind, Ty)> =
-            ir.params.iter().filter_map(|(param, ty)| RustKind::of(*ty).map(|k| (public_ident(param), k, *ty))).collect();
+        // (Rust name, Python name, type) of each parameter that has a value; a list or tuple
+        // of ints is an array (`[i64; 2]`), passed to the body element by element
+        let typed: Vec<(String, &str, Ty)> = ir
+            .params
+            .iter()
+            .filter(|(_, ty)| RustKind::of(*ty).is_some() || ty.items().is_some())
+            .map(|(param, ty)| (public_ident(param), param.as_str(), *ty))
+            .collect();
         let declared: Vec<String> = typed
             .iter()
-            .map(|(param, kind, _)| match kind {
-                RustKind::Tensor => format!("{param}: &{}", kind.rust_type()),
-                _ => format!("{param}: {}", kind.rust_type()),
+            .map(|(param, _, ty)| match (RustKind::of(*ty), ty.items()) {
+                (Some(RustKind::Tensor), _) => format!("{param}: &{}", RustKind::Tensor.rust_type()),
+                (Some(kind), _) => format!("{param}: {}", kind.rust_type()),
+                (None, n) => format!("{param}: [i64; {}]", n.unwrap_or(0)),
             })
             .collect();
         let _ = writeln!(self.out, "pub fn {name}({}) -> tl::Result<{}> {{", declared.join(", "), return_type(ir));
-        for ((param, _, ty), (python, _)) in typed.iter().zip(ir.params.iter().filter(|(_, ty)| RustKind::of(*ty).is_some())) {
+        for (param, python, ty) in &typed {
             if let Ty::Tensor(t) = ty {
                 let _ = writeln!(self.out, "    tl::export::tensor_arg({param}, {}, tl::TensorSpec::{})?;", rust_str_literal(python), t.spec_const());
             }
         }
-        let args: Vec<&str> = typed.iter().map(|(param, _, _)| param.as_str()).collect();
+        let args: Vec<String> = typed
+            .iter()
+            .flat_map(|(param, _, ty)| match ty.items() {
+                Some(n) => (0..n).map(|i| format!("{param}[{i}]")).collect(),
+                None => vec![param.clone()],
+            })
+            .collect();
         let _ = writeln!(self.out, "    tl::export::call(|| {}({}))", body_symbol(f.index), args.join(", "));
         self.out.push_str("}\n");
     }

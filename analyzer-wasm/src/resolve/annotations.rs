@@ -43,6 +43,60 @@ pub fn resolve_tuple_annotation(scope: &ModuleScope, annotation: &Expr) -> Optio
     items.elts.iter().map(|e| resolve_annotation(scope, e)).collect()
 }
 
+/// The longest list or tuple of ints a parameter may be (`list[int, …]`, eight items).
+pub const MAX_INT_SEQUENCE: usize = 8;
+
+/// A parameter that is a list or tuple of a given number of ints: `tuple[int, int]`,
+/// `Tuple[int, int]` (what real code writes for a kernel size) and `list[int, int]` (two or
+/// more items: what `torchlower.compile` writes for a `List[int]` argument, since `list[int]`
+/// means a list of any length). `Ty::List(n)` / `Ty::Tuple(n)`: its elements are `n` ints.
+pub fn resolve_int_sequence(scope: &ModuleScope, annotation: &Expr) -> Option<Ty> {
+    let Expr::Subscript(s) = annotation else { return None };
+    let items: Vec<&Expr> = match &*s.slice {
+        Expr::Tuple(t) => t.elts.iter().collect(),
+        one => vec![one],
+    };
+    let kind = match sequence_path(scope, &s.value)? {
+        "list" if items.len() >= 2 => Ty::List(0),
+        "tuple" => Ty::Tuple(0),
+        _ => return None,
+    };
+    let ints = items.len() <= MAX_INT_SEQUENCE && items.iter().all(|e| resolve_annotation(scope, e) == Some(Ty::Int));
+    ints.then(|| kind.with_items(items.len() as u8))
+}
+
+/// Whether `annotation` is a list or tuple of ints of a length it does not say (`List[int]`,
+/// `list[int]`, `Sequence[int]`, `Tuple[int, ...]`): `torchlower.compile` specialises it on
+/// each call's argument, as an unannotated parameter.
+pub fn is_open_int_sequence(scope: &ModuleScope, annotation: &Expr) -> bool {
+    let Expr::Subscript(s) = annotation else { return false };
+    let int = |e: &Expr| resolve_annotation(scope, e) == Some(Ty::Int);
+    match (sequence_path(scope, &s.value), &*s.slice) {
+        (Some("list" | "sequence"), item) => int(item),
+        (Some("tuple"), Expr::Tuple(t)) => matches!(t.elts.as_slice(), [item, Expr::EllipsisLiteral(_)] if int(item)),
+        _ => false,
+    }
+}
+
+/// `list`, `tuple` or `sequence` for the builtins and their `typing` / `collections.abc` names.
+fn sequence_path(scope: &ModuleScope, value: &Expr) -> Option<&'static str> {
+    if let Expr::Name(n) = value {
+        if scope.is_builtin(n.id.as_str()) {
+            return match n.id.as_str() {
+                "list" => Some("list"),
+                "tuple" => Some("tuple"),
+                _ => None,
+            };
+        }
+    }
+    match scope.dotted_path(value, &|_| false)?.as_str() {
+        "typing.List" => Some("list"),
+        "typing.Tuple" => Some("tuple"),
+        "typing.Sequence" | "collections.abc.Sequence" => Some("sequence"),
+        _ => None,
+    }
+}
+
 /// Whether `annotation` is `torch.Tensor` (by any import of it): a tensor of a dtype, device
 /// and rank the annotation does not say.
 fn is_open_tensor(scope: &ModuleScope, annotation: &Expr) -> bool {
@@ -51,10 +105,14 @@ fn is_open_tensor(scope: &ModuleScope, annotation: &Expr) -> bool {
 
 /// Whether a parameter's annotation leaves its type to the call: `torch.Tensor`,
 /// `Optional[torch.Tensor]` (`torch.Tensor | None`) or `Optional[<marker>]` (None or that
-/// tensor: only the call says which), also as strings. Such parameters are typed as
+/// tensor: only the call says which), also as strings, and a list or tuple of ints of open
+/// length (`List[int]`). Such parameters are typed as
 /// unannotated ones are (`torchlower.compile` specialises them on each call's arguments, a
 /// `None` argument included). A bare marker resolves before this is asked.
 pub fn is_open_parameter(scope: &ModuleScope, annotation: &Expr) -> bool {
+    if is_open_int_sequence(scope, annotation) {
+        return true;
+    }
     match promise_of(scope, annotation, false, 0) {
         Some(Promise::Tensor) => true,
         // `Optional[X]` / `X | None` read as `X`: a marker there may be None
@@ -68,7 +126,7 @@ pub fn is_open_parameter(scope: &ModuleScope, annotation: &Expr) -> bool {
 pub fn resolve_parameter_annotation(scope: &ModuleScope, annotation: &Expr) -> Option<Ty> {
     match annotation {
         Expr::NoneLiteral(_) => Some(Ty::NoneVal),
-        other => resolve_annotation(scope, other),
+        other => resolve_annotation(scope, other).or_else(|| resolve_int_sequence(scope, other)),
     }
 }
 

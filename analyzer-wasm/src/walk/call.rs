@@ -36,6 +36,9 @@ impl Walker<'_> {
             (Expr::Name(n), None) if n.id.as_str() == "isinstance" && !locals.contains("isinstance") && self.scope.is_builtin("isinstance") => {
                 return self.isinstance_call(c);
             }
+            (Expr::Name(n), None) if n.id.as_str() == "sum" && !locals.contains("sum") && self.scope.is_builtin("sum") => {
+                return self.sum_call(c);
+            }
             (Expr::Name(n), None) if matches!(n.id.as_str(), "list" | "tuple") && !locals.contains(n.id.as_str()) && self.scope.is_builtin(n.id.as_str()) => {
                 let kind = if n.id.as_str() == "list" { Ty::List(0) } else { Ty::Tuple(0) };
                 return self.sequence_call(c, kind);
@@ -155,6 +158,19 @@ impl Walker<'_> {
             }
         }
         let (mut args, keywords, starred) = self.args(c);
+        // `x.new_zeros(sizes)` / `new_ones` / `new_empty` / `new_full(sizes, v)` of a CPU tensor
+        // local: `torch.zeros(sizes, dtype=x.dtype)` …, a new tensor of its dtype and device
+        let (path, method_name, keywords) = match (method_name.as_deref(), receiver.as_ref().map(|r| (r.ty, &r.ir))) {
+            (Some(m @ ("new_zeros" | "new_ones" | "new_empty" | "new_full")), Some((Ty::Tensor(t), Some(ir::Expr::Local { .. })))) if t.device == crate::ty::Device::Cpu => {
+                receiver = None;
+                let mut keywords = keywords;
+                if !keywords.iter().any(|(k, _)| k.as_deref() == Some("dtype")) {
+                    keywords.push((Some("dtype".to_string()), Val::opaque(Ty::Str, Lit::Dtype(super::expr::dtype_name(t.dtype)))));
+                }
+                (Some(format!("torch.{}", &m["new_".len()..])), None, keywords)
+            }
+            _ => (path, method_name, keywords),
+        };
         // `F.relu(h, inplace=True)`, `F.silu(h, inplace=True)`…: on a local that aliases no
         // parameter the write is lowered; on a possible parameter under a run-time branch it is
         // deferred to Python
@@ -690,7 +706,13 @@ impl Walker<'_> {
         if let (None, Some(types)) = (&problem, given) {
             // an unannotated callee (parameters or return `Unknown`) is always specialised
             let differs = types.iter().zip(&callee.params).any(|(t, (_, want))| t != want) || callee.returns == Ty::Unknown;
-            let concrete = types.iter().all(|t| matches!(t, Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool | Ty::NoneVal));
+            let ints = |v: &Option<Val>| v.as_ref().and_then(|v| v.elems.as_ref()).is_some_and(|e| e.len() <= crate::resolve::annotations::MAX_INT_SEQUENCE && e.iter().all(|e| e.ty == Ty::Int));
+            let concrete = types.iter().zip(&bound).all(|(t, v)| match t {
+                Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool | Ty::NoneVal => true,
+                // a list or tuple of ints: a parameter of that many ints
+                Ty::Tuple(_) | Ty::List(_) => ints(v),
+                _ => false,
+            });
             if differs && concrete {
                 match self.spec.variant(callee.index, &types) {
                     Ok(copy) => target = copy,
@@ -713,6 +735,18 @@ impl Walker<'_> {
                 }
                 // a parameter that is None has no value in the callee's Rust body
                 Some(v) if v.ty == Ty::NoneVal => {}
+                // a list or tuple of ints is passed as its ints
+                Some(v) if v.ty.items().is_some() => {
+                    for element in v.elems.unwrap_or_default() {
+                        if element.ty != Ty::Int {
+                            problem = problem.or(Some(format!("`{param}` holds {}, where a list or tuple parameter holds ints", element.ty.describe())));
+                        } else if let Some(e) = self.need(element, c.range(), "argument") {
+                            irs.push(e);
+                        } else {
+                            problem = problem.or(Some(String::new()));
+                        }
+                    }
+                }
                 Some(v) => match self.need(v, c.range(), "argument") {
                     Some(e) => irs.push(e),
                     None => problem = problem.or(Some(String::new())),
@@ -755,7 +789,24 @@ impl Walker<'_> {
         annotated.iter().zip(bound).map(|((name, ty), v)| (name.clone(), v.as_ref().map_or(*ty, |v| v.ty))).collect()
     }
 
-    /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).
+    /// `sum(seq)` of a tuple or list of known length whose elements are Python ints: `0 +
+    /// seq[0] + seq[1] + …`, as Python adds them (Swin's `if sum(shift_size) > 0:`).
+    fn sum_call(&mut self, c: &ast::ExprCall) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        let ints = match (args.as_slice(), keywords.is_empty() && !starred) {
+            ([v], true) if v.ty.items().is_some() => v.elems.clone().filter(|e| e.iter().all(|e| e.ty == Ty::Int)),
+            _ => None,
+        };
+        let Some(ints) = ints else {
+            if !args.iter().any(|a| a.explained) {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, "`sum()` is lowered of one tuple or list of Python ints".into(), c.range());
+            }
+            return Val::knock_on(&args);
+        };
+        let zero = Val::lowered(Ty::Int, Lit::Int(0), ir::Expr::Int(0));
+        ints.into_iter().fold(zero, |total, item| self.binop(ast::Operator::Add, false, total, item, c.range()))
+    }
+
     /// `list(v)` / `tuple(v)` (as `kind` is) of a tuple or list of known length, or of
     /// nothing: a new sequence of the same elements (a new list nothing else refers to).
     fn sequence_call(&mut self, c: &ast::ExprCall, kind: Ty) -> Val {
@@ -777,6 +828,7 @@ impl Walker<'_> {
         made
     }
 
+    /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).
     fn len_call(&mut self, c: &ast::ExprCall) -> Val {
         let (args, keywords, starred) = self.args(c);
         match (args.as_slice(), keywords.is_empty() && !starred) {

@@ -260,7 +260,13 @@ impl Walker<'_> {
                 v.fresh = self.env.is_fresh(&local);
                 v
             }
-            Some(b) => Val::explained(b.ty),
+            // a tuple of tuples (Swin's `h_slices`): the inner one's elements `name#i#j`
+            Some(b) if b.ty.items().is_some() => Val::sequence(b.ty, (0..b.ty.items().unwrap_or(0)).map(|j| self.element(&local, j)).collect()),
+            Some(b) if b.ty == Ty::NoneVal => Val::opaque(Ty::NoneVal, Lit::None),
+            Some(b) => match self.env.static_value(&local) {
+                Some(value) if b.ty == Ty::Str => Val::opaque(Ty::Str, value.clone()),
+                _ => Val::explained(b.ty),
+            },
             None => Val::explained(Ty::Unknown),
         }
     }

@@ -35,8 +35,7 @@ impl Walker<'_> {
         let mut unknown = false;
         // the index tensors (int64: rank, bool: rank named) of advanced indexing
         let mut index_tensors: Vec<crate::ty::TensorTy> = Vec::new();
-        let int_of = |w: &mut Self, e: &Expr, unknown: &mut bool, advanced: &mut Option<String>| -> Option<ir::Expr> {
-            let v = w.expr(e);
+        let int_of = |v: Val, unknown: &mut bool, advanced: &mut Option<String>| -> Option<ir::Expr> {
             match v.ty {
                 Ty::Int => v.ir.or_else(|| {
                     *unknown = true;
@@ -65,7 +64,12 @@ impl Walker<'_> {
                     items.push(ir::IndexItem::Ellipsis);
                 }
                 Expr::Slice(sl) => {
-                    let mut bound = |w: &mut Self, b: &Option<Box<Expr>>| b.as_deref().map(|b| int_of(w, b, &mut unknown, &mut advanced));
+                    // a bound that is None (a `None` element of a tuple, Swin's `(-shift, None)`)
+                    // is an omitted one
+                    let mut bound = |w: &mut Self, b: &Option<Box<Expr>>| {
+                        let v = w.expr(b.as_deref()?);
+                        (v.ty != Ty::NoneVal).then(|| int_of(v, &mut unknown, &mut advanced))
+                    };
                     let (a, b, c) = (bound(self, &sl.lower), bound(self, &sl.upper), bound(self, &sl.step));
                     if [&a, &b, &c].iter().all(|x| !matches!(x, Some(None))) {
                         items.push(ir::IndexItem::Slice(a.flatten(), b.flatten(), c.flatten()));
@@ -177,6 +181,12 @@ impl Walker<'_> {
     /// claimed op, as for the in-place ops): in place as eager's `__setitem__`, with a Python
     /// number or a tensor of `t`'s dtype and device as the value.
     pub(super) fn index_assign(&mut self, s: &ast::ExprSubscript, value: Val, range: ruff_text_size::TextRange, out: &mut Vec<ir::Stmt>) {
+        if let Expr::Name(n) = &*s.value {
+            if let Some(Ty::List(len)) = self.env.get(n.id.as_str()).filter(|b| b.definite && !b.conflicting).map(|b| b.ty) {
+                self.list_item_assign(n.id.as_str(), len, &s.slice, value, range, out);
+                return;
+            }
+        }
         let tensor = self.expr(&s.value);
         let Ty::Tensor(t) = tensor.ty else {
             if !tensor.explained {
@@ -209,6 +219,10 @@ impl Walker<'_> {
             }
         };
         if parse.unknown && parse.advanced.is_none() {
+            // already explained; but a write is never dropped from a function left native
+            if self.diags.is_empty() && self.sites.iter().all(|s| s.outcome == crate::report::Outcome::Claimed) {
+                self.diag(&rules::UNSUPPORTED_TARGET, "an index of this assignment has an unresolved type".into(), range);
+            }
             return;
         }
         // the index rule's claim says which rule; an assignment keeps `INDEX_ASSIGN` even with
@@ -229,6 +243,37 @@ impl Walker<'_> {
                 out.push(ir::Stmt::Effect(ir::Expr::IndexPut { site, tensor: Box::new(tensor), items: parse.items, value: Box::new(value_ir), number }));
             }
         }
+    }
+
+    /// `items[i] = v` (an int literal `i`, negative too) on a list local nothing else refers to
+    /// ([`super::env::Env::is_unshared_list`]: a display, `list(…)` or `.copy()`, not read
+    /// since): `v` becomes the element local `items#i`. A list another name may share (a
+    /// parameter's is the caller's) is not written.
+    fn list_item_assign(&mut self, name: &str, len: u8, index: &Expr, value: Val, range: ruff_text_size::TextRange, out: &mut Vec<ir::Stmt>) {
+        if !self.locals.contains(name) || !self.env.is_unshared_list(name) {
+            self.diag(&rules::UNSUPPORTED_TARGET, format!("`{name}[…] = …` is lowered only on a new list (a display, `list(…)` or `.copy()`) not read since: another name may refer to this one"), range);
+            return;
+        }
+        let len = i64::from(len);
+        let slot = match self.expr(index).lit {
+            Lit::Int(i) if (-len..len).contains(&i) => i.rem_euclid(len.max(1)) as u8,
+            Lit::Int(i) => {
+                self.diag(&rules::UNSUPPORTED_TARGET, format!("list index {i} is out of range for a list of {len} (IndexError)"), range);
+                return;
+            }
+            _ => {
+                self.diag(&rules::UNSUPPORTED_TARGET, "a list item assignment needs an int literal index".into(), range);
+                return;
+            }
+        };
+        if !matches!(value.ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float) {
+            if !value.explained {
+                self.diag(&rules::UNSUPPORTED_TARGET, format!("storing {} in a list is not lowered (tensors and numbers are)", value.ty.describe()), range);
+            }
+            self.env.bind(name, Ty::Unknown);
+            return;
+        }
+        self.assign(&super::expr::element_name(name, slot), value, range, out);
     }
 
     /// `value[index]`: an element or a slice of a tuple, with literal indices.

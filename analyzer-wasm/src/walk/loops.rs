@@ -19,8 +19,21 @@ impl Walker<'_> {
         if let (Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }), Expr::Name(n)) = (&*s.iter, &*s.target) {
             let plain = s.orelse.is_empty() && !elts.iter().any(|e| matches!(e, Expr::Starred(_))) && !leaves_early(&s.body);
             if plain && self.unrolled + elts.len() <= MAX_UNROLLED {
-                self.unrolled_for(n.id.as_str(), elts, &s.body, s.range(), out);
+                let values = self.sequence_elements(elts, out);
+                self.unrolled_for(n.id.as_str(), values, &s.body, s.range(), out);
                 return;
+            }
+        }
+        // `for size in window_size:` over a tuple or list local of known length
+        if let (Expr::Name(seq), Expr::Name(n)) = (&*s.iter, &*s.target) {
+            let known = self.locals.contains(seq.id.as_str()) && self.env.get(seq.id.as_str()).is_some_and(|b| b.definite && !b.conflicting && b.ty.items().is_some());
+            let plain = s.orelse.is_empty() && !leaves_early(&s.body);
+            if known && plain {
+                let values = self.expr(&s.iter).elems.unwrap_or_default();
+                if self.unrolled + values.len() <= MAX_UNROLLED {
+                    self.unrolled_for(n.id.as_str(), values, &s.body, s.range(), out);
+                    return;
+                }
             }
         }
         if !s.orelse.is_empty() {
@@ -49,10 +62,9 @@ impl Walker<'_> {
         }
     }
 
-    /// `for name in [a, b, c]:` (a list or tuple display): the elements are evaluated once, in
-    /// order, as Python builds the sequence; then the body is walked once per element with
-    /// `name` bound to it (literals stay literals, so `x.sum(dim=d)` keeps a static dim).
-    fn unrolled_for(&mut self, var: &str, elements: &[Expr], body: &[Stmt], range: TextRange, out: &mut Vec<ir::Stmt>) {
+    /// The elements of `for name in [a, b, c]:` (a list or tuple display), evaluated once, in
+    /// order, as Python builds the sequence (each computed one into a temporary local).
+    fn sequence_elements(&mut self, elements: &[Expr], out: &mut Vec<ir::Stmt>) -> Vec<super::Val> {
         let mut values = Vec::with_capacity(elements.len());
         for element in elements {
             let v = self.expr(element);
@@ -64,6 +76,12 @@ impl Walker<'_> {
                 values.push(self.name_of_temp(&temp));
             }
         }
+        values
+    }
+
+    /// A `for` over a sequence of known elements: the body is walked once per element with
+    /// `name` bound to it (literals stay literals, so `x.sum(dim=d)` keeps a static dim).
+    fn unrolled_for(&mut self, var: &str, values: Vec<super::Val>, body: &[Stmt], range: TextRange, out: &mut Vec<ir::Stmt>) {
         self.unrolled += values.len();
         for value in values {
             let literal = matches!(value.lit, crate::claim::Lit::Int(_) | crate::claim::Lit::Float(_) | crate::claim::Lit::Bool(_)).then(|| value.lit.clone());

@@ -260,6 +260,12 @@ fn analyze_with<'a>(
     for (name, ty) in &param_tys {
         w.locals.insert(name.clone());
         w.env.bind(name, *ty);
+        // a list or tuple parameter is its ints, each an int parameter of the body
+        for i in 0..ty.items().unwrap_or(0) {
+            let element = expr::element_name(name, i);
+            w.locals.insert(element.clone());
+            w.env.bind(&element, Ty::Int);
+        }
     }
     let (body, reachable) = w.block(&def.body);
     // no annotation and no `return` whose type could stand for it

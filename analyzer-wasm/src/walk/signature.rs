@@ -60,7 +60,10 @@ impl Walker<'_> {
                     None if is_open_parameter(self.scope, ann) => {
                         let written = self.index.source().get(ann.range().to_std_range()).unwrap_or("torch.Tensor");
                         let optional_marker = matches!(resolve_promise(self.scope, ann), Some(crate::resolve::annotations::Promise::Is(Ty::Tensor(_))));
-                        let message = if optional_marker {
+                        let int_sequence = crate::resolve::annotations::is_open_int_sequence(self.scope, ann);
+                        let message = if int_sequence {
+                            format!("parameter `{name}`: `{written}` does not say how many ints it holds; each call says it")
+                        } else if optional_marker {
                             format!("parameter `{name}`: `{written}` may be None, which no native type holds; each call says which")
                         } else {
                             format!("parameter `{name}`: `{written}` does not say the tensor's dtype, device and rank")
@@ -79,7 +82,7 @@ impl Walker<'_> {
                     self.diag(&rules::PARAM_DEFAULT, format!("parameter `{name}`: only a literal default of its type (an int, float or bool) is lowered"), default.range());
                 }
             }
-            params.push(Param { name: name.clone(), ty: ty.marker().map(str::to_string) });
+            params.push(Param { name: name.clone(), ty: ty.annotation() });
             tys.push((name, ty));
         }
         match &def.returns {

@@ -485,9 +485,15 @@ impl Walker<'_> {
             return;
         }
         if let (Ty::Tuple(_) | Ty::List(_), Some(elems)) = (v.ty, v.elems.clone()) {
-            // a tuple (or list) local lives as its elements `name#i`
+            // a tuple (or list) local lives as its elements `name#i`; a None element is static
+            // (Swin's slice bounds `(-shift, None)`: read back as None where used)
             for (i, elem) in elems.into_iter().enumerate() {
-                self.assign(&super::expr::element_name(name, i as u8), elem, range, out);
+                let element = super::expr::element_name(name, i as u8);
+                if elem.ty == Ty::NoneVal && !elem.explained {
+                    self.env.bind(&element, Ty::NoneVal);
+                } else {
+                    self.assign(&element, elem, range, out);
+                }
             }
             self.env.bind(name, v.ty);
             return;

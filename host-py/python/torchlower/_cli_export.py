@@ -70,7 +70,8 @@ def rust_type(annotation: str | None, returned: bool = False) -> str:
     for prefix in ("tuple[", "Tuple[", "list["):
         if annotation.startswith(prefix) and annotation.endswith("]"):
             items = [rust_type(item.strip(), returned=True) for item in annotation[len(prefix):-1].split(",")]
-            return f"({', '.join(items)},)"
+            # a parameter that is a list or tuple of ints takes an array
+            return f"({', '.join(items)},)" if returned else f"[i64; {len(items)}]"
     if annotation.startswith("Tensor"):
         return "tch::Tensor" if returned else "&tch::Tensor"
     return _SCALARS.get(annotation, annotation)

@@ -98,6 +98,10 @@ def make_inputs(entry: dict, overrides: dict[str, Any], size: int, seed: int) ->
             else:
                 tensor = torch.randint(0, size, shape, generator=generator, dtype=torch.int64)
             values.append(tensor.to(device))
+        elif re.fullmatch(r"(list|tuple)\[int(, int)*\]", str(type_name)):
+            # a list or tuple of ints (a window size): 2s, which divide the default sizes
+            ints = [2] * str(type_name).count("int")
+            values.append(ints if str(type_name).startswith("list") else tuple(ints))
         elif str(type_name) == "bool":
             values.append(True)
         elif str(type_name) == "float":
@@ -118,6 +122,10 @@ def parity_problems(native: Any, eager: Any) -> list[str]:
 
     if isinstance(eager, torch.Tensor) != isinstance(native, torch.Tensor):
         return [f"type {type(native).__name__} != eager {type(eager).__name__}"]
+    if isinstance(eager, (tuple, list)):
+        if type(native) is not type(eager) or len(native) != len(eager):
+            return [f"{type(native).__name__} of {len(native)} != eager {type(eager).__name__} of {len(eager)}"]
+        return [f"[{i}] {problem}" for i, (n, e) in enumerate(zip(native, eager)) for problem in parity_problems(n, e)]
     if not isinstance(eager, torch.Tensor):
         return [] if (type(native), native) == (type(eager), eager) else [f"value {native!r} != eager {eager!r}"]
     problems = []

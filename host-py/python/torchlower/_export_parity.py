@@ -106,6 +106,8 @@ def _float_literal(value: float) -> str:
 
 
 def _literal(value: Any, annotation: str | None) -> str:
+    if isinstance(value, (list, tuple)):  # a list or tuple of ints is an array
+        return f"[{', '.join(f'{int(v)}i64' for v in value)}]"
     if annotation == "bool":
         return "true" if value else "false"
     if annotation == "float":
@@ -203,9 +205,11 @@ class _Writer:
             body += ['    let error = result.expect_err("eager raised");',
                      f'    assert_eager_error("{name}", &error, {_rust_string(error[0])}, {_rust_string(error[1])});']
         else:
-            outputs = list(result) if isinstance(result, tuple) else [result]
+            # a returned list is the Rust tuple of its elements
+            sequence = isinstance(result, (tuple, list))
+            outputs = list(result) if sequence else [result]
             body.append(f'    let got = match result {{ Ok(got) => got, Err(error) => return refused("{name}", &error) }};')
-            names = [f"got.{j}" for j in range(len(outputs))] if isinstance(result, tuple) else ["got"]
+            names = [f"got.{j}" for j in range(len(outputs))] if sequence else ["got"]
             for j, (value, got) in enumerate(zip(outputs, names)):
                 if isinstance(value, torch.Tensor):
                     tensors[f"out.{j}"] = value.contiguous().clone()

@@ -21,6 +21,7 @@ import ast
 import builtins
 import functools
 import inspect
+import collections.abc
 import threading
 import types
 import typing
@@ -29,6 +30,9 @@ from typing import Any, Callable
 
 #: How many argument-type combinations one function is specialised for.
 MAX_SPECIALISATIONS = 8
+
+#: The longest list or tuple of ints a parameter is specialised for (the analyzer's limit).
+_MAX_INT_SEQUENCE = 8
 
 # dtype name -> marker part, and the ranks each (dtype, device) has a marker for
 _DTYPES = {"torch.float32": "F32", "torch.int64": "I64", "torch.bool": "Bool"}
@@ -51,6 +55,8 @@ def type_name(value: Any) -> str | None:
         return "int"
     if isinstance(value, float):
         return "float"
+    if isinstance(value, (list, tuple)):
+        return _int_sequence_name(value)
     import torch
 
     if not isinstance(value, torch.Tensor):
@@ -63,16 +69,50 @@ def type_name(value: Any) -> str | None:
     return f"Tensor{dtype}{place}{value.dim()}D"
 
 
+def _int_sequence_name(value: list | tuple) -> str | None:
+    """``list[int, int]`` / ``tuple[int, int]`` for a list or tuple (a ``torch.Size`` too) of
+    Python ints (not bools): the parameter type the analyzer reads as that many ints. A list
+    needs two items or more (``list[int]`` means a list of any length), a tuple one or more."""
+    kind = "list" if isinstance(value, list) else "tuple"
+    shortest = 2 if kind == "list" else 1
+    if not shortest <= len(value) <= _MAX_INT_SEQUENCE or not all(type(v) is int for v in value):
+        return None
+    return f"{kind}[{', '.join(['int'] * len(value))}]"
+
+
 def unannotated(fn: Callable) -> list[str]:
     """The names of ``fn``'s parameters without an annotation that says their type: none,
     ``torch.Tensor`` (which leaves the dtype, device and rank open), ``Optional[torch.Tensor]``
-    or ``Optional[<marker>]`` (None or a tensor: which one, only the call says)."""
+    or ``Optional[<marker>]`` (None or a tensor: which one, only the call says), and a list or
+    tuple of ints of open length (``List[int]``, ``Sequence[int]``, ``Tuple[int, ...]``)."""
     namespace = getattr(fn, "__globals__", {})
     return [
         p.name
         for p in inspect.signature(fn).parameters.values()
-        if p.annotation is inspect.Parameter.empty or _open_tensor(p.annotation, namespace)
+        if p.annotation is inspect.Parameter.empty or _open_tensor(p.annotation, namespace) or _open_int_sequence(p.annotation, namespace)
     ]
+
+
+def _open_int_sequence(annotation: Any, namespace: dict) -> bool:
+    """Whether ``annotation`` is a list or tuple of ints that does not say how many: the
+    objects (``List[int]``, ``list[int]``, ``Sequence[int]``, ``Tuple[int, ...]``) or the text
+    of a postponed annotation naming them in ``namespace``."""
+    if isinstance(annotation, str):
+        try:
+            node = ast.parse(annotation.strip(), mode="eval").body
+        except SyntaxError:
+            return False
+        if not isinstance(node, ast.Subscript):
+            return False
+        origin = _named(node.value, namespace)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        args = tuple(... if isinstance(i, ast.Constant) and i.value is ... else _named(i, namespace) for i in items)
+    else:
+        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    origin = typing.get_origin(origin) or origin  # `typing.List` names `list`
+    if origin in (list, collections.abc.Sequence):
+        return args == (int,)
+    return origin is tuple and args == (int, ...)
 
 
 def _open_tensor(annotation: Any, namespace: dict) -> bool:

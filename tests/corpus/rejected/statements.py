@@ -193,3 +193,15 @@ def del_in_a_loop(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
     for i in range(n):
         del y
     return x
+
+
+def writes_the_callers_list(x: TensorF32Cpu2D, sizes: list[int, int]) -> TensorF32Cpu2D:
+    # the caller's list would change: only a new list is written
+    sizes[0] = 1
+    return x.reshape(sizes[0], -1)
+
+
+def writes_a_tuple(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    sizes = (1, -1)
+    sizes[0] = 2
+    return x.reshape(sizes)
