@@ -54,3 +54,28 @@ def test_a_return_path_of_another_rank_is_refused_and_rerun(module, out_dim, mon
     else:
         with pytest.raises(ValueError, match="returns TensorF32Cpu4D on this path, where the annotation says TensorF32Cpu3D"):
             compiled(x, 4, out_dim)
+
+
+@pytest.mark.parametrize("seqlen", [1, 4])
+def test_a_tuple_path_holding_none_is_refused_and_rerun(module, seqlen, monkeypatch):
+    """Llama's `mask = None` kept for one token: the `(h, None)` path is refused natively
+    (TL404) and ``auto`` mode returns eager's tuple; longer inputs build the mask natively."""
+    compiled = compiled_native(module, "causal_mask")
+    tokens = torch.randint(0, 6, (2, seqlen), generator=torch.Generator().manual_seed(seqlen))
+    emb = torch.randn(6, 8)
+    eager = module.causal_mask(tokens, emb, 2)
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    got = compiled(tokens, emb, 2)
+    assert type(got) is tuple and torch.equal(got[0], eager[0])
+    assert (got[1] is None) == (eager[1] is None) == (seqlen == 1)
+    if seqlen > 1:
+        assert torch.equal(got[1], eager[1])
+    monkeypatch.setenv("TORCHLOWER_MODE", "native")
+    if seqlen == 1:
+        with pytest.raises(ValueError, match=r"returns tuple\[TensorF32Cpu3D, None\] on this path"):
+            compiled(tokens, emb, 2)
+
+
+@pytest.mark.parametrize("use_bias", [True, False])
+def test_a_local_that_is_none_on_one_path(module, use_bias):
+    run_both(compiled_native(module, "optional_bias"), module.optional_bias, [torch.randn(3, 4), use_bias])

@@ -507,6 +507,12 @@ impl Walker<'_> {
             Some(site) if v.explained => self.failed_locals.insert(name.to_string(), site),
             _ => self.failed_locals.remove(name),
         };
+        if v.ty == Ty::NoneVal && !v.explained {
+            // `mask = None`: static, read back as None (`mask is None` a literal); a path that
+            // binds a tensor instead makes the code after the `if` walk once per path
+            self.env.bind(name, Ty::NoneVal);
+            return;
+        }
         let ty = v.ty;
         let fresh = v.fresh && matches!(ty, Ty::Tensor(_));
         let lowerable = matches!(ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float);
@@ -774,6 +780,24 @@ impl Walker<'_> {
             self.returns_tuple = got.clone();
         }
         let same_kind = self.returns.is_some_and(|want| want.items().is_some() && want.sequence_name() == sequence);
+        // on a run-time branch, a tuple whose tensors are of other types or None where the
+        // function returns tensors (Llama's `return h, mask` with `mask = None` when
+        // `seqlen == 1`): refused at run time (TL404), as a single tensor of another type is
+        let refused = self.on_branch > 0
+            && same_kind
+            && !explained
+            && got != self.returns_tuple
+            && got.len() == self.returns_tuple.len()
+            && got.iter().zip(&self.returns_tuple).all(|(g, w)| g == w || matches!((g, w), (Ty::Tensor(_) | Ty::NoneVal, Ty::Tensor(_))));
+        if refused {
+            let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
+            let source = if self.infer_returns { "an earlier `return` gives" } else { "the annotation says" };
+            let message = format!("returns {sequence}[{}] on this path, where {source} {sequence}[{}]", describe(&got), describe(&self.returns_tuple));
+            self.diag(&rules::RETURN_PATH_REFUSED, format!("{message}; native code refuses it with a ValueError (auto mode runs Python)"), range);
+            let text = format!("torchlower: native code refuses this path: the function {message} (auto mode runs this call as Python)");
+            out.push(ir::Stmt::Raise { exception: ir::Exception::Value, message: Some(vec![ir::MessagePart::Text(text)]) });
+            return;
+        }
         if (got != self.returns_tuple || !same_kind) && !explained {
             let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
             let want = match self.returns {

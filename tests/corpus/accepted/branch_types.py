@@ -3,7 +3,8 @@
 # tensor on the other, and `relative_buckets += …` follows): the rest of the block is walked
 # once per branch with that branch's types, as if each branch held its own copy of it.
 import torch
-from torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D, TensorI64Cpu2D
+import torch.nn.functional as F
+from torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D
 
 
 def relative_buckets(relative_position: TensorI64Cpu2D, bidirectional: bool, num_buckets: int) -> TensorI64Cpu2D:
@@ -52,3 +53,25 @@ def head_to_batch_dim(tensor: TensorF32Cpu3D, heads: int, out_dim: int = 3) -> T
         tensor = tensor.reshape(batch_size * head_size, seq_len, dim // head_size)
 
     return tensor
+
+
+def causal_mask(tokens: TensorI64Cpu2D, emb: TensorF32Cpu2D, start_pos: int) -> tuple[TensorF32Cpu3D, TensorF32Cpu4D]:
+    # Llama's embed-and-mask: `mask` stays None for one token, a path native code refuses
+    # (TL404: auto mode runs Python, which returns `(h, None)`)
+    _bsz, seqlen = tokens.shape
+    h = F.embedding(tokens, emb)
+    mask = None
+    if seqlen > 1:
+        mask = torch.full((1, 1, seqlen, seqlen), float("-inf"), device=tokens.device)
+        mask = torch.triu(mask, diagonal=start_pos + 1).type_as(h)
+    return h, mask
+
+
+def optional_bias(x: TensorF32Cpu2D, use_bias: bool) -> TensorF32Cpu2D:
+    # a local that is None on one path: the code after the `if` is walked once per path
+    bias = None
+    if use_bias:
+        bias = x.mean(0)
+    if bias is not None:
+        x = x + bias
+    return x
