@@ -283,6 +283,48 @@ mod tests {
         );
     }
 
+    /// Each parameter of the first function in `src`: its list or tuple of ints, and whether
+    /// its length is left open.
+    fn int_sequences(src: &str) -> Vec<(Option<Ty>, bool)> {
+        let m = ruff_python_parser::parse_module(src).expect("parses").into_syntax();
+        let scope = ModuleScope::from_module(&m.body);
+        let Some(ast::Stmt::FunctionDef(f)) = m.body.iter().find(|s| matches!(s, ast::Stmt::FunctionDef(_))) else { return Vec::new() };
+        f.parameters
+            .args
+            .iter()
+            .filter_map(|a| a.parameter.annotation.as_deref())
+            .map(|e| (resolve_parameter_annotation(&scope, e), is_open_parameter(&scope, e)))
+            .collect()
+    }
+
+    #[test]
+    fn lists_and_tuples_of_ints_say_their_length_or_leave_it_open() {
+        let found = int_sequences(
+            "import typing\nfrom typing import List, Sequence, Tuple\nimport collections.abc\n\
+             def f(a: list[int, int], b: tuple[int, int], c: Tuple[int], d: typing.List[int, int, int],\n\
+                   e: List[int], f: list[int], g: Sequence[int], h: Tuple[int, ...], i: collections.abc.Sequence[int],\n\
+                   j: list[float, int], k: tuple[int, ...][0], l: list[int, int, int, int, int, int, int, int, int]): pass\n",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (Some(Ty::List(2)), false),
+                (Some(Ty::Tuple(2)), false),
+                (Some(Ty::Tuple(1)), false),
+                (Some(Ty::List(3)), false),
+                (None, true),
+                (None, true),
+                (None, true),
+                (None, true),
+                (None, true),
+                (None, false),
+                (None, false),
+                // more than eight ints: no parameter type, and not open either
+                (None, false),
+            ]
+        );
+    }
+
     /// The promise of each function's return annotation in `src`.
     fn promises(src: &str) -> Vec<Option<Promise>> {
         let m = ruff_python_parser::parse_module(src).expect("parses").into_syntax();
