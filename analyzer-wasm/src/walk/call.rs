@@ -638,6 +638,11 @@ impl Walker<'_> {
             if v.explained {
                 return Some(Conversion::Explained);
             }
+            // `.to(other)` (Llama's `cache_k.to(xq)`): to the other tensor's dtype and device,
+            // as `type_as`; another device is a transfer (TL205)
+            if let (Ty::Tensor(other), 1, true) = (v.ty, c.arguments.args.len(), no_keywords) {
+                return (other.device == t.device).then(|| to(super::expr::dtype_name(other.dtype))).flatten();
+            }
             values.push(v.lit);
         }
         for k in c.arguments.keywords.iter() {

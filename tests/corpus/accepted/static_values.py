@@ -99,3 +99,9 @@ def rotary_like(x: TensorF32Cpu2D, inv_freq: TensorF32Cpu1D) -> TensorF32Cpu2D:
     with torch.no_grad():
         shape = (*x.shape[:-1], -1, 2)
     return emb.cos().view(shape).sum(dim=-1)
+
+
+def to_another_tensor(cache: TensorF32Cpu2D, x: TensorF32Cpu2D, ids: TensorI64Cpu1D) -> TensorF32Cpu2D:
+    # Llama's `cache_k.to(xq)`: the other tensor's dtype and device (itself when they match)
+    cache = cache.to(x)
+    return cache + ids.to(x) + (x > 0).to(cache)
