@@ -713,6 +713,11 @@ impl Walker<'_> {
         }
         let v = self.expr(value);
         self.unpacking = None;
+        if let Ty::Distribution(kind) = v.ty {
+            // eager returns the distribution object, which native code has no form of
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("returning a {} distribution is not lowered (its methods' results are)", kind.name()), value.range());
+            return;
+        }
         if let Some(elems) = v.elems.clone() {
             self.ret_tuple(v.ty, elems, value.range(), out);
             return;
