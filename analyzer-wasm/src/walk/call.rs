@@ -837,7 +837,7 @@ impl Walker<'_> {
     fn len_call(&mut self, c: &ast::ExprCall) -> Val {
         let (args, keywords, starred) = self.args(c);
         match (args.as_slice(), keywords.is_empty() && !starred) {
-            ([v], true) if v.elems.is_some() => {
+            ([v], true) if v.sequence_items().is_some() => {
                 let n = v.elems.as_ref().map_or(0, Vec::len) as i64;
                 Val::lowered(Ty::Int, Lit::Int(n), ir::Expr::Int(n))
             }
@@ -865,7 +865,7 @@ impl Walker<'_> {
         for a in &c.arguments.args {
             if let Expr::Starred(s) = a {
                 // `*t` of a tuple of known length is its elements, as Python passes them
-                match self.expr(&s.value).elems {
+                match self.expr(&s.value).sequence_items() {
                     Some(elems) => args.extend(elems),
                     None => starred = true,
                 }

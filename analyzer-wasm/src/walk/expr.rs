@@ -236,7 +236,7 @@ impl Walker<'_> {
                 continue;
             };
             let v = self.expr(&starred.value);
-            match v.elems {
+            match v.sequence_items() {
                 Some(inner) => elems.extend(inner),
                 None => {
                     if !v.explained {
@@ -273,7 +273,7 @@ impl Walker<'_> {
 
     pub(super) fn binop(&mut self, op: Operator, augmented: bool, l: Val, r: Val, range: TextRange) -> Val {
         // tuple (or list) concatenation; a list and a tuple are eager's TypeError
-        if let (Some(a), Some(b), Operator::Add) = (&l.elems, &r.elems, op) {
+        if let (Some(a), Some(b), Operator::Add) = (&l.sequence_items(), &r.sequence_items(), op) {
             if l.ty.sequence_name() != r.ty.sequence_name() {
                 let message = format!("can only concatenate {} (not \"{}\") to {}: eager raises TypeError", l.ty.sequence_name(), r.ty.sequence_name(), l.ty.sequence_name());
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, message, range);
@@ -486,7 +486,7 @@ impl Walker<'_> {
         // `x.shape[1:] == w.shape`: tuples of ints are equal when their lengths are and every
         // pair of elements is (`!=` the negation)
         if let ([op @ (ast::CmpOp::Eq | ast::CmpOp::NotEq)], [other]) = (&c.ops[..], rest.as_slice()) {
-            if let (Some(a), Some(b)) = (&first.elems, &other.elems) {
+            if let (Some(a), Some(b)) = (&first.sequence_items(), &other.sequence_items()) {
                 if a.iter().chain(b).all(|e| e.ty == Ty::Int && e.ir.is_some()) {
                     let equal = matches!(op, ast::CmpOp::Eq);
                     // a list never equals a tuple (`x.shape == [2, 3]` is False)

@@ -300,7 +300,7 @@ impl Walker<'_> {
         if let Ty::Tensor(t) = value.ty {
             return self.tensor_index(s, value, t);
         }
-        let Some(elems) = value.elems.clone() else {
+        let Some(elems) = value.sequence_items() else {
             if !value.explained {
                 let what = if matches!(value.ty, Ty::Tensor(_)) { "tensor indexing" } else { "subscript" };
                 self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("{what} is not lowered"), s.range());

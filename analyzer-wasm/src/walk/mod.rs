@@ -105,6 +105,11 @@ impl Val {
         let n = u8::try_from(elems.len()).unwrap_or(u8::MAX);
         Val { ty: kind.with_items(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained, cause: None, fresh: false }
     }
+    /// The elements of a tuple or list (not a distribution's stored tensors, which are no
+    /// sequence: `len(d)`, `*d`, `d[0]` are eager's TypeError).
+    fn sequence_items(&self) -> Option<Vec<Val>> {
+        self.ty.items().and(self.elems.clone())
+    }
     fn explained(ty: Ty) -> Val {
         Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true, cause: None, fresh: false }
     }

@@ -247,8 +247,8 @@ impl Walker<'_> {
                             self.env.mark_list(n.id.as_str());
                         }
                     }
-                    [Expr::Tuple(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range(), out),
-                    [Expr::List(t)] if v.elems.is_some() => self.unpack(&t.elts, v, s.range(), out),
+                    [Expr::Tuple(t)] if v.sequence_items().is_some() => self.unpack(&t.elts, v, s.range(), out),
+                    [Expr::List(t)] if v.sequence_items().is_some() => self.unpack(&t.elts, v, s.range(), out),
                     [Expr::Subscript(sub)] => self.index_assign(sub, v, s.range(), out),
                     _ => {
                         self.diag(&rules::UNSUPPORTED_TARGET, "only `name = value` assignments are lowered".into(), s.range());

@@ -23,3 +23,9 @@ def returns_the_distribution(logits: TensorF32Cpu2D):
     # eager returns the Categorical object itself, which has no native form
     dist = Categorical(logits=logits)
     return dist
+
+
+def distribution_as_a_sequence(logits: TensorF32Cpu2D) -> int:
+    # a distribution is not a sequence: `len(dist)` is eager's TypeError
+    dist = Categorical(logits=logits)
+    return len(dist)
