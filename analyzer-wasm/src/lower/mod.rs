@@ -169,7 +169,7 @@ fn body_params(ir: &ir::Function) -> Vec<(String, RustKind)> {
             params.push((name.clone(), kind));
         }
         for i in 0..ty.items().unwrap_or(0) {
-            params.push((format!("{name}#{i}"), RustKind::Int));
+            params.push((crate::walk::element_name(name, i), RustKind::Int));
         }
     }
     params
@@ -250,7 +250,7 @@ impl FnEmitter<'_> {
             }
             // a list or tuple of ints: its values, read once, into the element locals
             if let Some(n) = ty.items() {
-                let elements: Vec<String> = (0..n).map(|e| local_ident(&format!("{name}#{e}"), RustKind::Int)).collect();
+                let elements: Vec<String> = (0..n).map(|e| local_ident(&crate::walk::element_name(name, e), RustKind::Int)).collect();
                 let list = matches!(ty, Ty::List(_));
                 let _ = writeln!(self.out, "    let [{}] = tl::boundary::int_seq_arg::<{n}>(p{i}, {}, {list})?;", elements.join(", "), rust_str_literal(name));
                 continue;

@@ -799,7 +799,7 @@ impl Walker<'_> {
     fn sum_call(&mut self, c: &ast::ExprCall) -> Val {
         let (args, keywords, starred) = self.args(c);
         let ints = match (args.as_slice(), keywords.is_empty() && !starred) {
-            ([v], true) if v.ty.items().is_some() => v.elems.clone().filter(|e| e.iter().all(|e| e.ty == Ty::Int)),
+            ([v], true) => v.sequence_items().filter(|e| e.iter().all(|e| e.ty == Ty::Int)),
             _ => None,
         };
         let Some(ints) = ints else {
@@ -818,7 +818,7 @@ impl Walker<'_> {
         let (args, keywords, starred) = self.args(c);
         let elems = match (args.as_slice(), keywords.is_empty() && !starred) {
             ([], true) => Some(Vec::new()),
-            ([v], true) if v.ty.items().is_some() => v.elems.clone(),
+            ([v], true) => v.sequence_items(),
             _ => None,
         };
         let Some(elems) = elems else {

@@ -608,7 +608,7 @@ pub(super) fn size_val(local: &ir::Expr, dim: usize) -> Val {
 }
 
 /// The local holding element `i` of the tuple local `name`.
-pub(super) fn element_name(name: &str, i: u8) -> String {
+pub(crate) fn element_name(name: &str, i: u8) -> String {
     format!("{name}#{i}")
 }
 

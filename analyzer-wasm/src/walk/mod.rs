@@ -9,6 +9,9 @@
 mod call;
 pub mod env;
 mod expr;
+/// The local an element of a tuple, list or distribution local lives in (`s#0`), also the
+/// body parameter of an int-sequence parameter's element (`lower`).
+pub(crate) use expr::element_name;
 mod index;
 pub mod locals;
 mod loops;
