@@ -404,7 +404,23 @@ pub struct Function {
     pub returns: Ty,
     /// the element types when `returns` is a tuple
     pub returns_tuple: Vec<Ty>,
+    /// the Python type its returned pair has (a tuple, or eager's `torch.return_types` one)
+    pub returned_pair: ReturnedPair,
     pub body: Vec<Stmt>,
+}
+
+/// What Python type a function's returned pair is: eager returns `x.max(dim)`, `topk`, `sort`
+/// as a `torch.return_types` tuple subclass (with `.values` / `.indices`), every other tuple
+/// as a plain one. The body returns a Rust tuple either way; the entry builds the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReturnedPair {
+    /// a plain tuple (or no tuple at all)
+    #[default]
+    Tuple,
+    /// `torch.return_types.<name>`: an op's `(values, indices)` pair returned as it came
+    Record(&'static str),
+    /// what the module function (report index) whose call it returns as is returns
+    Of(usize),
 }
 
 impl Function {

@@ -92,6 +92,19 @@ impl<T: IntoPyValue> IntoPyValue for AsList<T> {
     }
 }
 
+/// A returned `x.max(dim)` / `topk` / `sort` pair as it came from the op: eager returns it as
+/// `torch.return_types.<name>`, a tuple subclass with `.values` and `.indices`, so the entry
+/// builds that record from the Rust pair (`torch.return_types.max((values, indices))`).
+pub struct ReturnRecord<T>(pub T, pub &'static str);
+
+impl<T: IntoPyValue> IntoPyValue for ReturnRecord<T> {
+    fn into_py_value(self, py: Python<'_>, grad_inputs: bool) -> PyResult<PyObject> {
+        let items = self.0.into_py_value(py, grad_inputs)?;
+        let class = py.import("torch.return_types")?.getattr(self.1)?;
+        Ok(class.call1((items,))?.unbind())
+    }
+}
+
 impl IntoPyValue for () {
     fn into_py_value(self, py: Python<'_>, _grad_inputs: bool) -> PyResult<PyObject> {
         Ok(py.None())

@@ -48,11 +48,9 @@ torch.set_num_threads(1)
 def assert_matches_eager(native, eager):
     """The parity of docs/architecture.md ("Exactness"): everything eager shows, except that native never requires grad."""
     if isinstance(eager, (tuple, list)):
-        # a list stays a list and a tuple a tuple (`[a, b] == (a, b)` is False in Python); the
-        # one documented gap: a returned `x.max(dim)` / `topk` / `sort` pair is a plain tuple,
-        # where eager's is a `torch.return_types` tuple subclass (README, "Limits")
-        expected = tuple if type(eager).__module__ == "torch.return_types" else type(eager)
-        assert type(native) is expected and len(native) == len(eager), f"native {native!r} != eager {eager!r}"
+        # a list stays a list, a tuple a tuple (`[a, b] == (a, b)` is False in Python), and a
+        # returned `x.max(dim)` / `topk` / `sort` pair eager's `torch.return_types` record
+        assert type(native) is type(eager) and len(native) == len(eager), f"native {native!r} != eager {eager!r}"
         for n, e in zip(native, eager):
             assert_matches_eager(n, e)
         return

@@ -57,9 +57,8 @@ def _non_contiguous(t: torch.Tensor) -> torch.Tensor:
 
 def _same(native, eager, where: str) -> None:
     if isinstance(eager, (tuple, list)):
-        # a list stays a list; a returned `x.max(dim)` pair is a plain tuple (README, "Limits")
-        expected = tuple if type(eager).__module__ == "torch.return_types" else type(eager)
-        assert type(native) is expected and len(native) == len(eager), where
+        # a list stays a list, a tuple a tuple, a `torch.return_types` record that record
+        assert type(native) is type(eager) and len(native) == len(eager), where
         for i, (a, b) in enumerate(zip(native, eager)):
             _same(a, b, f"{where}[{i}]")
         return

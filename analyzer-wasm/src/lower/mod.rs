@@ -105,7 +105,7 @@ pub fn lower_module(filename: &str, functions: &[NativeFn], target: Target) -> E
         e.function(f);
         if f.exported {
             match target {
-                Target::Extension => e.python_entry(f),
+                Target::Extension => e.python_entry(f, returned_record(functions, f)),
                 Target::Crate => e.public_function(f, &public[&f.index]),
             }
         }
@@ -130,6 +130,21 @@ pub fn lower_module(filename: &str, functions: &[NativeFn], target: Target) -> E
     }
     out.push_str("    tl::route::install(m, TL_ENTRIES)\n}\n");
     Emitted { rust: out, functions: emitted }
+}
+
+/// The `torch.return_types` record `f` returns (`"max"` for `return x.max(1)`), following
+/// returns of a module function's call to what that function returns.
+fn returned_record(functions: &[NativeFn], f: &NativeFn) -> Option<&'static str> {
+    let mut pair = f.ir.returned_pair;
+    // each step goes to another function; more steps than functions is a cycle
+    for _ in 0..=functions.len() {
+        match pair {
+            ir::ReturnedPair::Tuple => return None,
+            ir::ReturnedPair::Record(name) => return Some(name),
+            ir::ReturnedPair::Of(index) => pair = functions.iter().find(|g| g.index == index)?.ir.returned_pair,
+        }
+    }
+    None
 }
 
 struct FnEmitter<'o> {
@@ -229,7 +244,7 @@ impl FnEmitter<'_> {
 
     /// The Python entry of an exported function (`tl_fn_N`: boundary checks in parameter
     /// order, then the body in `tl::run_for`) and its router entry (`tl_args_N`).
-    fn python_entry(&mut self, f: &NativeFn) {
+    fn python_entry(&mut self, f: &NativeFn, record: Option<&str>) {
         let ir = f.ir;
         let typed = body_params(ir);
         let params: Vec<String> = (0..ir.params.len()).map(|i| format!("p{i}")).collect();
@@ -272,7 +287,11 @@ impl FnEmitter<'_> {
             .collect();
         let tensors: Vec<String> = typed.iter().filter(|(_, kind)| *kind == RustKind::Tensor).map(|(name, kind)| format!("&{}", local_ident(name, *kind))).collect();
         let _ = writeln!(self.out, "    let grad_inputs = tl::boundary::any_requires_grad(&[{}]);", tensors.join(", "));
-        let as_list = if matches!(ir.returns, Ty::List(_)) { ".map(tl::AsList)" } else { "" };
+        let as_list = match record {
+            _ if matches!(ir.returns, Ty::List(_)) => ".map(tl::AsList)".to_string(),
+            Some(name) => format!(".map(|pair| tl::ReturnRecord(pair, {}))", rust_str_literal(name)),
+            None => String::new(),
+        };
         let _ = writeln!(self.out, "    tl::run_for(py, grad_inputs, move || {}({}){as_list})", body_symbol(f.index), args.join(", "));
         self.out.push_str("}\n\n");
         let _ = writeln!(

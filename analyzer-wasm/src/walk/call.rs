@@ -300,7 +300,14 @@ impl Walker<'_> {
             (Some(types), Some(ir)) => {
                 let n = types.len() as u8;
                 self.returned_tuple = types;
-                Val::lowered(Ty::Tuple(n), Lit::NotLiteral, ir)
+                let pair = match &ir {
+                    ir::Expr::Tensor { op: ir::Op::MaxDim, .. } => ir::ReturnedPair::Record("max"),
+                    ir::Expr::Tensor { op: ir::Op::MinDim, .. } => ir::ReturnedPair::Record("min"),
+                    ir::Expr::Tensor { op: ir::Op::Topk, .. } => ir::ReturnedPair::Record("topk"),
+                    ir::Expr::Tensor { op: ir::Op::Sort, .. } => ir::ReturnedPair::Record("sort"),
+                    _ => ir::ReturnedPair::Tuple,
+                };
+                Val { pair: Some(pair), ..Val::lowered(Ty::Tuple(n), Lit::NotLiteral, ir) }
             }
             _ => v,
         }
@@ -774,6 +781,7 @@ impl Walker<'_> {
                 self.returned_tuple = returns_tuple;
                 let mut v = Val::lowered(returns, Lit::NotLiteral, ir::Expr::Call { function, args: irs });
                 v.fresh = fresh;
+                v.pair = Some(ir::ReturnedPair::Of(function));
                 v
             }
             Some(why) => {

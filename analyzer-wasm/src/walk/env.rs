@@ -1,6 +1,7 @@
 //! The typing environment: for each local name, its type and whether it is definitely bound.
 
 use crate::claim::Lit;
+use crate::ir::ReturnedPair;
 use crate::ty::Ty;
 use std::collections::BTreeMap;
 
@@ -27,6 +28,9 @@ pub struct Env {
     /// can refer to the list, so `.append(v)` may extend the local in place (timm's
     /// `to_cat.append(…)`); any read drops the name from here (an alias may then see it)
     lists: std::collections::BTreeSet<String>,
+    /// tuple locals that are not plain tuples: an op's `torch.return_types` record, a module
+    /// function's returned tuple (`None`: it depends on the path that reached here)
+    pairs: BTreeMap<String, Option<ReturnedPair>>,
 }
 
 impl Env {
@@ -39,6 +43,7 @@ impl Env {
         self.fresh.remove(name);
         self.statics.remove(name);
         self.lists.remove(name);
+        self.pairs.remove(name);
     }
 
     /// `del name`: the name is unbound from here on (a later read is an unbound-name error, as
@@ -48,6 +53,7 @@ impl Env {
         self.fresh.remove(name);
         self.statics.remove(name);
         self.lists.remove(name);
+        self.pairs.remove(name);
     }
 
     /// Remember that the tuple local `name` holds a list nothing else refers to (see `lists`).
@@ -63,6 +69,18 @@ impl Env {
     /// `name` was read: its list (if any) may now have an alias.
     pub fn share_list(&mut self, name: &str) {
         self.lists.remove(name);
+    }
+
+    /// Remember the Python type of the tuple local `name` (see `pairs`).
+    pub fn set_pair(&mut self, name: &str, pair: Option<ReturnedPair>) {
+        if pair != Some(ReturnedPair::Tuple) {
+            self.pairs.insert(name.to_string(), pair);
+        }
+    }
+
+    /// The Python type of the tuple local `name` (see `pairs`).
+    pub fn pair(&self, name: &str) -> Option<ReturnedPair> {
+        self.pairs.get(name).copied().unwrap_or(Some(ReturnedPair::Tuple))
     }
 
     /// [`Env::bind`] to a static value (see `statics`).
@@ -122,7 +140,9 @@ impl Env {
         // a static value survives a merge only when both paths bound the same one
         let statics = self.statics.iter().filter(|(n, v)| other.statics.get(*n) == Some(*v)).map(|(n, v)| (n.clone(), v.clone())).collect();
         let lists = self.lists.intersection(&other.lists).cloned().collect();
-        Env { names, fresh, statics, lists }
+        // a tuple's Python type survives a merge only when both paths agree on it
+        let pairs = self.pairs.keys().chain(other.pairs.keys()).map(|n| (n.clone(), Some(self.pair(n)).filter(|p| *p == other.pair(n)).flatten())).collect();
+        Env { names, fresh, statics, lists, pairs }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Binding)> {

@@ -66,6 +66,12 @@ impl Walker<'_> {
                     let ty = types.get(index).copied().unwrap_or(Ty::Unknown);
                     return Val::lowered(ty, Lit::NotLiteral, ir::Expr::Field { tuple: Box::new(pair.clone()), index });
                 }
+                // `r.values` / `r.indices` of a local holding such a pair (`r = t.topk(k)`)
+                if let (Some(ir::ReturnedPair::Record(_)), Some(items), "values" | "indices") = (recv.pair, recv.sequence_items(), a.attr.as_str()) {
+                    if let [values, indices] = &items[..] {
+                        return if a.attr.as_str() == "values" { values.clone() } else { indices.clone() };
+                    }
+                }
                 if let (Ty::Distribution(kind), Some(stored)) = (recv.ty, recv.elems.clone()) {
                     return self.distribution_attribute(kind, stored, a.attr.as_str(), a.range());
                 }
@@ -161,12 +167,14 @@ impl Walker<'_> {
                 }
                 Ty::Tuple(n) | Ty::List(n) => {
                     self.env.share_list(name);
-                    Val::sequence(b.ty, (0..n).map(|i| self.element(name, i)).collect())
+                    let mut v = Val::sequence(b.ty, (0..n).map(|i| self.element(name, i)).collect());
+                    v.pair = self.env.pair(name);
+                    v
                 }
                 Ty::Distribution(kind) => {
                     let stored: Vec<Val> = (0..kind.tensors()).map(|i| self.element(name, i)).collect();
                     let explained = stored.iter().any(|e| e.explained);
-                    Val { ty: b.ty, lit: Lit::NotLiteral, ir: None, elems: Some(stored), explained, cause: None, fresh: false }
+                    Val { elems: Some(stored), explained, ..Val::opaque(b.ty, Lit::NotLiteral) }
                 }
                 // a parameter specialised on None, or a local assigned None on every path
                 Ty::NoneVal => Val::opaque(Ty::NoneVal, Lit::None),

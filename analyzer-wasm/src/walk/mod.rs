@@ -89,14 +89,17 @@ struct Val {
     /// a tensor whose storage is provably not a parameter's (see `Env::bind_fresh`); a new
     /// list nothing else refers to yet (a display, `list(…)`, `.copy()`)
     fresh: bool,
+    /// a tuple's Python type, as a `return` of it gives it (an op's `(values, indices)` pair is
+    /// eager's `torch.return_types` record); None where it depends on the path taken
+    pair: Option<ir::ReturnedPair>,
 }
 
 impl Val {
     fn lowered(ty: Ty, lit: Lit, ir: ir::Expr) -> Val {
-        Val { ty, lit, ir: Some(ir), elems: None, explained: false, cause: None, fresh: false }
+        Val { ty, lit, ir: Some(ir), elems: None, explained: false, cause: None, fresh: false, pair: Some(ir::ReturnedPair::Tuple) }
     }
     fn opaque(ty: Ty, lit: Lit) -> Val {
-        Val { ty, lit, ir: None, elems: None, explained: false, cause: None, fresh: false }
+        Val { ty, lit, ir: None, elems: None, explained: false, cause: None, fresh: false, pair: Some(ir::ReturnedPair::Tuple) }
     }
     /// A tuple of `elems` (explained when any element is).
     fn tuple(elems: Vec<Val>) -> Val {
@@ -106,7 +109,7 @@ impl Val {
     fn sequence(kind: Ty, elems: Vec<Val>) -> Val {
         let explained = elems.iter().any(|e| e.explained);
         let n = u8::try_from(elems.len()).unwrap_or(u8::MAX);
-        Val { ty: kind.with_items(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained, cause: None, fresh: false }
+        Val { ty: kind.with_items(n), lit: Lit::NotLiteral, ir: None, elems: Some(elems), explained, cause: None, fresh: false, pair: Some(ir::ReturnedPair::Tuple) }
     }
     /// The elements of a tuple or list (not a distribution's stored tensors, which are no
     /// sequence: `len(d)`, `*d`, `d[0]` are eager's TypeError).
@@ -114,7 +117,7 @@ impl Val {
         self.ty.items().and(self.elems.clone())
     }
     fn explained(ty: Ty) -> Val {
-        Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true, cause: None, fresh: false }
+        Val { ty, lit: Lit::NotLiteral, ir: None, elems: None, explained: true, cause: None, fresh: false, pair: Some(ir::ReturnedPair::Tuple) }
     }
     /// The unknown result of the failed site `site`.
     fn failed_at(site: usize) -> Val {
@@ -172,6 +175,8 @@ struct Walker<'a> {
     depth_reported: bool,
     /// element types of a tuple return annotation
     returns_tuple: Vec<Ty>,
+    /// the Python type of the tuple the first `return` of one gives (the others must agree)
+    returned_pair: Option<ir::ReturnedPair>,
     /// synthetic locals made so far (`#0`, `#1`, … : never Python names)
     temps: usize,
     callees: &'a Callees,
@@ -238,6 +243,7 @@ fn analyze_with<'a>(
         depth: 0,
         depth_reported: false,
         returns_tuple: Vec::new(),
+        returned_pair: None,
         temps: 0,
         callees,
         calls: BTreeSet::new(),
@@ -305,7 +311,7 @@ fn analyze_with<'a>(
     // TL404 (a return path refused at run time) is a note: the function stays native
     let native = w.diags.iter().all(|d| d.code == rules::RETURN_PATH_REFUSED.code) && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
     let ir = match (native, w.returns) {
-        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), body }),
+        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), returned_pair: w.returned_pair.unwrap_or_default(), body }),
         _ => None,
     };
     let returns = match w.returns {

@@ -484,7 +484,26 @@ impl Walker<'_> {
             self.env.bind(name, Ty::Distribution(kind));
             return;
         }
+        if let (Ty::Tuple(n), None, Some(value)) = (v.ty, &v.elems, v.ir.clone()) {
+            // `r = x.topk(k)`: an op's tuple into a name lives as its elements `r#i`, as
+            // `a, b = x.topk(k)` binds them (the call left their types in `returned_tuple`)
+            let types = std::mem::take(&mut self.returned_tuple);
+            if types.len() != usize::from(n) {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("assignment: {} has no native form here", v.ty.describe()), range);
+                self.env.bind(name, Ty::Unknown);
+                return;
+            }
+            let names: Vec<(String, Ty)> = types.into_iter().enumerate().map(|(i, ty)| (super::expr::element_name(name, i as u8), ty)).collect();
+            for (element, ty) in &names {
+                self.env.bind(element, *ty);
+            }
+            self.env.bind(name, v.ty);
+            self.env.set_pair(name, v.pair);
+            out.push(ir::Stmt::Unpack { names, value, tuple: true });
+            return;
+        }
         if let (Ty::Tuple(_) | Ty::List(_), Some(elems)) = (v.ty, v.elems.clone()) {
+            let pair = v.pair;
             // a tuple (or list) local lives as its elements `name#i`; a None element is static
             // (Swin's slice bounds `(-shift, None)`: read back as None where used)
             for (i, elem) in elems.into_iter().enumerate() {
@@ -496,6 +515,7 @@ impl Walker<'_> {
                 }
             }
             self.env.bind(name, v.ty);
+            self.env.set_pair(name, pair);
             return;
         }
         if let (Ty::Str, Lit::Str(_) | Lit::Dtype(_) | Lit::Device(_)) = (v.ty, &v.lit) {
@@ -719,7 +739,7 @@ impl Walker<'_> {
             return;
         }
         if let Some(elems) = v.elems.clone() {
-            self.ret_tuple(v.ty, elems, value.range(), out);
+            self.ret_tuple(v.ty, elems, v.pair, value.range(), out);
             return;
         }
         if let (Some(e @ (ir::Expr::Call { .. } | ir::Expr::Tensor { .. })), Ty::Tuple(_) | Ty::List(_)) = (&v.ir, v.ty) {
@@ -734,7 +754,9 @@ impl Walker<'_> {
                 self.diag(&rules::RETURN_MISMATCH, format!("returns {}[{}] but the annotation says {}[{}]", v.ty.sequence_name(), describe(&types), want.sequence_name(), describe(&self.returns_tuple)), value.range());
                 return;
             }
-            out.push(ir::Stmt::Return(e.clone()));
+            if self.same_returned_pair(v.pair, value.range()) {
+                out.push(ir::Stmt::Return(e.clone()));
+            }
             return;
         }
         let ty = v.ty;
@@ -771,7 +793,7 @@ impl Walker<'_> {
 
     /// `return a, b` (or `return [a, b]`, as `kind` is) against a `tuple[A, B]` annotation or
     /// an earlier `return`.
-    fn ret_tuple(&mut self, kind: Ty, elems: Vec<Val>, range: TextRange, out: &mut Vec<ir::Stmt>) {
+    fn ret_tuple(&mut self, kind: Ty, elems: Vec<Val>, pair: Option<ir::ReturnedPair>, range: TextRange, out: &mut Vec<ir::Stmt>) {
         let sequence = kind.sequence_name();
         if elems.is_empty() {
             // `return s.shape` of a rank-0 tensor: no tuple type has no elements
@@ -813,10 +835,34 @@ impl Walker<'_> {
             self.diag(&rules::RETURN_MISMATCH, format!("returns {sequence}[{}] but {source} {want}", describe(&got)), range);
             return;
         }
+        if !self.same_returned_pair(pair, range) {
+            return;
+        }
         let items: Vec<Option<ir::Expr>> = elems.into_iter().map(|e| self.need(e, range, "returned tuple element")).collect();
         if let Some(items) = items.into_iter().collect::<Option<Vec<_>>>() {
             out.push(ir::Stmt::Return(ir::Expr::Tuple(items)));
         }
+    }
+
+    /// Whether a returned tuple of Python type `pair` agrees with the function's earlier
+    /// `return`s of one (reported otherwise): the entry gives every call one type, so
+    /// `return x.max(1)` (eager's `torch.return_types.max`) beside `return a, b` stays Python.
+    fn same_returned_pair(&mut self, pair: Option<ir::ReturnedPair>, range: TextRange) -> bool {
+        let Some(pair) = pair else {
+            self.diag(&rules::RETURN_MISMATCH, "returns a tuple whose Python type (which `torch.return_types` record, or a plain tuple) depends on the path taken".into(), range);
+            return false;
+        };
+        let first = *self.returned_pair.get_or_insert(pair);
+        if first == pair {
+            return true;
+        }
+        let describe = |p: ir::ReturnedPair| match p {
+            ir::ReturnedPair::Tuple => "a plain tuple".to_string(),
+            ir::ReturnedPair::Record(name) => format!("a `torch.return_types.{name}`"),
+            ir::ReturnedPair::Of(_) => "what a module function returns".to_string(),
+        };
+        self.diag(&rules::RETURN_MISMATCH, format!("returns {} where an earlier `return` gives {}", describe(pair), describe(first)), range);
+        false
     }
 
     /// `assert cond` / `assert cond, message`: `AssertionError` when the int/bool condition is

@@ -123,9 +123,8 @@ def parity_problems(native: Any, eager: Any) -> list[str]:
     if isinstance(eager, torch.Tensor) != isinstance(native, torch.Tensor):
         return [f"type {type(native).__name__} != eager {type(eager).__name__}"]
     if isinstance(eager, (tuple, list)):
-        # a returned `x.max(dim)` pair is a plain tuple, eager's a `torch.return_types` one
-        expected = tuple if type(eager).__module__ == "torch.return_types" else type(eager)
-        if type(native) is not expected or len(native) != len(eager):
+        # a list stays a list, a tuple a tuple, a `torch.return_types` record that record
+        if type(native) is not type(eager) or len(native) != len(eager):
             return [f"{type(native).__name__} of {len(native)} != eager {type(eager).__name__} of {len(eager)}"]
         return [f"[{i}] {problem}" for i, (n, e) in enumerate(zip(native, eager)) for problem in parity_problems(n, e)]
     if not isinstance(eager, torch.Tensor):

@@ -19,3 +19,27 @@ def kth_threshold(logits: TensorF32Cpu2D, k: int) -> TensorF32Cpu2D:
 
 def top_indices(x: TensorF32Cpu2D) -> TensorI64Cpu2D:
     return x.topk(3).indices
+
+
+def kept_pair(x: TensorF32Cpu2D) -> tuple[TensorF32Cpu2D, TensorI64Cpu2D]:
+    # eager returns `torch.return_types.topk` (with `.values` / `.indices`), kept through a
+    # local and an alias; the entry builds the same record
+    best = x.topk(2, dim=1)
+    kept = best
+    return kept
+
+
+def pair_fields(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    best = torch.topk(x, 2)
+    return best.values * best[1].float() + best.indices
+
+
+def pair_from_helper(x: TensorF32Cpu2D) -> tuple[TensorF32Cpu2D, TensorI64Cpu2D]:
+    # the helper's record is the caller's (`torch.return_types.topk` again)
+    return kept_pair(x * 2.0)
+
+
+def pair_as_tuple(x: TensorF32Cpu2D) -> tuple[TensorF32Cpu2D, TensorI64Cpu2D]:
+    # `tuple(record)` is a plain tuple
+    best = x.topk(2)
+    return tuple(best)

@@ -35,3 +35,21 @@ def inferred_returns_disagree(x: TensorF32Cpu2D, flag: bool):
     if flag:
         return x
     return x.sum(dim=0)
+
+
+# `x.max(1)` is eager's `torch.return_types.max`, `(v, i)` a plain tuple: the entry gives
+# every call one Python type, so returns of both stay Python (TL401).
+def record_or_tuple(x: TensorF32Cpu2D, flag: bool) -> tuple[TensorF32Cpu1D, TensorI64Cpu1D]:
+    if flag:
+        return x.max(1)
+    v, i = x.min(1)
+    return v, i
+
+
+# The local is `torch.return_types.max` on one path and `.min` on the other (TL401).
+def record_by_path(x: TensorF32Cpu2D, flag: bool) -> tuple[TensorF32Cpu1D, TensorI64Cpu1D]:
+    if flag:
+        best = x.max(1)
+    else:
+        best = x.min(1)
+    return best
