@@ -536,6 +536,12 @@ impl Walker<'_> {
         let ty = v.ty;
         let fresh = v.fresh && matches!(ty, Ty::Tensor(_));
         let lowerable = matches!(ty, Ty::Tensor(_) | Ty::Int | Ty::Bool | Ty::Float);
+        if !lowerable && v.ir.is_some() {
+            // a value with code but no Rust local to hold it: reported, never dropped silently
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("assignment: a value of {} has no native form here", ty.describe()), range);
+            self.env.bind(name, Ty::Unknown);
+            return;
+        }
         let ir = if lowerable || !v.explained { self.need(v, range, "assignment") } else { None };
         if fresh {
             self.env.bind_fresh(name, ty);
