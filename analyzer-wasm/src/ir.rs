@@ -406,6 +406,9 @@ pub struct Function {
     pub returns_tuple: Vec<Ty>,
     /// the Python type its returned pair has (a tuple, or eager's `torch.return_types` one)
     pub returned_pair: ReturnedPair,
+    /// it writes into its tensor arguments as eager does (TL212): the body says so to the
+    /// entry (`tl::wrote_arguments`), which refuses arguments that require grad
+    pub writes_arguments: bool,
     pub body: Vec<Stmt>,
 }
 

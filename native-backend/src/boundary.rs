@@ -96,6 +96,18 @@ pub fn any_requires_grad(tensors: &[&TensorArg]) -> bool {
     tensors.iter().any(|t| t.requires_grad)
 }
 
+/// A function that writes into its tensor arguments (TL212) refuses arguments that require
+/// grad before any work: eager's in-place rules on autograd (a leaf that requires grad cannot
+/// be written) are eager's to apply, so auto mode runs the Python function.
+pub fn refuse_grad_for_writes(grad_inputs: bool) -> PyResult<()> {
+    if grad_inputs {
+        return Err(PyValueError::new_err(
+            "torchlower: this function writes into its tensor arguments, and native code refuses arguments that require grad (auto mode runs it in Python)",
+        ));
+    }
+    Ok(())
+}
+
 /// A Python `int` argument (a `bool` is refused, as the annotation says `int`).
 /// An int outside the 64-bit range → `OverflowError`.
 pub fn int_arg(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<i64> {

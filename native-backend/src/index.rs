@@ -151,7 +151,16 @@ pub fn set(t: &Tensor, items: &[Item], value: Value) -> Result<()> {
             let _ = target.f_fill_(x)?;
         }
         Value::Tensor(v) => {
-            target.f_copy_(v)?;
+            // eager's `copy_to` for `__setitem__`: the value's leading size-1 dims dropped,
+            // then expanded to the target (so a misfit raises eager's "expanded size" text)
+            let sizes = v.size();
+            if sizes == target.size() || sizes.is_empty() {
+                target.f_copy_(v)?;
+            } else {
+                let ones = sizes.iter().take_while(|&&n| n == 1).count();
+                let trimmed = v.f_view(&sizes[ones..])?;
+                target.f_copy_(&trimmed.f_expand(target.size(), false)?)?;
+            }
         }
     }
     Ok(())

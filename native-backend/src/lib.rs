@@ -54,5 +54,5 @@ pub mod vml;
 pub use error::{Error, Result};
 pub use scalar_call::Number;
 #[cfg(feature = "python")]
-pub use run::{run, run_for, AsList, IntoPyValue, ReturnRecord};
+pub use run::{run, run_for, wrote_arguments, AsList, IntoPyValue, ReturnRecord};
 pub use spec::{DeviceSpec, DtypeSpec, TensorSpec};

@@ -277,9 +277,12 @@ fn forward(py: Python<'_>, target: &PyObject, args: CallArgs) -> PyResult<PyObje
 }
 
 /// The boundary's refusals (and 64-bit overflow) that make auto mode rerun the Python
-/// function; the same tuple as the host's `_RERUN_IN_PYTHON`.
+/// function; the same tuple as the host's `_RERUN_IN_PYTHON`. Not an error raised after the
+/// function wrote into its arguments (`torchlower_after_writes`, the host's `_after_writes`):
+/// Python must not run again on arguments this call changed.
 fn refused(py: Python<'_>, error: &PyErr) -> bool {
-    error.is_instance_of::<PyTypeError>(py) || error.is_instance_of::<PyValueError>(py) || error.is_instance_of::<PyOverflowError>(py)
+    let class = error.is_instance_of::<PyTypeError>(py) || error.is_instance_of::<PyValueError>(py) || error.is_instance_of::<PyOverflowError>(py);
+    class && !error.value(py).getattr("torchlower_after_writes").is_ok_and(|v| v.is_truthy().unwrap_or(false))
 }
 
 extern "C" {

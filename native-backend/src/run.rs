@@ -126,12 +126,35 @@ pub fn run<T: IntoPyValue>(py: Python<'_>, body: impl FnOnce() -> Result<T>) -> 
     }));
     match outcome {
         Ok(Ok(value)) => value.into_py_value(py, true),
-        Ok(Err(error)) => Err(error.into_pyerr()),
+        Ok(Err(error)) => Err(body_error(py, error)),
         Err(panic) => Err(PyRuntimeError::new_err(format!(
             "torchlower: internal error: {}",
             panic_message(panic.as_ref())
         ))),
     }
+}
+
+thread_local! {
+    /// Set by a body that writes into its tensor arguments ([`wrote_arguments`]), read by the
+    /// entry of the Python call it runs in.
+    static WROTE_ARGUMENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Called first by the body of a function that writes into its tensor arguments as eager does
+/// (TL212): an error from here on is raised as eager's, marked so that auto mode does not
+/// rerun the Python function on arguments this call may have changed.
+pub fn wrote_arguments() {
+    WROTE_ARGUMENTS.with(|w| w.set(true));
+}
+
+/// The Python error of a body's `error`; after a write into the arguments it carries
+/// `torchlower_after_writes = True` (auto mode raises it instead of rerunning the call).
+fn body_error(py: Python<'_>, error: crate::Error) -> PyErr {
+    let err = error.into_pyerr();
+    if WROTE_ARGUMENTS.with(|w| w.replace(false)) {
+        let _ = err.value(py).setattr("torchlower_after_writes", true);
+    }
+    err
 }
 
 /// [`run`] for a generated function, told whether any of its tensor arguments requires grad
@@ -142,12 +165,13 @@ pub fn run<T: IntoPyValue>(py: Python<'_>, body: impl FnOnce() -> Result<T>) -> 
 #[inline]
 pub fn run_for<T: IntoPyValue>(py: Python<'_>, grad_inputs: bool, body: impl FnOnce() -> Result<T>) -> PyResult<PyObject> {
     crate::vml::warm_up();
+    WROTE_ARGUMENTS.with(|w| w.set(false));
     if grad_inputs {
         return run(py, body);
     }
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(value)) => value.into_py_value(py, false),
-        Ok(Err(error)) => Err(error.into_pyerr()),
+        Ok(Err(error)) => Err(body_error(py, error)),
         Err(panic) => Err(PyRuntimeError::new_err(format!(
             "torchlower: internal error: {}",
             panic_message(panic.as_ref())

@@ -220,6 +220,9 @@ impl FnEmitter<'_> {
             })
             .collect();
         let _ = writeln!(self.out, "fn {}({}) -> tl::Result<{ret}> {{", body_symbol(f.index), declared.join(", "));
+        if ir.writes_arguments {
+            self.out.push_str("    tl::wrote_arguments();\n");
+        }
         // every other local, declared once up front (assigned before use on every path); a
         // tensor parameter the body rebinds becomes a local handle of its own
         let bound: BTreeSet<(String, RustKind)> = typed.iter().cloned().collect();
@@ -287,6 +290,9 @@ impl FnEmitter<'_> {
             .collect();
         let tensors: Vec<String> = typed.iter().filter(|(_, kind)| *kind == RustKind::Tensor).map(|(name, kind)| format!("&{}", local_ident(name, *kind))).collect();
         let _ = writeln!(self.out, "    let grad_inputs = tl::boundary::any_requires_grad(&[{}]);", tensors.join(", "));
+        if ir.writes_arguments {
+            self.out.push_str("    tl::boundary::refuse_grad_for_writes(grad_inputs)?;\n");
+        }
         let as_list = match record {
             _ if matches!(ir.returns, Ty::List(_)) => ".map(tl::AsList)".to_string(),
             Some(name) => format!(".map(|pair| tl::ReturnRecord(pair, {}))", rust_str_literal(name)),

@@ -219,7 +219,31 @@ struct LoopExits {
 
 /// Analyze a (sync) top-level function definition.
 pub fn analyze_function<'a>(def: &ast::StmtFunctionDef, spec: &'a variants::Specialiser<'a>) -> Analyzed {
-    analyze_with(def, spec.scope, spec.index, spec.callees, spec, None)
+    let analyzed = analyze_with(def, spec.scope, spec.index, spec.callees, spec, None, false);
+    if analyzed.ir.is_some() || !analyzed.diagnostics.iter().any(|d| d.code == rules::IN_PLACE.code) {
+        return analyzed;
+    }
+    // writes into arguments (TL203): walked again with the tensor parameters writable, the
+    // writes made as eager makes them; kept when that is native and refuses nothing at run
+    // time (no TL404 path, no deferred write), so no call is ever rerun after a write
+    let mut writing = analyze_with(def, spec.scope, spec.index, spec.callees, spec, None, true);
+    let refuses = writing.diagnostics.iter().any(|d| d.code == rules::RETURN_PATH_REFUSED.code)
+        || writing.sites.iter().any(|s| s.rule.as_deref() == Some(rules::DEFERRED_WRITE.id));
+    if writing.ir.is_none() || refuses {
+        return analyzed;
+    }
+    let writes: Vec<&Diagnostic> = analyzed.diagnostics.iter().filter(|d| d.code == rules::IN_PLACE.code).collect();
+    let lines: Vec<String> = writes.iter().map(|d| d.span.line).collect::<BTreeSet<_>>().iter().map(u32::to_string).collect();
+    let span = writes.first().map(|d| d.span).unwrap_or_default();
+    writing.diagnostics.push(Diagnostic {
+        code: rules::ARGUMENT_WRITES.code.to_string(),
+        severity: rules::ARGUMENT_WRITES.severity,
+        message: format!("writes into a tensor argument (line {}), as eager does: native code writes into the same tensor", lines.join(", ")),
+        hint: Some(rules::ARGUMENT_WRITES.hint.to_string()),
+        span,
+        caused_by: None,
+    });
+    writing
 }
 
 /// Analyze a function definition; with `params`, as a specialised copy whose parameters have
@@ -231,6 +255,7 @@ fn analyze_with<'a>(
     callees: &'a Callees,
     spec: &'a variants::Specialiser<'a>,
     params: Option<&[Ty]>,
+    writable: bool,
 ) -> Analyzed {
     let mut w = Walker {
         scope,
@@ -273,7 +298,12 @@ fn analyze_with<'a>(
     locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);
     for (name, ty) in &param_tys {
         w.locals.insert(name.clone());
-        w.env.bind(name, *ty);
+        // a writable parameter takes writes as a fresh local does (see `analyze_function`)
+        if writable && matches!(ty, Ty::Tensor(t) if t.device == crate::ty::Device::Cpu) {
+            w.env.bind_fresh(name, *ty);
+        } else {
+            w.env.bind(name, *ty);
+        }
         // a list or tuple parameter is its ints, each an int parameter of the body
         for i in 0..ty.items().unwrap_or(0) {
             let element = expr::element_name(name, i);
@@ -311,7 +341,7 @@ fn analyze_with<'a>(
     // TL404 (a return path refused at run time) is a note: the function stays native
     let native = w.diags.iter().all(|d| d.code == rules::RETURN_PATH_REFUSED.code) && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
     let ir = match (native, w.returns) {
-        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), returned_pair: w.returned_pair.unwrap_or_default(), body }),
+        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), returned_pair: w.returned_pair.unwrap_or_default(), writes_arguments: writable, body }),
         _ => None,
     };
     let returns = match w.returns {

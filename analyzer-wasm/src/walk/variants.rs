@@ -79,7 +79,7 @@ impl<'a> Specialiser<'a> {
                     variants.len() - 1
                 };
                 // the borrow is released: the walk may ask for further copies
-                let analyzed = analyze_with(def, self.scope, self.index, self.callees, self, Some(params));
+                let analyzed = analyze_with(def, self.scope, self.index, self.callees, self, Some(params), false);
                 self.variants.borrow_mut()[slot].state = State::Done(Box::new(analyzed));
                 slot
             }

@@ -72,6 +72,12 @@ _decode = os.environ.decodevalue if _environ_data is not None else (lambda v: v)
 _RERUN_IN_PYTHON = (TypeError, ValueError, OverflowError)
 
 
+def _after_writes(error: BaseException) -> bool:
+    """Whether a native error came after the function wrote into its arguments (TL212): auto
+    mode raises it, as eager would, instead of rerunning Python on the changed arguments."""
+    return getattr(error, "torchlower_after_writes", False) is True
+
+
 class BuildWarning(UserWarning):
     """A function falls back to Python because its module's native build failed."""
 
@@ -359,7 +365,7 @@ def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
     signature = inspect.signature(fn)
     names = list(signature.parameters)
     arity = len(names)
-    lookup, key, rerun = _environ_lookup, _environ_key, _RERUN_IN_PYTHON
+    lookup, key, rerun, after_writes = _environ_lookup, _environ_key, _RERUN_IN_PYTHON, _after_writes
     autocast_enabled = _modules._autocast_query()
 
     def positional(args: tuple, kwargs: dict) -> tuple | None:
@@ -384,7 +390,9 @@ def _generic_router(fn: Callable, native_fn: Callable) -> Callable:
             return native_fn(*values)
         try:
             return native_fn(*values)
-        except rerun:
+        except rerun as error:
+            if after_writes(error):
+                raise
             return fn(*args, **kwargs)
 
     return call

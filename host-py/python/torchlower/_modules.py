@@ -672,7 +672,9 @@ def compile_module(module: Any, build: Callable[[str, str], tuple[Callable | Non
             return native(*values)
         try:
             result = native(*values)
-        except rerun:
+        except rerun as error:
+            if getattr(error, "torchlower_after_writes", False) is True:
+                raise  # the arguments changed: Python must not run again (TL212)
             # the instance's tensors changed type since this key was specialised?
             now = _specialise_key(values)
             if now == entry[0]:

@@ -4,46 +4,12 @@ import torch
 import torch.nn.functional as F
 
 
-def relu_(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.relu_()
-
-
-def sigmoid_(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.sigmoid_()
-
-
-def tanh_(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
-    return v.tanh_()
-
-
-def exp_(v: TensorF32Cpu1D) -> TensorF32Cpu1D:
-    return v.exp_()
-
-
-def add_assign(x: TensorF32Cpu2D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
-    x += b
-    return x
-
-
-def mul_assign(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    # `h = x.relu(); h *= y` is claimed now (tests/corpus/accepted/in_place.py): h is fresh;
-    # x is the caller's
-    x *= y
-    return x
-
-
 def functional_inplace(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.relu(x, inplace=True)
 
 
 def functional_inplace_positional(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.relu(x, False)
-
-
-def view_of_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    v = x.view(-1)
-    v.relu_()
-    return x
 
 
 def rebound_in_loop(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
@@ -58,17 +24,6 @@ def growing_in_place(x: TensorF32Cpu1D, y: TensorF32Cpu2D) -> TensorF32Cpu1D:
     h = x * 1.0
     h += y
     return h
-
-
-# Assignment through an index writes into the caller's tensor here (a parameter): TL203.
-def index_assign_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    x[:, 0] = 0.0
-    return x
-
-
-# An activation with `inplace=True` on a parameter would write into the caller's tensor.
-def silu_into_parameter(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return F.silu(x, inplace=True)
 
 
 # Activations with options besides `inplace` are lowered out of place only.

@@ -28,10 +28,6 @@ def embedding_max_norm(idx: TensorI64Cpu1D, w: TensorF32Cpu2D) -> TensorF32Cpu2D
     return F.embedding(idx, w, max_norm=1.0)
 
 
-def relu6_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return F.relu6(x, inplace=True)
-
-
 # Direct convolution has a kernel of ours on cuda:0; the padding strings and the transposed
 # convolution not yet (TL209)
 def same_conv_on_cuda(x: TensorF32Cuda0_4D, w: TensorF32Cuda0_4D) -> TensorF32Cuda0_4D:
