@@ -266,7 +266,7 @@ rule!(MUL_IN_PLACE, "torchlower/mul-in-place-fresh", Mul, true, "EXTENSION: h *=
 rule!(DIV_IN_PLACE, "torchlower/div-in-place-fresh", Div, true, "EXTENSION: h /= y / h.div_(y) on a fresh local", "As for `+=`.", "h /= norm");
 rule!(DEFERRED_WRITE, "torchlower/in-place-argument-deferred", Mul, true,
     "EXTENSION: x.mul_(y) if inplace else x * y — an in-place write into an argument on a branch",
-    "An in-place op (`x.mul_(…)`, `x.add_(…).clamp_(…)`, `x -= y`, `F.relu(x, inplace=True)`, `x[i] = v`) on a tensor that may be a parameter or a view of one, inside a branch of an `if` or a conditional expression whose condition is known only at run time. Native code never mutates its arguments: when such a branch is reached it refuses (`ValueError`) and auto mode reruns the call in Python, which writes as eager does; the other branches run natively. The same write outside such a branch is TL203.",
+    "An in-place op (`x.mul_(…)`, `x.add_(…).clamp_(…)`, `x -= y`, `F.relu(x, inplace=True)`, `x[i] = v`) on a tensor that may be a parameter or a view of one, inside a branch of an `if` or a conditional expression whose condition is known only at run time. In a function whose every argument write sits on such a branch, reaching one refuses (`ValueError`) before anything was written and auto mode reruns the call in Python, which writes as eager does; the other branches run natively. A function with a write outside such a branch writes into its arguments natively, all of them (TL212).",
     "return x.mul_(x.sigmoid()) if inplace else x.mul(x.sigmoid())");
 rule!(FUNCTION_ADD, "torchlower/function-add-f32-rank1-2", Add, false,
     "torch.add(a, b)", "Two positional tensors, no keywords (no `alpha`, no `out`); same rank matrix as `+`.", "torch.add(a, b)");
@@ -896,7 +896,7 @@ code!(BAD_ARITY, "TL202", Site, Error,
     "h.relu(1)  /  torch.relu(*xs)", "Use the exact form shown in the rule.");
 code!(IN_PLACE, "TL203", Site, Error,
     "In-place operation",
-    "An in-place op (`relu_`, `add_`, `inplace=True`, `h += b`) on a tensor that may be a parameter's (a parameter, a view of one, a local that a loop may rebind to one) would change the caller's tensor, which native code never does; and in-place ops other than relu_/add_/sub_/mul_/div_, `+= -= *= /=` and `inplace=True` of F.relu/silu/relu6/hardswish/hardsigmoid/mish/selu are not lowered. On a fresh local they are claimed (torchlower/…-in-place-fresh; the activations under their own rule, with eager's in-place kernel).",
+    "An in-place op (`relu_`, `add_`, `inplace=True`, `h += b`, `t[i] = v`) that is not lowered: in-place ops other than relu_/add_/sub_/mul_/div_, `+= -= *= /=`, `clamp_`, index writes and `inplace=True` of F.relu/silu/relu6/hardswish/hardsigmoid/mish/selu (`x.lerp_(y, w)`, `|=`), or a write into a tensor that may be a parameter's where the function cannot write into its arguments natively (a local that a loop may rebind to one, a function that would also refuse a path at run time). On a fresh local the lowered ones are claimed (torchlower/…-in-place-fresh; the activations under their own rule, with eager's in-place kernel); on an argument, as eager makes them (TL212).",
     "x.relu_()  /  x += b  (x a parameter)", "Use the out-of-place form (`h = h.relu()`, `h = h + b`), or update a fresh local.");
 code!(ARGUMENT_WRITES, "TL212", Site, Info,
     "Writes into its arguments, as eager does",

@@ -20,4 +20,4 @@ def not_covered(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def wide(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     名前 = x
-    return 名前.relu_()
+    return 名前.lerp_(x, 0.5)
