@@ -293,6 +293,24 @@ pub fn mul_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
     Ok(t.shallow_clone().f_mul_(other)?)
 }
 
+/// `t |= other` of bool tensors (eager's `__ior__`: `bitwise_or_`).
+#[inline]
+pub fn logical_or_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_bitwise_or_tensor_(other)?)
+}
+
+/// `t &= other` of bool tensors (`bitwise_and_`).
+#[inline]
+pub fn logical_and_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_bitwise_and_tensor_(other)?)
+}
+
+/// `t ^= other` of bool tensors (`bitwise_xor_`).
+#[inline]
+pub fn logical_xor_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
+    Ok(t.shallow_clone().f_bitwise_xor_tensor_(other)?)
+}
+
 /// `t /= other` / `t.div_(other)`.
 #[inline]
 pub fn div_(t: &Tensor, other: &Tensor) -> Result<Tensor> {

@@ -446,7 +446,7 @@ impl Walker<'_> {
         }
     }
 
-    /// An in-place op (`op`: relu, add, sub, mul or div) on `local`, a tensor whose storage is
+    /// An in-place op (`op`: relu, add, sub, mul, div, or `|`/`&`/`^` of bool tensors) on `local`, a tensor whose storage is
     /// not a parameter's: typed as its out-of-place form, which must keep `local`'s type, then
     /// lowered in place (`Expr::InPlace`). `target` is the site's kind and name.
     pub(super) fn in_place(&mut self, target: (SiteKind, String), op: ir::Op, local: Val, other: Option<Val>, range: TextRange) -> Val {
@@ -463,6 +463,9 @@ impl Walker<'_> {
                     ir::Op::Add => ast::Operator::Add,
                     ir::Op::Sub => ast::Operator::Sub,
                     ir::Op::Mul => ast::Operator::Mult,
+                    ir::Op::LogicalOr => ast::Operator::BitOr,
+                    ir::Op::LogicalAnd => ast::Operator::BitAnd,
+                    ir::Op::LogicalXor => ast::Operator::BitXor,
                     _ => ast::Operator::Div,
                 };
                 let args = [local_op.clone(), rhs.clone()];

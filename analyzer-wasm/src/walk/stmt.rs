@@ -706,6 +706,10 @@ impl Walker<'_> {
             ast::Operator::Sub => Some(ir::Op::Sub),
             ast::Operator::Mult => Some(ir::Op::Mul),
             ast::Operator::Div => Some(ir::Op::Div),
+            // `done |= finished` of bool tensors (a tensor on the right: eager's kernel)
+            ast::Operator::BitOr if matches!(rhs.ty, Ty::Tensor(_)) => Some(ir::Op::LogicalOr),
+            ast::Operator::BitAnd if matches!(rhs.ty, Ty::Tensor(_)) => Some(ir::Op::LogicalAnd),
+            ast::Operator::BitXor if matches!(rhs.ty, Ty::Tensor(_)) => Some(ir::Op::LogicalXor),
             _ => None,
         };
         let v = match in_place_op {

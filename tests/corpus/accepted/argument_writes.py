@@ -4,7 +4,7 @@ import math
 
 import torch
 import torch.nn.functional as F
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorI64Cpu2D
+from torchlower.types import TensorBoolCpu1D, TensorBoolCpu2D, TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D
 
 
 # sentence-transformers' max pooling: the padding positions of the caller's embeddings are
@@ -22,6 +22,15 @@ def cached_scores(xq: TensorF32Cpu4D, xk: TensorF32Cpu4D, cache_k: TensorF32Cpu4
     cache_k[:bsz, start_pos : start_pos + seqlen] = xk
     keys = cache_k[:bsz, : start_pos + seqlen]
     return torch.matmul(xq.transpose(1, 2), keys.transpose(1, 2).transpose(2, 3)) / math.sqrt(head_dim)
+
+
+# Llama's sampling step: the chosen tokens go into the caller's `tokens`, and `|=` (bool, in
+# place) updates the caller's `eos_reached`; both come back as the same tensors
+def record_step(tokens: TensorI64Cpu2D, next_token: TensorI64Cpu1D, prompt: TensorBoolCpu2D, eos_reached: TensorBoolCpu1D, cur_pos: int, eos_id: int) -> tuple[TensorI64Cpu2D, TensorBoolCpu1D]:
+    next_token = torch.where(prompt[:, cur_pos], tokens[:, cur_pos], next_token)
+    tokens[:, cur_pos] = next_token
+    eos_reached |= (~prompt[:, cur_pos]) & (next_token == eos_id)
+    return tokens, eos_reached
 
 
 # in-place ops on views of an argument, and the argument returned (the same tensor object)

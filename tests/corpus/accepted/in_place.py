@@ -115,3 +115,12 @@ def clamp_int_counts(x: TensorF32Cpu2D, mass: float) -> TensorI64Cpu1D:
 # the bitwise operators on int64 (and bool) tensors: Transformers' `unfinished & ~is_done`
 def bitwise_flags(unfinished: TensorI64Cpu1D, done: TensorBoolCpu1D, ids: TensorI64Cpu1D) -> TensorI64Cpu1D:
     return (unfinished & ~done) | (ids ^ unfinished) + (done & done).long()
+
+
+# `|=`, `&=`, `^=` of bool tensors on a fresh local: eager's in-place bitwise kernels
+def finished_flags(done: TensorBoolCpu1D, hit: TensorBoolCpu1D, keep: TensorBoolCpu1D) -> TensorBoolCpu1D:
+    flags = done.clone()
+    flags |= hit
+    flags &= keep
+    flags ^= hit
+    return flags
