@@ -855,12 +855,12 @@ code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
     "def f(x: TensorF32Cpu2D, name: str): ...", "Use the marker of the tensor's dtype, device and rank (`TensorF32Cpu2D`, `TensorI64Cpu1D`, `TensorF32Cuda0_3D`, …), or `int`, `float`, `bool`.");
 code!(RETURN_UNANNOTATED, "TL103", Signature, Warning,
     "Missing return annotation, not inferable",
-    "Without a return annotation the return type is inferred from the first `return` of a typed value (each other `return` must agree, TL401); a function whose returns carry no type (only unresolved values, or no `return` at all) has none to build the boundary with.",
-    "def f(x: TensorF32Cpu2D): print(x)", "Return a typed value, or add `-> TensorF32Cpu2D` (or another supported type).");
+    "Without a return annotation the return type is inferred from the first `return` of a typed value (each other `return` must agree, TL401), and is None when the end (or a bare `return`) is reached with no `return` of a value; a function whose returns carry no type (only unresolved values) and whose end is never reached has none to build the boundary with.",
+    "def f(x: TensorF32Cpu2D):\n    raise ValueError(x)", "Return a typed value, or add `-> TensorF32Cpu2D` (or another supported type).");
 code!(RETURN_UNSUPPORTED, "TL104", Signature, Warning,
     "Unsupported return annotation",
-    "Returned natively: the tensor markers, `int`, `float`, `bool`, and tuples of them (`tuple[...]` / `typing.Tuple[...]`, up to 8 elements). The open forms real code writes are read as promises, the type itself inferred from the `return`s and checked against them (TL401): `torch.Tensor`, `tuple[torch.Tensor, int]`, `Tuple[torch.Tensor, ...]`, a bare `tuple`, `Optional[X]` / `X | None` as `X`, and their string spellings. None, lists, dicts, strings and other unions are not.",
-    "def f(x: TensorF32Cpu2D) -> None: ...", "Return a tensor, a number, a bool or a tuple of them, or drop the annotation to have the type inferred from the `return`.");
+    "Returned natively: the tensor markers, `int`, `float`, `bool`, and tuples of them (`tuple[...]` / `typing.Tuple[...]`, up to 8 elements). The open forms real code writes are read as promises, the type itself inferred from the `return`s and checked against them (TL401): `torch.Tensor`, `tuple[torch.Tensor, int]`, `Tuple[torch.Tensor, ...]`, a bare `tuple`, `Optional[X]` / `X | None` as `X`, and their string spellings; `None` for a function run for its writes (its end, a bare `return` and `return None` return None). Lists, dicts, strings and other unions are not.",
+    "def f(x: TensorF32Cpu2D) -> dict: ...", "Return a tensor, a number, a bool or a tuple of them, or drop the annotation to have the type inferred from the `return`.");
 code!(PARAM_DEFAULT, "TL105", Signature, Warning,
     "Default argument values",
     "A literal default of the parameter's type (`n: int = 3`, `eps: float = 1e-5`, `flip: bool = False`; an int literal for a float parameter reaches native code as Python's int, which the boundary refuses, so auto mode reruns Python when it is used) is applied by the host before the native call. A `None` default is accepted for any parameter: a call that omits the argument passes None, which the boundary of a tensor or number refuses (auto mode reruns Python), and `torchlower.compile` specialises an open parameter on a None argument (the function is analyzed with `mask is None` true). Any other default (a tensor, an expression) makes the function fall back.",
@@ -1046,11 +1046,11 @@ code!(RETURN_MISMATCH, "TL401", Return, Warning,
     "def f(x: TensorF32Cpu2D) -> TensorF32Cpu1D: return x.relu()", "Fix the annotation or the expression.");
 code!(MISSING_RETURN, "TL402", Return, Warning,
     "Function can end without return",
-    "Some path reaches the end of the function, which returns None.",
+    "Some path reaches the end of the function, which returns None, where the function returns a value on others (or its annotation says a type other than None).",
     "def f(x: ..., c: bool) -> TensorF32Cpu2D:\n    if c: return x", "Return on every path.");
 code!(RETURN_NONE, "TL403", Return, Warning,
     "Bare return",
-    "`return` without a value returns None.",
+    "`return` without a value returns None, where the function returns a value on other paths (or its annotation says a type other than None).",
     "return", "Return a value of the annotated type.");
 code!(RETURN_PATH_REFUSED, "TL404", Return, Info,
     "A return path is refused at run time",

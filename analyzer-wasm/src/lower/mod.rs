@@ -199,6 +199,8 @@ fn return_type(ir: &ir::Function) -> String {
             let items: Vec<&str> = ir.returns_tuple.iter().map(|t| RustKind::of(*t).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor")).collect();
             format!("({},)", items.join(", "))
         }
+        // `-> None`: the unit, None for Python
+        Ty::NoneVal => "()".to_string(),
         other => RustKind::of(other).map(RustKind::rust_type).unwrap_or("tl::tch::Tensor").to_string(),
     }
 }

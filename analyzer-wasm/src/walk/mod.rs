@@ -311,7 +311,16 @@ fn analyze_with<'a>(
             w.env.bind(&element, Ty::Int);
         }
     }
-    let (body, reachable) = w.block(&def.body);
+    let (mut body, mut reachable) = w.block(&def.body);
+    // the end of a function that returns None (`-> None`, or no annotation and no `return`
+    // of a value) is its `return None`
+    if reachable && w.infer_returns && w.returns.is_none() {
+        w.returns = Some(Ty::NoneVal);
+    }
+    if reachable && w.returns == Some(Ty::NoneVal) {
+        body.push(ir::Stmt::Return(ir::Expr::Tuple(Vec::new())));
+        reachable = false;
+    }
     // no annotation and no `return` whose type could stand for it
     if def.returns.is_none() && w.returns.is_none() && params.is_none() {
         let def_range = crate::parse::def_range(w.index.source(), def);

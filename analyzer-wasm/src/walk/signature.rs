@@ -88,6 +88,8 @@ impl Walker<'_> {
         match &def.returns {
             // inferred from the `return` statements (checked after the body)
             None => self.infer_returns = true,
+            // `-> None`: a function run for its writes (YOLOv5's `clip_boxes`)
+            Some(ann) if matches!(&**ann, ast::Expr::NoneLiteral(_)) => self.returns = Some(Ty::NoneVal),
             Some(ann) => match (resolve_annotation(self.scope, ann), resolve_tuple_annotation(self.scope, ann)) {
                 (Some(t), _) => self.returns = Some(t),
                 (None, Some(items)) => {

@@ -734,9 +734,25 @@ impl Walker<'_> {
     }
 
     fn ret(&mut self, s: &ast::StmtReturn, out: &mut Vec<ir::Stmt>) {
-        let Some(value) = &s.value else {
-            self.diag(&rules::RETURN_NONE, "`return` without a value returns None".into(), s.range());
-            return;
+        // a bare `return` first: the function returns None (its return type is inferred)
+        if s.value.is_none() && self.infer_returns && self.returns.is_none() {
+            self.returns = Some(Ty::NoneVal);
+        }
+        let value = match &s.value {
+            // `return` / `return None` where the function returns None (`-> None`)
+            None if self.returns == Some(Ty::NoneVal) => {
+                out.push(ir::Stmt::Return(ir::Expr::Tuple(Vec::new())));
+                return;
+            }
+            Some(value) if self.returns == Some(Ty::NoneVal) && matches!(&**value, Expr::NoneLiteral(_)) => {
+                out.push(ir::Stmt::Return(ir::Expr::Tuple(Vec::new())));
+                return;
+            }
+            Some(value) => value,
+            None => {
+                self.diag(&rules::RETURN_NONE, "`return` without a value returns None".into(), s.range());
+                return;
+            }
         };
         if matches!(&**value, Expr::Call(_)) {
             self.unpacking = Some((value.range(), usize::MAX));

@@ -88,6 +88,22 @@ def relu6_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return F.relu6(x, inplace=True)
 
 
+# YOLOv5's `clip_boxes`: run for its writes, it returns None (`-> None`; a bare `return` too)
+def clip_boxes(boxes: TensorF32Cpu2D, shape: tuple[int, int]) -> None:
+    if isinstance(boxes, torch.Tensor):
+        boxes[..., 0].clamp_(0, shape[1])
+        boxes[..., 1].clamp_(0, shape[0])
+    else:
+        boxes[..., [0, 2]] = boxes[..., [0, 2]].clip(0, shape[1])
+
+
+def clip_or_skip(boxes: TensorF32Cpu2D, skip: bool) -> None:
+    if skip:
+        return
+    boxes.clamp_(0.0, 1.0)
+    return None
+
+
 # an error after the write: eager has changed the argument and raises; native too, and auto
 # mode raises it as well rather than running Python again on the changed argument
 def scale_then_check(x: TensorF32Cpu2D, limit: int) -> TensorF32Cpu2D:

@@ -29,10 +29,12 @@ async def coroutine(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 
 # Without a return annotation the type is inferred from the returns
-# (tests/corpus/accepted/inferred_returns.py); here no `return` carries a type.
+# (tests/corpus/accepted/inferred_returns.py), None when the end is reached without one; here
+# no `return` carries a type and the end is never reached (TL103).
 def no_return_annotation(x: TensorF32Cpu2D):
-    print(x)
+    raise ValueError("never returns")
 
 
-def none_return(x: TensorF32Cpu2D) -> None:
-    return None
+# (`-> None` is a type now: tests/corpus/accepted/argument_writes.py)
+def dict_return(x: TensorF32Cpu2D) -> dict:
+    return {"x": x}
