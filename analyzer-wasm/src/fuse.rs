@@ -540,6 +540,8 @@ impl<'r> Pass<'r> {
             Expr::Extreme { max, kind, items } => Expr::Extreme { max, kind, items: items.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Tuple(items) => Expr::Tuple(items.into_iter().map(|e| self.expr(e)).collect()),
             Expr::Call { function, args } => Expr::Call { function, args: args.into_iter().map(|e| self.expr(e)).collect() },
+            // ints only: nothing to fuse
+            comprehension @ Expr::IntComprehension { .. } => comprehension,
             Expr::InPlace { site, op, options, args } => Expr::InPlace { site, op, options, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::Defer { site, what, args } => Expr::Defer { site, what, args: args.into_iter().map(|e| self.expr(e)).collect() },
             Expr::WriteBack { target, value, kernel } => Expr::WriteBack { target: self.boxed(*target), value: self.boxed(*value), kernel },

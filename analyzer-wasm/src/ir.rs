@@ -174,6 +174,10 @@ pub enum Expr {
     /// `tensor[items] = value` in place (a statement's effect); `number`: the value is a
     /// Python number (a float expression)
     IndexPut { site: usize, tensor: Box<Expr>, items: Vec<IndexItem>, value: Box<Expr>, number: bool },
+    /// `torch.tensor([elt for v0 in range(…) for v1 in range(…)])` (site `site`): the loops,
+    /// outermost first, each `(variable, start, stop, step)` (later bounds may read earlier
+    /// variables), and the int element; an int64 rank-1 tensor.
+    IntComprehension { site: usize, loops: Vec<(String, Expr, Expr, Expr)>, elt: Box<Expr> },
     /// A call of another native function of the module (`function`: its index in the report),
     /// its arguments in parameter order.
     Call { function: usize, args: Vec<Expr> },
@@ -511,6 +515,14 @@ impl Expr {
                 inner.visit(f)
             }
             Expr::Math { arg, .. } => arg.visit(f),
+            Expr::IntComprehension { loops, elt, .. } => {
+                for (_, start, stop, step) in loops {
+                    start.visit(f);
+                    stop.visit(f);
+                    step.visit(f);
+                }
+                elt.visit(f);
+            }
             Expr::Extreme { items, .. } => items.iter().for_each(|e| e.visit(f)),
             Expr::Tuple(items) | Expr::Call { args: items, .. } | Expr::InPlace { args: items, .. } | Expr::Defer { args: items, .. } => {
                 items.iter().for_each(|e| e.visit(f))

@@ -182,6 +182,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     if row.op == Op::WhereNonzero {
         return "torch.where(i1 > 0)[0]".to_string();
     }
+    if row.op == Op::TensorOfInts {
+        return "torch.tensor([k * 2 for k in range(1, 4)])".to_string();
+    }
     if row.op == Op::CrossEntropy {
         return "F.cross_entropy(x, i, reduction=\"none\")".to_string();
     }
@@ -327,6 +330,12 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let q = Query { target: Target::Function("torch.clamp"), receiver: None, args: &operands[..1], keywords: &bounds, starred: false };
             queries.push(("torch.clamp(x, min=x)".to_string(), decide(&q)));
         }
+        // `torch.tensor` of a comprehension is claimed by the walk, which lowers its loops
+        if row.op == Op::TensorOfInts {
+            let report = torchlower_analyzer::analyze("import torch\ndef f(n: int):\n    return torch.tensor([k for k in range(n)])\n", "ints.py");
+            let rule = report.functions[0].sites.iter().filter_map(|s| s.rule.clone()).find(|r| ALL_RULES.iter().any(|g| g.id == *r && g.op == row.op));
+            claims.push((row.op, rule.unwrap_or_else(|| panic!("torch.tensor of a comprehension is not claimed: {:?}", report.functions[0])), row.name));
+        }
         // a distribution's methods are claimed on a distribution local: asked through the analyzer
         if let Some((value, before, _)) = distribution_use(row.op) {
             let source = format!(
@@ -439,7 +448,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),
                 (Op::CrossEntropy | Op::EmbeddingBag, _) => marker.to_string(),
                 (Op::Multinomial, _) => "TensorI64Cpu2D".to_string(),
-                (Op::WhereNonzero, _) => "TensorI64Cpu1D".to_string(),
+                (Op::WhereNonzero | Op::TensorOfInts, _) => "TensorI64Cpu1D".to_string(),
                 (Op::Unflatten, _) => marker.replace("2D", "4D"),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (Op::LogicalNot, _) => "TensorBoolCpu2D".to_string(),

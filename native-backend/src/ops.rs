@@ -293,6 +293,17 @@ pub fn mul_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
     Ok(t.shallow_clone().f_mul_(other)?)
 }
 
+/// `torch.tensor(items)` of a list of Python ints a comprehension made: int64, rank 1. An
+/// empty list is eager's float32 tensor, which the claimed type cannot hold: refused.
+pub fn tensor_of_ints(items: &[i64]) -> Result<Tensor> {
+    if items.is_empty() {
+        return Err(crate::Error::Value(
+            "torchlower: native code refuses this call: torch.tensor of an empty list is float32 in eager, not int64 (auto mode runs this call as Python)".into(),
+        ));
+    }
+    Ok(Tensor::f_from_slice(items)?)
+}
+
 /// `t |= other` of bool tensors (eager's `__ior__`: `bitwise_or_`).
 #[inline]
 pub fn logical_or_(t: &Tensor, other: &Tensor) -> Result<Tensor> {

@@ -614,6 +614,28 @@ impl FnEmitter<'_> {
                 self.borrow(Some(tensor));
                 self.out.push_str(")?");
             }
+            Expr::IntComprehension { site, loops, elt } => {
+                // the list as Python builds it: the loops in order, each bound read on entry
+                let start_at = self.out.len();
+                self.out.push_str("tl::ops::tensor_of_ints(&{ let mut items: Vec<i64> = Vec::new(); ");
+                for (var, start, stop, step) in loops {
+                    self.out.push_str("for it in tl::scalar::range(");
+                    self.expr(start);
+                    self.out.push_str(", ");
+                    self.expr(stop);
+                    self.out.push_str(", ");
+                    self.expr(step);
+                    let _ = write!(self.out, ")? {{ let {} = it; ", local_ident(var, RustKind::Int));
+                }
+                self.out.push_str("items.push(");
+                self.expr(elt);
+                self.out.push_str(");");
+                self.out.push_str(&" }".repeat(loops.len()));
+                self.out.push_str(" items })?");
+                if let Some(slot) = self.site_ranges.get_mut(*site) {
+                    *slot = Some([start_at, self.out.len()]);
+                }
+            }
             Expr::Tuple(items) => {
                 self.out.push('(');
                 for item in items {

@@ -36,6 +36,10 @@ impl Walker<'_> {
             (Expr::Name(n), None) if n.id.as_str() == "isinstance" && !locals.contains("isinstance") && self.scope.is_builtin("isinstance") => {
                 return self.isinstance_call(c);
             }
+            (_, Some(p)) if p == "torch.tensor" && c.arguments.keywords.is_empty() && matches!(&c.arguments.args[..], [Expr::ListComp(_)]) => {
+                let Expr::ListComp(comp) = &c.arguments.args[0] else { unreachable!("matched above") };
+                return self.int_comprehension(c, comp);
+            }
             (Expr::Name(n), None) if n.id.as_str() == "sum" && !locals.contains("sum") && self.scope.is_builtin("sum") => {
                 return self.sum_call(c);
             }
@@ -308,6 +312,59 @@ impl Walker<'_> {
                     _ => ir::ReturnedPair::Tuple,
                 };
                 Val { pair: Some(pair), ..Val::lowered(Ty::Tuple(n), Lit::NotLiteral, ir) }
+            }
+            _ => v,
+        }
+    }
+
+    /// `torch.tensor([elt for i in range(a) for j in range(b)])` (DLRM's interaction indices):
+    /// the loops lowered natively into an int64 rank-1 tensor (`Expr::IntComprehension`).
+    /// The comprehension's names live only inside it, as in Python 3; a name another local
+    /// of the function also has is not taken (the two would share one Rust local).
+    fn int_comprehension(&mut self, c: &ast::ExprCall, comp: &ast::ExprListComp) -> Val {
+        let mut loops = Vec::new();
+        let mut problem = None;
+        for g in &comp.generators {
+            let name = match &g.target {
+                Expr::Name(n) if !self.locals.contains(n.id.as_str()) => n.id.to_string(),
+                _ => {
+                    problem = Some("its loop names must be plain names no other local of the function has");
+                    break;
+                }
+            };
+            if g.is_async || !g.ifs.is_empty() {
+                problem = Some("`if` clauses and `async for` are not lowered");
+                break;
+            }
+            // `range` reports its own problems
+            let Some((start, stop, step)) = self.range_call(&g.iter) else { break };
+            self.locals.insert(name.clone());
+            self.env.bind(&name, Ty::Int);
+            loops.push((name, start, stop, step));
+        }
+        let elt = if problem.is_none() && loops.len() == comp.generators.len() {
+            let v = self.expr(&comp.elt);
+            self.int_operand(v, comp.elt.range(), "list element")
+        } else {
+            None
+        };
+        for (name, ..) in &loops {
+            self.locals.remove(name);
+            self.env.unbind(name);
+        }
+        if let Some(problem) = problem {
+            self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("torch.tensor of a list comprehension: {problem}"), c.range());
+            return Val::explained(Ty::Unknown);
+        }
+        let Some(elt) = elt else { return Val::explained(Ty::Unknown) };
+        let result = crate::ty::TensorTy { dtype: crate::ty::Dtype::I64, device: crate::ty::Device::Cpu, rank: 1 };
+        let claim = claim::Claim { rule: &rules::TENSOR_OF_INTS, result, op: ir::Op::TensorOfInts, options: ir::Options::None, operands: Vec::new() };
+        let v = self.site((SiteKind::Call, "torch.tensor".to_string()), Decision::Claimed(claim), c.range(), None, &[], &[]);
+        match v.ir {
+            Some(ir::Expr::Tensor { site, .. }) => {
+                let mut made = Val::lowered(v.ty, Lit::NotLiteral, ir::Expr::IntComprehension { site, loops, elt: Box::new(elt) });
+                made.fresh = true;
+                made
             }
             _ => v,
         }

@@ -155,7 +155,7 @@ impl Walker<'_> {
     }
 
     /// `range(stop)`, `range(start, stop)` or `range(start, stop, step)` over ints.
-    fn range_call(&mut self, iter: &Expr) -> Option<(ir::Expr, ir::Expr, ir::Expr)> {
+    pub(super) fn range_call(&mut self, iter: &Expr) -> Option<(ir::Expr, ir::Expr, ir::Expr)> {
         let call = match iter {
             Expr::Call(c) if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "range" && !self.locals.contains("range") && self.scope.is_builtin("range")) => c,
             other => {

@@ -225,10 +225,11 @@ pub fn analyze_function<'a>(def: &ast::StmtFunctionDef, spec: &'a variants::Spec
     }
     // writes into arguments (TL203): walked again with the tensor parameters writable, the
     // writes made as eager makes them; kept when that is native and refuses nothing at run
-    // time (no TL404 path, no deferred write), so no call is ever rerun after a write
+    // time (no TL404 path, no deferred write, no `torch.tensor` of a list that may be empty),
+    // so no call is ever rerun after a write
     let mut writing = analyze_with(def, spec.scope, spec.index, spec.callees, spec, None, true);
     let refuses = writing.diagnostics.iter().any(|d| d.code == rules::RETURN_PATH_REFUSED.code)
-        || writing.sites.iter().any(|s| s.rule.as_deref() == Some(rules::DEFERRED_WRITE.id));
+        || writing.sites.iter().any(|s| [rules::DEFERRED_WRITE.id, rules::TENSOR_OF_INTS.id].contains(&s.rule.as_deref().unwrap_or_default()));
     if writing.ir.is_none() || refuses {
         return analyzed;
     }

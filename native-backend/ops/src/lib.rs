@@ -490,6 +490,7 @@ const CLAMP_TENSOR: &[Param] = &[p("input", Kind::Tensor, None), p("min", Kind::
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
 const WHERE_NONZERO: &[Param] = &[p("condition", Kind::AnyTensor, None)];
+const TENSOR_OF_INTS: &[Param] = &[p("data", Kind::IntSeq, None)];
 const MULTINOMIAL: &[Param] = &[
     p("input", Kind::Tensor, None),
     p("num_samples", Kind::Int, None),
@@ -1329,6 +1330,15 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// `torch.tensor([… for i in range(a) for j in range(b)])`: the int64 rank-1 tensor of
+        /// the ints a comprehension of `range` loops makes (claimed by the walk, which lowers
+        /// the loops; an empty list refuses, eager's is float32).
+        TensorOfInts {
+            name: "tensor_of_ints", lane: Creation, signature: Params(TENSOR_OF_INTS),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// `torch.where(cond)` of a rank-1 tensor: the 1-tuple of the int64 indices of its
         /// nonzero elements (eager's `nonzero(as_tuple=True)`).
         WhereNonzero {
@@ -1876,6 +1886,7 @@ pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
     (Op::MeanDims, "torch.mean(x, (0, 1), keepdim=True)"),
     (Op::ToDtype, "x.to(torch.int64)"),
     (Op::WhereNonzero, "torch.where(keep)[0]"),
+    (Op::TensorOfInts, "torch.tensor([i for i in range(n) for j in range(i)])"),
     (Op::ClampTensor, "torch.clamp(x, min=x, max=x)"),
     (Op::CategoricalProbs, "Categorical(logits=x).probs"),
     (Op::CategoricalLogProb, "Categorical(logits=x).log_prob(i)"),

@@ -3,7 +3,7 @@
 # `torch.empty` buffers that are ignored (`baddbmm` with `beta=0`) or overwritten.
 import torch
 import torch.nn.functional as F
-from torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D
+from torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D
 
 
 def pos_embed(x: TensorF32Cpu3D, cls_token: TensorF32Cpu3D, pos: TensorF32Cpu3D) -> TensorF32Cpu3D:
@@ -70,3 +70,18 @@ def list_is_not_tuple(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     if list(x.shape) == [x.shape[0], x.shape[1]]:
         return x - 1
     return x * 2
+
+
+# DLRM's dot interaction: the lower-triangle indices built by a comprehension of `range` loops
+# (the inner bound reads the outer name), made into int64 index tensors by `torch.tensor`;
+# `ni == 1` without `itself` makes an empty list (eager: float32), which native code refuses
+def lower_triangle(z: TensorF32Cpu3D, itself: bool) -> TensorF32Cpu2D:
+    _, ni, nj = z.shape
+    offset = 1 if itself else 0
+    li = torch.tensor([i for i in range(ni) for j in range(i + offset)])
+    lj = torch.tensor([j for i in range(nj) for j in range(i + offset)])
+    return z[:, li, lj]
+
+
+def squares_and_steps(n: int) -> TensorI64Cpu1D:
+    return torch.tensor([i * i - j for i in range(1, n, 2) for j in range(i, -1, -3)])

@@ -205,3 +205,14 @@ def writes_a_tuple(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     sizes = (1, -1)
     sizes[0] = 2
     return x.reshape(sizes)
+
+
+# `torch.tensor` of a comprehension: only `for name in range(…)` loops without `if` (TL303),
+# and names no other local of the function has
+def comprehension_with_if(n: int) -> TensorI64Cpu1D:
+    return torch.tensor([i for i in range(n) if i % 2])
+
+
+def comprehension_name_shared(n: int) -> TensorI64Cpu1D:
+    i = n + 1
+    return torch.tensor([i for i in range(n)]) + i
