@@ -247,6 +247,18 @@ impl FnEmitter<'_> {
         self.out.push_str("}\n\n");
     }
 
+    /// `for it in tl::scalar::range(start, stop, step)? {`: Python's `range`, its bounds read
+    /// once on entry (a `for` statement, a comprehension's loop).
+    fn range_loop(&mut self, start: &Expr, stop: &Expr, step: &Expr) {
+        self.out.push_str("for it in tl::scalar::range(");
+        self.expr(start);
+        self.out.push_str(", ");
+        self.expr(stop);
+        self.out.push_str(", ");
+        self.expr(step);
+        self.out.push_str(")? {");
+    }
+
     /// The Python entry of an exported function (`tl_fn_N`: boundary checks in parameter
     /// order, then the body in `tl::run_for`) and its router entry (`tl_args_N`).
     fn python_entry(&mut self, f: &NativeFn, record: Option<&str>) {
@@ -427,13 +439,8 @@ impl FnEmitter<'_> {
                 }
             }
             Stmt::For { var, start, stop, step, body } => {
-                self.out.push_str("for it in tl::scalar::range(");
-                self.expr(start);
-                self.out.push_str(", ");
-                self.expr(stop);
-                self.out.push_str(", ");
-                self.expr(step);
-                self.out.push_str(")? {\n");
+                self.range_loop(start, stop, step);
+                self.out.push('\n');
                 self.indent(level + 1);
                 let _ = writeln!(self.out, "{} = it;", local_ident(var, RustKind::Int));
                 self.block(body, level + 1);
@@ -619,13 +626,8 @@ impl FnEmitter<'_> {
                 let start_at = self.out.len();
                 self.out.push_str("tl::ops::tensor_of_ints(&{ let mut items: Vec<i64> = Vec::new(); ");
                 for (var, start, stop, step) in loops {
-                    self.out.push_str("for it in tl::scalar::range(");
-                    self.expr(start);
-                    self.out.push_str(", ");
-                    self.expr(stop);
-                    self.out.push_str(", ");
-                    self.expr(step);
-                    let _ = write!(self.out, ")? {{ let {} = it; ", local_ident(var, RustKind::Int));
+                    self.range_loop(start, stop, step);
+                    let _ = write!(self.out, " let {} = it; ", local_ident(var, RustKind::Int));
                 }
                 self.out.push_str("items.push(");
                 self.expr(elt);
