@@ -50,9 +50,11 @@ mod scalar_call;
 pub mod shape;
 mod spec;
 pub mod vml;
+mod writes;
 
 pub use error::{Error, Result};
 pub use scalar_call::Number;
 #[cfg(feature = "python")]
-pub use run::{run, run_for, wrote_arguments, AsList, IntoPyValue, ReturnRecord};
+pub use run::{run, run_for, AsList, IntoPyValue, ReturnRecord};
+pub use writes::wrote_arguments;
 pub use spec::{DeviceSpec, DtypeSpec, TensorSpec};

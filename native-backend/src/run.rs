@@ -134,24 +134,11 @@ pub fn run<T: IntoPyValue>(py: Python<'_>, body: impl FnOnce() -> Result<T>) -> 
     }
 }
 
-thread_local! {
-    /// Set by a body that writes into its tensor arguments ([`wrote_arguments`]), read by the
-    /// entry of the Python call it runs in.
-    static WROTE_ARGUMENTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Called first by the body of a function that writes into its tensor arguments as eager does
-/// (TL212): an error from here on is raised as eager's, marked so that auto mode does not
-/// rerun the Python function on arguments this call may have changed.
-pub fn wrote_arguments() {
-    WROTE_ARGUMENTS.with(|w| w.set(true));
-}
-
 /// The Python error of a body's `error`; after a write into the arguments it carries
 /// `torchlower_after_writes = True` (auto mode raises it instead of rerunning the call).
 fn body_error(py: Python<'_>, error: crate::Error) -> PyErr {
     let err = error.into_pyerr();
-    if WROTE_ARGUMENTS.with(|w| w.replace(false)) {
+    if crate::writes::take() {
         let _ = err.value(py).setattr("torchlower_after_writes", true);
     }
     err
@@ -165,7 +152,7 @@ fn body_error(py: Python<'_>, error: crate::Error) -> PyErr {
 #[inline]
 pub fn run_for<T: IntoPyValue>(py: Python<'_>, grad_inputs: bool, body: impl FnOnce() -> Result<T>) -> PyResult<PyObject> {
     crate::vml::warm_up();
-    WROTE_ARGUMENTS.with(|w| w.set(false));
+    crate::writes::take(); // a mark an earlier call left is not this call's
     if grad_inputs {
         return run(py, body);
     }
