@@ -144,16 +144,29 @@ def _grown(args: list[Any]) -> list[Any] | None:
 SEED = 0
 
 
-def _eager(fn: Any, args: list[Any]) -> tuple[Any, tuple[str, str] | None]:
-    """(result, None) or (None, (eager's exception class, its message))."""
+def _eager(fn: Any, args: list[Any]) -> tuple[Any, tuple[str, str] | None, list[Any]]:
+    """(result, None, copies) or (None, (eager's exception class, its message), copies): eager
+    runs on ``copies`` of the arguments, which a function that writes into its arguments
+    (TL212) leaves changed."""
     import torch
 
+    copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
     torch.manual_seed(SEED)
     try:
         with torch.no_grad():
-            return fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]), None
+            return fn(*copies), None, copies
     except Exception as error:  # noqa: BLE001 - any error eager raises is the expected one
-        return None, (type(error).__name__, str(error))
+        return None, (type(error).__name__, str(error)), copies
+
+
+def _written(before: Any, after: Any) -> bool:
+    """Whether eager wrote into this tensor argument (bitwise, NaN payloads included)."""
+    import torch
+
+    if not isinstance(before, torch.Tensor):
+        return False
+    as_bytes = lambda t: t.contiguous().reshape(-1).view(torch.uint8)  # noqa: E731
+    return not torch.equal(as_bytes(before), as_bytes(after))
 
 
 
@@ -197,7 +210,7 @@ class _Writer:
               setup: tuple[str, ...]) -> None:
         import torch
 
-        result, error = _eager(eager, args)
+        result, error, copies = _eager(eager, args)
         tensors = _inputs(args)
         call = f"{callee}({', '.join(_call_args(args, annotations))})"
         body = [*setup, f'    let t = fixture("{name}");', f"    let rng = seeded({SEED});", f"    let result = {call};", "    drop(rng);"]
@@ -218,8 +231,15 @@ class _Writer:
                     body.append(f"    assert_eq!({got}, {'true' if value else 'false'});")
                 elif isinstance(value, float):
                     body.append(f"    assert_eq!({got}.to_bits(), {_float_literal(value)}.to_bits());")
+                elif value is None:  # `-> None`: the unit
+                    body.append(f"    let () = {got};")
                 else:
                     body.append(f"    assert_eq!({got}, {int(value)}i64);")
+        # the arguments eager wrote into (TL212), as eager left them, result or error
+        for i, (before, after) in enumerate(zip(args, copies)):
+            if _written(before, after):
+                tensors[f"written.{i}"] = after.contiguous().clone()
+                body.append(f'    assert_same(&t["in.{i}"], &t["written.{i}"], "argument {i} as eager wrote it");')
         self.save(name, tensors)
         self.tests.append(f"#[test]\nfn {name}() {{\n" + "\n".join(body) + "\n}\n")
 
