@@ -904,7 +904,7 @@ code!(IN_PLACE, "TL203", Site, Error,
     "x.relu_()  /  x += b  (x a parameter)", "Use the out-of-place form (`h = h.relu()`, `h = h + b`), or update a fresh local.");
 code!(ARGUMENT_WRITES, "TL212", Site, Info,
     "Writes into its arguments, as eager does",
-    "The function writes into a tensor argument or a view of one (`tokens[:, pos] = next_token`, `cache_k[:b, s:e] = xk`, `emb[mask == 0] = -1e9`), which is what it is for: eager changes the caller's tensor. Native code then writes into the same tensor, in the same order, and stays native. The native call refuses (ValueError, before any work; auto mode runs the Python function) when a tensor argument requires grad, where eager's in-place rules on autograd apply. Such a function has no run-time refusals of its own (no TL404 path, no deferred write), so an error after a write surfaces as eager's does instead of rerunning the call: auto mode never runs Python on arguments native code changed. The one difference left: an int overflow past 2^63 (OverflowError) after a write is raised, where Python's ints would go on.",
+    "The function writes into a tensor argument or a view of one (`tokens[:, pos] = next_token`, `cache_k[:b, s:e] = xk`, `emb[mask == 0] = -1e9`), which is what it is for: eager changes the caller's tensor. Native code then writes into the same tensor, in the same order, and stays native. The native call refuses (ValueError, before any work; auto mode runs the Python function) when a tensor argument requires grad, where eager's in-place rules on autograd apply. Such a function is kept native only when none of its claims can refuse a call at run time (no TL404 path, deferred write, `squeeze(dim)`, training dropout, distribution check or `torch.tensor` of a possibly empty list; else TL203 says so), so an error after a write surfaces as eager's does instead of rerunning the call: auto mode never runs Python on arguments native code changed. The one difference left: an int overflow past 2^63 (OverflowError) after a write is raised, where Python's ints would go on.",
     "def fill(t: TensorF32Cpu3D, m: TensorBoolCpu3D) -> TensorF32Cpu3D:\n    t[m] = -1e9\n    return t.max(1)[0]", "Nothing to do; to keep the argument, write into a copy (`t = t.clone()`).");
 code!(MIXED_DEVICE, "TL204", Site, Error,
     "Mixed CPU and CUDA operands",
@@ -1060,6 +1060,14 @@ code!(RETURN_PATH_REFUSED, "TL404", Return, Info,
     "A return path is refused at run time",
     "A `return` on a run-time branch gives another type than the function's return annotation (diffusers' `head_to_batch_dim` returns rank 4 when `out_dim != 3` under `-> torch.Tensor` written as rank 3). The function stays native: that path raises a ValueError naming the two types, which `auto` mode answers by running the Python function for that call, as eager returns it. The other paths return natively.",
     "def f(x: TensorF32Cpu4D, flat: bool) -> TensorF32Cpu3D:\n    if flat:\n        x = x.flatten(2)\n    return x", "Nothing to do for `auto` mode; in `native` mode, call the function only on the annotated path, or annotate the return `torch.Tensor`-free per path.");
+
+/// The claims whose native code may refuse a call at run time (a `ValueError` that auto mode
+/// answers by running Python): a function that writes into its arguments (TL212) must have
+/// none, since no call may be rerun after a write.
+pub static REFUSES_AT_RUN_TIME: &[&Rule] = &[
+    &DEFERRED_WRITE, &TENSOR_OF_INTS, &SQUEEZE, &DROPOUT_EVAL,
+    &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV,
+];
 
 /// Every diagnostic code, in documentation order.
 pub static ALL_CODES: &[&Code] = &[

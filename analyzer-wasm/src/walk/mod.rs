@@ -225,12 +225,20 @@ pub fn analyze_function<'a>(def: &ast::StmtFunctionDef, spec: &'a variants::Spec
     }
     // writes into arguments (TL203): walked again with the tensor parameters writable, the
     // writes made as eager makes them; kept when that is native and refuses nothing at run
-    // time (no TL404 path, no deferred write, no `torch.tensor` of a list that may be empty),
-    // so no call is ever rerun after a write
+    // time (no TL404 path, no claim of `rules::REFUSES_AT_RUN_TIME`), so no call is ever
+    // rerun after a write
     let mut writing = analyze_with(def, spec.scope, spec.index, spec.callees, spec, None, true);
+    let refusing = |id: &str| rules::REFUSES_AT_RUN_TIME.iter().any(|r| r.id == id);
     let refuses = writing.diagnostics.iter().any(|d| d.code == rules::RETURN_PATH_REFUSED.code)
-        || writing.sites.iter().any(|s| [rules::DEFERRED_WRITE.id, rules::TENSOR_OF_INTS.id].contains(&s.rule.as_deref().unwrap_or_default()));
-    if writing.ir.is_none() || refuses {
+        || writing.sites.iter().any(|s| s.rule.as_deref().is_some_and(refusing));
+    if writing.ir.is_none() {
+        return analyzed;
+    }
+    if refuses {
+        let mut analyzed = analyzed;
+        for d in analyzed.diagnostics.iter_mut().filter(|d| d.code == rules::IN_PLACE.code) {
+            d.message.push_str("; a write into an argument is lowered only in a function that refuses no call at run time (this one may: a TL404 path, `squeeze(dim)`, a deferred write, training dropout, a distribution check, `torch.tensor` of a list that may be empty)");
+        }
         return analyzed;
     }
     let writes: Vec<&Diagnostic> = analyzed.diagnostics.iter().filter(|d| d.code == rules::IN_PLACE.code).collect();

@@ -57,3 +57,10 @@ def transpose_in_place(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 def write_back_into_a_draw(p: TensorF32Cpu2D) -> TensorI64Cpu2D:
     # the receiver would be computed twice (two draws): only a local or a view of one
     return torch.multinomial(p, 1).clamp_(max=3)
+
+
+# A write into an argument is lowered (TL212) only where no call can be refused at run time
+# after it: `squeeze(0)` refuses a dim that is not 1, so the function stays Python (TL203).
+def write_then_squeeze(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
+    x.mul_(2.0)
+    return x.squeeze(0)
