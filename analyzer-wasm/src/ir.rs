@@ -356,6 +356,13 @@ pub enum Stmt {
     FusedLoop(Box<FusedLoop>),
 }
 
+impl Stmt {
+    /// `return None` of a function that returns None: the unit, which Python gets as None.
+    pub fn return_none() -> Stmt {
+        Stmt::Return(Expr::Tuple(Vec::new()))
+    }
+}
+
 /// The builtin exception classes a `raise` in native code may name, each raised as itself
 /// (`tl::Error::<variant>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -327,7 +327,7 @@ fn analyze_with<'a>(
         w.returns = Some(Ty::NoneVal);
     }
     if reachable && w.returns == Some(Ty::NoneVal) {
-        body.push(ir::Stmt::Return(ir::Expr::Tuple(Vec::new())));
+        body.push(ir::Stmt::return_none());
         reachable = false;
     }
     // no annotation and no `return` whose type could stand for it

@@ -738,16 +738,12 @@ impl Walker<'_> {
         if s.value.is_none() && self.infer_returns && self.returns.is_none() {
             self.returns = Some(Ty::NoneVal);
         }
+        // `return` / `return None` where the function returns None (`-> None`)
+        if self.returns == Some(Ty::NoneVal) && s.value.as_deref().is_none_or(|v| matches!(v, Expr::NoneLiteral(_))) {
+            out.push(ir::Stmt::return_none());
+            return;
+        }
         let value = match &s.value {
-            // `return` / `return None` where the function returns None (`-> None`)
-            None if self.returns == Some(Ty::NoneVal) => {
-                out.push(ir::Stmt::Return(ir::Expr::Tuple(Vec::new())));
-                return;
-            }
-            Some(value) if self.returns == Some(Ty::NoneVal) && matches!(&**value, Expr::NoneLiteral(_)) => {
-                out.push(ir::Stmt::Return(ir::Expr::Tuple(Vec::new())));
-                return;
-            }
             Some(value) => value,
             None => {
                 self.diag(&rules::RETURN_NONE, "`return` without a value returns None".into(), s.range());
