@@ -222,12 +222,12 @@ rule!(ADD_SAME, "torchlower/tensor-add-f32-same-rank", Add, false,
 rule!(ADD_BCAST, "torchlower/tensor-add-f32-2d-1d-broadcast", Add, false,
     "a + b with one rank-2 and one rank-1 tensor (either order)", "Trailing-dimension broadcast; result rank 2.", "x @ w + b");
 rule!(INT64_ELEMENTWISE, "torchlower/tensor-arith-int64", Add, true,
-    "EXTENSION: a + b, a - b, a * b, a / b with an int64 tensor (operators, torch.add & co., methods)",
-    "Two CPU tensors, int64 and int64 or float32, broadcast as eager: int64 `+ - *` int64 is int64 (libtorch's kernels, which wrap on overflow as eager's do), `/` and a float32 operand give float32. With a Python number: torchlower/tensor-arith-int64-number.",
+    "EXTENSION: a + b, a - b, a * b, a / b with an int64 or int32 tensor (operators, torch.add & co., methods)",
+    "Two CPU tensors, an integer one (int64, int32) and an integer or float32 one, broadcast as eager: integer `+ - *` integer is the wider integer dtype (int32 with int32 stays int32; libtorch's kernels, which wrap on overflow as eager's do), `/` and a float32 operand give float32. With a Python number: torchlower/tensor-arith-int64-number.",
     "F.embedding(x + category_offsets[None], weight)");
 rule!(INT64_NUMBER, "torchlower/tensor-arith-int64-number", Add, true,
-    "EXTENSION: an int64 tensor with a Python number in `+ - * /` (either side; operators, torch.add & co., methods)",
-    "A CPU int64 tensor of any rank: an int with `+ - *` stays int64 (libtorch's kernel with an integer scalar, which wraps on overflow as eager's does); `/` or a float gives float32, torch's default dtype. `1 - t` is `torch.rsub`, `2 / t` is `t.reciprocal() * 2`, as in eager.",
+    "EXTENSION: an int64 or int32 tensor with a Python number in `+ - * /` (either side; operators, torch.add & co., methods)",
+    "A CPU integer tensor of any rank: an int with `+ - *` keeps its dtype (libtorch's kernel with an integer scalar, which wraps on overflow as eager's does); `/` or a float gives float32, torch's default dtype. `1 - t` is `torch.rsub`, `2 / t` is `t.reciprocal() * 2`, as in eager.",
     "max_exact + (torch.log(rp.float() / max_exact) * scale).to(torch.long)  /  positions + past_length");
 rule!(SUB_SAME, "torchlower/tensor-sub-f32-same-rank", Sub, false,
     "a - b with two tensors of the same rank", "Float32 tensors of rank 1/1 or 2/2; result of that rank.", "a - b");
@@ -690,8 +690,8 @@ rule!(NORMAL_ENTROPY, "torchlower/normal-entropy", NormalEntropy, true,
 rule!(NORMAL_STDDEV, "torchlower/normal-stddev", NormalStddev, true,
     "EXTENSION: Normal.stddev / Normal.scale", "The broadcast scale.", "dist.stddev");
 rule!(TO_DTYPE, "torchlower/to-dtype", ToDtype, true,
-    "EXTENSION: t.to(dtype) / t.float() / t.long() / t.bool() / t.type(dtype) / t.type_as(y)",
-    "A conversion between float32, int64 and bool on the tensor's own device (a device given must be its own): a copy, libtorch's conversion (eager's rounding toward zero to int64). To the tensor's own dtype it is the tensor itself, as in eager.",
+    "EXTENSION: t.to(dtype) / t.float() / t.long() / t.int() / t.bool() / t.type(dtype) / t.type_as(y)",
+    "A conversion between float32, int64, int32 and bool on the tensor's own device (a device given must be its own; `.int()` is int32): a copy, libtorch's conversion (eager's rounding toward zero to the integers). To the tensor's own dtype it is the tensor itself, as in eager.",
     "mask.to(dtype=torch.float32)");
 rule!(REPEAT, "torchlower/repeat", Repeat, true,
     "EXTENSION: t.repeat(*sizes)",
@@ -719,7 +719,7 @@ rule!(ARGSORT, "torchlower/argsort", Argsort, true,
     "sorted_indices = torch.argsort(scores, descending=True, dim=-1)");
 rule!(CUMSUM, "torchlower/cumsum", Cumsum, true,
     "EXTENSION: torch.cumsum(t, dim) / t.cumsum(dim)",
-    "Running sums along a Python-int dim, libtorch's kernel: float32 stays float32, int64 and bool give int64 (as eager). `dtype=` stays Python.",
+    "Running sums along a Python-int dim, libtorch's kernel: float32 stays float32, int64, int32 and bool give int64 (as eager). `dtype=` stays Python.",
     "position_ids = attention_mask.long().cumsum(-1) - 1");
 rule!(NANSUM, "torchlower/nansum", Nansum, true,
     "EXTENSION: torch.nansum(t, dim, keepdim=False) / t.nansum(…)",
@@ -855,7 +855,7 @@ code!(PARAM_UNANNOTATED, "TL101", Signature, Warning,
     "def f(x, y: torch.Tensor): ...", "Call the function through `torchlower.compile` (it specialises), or annotate with a torchlower.types marker, `int`, `float` or `bool`.");
 code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
     "Unsupported parameter annotation",
-    "Parameter types with a boundary check: the torchlower.types / rextio_torch.types markers (float32 on the CPU, ranks 1–5; float32 on cuda:0, ranks 1–4; int64 and bool on the CPU, ranks 1–4), `int`, `float` and `bool`. `str`, `Optional[...]` of a non-tensor and containers say too little (or something else) about the value (`torch.Tensor` and `Optional[<marker>]` are TL101: specialised).",
+    "Parameter types with a boundary check: the torchlower.types / rextio_torch.types markers (float32 on the CPU, ranks 0–6; float32 on cuda:0, ranks 1–4; int64, int32 and bool on the CPU, ranks 1–4), `int`, `float` and `bool`. `str`, `Optional[...]` of a non-tensor and containers say too little (or something else) about the value (`torch.Tensor` and `Optional[<marker>]` are TL101: specialised).",
     "def f(x: TensorF32Cpu2D, name: str): ...", "Use the marker of the tensor's dtype, device and rank (`TensorF32Cpu2D`, `TensorI64Cpu1D`, `TensorF32Cuda0_3D`, …), or `int`, `float`, `bool`.");
 code!(RETURN_UNANNOTATED, "TL103", Signature, Warning,
     "Missing return annotation, not inferable",
@@ -884,11 +884,11 @@ code!(ASYNC_FN, "TL108", Signature, Warning,
 code!(MODULE_FORM, "TL109", Signature, Warning,
     "nn.Module form the host does not rewrite",
     "Produced by the host, not by this analyzer: `torchlower.compile(module)` and `torchlower check FILE.py:ClassName` rewrite a live instance's `forward` into top-level functions (its tensors become parameters, known leaf submodules their functional form, `for` over a ModuleList unrolled). A form with no rewriting (a submodule used as a value rather than called, an attribute of another type, an unknown built-in leaf, a tensor of the instance that no marker describes) makes the whole module run eagerly.",
-    "def forward(self, x):\n    layers = self.layers  # a ModuleList used as a value\n    return layers[0](x)", "Call submodules directly (`self.layers[0](x)`, `for layer in self.layers:`), hold hyper-parameters as int/float/bool attributes, and keep the instance's tensors float32, int64 or bool.");
+    "def forward(self, x):\n    layers = self.layers  # a ModuleList used as a value\n    return layers[0](x)", "Call submodules directly (`self.layers[0](x)`, `for layer in self.layers:`), hold hyper-parameters as int/float/bool attributes, and keep the instance's tensors float32, int64, int32 or bool.");
 
 code!(NOT_F32_OPERAND, "TL200", Site, Error,
     "Operand of another type than the op takes",
-    "The op takes float32 tensors here; int64 and bool tensors only where its rule says so (comparisons, indexing, `where`, conversions, `+ - * /` of int64 tensors, `all`/`any`). A Python number or an int64/bool tensor in a float32 position is not claimed: eager would promote or raise, and that is not modelled per op.",
+    "The op takes float32 tensors here; int64, int32 and bool tensors only where its rule says so (comparisons, indexing, conversions, `+ - * /` of integer tensors, `argmax`, `all`/`any`; `where` of int64). A Python number or an integer/bool tensor in a float32 position is not claimed: eager would promote or raise, and that is not modelled per op.",
     "torch.exp(2)  /  labels.relu()  # labels int64", "Pass a float32 tensor, or convert first with `.float()` (claimed: torchlower/to-dtype).");
 code!(BAD_KEYWORD, "TL201", Site, Error,
     "Unsupported keyword option",
@@ -912,8 +912,8 @@ code!(MIXED_DEVICE, "TL204", Site, Error,
     "cpu_x @ cuda_w", "Annotate all operands with the same device.");
 code!(DEVICE_TRANSFER, "TL205", Site, Error,
     "Device transfer or unsupported conversion",
-    "`.cuda()`, `.cpu()`, `.to(device)` of another device, and conversions to a dtype without a tensor type here (float64, float16, int32, …) are not lowered. `.to(dtype)`, `.float()`, `.long()`, `.bool()`, `.type(dtype)` and `.type_as(y)` between float32, int64 and bool, and `.to(\"cpu\")` of a CPU tensor, are claimed.",
-    "x.cuda()  /  x.to(torch.float64)", "Pass tensors that already live on the annotated device, in a dtype with a marker; convert between float32, int64 and bool with `.float()`, `.long()`, `.bool()`.");
+    "`.cuda()`, `.cpu()`, `.to(device)` of another device, and conversions to a dtype without a tensor type here (float64, float16, int8, …) are not lowered. `.to(dtype)`, `.float()`, `.long()`, `.int()`, `.bool()`, `.type(dtype)` and `.type_as(y)` between float32, int64, int32 and bool, and `.to(\"cpu\")` of a CPU tensor, are claimed.",
+    "x.cuda()  /  x.to(torch.float64)", "Pass tensors that already live on the annotated device, in a dtype with a marker; convert between float32, int64, int32 and bool with `.float()`, `.long()`, `.int()`, `.bool()`.");
 code!(VIEW_OP, "TL206", Site, Error,
     "View form not lowered",
     "Views are claimed: `view`, `view_as`, `reshape`, `reshape_as`, `transpose` (and `swapaxes`/`swapdims`), `permute`, `t`, `.T` of rank ≤ 2, `.mT`, `unsqueeze`, `squeeze(dim)`, `flatten`, `unflatten`, `narrow`, `select`, `expand`, `expand_as`, `chunk`, `split`, `unbind` and basic indexing, aliasing their base as eager's do. These view forms are not: `unfold`, `movedim`, `as_strided`, `.H`/`.mH`, `.real`/`.imag`/`.data`, and `.T` of rank > 2 (deprecated in eager).",
@@ -955,8 +955,8 @@ code!(ARITH_METHOD, "TL240", Binops, Error,
     "`.add/.sub/.mul/.div` with one tensor or number are claimed (torchlower/method-…); with options (`alpha`, `rounding_mode`, `out`) or other arguments they stay on Python.",
     "a.add(b, alpha=2)  /  a.div(b, rounding_mode=\"floor\")", "Use the operator form, or compute the option with separate ops.");
 code!(INT64_ARITH, "TL241", Binops, Error,
-    "Arithmetic on int64 tensors",
-    "int64 tensors take `+ - * /` with another int64 or float32 tensor or a Python number (torchlower/tensor-arith-int64, …-int64-number); in a matmul, or in the other ops of float32, they are not claimed.",
+    "Arithmetic on integer tensors",
+    "int64 and int32 tensors take `+ - * /` with another integer or float32 tensor or a Python number (torchlower/tensor-arith-int64, …-int64-number); in a matmul, or in the other ops of float32, they are not claimed.",
     "labels @ w", "Convert with `.float()` first.");
 code!(SCALAR_OPERAND, "TL242", Binops, Error,
     "Tensor arithmetic with this scalar operand",

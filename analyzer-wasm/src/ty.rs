@@ -5,7 +5,28 @@
 pub enum Dtype {
     F32,
     I64,
+    /// int32 (GPT-2's `torch.arange(…, dtype=torch.int32)` positions, torchvision's `t.int()`)
+    I32,
     Bool,
+}
+
+impl Dtype {
+    /// int64 or int32: the integer dtypes, which share the int rules (eager's promotion).
+    pub fn is_integer(self) -> bool {
+        matches!(self, Dtype::I64 | Dtype::I32)
+    }
+
+    /// The dtype of a binary op's result on two tensors of these dtypes, as eager promotes
+    /// them for `+ - *`: float32 over any integer, int64 over int32, either over bool.
+    pub fn promote(self, other: Dtype) -> Dtype {
+        let rank = |d: Dtype| match d {
+            Dtype::Bool => 0,
+            Dtype::I32 => 1,
+            Dtype::I64 => 2,
+            Dtype::F32 => 3,
+        };
+        if rank(self) >= rank(other) { self } else { other }
+    }
 }
 
 /// Device of a tensor: the CPU or CUDA device 0.
@@ -26,7 +47,7 @@ pub struct TensorTy {
 /// Every tensor type there is: (type, annotation marker, the backend's `TensorSpec` constant).
 /// float32 on the CPU (ranks 0–6: GPT-2's `torch.full([], value.size(-1) ** 0.5)` divisor,
 /// grouped-query attention's `(b, h, n_rep, t, d)`, Swin's and YOLOv5's window and space-to-depth
-/// views `(b, h/s, s, w/s, s, c)`) and on CUDA device 0 (ranks 1–4), int64 and
+/// views `(b, h/s, s, w/s, s, c)`) and on CUDA device 0 (ranks 1–4), int64, int32 and
 /// bool on the CPU (ranks 1–4).
 const MARKERS: &[(TensorTy, &str, &str)] = &[
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 0 }, "TensorF32Cpu0D", "F32_CPU_0D"),
@@ -44,6 +65,10 @@ const MARKERS: &[(TensorTy, &str, &str)] = &[
     (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 2 }, "TensorI64Cpu2D", "I64_CPU_2D"),
     (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 3 }, "TensorI64Cpu3D", "I64_CPU_3D"),
     (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 4 }, "TensorI64Cpu4D", "I64_CPU_4D"),
+    (TensorTy { dtype: Dtype::I32, device: Device::Cpu, rank: 1 }, "TensorI32Cpu1D", "I32_CPU_1D"),
+    (TensorTy { dtype: Dtype::I32, device: Device::Cpu, rank: 2 }, "TensorI32Cpu2D", "I32_CPU_2D"),
+    (TensorTy { dtype: Dtype::I32, device: Device::Cpu, rank: 3 }, "TensorI32Cpu3D", "I32_CPU_3D"),
+    (TensorTy { dtype: Dtype::I32, device: Device::Cpu, rank: 4 }, "TensorI32Cpu4D", "I32_CPU_4D"),
     (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 1 }, "TensorBoolCpu1D", "BOOL_CPU_1D"),
     (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 2 }, "TensorBoolCpu2D", "BOOL_CPU_2D"),
     (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 3 }, "TensorBoolCpu3D", "BOOL_CPU_3D"),

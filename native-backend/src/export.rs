@@ -95,6 +95,9 @@ mod tests {
         let d = x.to_kind(Kind::Double);
         assert_eq!(message(tensor_arg(&d, "w", TensorSpec::F32_CPU_2D)), "torchlower: parameter 'w' expects dtype float32, got torch.float64");
         assert!(matches!(tensor_arg(&d, "w", TensorSpec::F32_CPU_2D), Err(Error::Argument { param: "w", .. })));
+        let ids = x.to_kind(Kind::Int);
+        assert!(tensor_arg(&ids, "ids", TensorSpec::I32_CPU_2D).is_ok());
+        assert_eq!(message(tensor_arg(&ids, "ids", TensorSpec::I64_CPU_2D)), "torchlower: parameter 'ids' expects dtype int64, got torch.int32");
         assert_eq!(message(tensor_arg(&x, "x", TensorSpec::F32_CUDA0_2D)), "torchlower: parameter 'x' expects a cuda:0 tensor, got cpu");
         assert_eq!(message(tensor_arg(&Tensor::new(), "u", TensorSpec::F32_CPU_2D)), "torchlower: parameter 'u' expects a cpu tensor, got an undefined tensor");
     }

@@ -180,6 +180,7 @@ fn device_of(device_type: i32, index: i32) -> Device {
 fn scalar_type_code(kind: Kind) -> Option<c_int> {
     static FLOAT: OnceLock<Option<c_int>> = OnceLock::new();
     static INT64: OnceLock<Option<c_int>> = OnceLock::new();
+    static INT32: OnceLock<Option<c_int>> = OnceLock::new();
     static BOOL: OnceLock<Option<c_int>> = OnceLock::new();
     let learn = |kind: Kind| -> Option<c_int> {
         let probe = Tensor::f_empty([0], (kind, Device::Cpu)).ok()?;
@@ -190,6 +191,7 @@ fn scalar_type_code(kind: Kind) -> Option<c_int> {
     match kind {
         Kind::Float => *FLOAT.get_or_init(|| learn(Kind::Float)),
         Kind::Int64 => *INT64.get_or_init(|| learn(Kind::Int64)),
+        Kind::Int => *INT32.get_or_init(|| learn(Kind::Int)),
         Kind::Bool => *BOOL.get_or_init(|| learn(Kind::Bool)),
         _ => None,
     }

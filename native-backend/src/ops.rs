@@ -948,8 +948,7 @@ comparisons! {
 
 /// `torch.arange(start, end, step, dtype=…)` on the CPU (`dtype` as the analyzer names it).
 pub fn arange(start: i64, end: i64, step: i64, dtype: &str) -> Result<Tensor> {
-    let kind = if dtype == "torch.float32" { tch::Kind::Float } else { tch::Kind::Int64 };
-    Ok(Tensor::f_arange_start_step(start, end, step, (kind, tch::Device::Cpu))?)
+    Ok(Tensor::f_arange_start_step(start, end, step, (kind_of(dtype), tch::Device::Cpu))?)
 }
 
 /// `t.narrow(dim, start, length)`, a view.
@@ -1065,6 +1064,7 @@ pub fn normalize(x: &Tensor, p: f64, dim: i64, eps: f64) -> Result<Tensor> {
 fn kind_of(dtype: &str) -> tch::Kind {
     match dtype {
         "torch.int64" => tch::Kind::Int64,
+        "torch.int32" => tch::Kind::Int,
         "torch.bool" => tch::Kind::Bool,
         _ => tch::Kind::Float,
     }

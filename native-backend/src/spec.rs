@@ -5,6 +5,7 @@
 pub enum DtypeSpec {
     F32,
     I64,
+    I32,
     Bool,
 }
 
@@ -14,6 +15,7 @@ impl DtypeSpec {
         match self {
             DtypeSpec::F32 => tch::Kind::Float,
             DtypeSpec::I64 => tch::Kind::Int64,
+            DtypeSpec::I32 => tch::Kind::Int,
             DtypeSpec::Bool => tch::Kind::Bool,
         }
     }
@@ -23,6 +25,7 @@ impl DtypeSpec {
         match self {
             DtypeSpec::F32 => "float32",
             DtypeSpec::I64 => "int64",
+            DtypeSpec::I32 => "int32",
             DtypeSpec::Bool => "bool",
         }
     }
@@ -92,6 +95,14 @@ impl TensorSpec {
     pub const I64_CPU_3D: TensorSpec = TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 3 };
     /// `TensorI64Cpu4D`
     pub const I64_CPU_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 4 };
+    /// `TensorI32Cpu1D`
+    pub const I32_CPU_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::I32, device: DeviceSpec::Cpu, rank: 1 };
+    /// `TensorI32Cpu2D`
+    pub const I32_CPU_2D: TensorSpec = TensorSpec { dtype: DtypeSpec::I32, device: DeviceSpec::Cpu, rank: 2 };
+    /// `TensorI32Cpu3D`
+    pub const I32_CPU_3D: TensorSpec = TensorSpec { dtype: DtypeSpec::I32, device: DeviceSpec::Cpu, rank: 3 };
+    /// `TensorI32Cpu4D`
+    pub const I32_CPU_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::I32, device: DeviceSpec::Cpu, rank: 4 };
     /// `TensorBoolCpu1D`
     pub const BOOL_CPU_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::Bool, device: DeviceSpec::Cpu, rank: 1 };
     /// `TensorBoolCpu2D`

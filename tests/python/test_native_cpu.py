@@ -542,7 +542,7 @@ def corpus_module(path: Path):
 
 
 def tensor_kind(type_name):
-    match = re.search(r"Tensor(F32|I64|Bool)(Cpu|Cuda0_?)(\d)D", str(type_name))
+    match = re.search(r"Tensor(F32|I64|I32|Bool)(Cpu|Cuda0_?)(\d)D", str(type_name))
     return (match.group(1), match.group(2), int(match.group(3))) if match else None
 
 
@@ -561,8 +561,8 @@ def corpus_inputs(entry: dict, size: int, special: bool, seed: int, requires_gra
             continue
         dtype, _, rank = kind
         shape = (size,) * rank
-        if dtype == "I64":
-            values.append(torch.randint(0, size, shape, generator=generator))
+        if dtype in ("I64", "I32"):
+            values.append(torch.randint(0, size, shape, generator=generator, dtype=torch.int64 if dtype == "I64" else torch.int32))
         elif dtype == "Bool":
             values.append(torch.rand(shape, generator=generator) > 0.5)
         else:
@@ -794,3 +794,25 @@ def test_router_binds_keywords_defaults_and_modes(monkeypatch):
     monkeypatch.setenv("TORCHLOWER_MODE", "sometimes")
     with pytest.raises(ValueError, match="TORCHLOWER_MODE"):
         routed(1)
+
+
+def test_int32_arguments_are_their_own_dtype(native_mode):
+    """int32 markers check the dtype at the boundary (an int64 tensor is refused, and an int32
+    one for an int64 parameter), and GPT-2's int32 pooling picks eager's rows with padding."""
+    module = native_corpus_module(CORPUS / "int32.py")
+    index = compiled_native(module, "int32_index")
+    x, idx = torch.randn(4, 3), torch.tensor([3, 0, 3, 1], dtype=torch.int32)
+    assert_matches_eager(index(x, idx), module.int32_index(x, idx))
+    with pytest.raises(ValueError) as raised:
+        index(x, idx.long())
+    assert str(raised.value) == "torchlower: parameter 'idx' expects dtype int32, got int64"
+    upcast = compiled_native(module, "upcast_ints")
+    with pytest.raises(ValueError) as raised:
+        upcast(idx.view(2, 2))
+    assert str(raised.value) == "torchlower: parameter 't' expects dtype int64, got int32"
+    pooled = compiled_native(module, "last_non_pad_logits")
+    logits = torch.randn(3, 5, 4)
+    ids = torch.tensor([[5, 6, 0, 0, 0], [0, 0, 7, 8, 9], [0, 0, 0, 0, 0]])
+    native = pooled(logits, ids, 0)
+    eager = module.last_non_pad_logits(logits, ids, 0)
+    assert native.dtype == torch.float32 and torch.equal(native, eager)

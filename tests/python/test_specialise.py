@@ -250,6 +250,8 @@ def test_int_lists_and_tuples_specialise_on_their_length(tmp_path, monkeypatch):
     # a list of bools or of one int has no specialisation: Python runs it
     assert _specialise.type_name([True, 2]) is None and _specialise.type_name([2]) is None
     assert _specialise.type_name(torch.Size([2, 3])) == "tuple[int, int]"
+    assert _specialise.type_name(torch.zeros(2, 3, dtype=torch.int32)) == "TensorI32Cpu2D"
+    assert _specialise.type_name(torch.zeros(2, 3, dtype=torch.int16)) is None
     # the native entry of the list specialisation refuses what it was not made for
     native = compiled.specialisations[("list[int, int]",)].native_entry
     for bad, message in [([2], "expects a list of 2 ints, got list of 1"), ((2, 6), "expects a list of 2 ints, got tuple of 2"), ([2, True], "got one holding bool")]:

@@ -37,7 +37,8 @@ EXPRESSIONS = ["s[0]", "s[None]", "s[...]", "s[:, None]", "s.T", "s.mT", "s.ndim
                "F.log_softmax(s, 0)", "F.glu(s)", "s.prod()", "s.prod(0)", "s.all()", "s.any(0)", "len(s)", "s.shape"]
 HEADER = ("import torch\nimport torch.nn.functional as F\nfrom torchlower.types import TensorF32Cpu0D, TensorF32Cpu1D, "
           "TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorF32Cpu5D, TensorF32Cpu6D, TensorBoolCpu1D, TensorBoolCpu2D, TensorBoolCpu3D, "
-          "TensorBoolCpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorI64Cpu4D\n\n")
+          "TensorBoolCpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorI64Cpu4D, TensorI32Cpu1D, TensorI32Cpu2D, "
+          "TensorI32Cpu3D, TensorI32Cpu4D\n\n")
 
 
 def spellings() -> tuple[list[str], list[str]]:
@@ -57,20 +58,32 @@ def bodies() -> list[str]:
     return out + EXPRESSIONS
 
 
-def native_module(rank: int, folder: Path):
-    """The claimed calls as a module of native functions (one per distinct call)."""
-    marker = f"TensorF32Cpu{rank}D"
+def native_module(marker: str, folder: Path):
+    """The claimed calls on an `s: marker` as a module of native functions (one per distinct
+    call), with the result types the report gives them."""
     calls = bodies()
     source = HEADER + "".join(f"def f{i}(s: {marker}, x: TensorF32Cpu2D):\n    return {b}\n\n\n" for i, b in enumerate(calls))
-    report = torchlower.analyze(source, filename=f"sweep_rank{rank}.py")
+    report = torchlower.analyze(source, filename=f"sweep_{marker}.py")
     native = [(int(f["name"][1:]), f["returns"]) for f in report["functions"] if f["route"] == "native"]
     lines = [HEADER]
     for i, returns in native:
         annotation = f" -> {returns}" if returns else ""
         lines.append(f"def f{i}(s: {marker}, x: TensorF32Cpu2D){annotation}:\n    return {calls[i]}\n\n\n")
-    path = folder / f"sweep_rank{rank}.py"
+    path = folder / f"sweep_{marker}.py"
     path.write_text("".join(lines))
-    return import_path(path), [f"f{i}" for i, _ in native], calls
+    return import_path(path), {f"f{i}": returns for i, returns in native}, calls
+
+
+_DTYPES = {"F32": torch.float32, "I64": torch.int64, "I32": torch.int32, "Bool": torch.bool}
+
+
+def _typed_as_reported(value, returns) -> bool:
+    """Whether eager's result has the dtype and rank of the type the report gave the call (a
+    wrong one would mistype every later site of a real function)."""
+    match = re.fullmatch(r"Tensor(F32|I64|I32|Bool)Cpu(\d)D", str(returns))
+    if not isinstance(value, torch.Tensor) or match is None:
+        return True
+    return value.dtype == _DTYPES[match.group(1)] and value.dim() == int(match.group(2))
 
 
 def _same(a, b) -> bool:
@@ -95,20 +108,34 @@ def _outcome(fn, s, x):
         return None, error
 
 
-@pytest.mark.parametrize("rank", [0, 2])
-def test_every_claimed_spelling_matches_eager(rank, tmp_path):
-    module, names, calls = native_module(rank, tmp_path)
-    assert len(names) > (100 if rank == 0 else 600), len(names)
+def _receiver(marker: str, value):
+    """`s` for the sweep: a 3×3 (or rank-0) tensor of the marker's dtype holding `value`."""
+    if marker == "TensorF32Cpu0D":
+        return torch.tensor(value)
+    if marker == "TensorI32Cpu2D":
+        s = torch.randint(-4, 5, (3, 3), generator=torch.Generator().manual_seed(2), dtype=torch.int32)
+    else:
+        s = torch.randn(3, 3, generator=torch.Generator().manual_seed(2))
+    s[0, 0] = value
+    return s
+
+
+# the receiver's special values: float32's, and int32's bounds (where int32 math wraps)
+_VALUES = {"TensorI32Cpu2D": [1, -2, 0, 2**31 - 1, -(2**31)]}
+
+
+@pytest.mark.parametrize("marker,least", [("TensorF32Cpu0D", 100), ("TensorF32Cpu2D", 600), ("TensorI32Cpu2D", 100)])
+def test_every_claimed_spelling_matches_eager(marker, least, tmp_path):
+    module, names, calls = native_module(marker, tmp_path)
+    assert len(names) > least, len(names)
     mismatches = []
-    for name in names:
+    for name, returns in names.items():
         fn = getattr(module, name)
         compiled = torchlower.compile(fn)
         assert compiled.route == "native", f"{calls[int(name[1:])]}: {compiled.reason}"
-        for value in [0.5, -2.0, float("nan"), float("inf"), -0.0]:
+        for value in _VALUES.get(marker, [0.5, -2.0, float("nan"), float("inf"), -0.0]):
             x = torch.randn(3, 3, generator=torch.Generator().manual_seed(1))
-            s = torch.tensor(value) if rank == 0 else torch.randn(3, 3, generator=torch.Generator().manual_seed(2))
-            if rank:
-                s[0, 0] = value
+            s = _receiver(marker, value)
             eager, eager_error = _outcome(fn, s.clone(), x.clone())
             native, native_error = _outcome(compiled, s, x)
             if eager_error is None and isinstance(native_error, ValueError) and "native code refuses" in str(native_error):
@@ -118,4 +145,6 @@ def test_every_claimed_spelling_matches_eager(rank, tmp_path):
                     mismatches.append(f"{calls[int(name[1:])]} at {value}: eager {eager_error!r}, native {native_error!r}")
             elif not _same(native, eager):
                 mismatches.append(f"{calls[int(name[1:])]} at {value}: native {native} vs eager {eager}")
+            elif not _typed_as_reported(eager, returns):
+                mismatches.append(f"{calls[int(name[1:])]}: the report types it {returns}, eager gives {eager.dtype} rank {eager.dim()}")
     assert not mismatches, "\n".join(mismatches[:40])

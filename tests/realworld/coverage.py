@@ -129,7 +129,7 @@ def open_annotations(source: str) -> str:
                 spans.append((annotation.lineno, annotation.col_offset, annotation.end_col_offset))
     for line, start, end in sorted(spans, reverse=True):
         raw = lines[line - 1].encode()
-        text = re.sub(r"\bTensor(F32|I64|Bool)\w*", f"{torch_name}.Tensor", raw[start:end].decode())
+        text = re.sub(r"\bTensor(F32|I64|I32|Bool)\w*", f"{torch_name}.Tensor", raw[start:end].decode())
         text = re.sub(r"\blist\[int(, int)+\]", int_list, text)
         lines[line - 1] = (raw[:start] + text.encode() + raw[end:]).decode()
     return "".join(lines)

@@ -261,7 +261,7 @@ fn arith_function(q: &Query, op: Op, form: &str) -> Decision {
 }
 
 fn elementwise(left: &Operand, right: &Operand, op: Op, same: &'static Rule, bcast: &'static Rule, form: &str) -> Decision {
-    if let Some(decision) = with_int64(left, right, op) {
+    if let Some(decision) = with_integer(left, right, op) {
         return decision;
     }
     match elementwise_types(left, right, form) {
@@ -276,20 +276,21 @@ fn elementwise(left: &Operand, right: &Operand, op: Op, same: &'static Rule, bca
     }
 }
 
-/// Two tensors of which one or both are int64 (the other int64 or float32), on the CPU:
-/// eager's promotion — int64 `+ - *` int64 stays int64 (wrapping as libtorch's kernels wrap),
-/// `/` and any float32 operand give float32. The values are libtorch's (the fused kernels
-/// take float32 only, so these run op by op). `None` when no operand is int64.
-fn with_int64(left: &Operand, right: &Operand, op: Op) -> Option<Decision> {
+/// Two tensors of which one or both are integer (int64 or int32; the other integer or
+/// float32), on the CPU: eager's promotion — integer `+ - *` integer stays integer, the wider
+/// of the two (libtorch's kernels, which wrap on overflow as eager's do), `/` and any float32
+/// operand give float32. The values are libtorch's (the fused kernels take float32 only, so
+/// these run op by op). `None` when no operand is an integer tensor.
+fn with_integer(left: &Operand, right: &Operand, op: Op) -> Option<Decision> {
     let (Ty::Tensor(a), Ty::Tensor(b)) = (left.ty, right.ty) else { return None };
-    if a.dtype != Dtype::I64 && b.dtype != Dtype::I64 {
+    if !a.dtype.is_integer() && !b.dtype.is_integer() {
         return None;
     }
-    let numeric = |t: TensorTy| matches!(t.dtype, Dtype::I64 | Dtype::F32);
+    let numeric = |t: TensorTy| t.dtype.is_integer() || t.dtype == Dtype::F32;
     if !numeric(a) || !numeric(b) || a.device != Device::Cpu || b.device != Device::Cpu {
         return None; // the float32 rules give the code
     }
-    let dtype = if a.dtype == Dtype::I64 && b.dtype == Dtype::I64 && op != Op::Div { Dtype::I64 } else { Dtype::F32 };
+    let dtype = if op == Op::Div { Dtype::F32 } else { a.dtype.promote(b.dtype) };
     let rank = a.rank.max(b.rank);
     Some(match TensorTy::new(dtype, Device::Cpu, rank) {
         Some(result) => Decision::Claimed(Claim { rule: &rules::INT64_ELEMENTWISE, result, op, options: Options::None, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }),
@@ -309,9 +310,9 @@ fn with_number(left: &Operand, right: &Operand, op: Op, form: &str, number_left:
     };
     let rule = scalar_rule(op)?;
     let t = match tensor.ty {
-        Ty::Tensor(t) if t.dtype == Dtype::I64 => {
+        Ty::Tensor(t) if t.dtype.is_integer() => {
             let number = if matches!(options, Options::ScalarRight) { right } else { left };
-            return Some(int64_with_number(t, number.ty, op, form, options));
+            return Some(integer_with_number(t, number.ty, op, form, options));
         }
         Ty::Unknown => return Some(Decision::Unresolved(format!("an operand of {form} has an unresolved type"))),
         _ => match f32_tensor(tensor, "tensor operand") {
@@ -322,13 +323,13 @@ fn with_number(left: &Operand, right: &Operand, op: Op, form: &str, number_left:
     Some(Decision::Claimed(Claim { rule, result: t, op, options, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }))
 }
 
-/// An int64 tensor with a Python number, on the CPU: eager's promotion — an int with `+ - *`
-/// stays int64 (libtorch's kernel with an integer scalar, wrapping on overflow as eager's
-/// does), `/` or a float gives float32 (torch's default dtype). T5's bucket arithmetic,
+/// An integer tensor with a Python number, on the CPU: eager's promotion — an int with `+ - *`
+/// keeps the tensor's dtype (libtorch's kernel with an integer scalar, wrapping on overflow as
+/// eager's does), `/` or a float gives float32 (torch's default dtype). T5's bucket arithmetic,
 /// position offsets (`positions + past_length`), label shifts.
-fn int64_with_number(t: TensorTy, number: Ty, op: Op, form: &str, options: Options) -> Decision {
-    // int64 tensors exist on the CPU only (`ty::MARKERS`)
-    let dtype = if number == Ty::Int && op != Op::Div { Dtype::I64 } else { Dtype::F32 };
+fn integer_with_number(t: TensorTy, number: Ty, op: Op, form: &str, options: Options) -> Decision {
+    // integer tensors exist on the CPU only (`ty::MARKERS`)
+    let dtype = if number == Ty::Int && op != Op::Div { t.dtype } else { Dtype::F32 };
     match TensorTy::new(dtype, Device::Cpu, t.rank) {
         Some(result) => Decision::Claimed(Claim { rule: &rules::INT64_NUMBER, result, op, options, operands: vec![OperandRef::Arg(0), OperandRef::Arg(1)] }),
         None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type for rank {}", t.rank)),
@@ -344,8 +345,8 @@ fn elementwise_types(left: &Operand, right: &Operand, form: &str) -> Result<(Ten
     }
     for o in [left, right] {
         match o.ty {
-            Ty::Tensor(t) if t.dtype == Dtype::I64 => {
-                return Err(Decision::reject(&rules::INT64_ARITH, format!("{form} on an int64 tensor ({})", o.ty.describe())))
+            Ty::Tensor(t) if t.dtype.is_integer() => {
+                return Err(Decision::reject(&rules::INT64_ARITH, format!("{form} on an integer tensor ({})", o.ty.describe())))
             }
             Ty::Tensor(_) => {}
             other => {
@@ -483,6 +484,14 @@ mod tests {
         assert_eq!(bin(Operator::Sub, t(T::I64_CPU_2D), t(T::I64_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorI64Cpu2D".into()));
         assert_eq!(bin(Operator::Add, t(T::I64_CPU_1D), t(T::F32_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorF32Cpu1D".into()));
         assert_eq!(bin(Operator::Div, t(T::I64_CPU_1D), t(T::I64_CPU_1D)), ("torchlower/tensor-arith-int64".into(), "TensorF32Cpu1D".into()));
+        // int32 (GPT-2's positions): int32 with int32 or an int stays int32, int64 wins over it
+        let (i32_1, i32_2) = (t(T::new(Dtype::I32, Device::Cpu, 1).expect("a type")), t(T::new(Dtype::I32, Device::Cpu, 2).expect("a type")));
+        assert_eq!(bin(Operator::Mult, i32_1.clone(), i32_2.clone()), ("torchlower/tensor-arith-int64".into(), "TensorI32Cpu2D".into()));
+        assert_eq!(bin(Operator::Add, i32_1.clone(), t(T::I64_CPU_1D)).1, "TensorI64Cpu1D");
+        assert_eq!(bin(Operator::Add, i32_2.clone(), t(T::F32_CPU_1D)).1, "TensorF32Cpu2D");
+        assert_eq!(bin(Operator::Sub, int(1), i32_1.clone()).1, "TensorI32Cpu1D");
+        assert_eq!(bin(Operator::Div, i32_1.clone(), int(2)).1, "TensorF32Cpu1D");
+        assert_eq!(bin(Operator::MatMult, i32_2, t(T::F32_CPU_2D)).0, "TL241");
         assert_eq!(bin(Operator::Add, x.clone(), t(T::F32_CUDA0_2D)).0, "TL204");
         assert_eq!(bin(Operator::FloorDiv, x.clone(), x.clone()).0, "not_covered");
         assert_eq!(bin(Operator::Add, unknown(), x.clone()).0, "not_covered");

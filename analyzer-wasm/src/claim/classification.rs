@@ -77,9 +77,10 @@ fn argmax_function(q: &Query) -> Decision {
 
 fn argmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: OperandRef) -> Decision {
     let check = || -> Result<Claim, Decision> {
-        // float32, or int64 as eager takes it (CLIP's `text.argmax(dim=-1)` of token ids)
+        // float32, or int64 / int32 as eager takes them (CLIP's `text.argmax(dim=-1)` of token
+        // ids, GPT-2's int32 `(token_indices * non_pad_mask).argmax(-1)`)
         let t = match input.ty {
-            crate::ty::Ty::Tensor(t) if t.dtype == Dtype::I64 => t,
+            crate::ty::Ty::Tensor(t) if t.dtype.is_integer() => t,
             _ => f32_tensor(input, &format!("{form} input"))?,
         };
         keywords_only(q, &["dim", "keepdim"], form)?;

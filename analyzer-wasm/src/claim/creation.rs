@@ -40,7 +40,7 @@ fn meshgrid(q: &Query, op: Op, path: &str) -> Decision {
 
 /// The dtypes a created or converted tensor may have, in the order of the `dtype` choice of the
 /// op table.
-pub const DTYPES: [(&str, Dtype); 3] = [("torch.float32", Dtype::F32), ("torch.int64", Dtype::I64), ("torch.bool", Dtype::Bool)];
+pub const DTYPES: [(&str, Dtype); 4] = [("torch.float32", Dtype::F32), ("torch.int64", Dtype::I64), ("torch.bool", Dtype::Bool), ("torch.int32", Dtype::I32)];
 
 /// `device=` omitted, `"cpu"` or a CPU tensor's `.device`; `requires_grad=` omitted or False.
 fn on_the_cpu(q: &Query, path: &str) -> Result<(), Decision> {
@@ -188,7 +188,8 @@ fn arange(q: &Query, op: Op, path: &str) -> Decision {
     let (dtype, choice) = match keyword(q, "dtype").map(|(_, v)| &v.lit) {
         None | Some(Lit::Dtype("torch.int64")) => (Dtype::I64, 0),
         Some(Lit::Dtype("torch.float32")) => (Dtype::F32, 1),
-        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dtype` must be torch.int64 (torch.long) or torch.float32")),
+        Some(Lit::Dtype("torch.int32")) => (Dtype::I32, 2),
+        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dtype` must be torch.int64 (torch.long), torch.int32 (torch.int) or torch.float32")),
     };
     match keyword(q, "device").map(|(_, v)| &v.lit) {
         None | Some(Lit::Device("cpu")) => {}

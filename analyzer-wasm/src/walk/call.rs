@@ -147,7 +147,7 @@ impl Walker<'_> {
                     return self.write_back(c, name, base, local);
                 }
             }
-            if matches!(name, "float" | "long" | "bool" | "to" | "type_as" | "type") {
+            if matches!(name, "float" | "long" | "int" | "bool" | "to" | "type_as" | "type") {
                 match self.conversion(c, name, t) {
                     Some(Conversion::Itself) => return receiver.take().expect("a receiver"),
                     Some(Conversion::Explained) => return Val::explained(Ty::Unknown),
@@ -684,6 +684,7 @@ impl Walker<'_> {
         match (name, &c.arguments.args[..]) {
             ("float", []) if no_keywords => return to("torch.float32"),
             ("long", []) if no_keywords => return to("torch.int64"),
+            ("int", []) if no_keywords => return to("torch.int32"),
             ("bool", []) if no_keywords => return to("torch.bool"),
             ("type_as", [arg]) if no_keywords => {
                 let v = self.expr(arg);

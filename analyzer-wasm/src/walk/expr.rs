@@ -739,6 +739,7 @@ pub(super) fn dtype_name(dtype: crate::ty::Dtype) -> &'static str {
     match dtype {
         crate::ty::Dtype::F32 => "torch.float32",
         crate::ty::Dtype::I64 => "torch.int64",
+        crate::ty::Dtype::I32 => "torch.int32",
         crate::ty::Dtype::Bool => "torch.bool",
     }
 }

@@ -94,7 +94,7 @@ impl Walker<'_> {
                     let v = self.expr(other);
                     match (v.ty, v.ir) {
                         (Ty::Int, Some(i)) => items.push(ir::IndexItem::Int(i)),
-                        (Ty::Tensor(index), Some(ir)) if matches!(index.dtype, crate::ty::Dtype::I64 | crate::ty::Dtype::Bool) => {
+                        (Ty::Tensor(index), Some(ir)) if matches!(index.dtype, crate::ty::Dtype::I64 | crate::ty::Dtype::I32 | crate::ty::Dtype::Bool) => {
                             index_tensors.push(index);
                             items.push(ir::IndexItem::Tensor(ir));
                         }

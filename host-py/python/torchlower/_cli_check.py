@@ -100,7 +100,7 @@ def read_source(path: Path) -> str | bytes:
         raise UnreadableSource(f"not valid {encoding} at byte {exc.start}") from None
 
 
-_DTYPES = {"float32": "F32", "int64": "I64", "bool": "Bool"}
+_DTYPES = {"float32": "F32", "int64": "I64", "int32": "I32", "bool": "Bool"}
 
 
 class BadExample(Exception):
@@ -139,8 +139,8 @@ def example_value(spec: str, generator: Any = None) -> Any:
     shape = tuple(int(d) for d in dims[:-1].split(",") if d.strip())
     if dtype == "float32":
         value = torch.randn(shape, generator=generator)
-    elif dtype == "int64":
-        value = torch.randint(0, max(min(shape or (2,)), 2), shape, generator=generator)
+    elif dtype in ("int64", "int32"):
+        value = torch.randint(0, max(min(shape or (2,)), 2), shape, generator=generator, dtype=getattr(torch, dtype))
     else:
         value = torch.rand(shape, generator=generator) > 0.5
     return value.to("cuda:0") if device.startswith("cuda") else value

@@ -177,7 +177,7 @@ def prepare(target: ClassTarget, init: str | None, examples: dict[str, str]) -> 
             prepared.problem = (
                 f"{cls.__name__} runs eagerly: self.{path} is a {tensor.dtype} tensor of rank {tensor.dim()} on "
                 f"{tensor.device}, which no marker describes",
-                "native code takes float32 (CPU ranks 1-5, cuda:0 ranks 1-4), int64 or bool (CPU ranks 1-4)")
+                "native code takes float32 (CPU ranks 0-6, cuda:0 ranks 1-4), int64, int32 or bool (CPU ranks 1-4)")
             return prepared
         types[argument] = marker
     text, entry_line = prepared.rewritten.appended_to(source)

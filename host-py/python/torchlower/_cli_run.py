@@ -4,7 +4,7 @@ analyze → show the claims per function → build → for every native function
 inputs from its annotations, run it natively and as eager PyTorch, check parity and time
 both (median per call, paired in this process) → one table.
 
-Inputs: tensors are drawn from a seeded normal distribution (int64 ones uniformly from
+Inputs: tensors are drawn from a seeded normal distribution (int64 and int32 ones uniformly from
 ``[0, size)``). Their shapes come from a comment in or just above the function,
 
     # torchlower: inputs x=(8, 64) w=(32, 64) b=(32,) depth=4 phase=1
@@ -70,10 +70,10 @@ def parse_inputs_comment(source_lines: list[str], entry: dict) -> dict[str, Any]
 def tensor_contract(type_name: Any) -> tuple[str, str, int] | None:
     """(dtype, device, rank) of an annotation name such as ``TensorF32Cpu2D``, else None."""
     text = str(type_name)
-    match = re.search(r"Tensor(F32|I64|Bool)(Cpu|Cuda0_?)(\d)D", text)
+    match = re.search(r"Tensor(F32|I64|I32|Bool)(Cpu|Cuda0_?)(\d)D", text)
     if not match:
         return None
-    dtype = {"F32": "float32", "I64": "int64", "Bool": "bool"}[match.group(1)]
+    dtype = {"F32": "float32", "I64": "int64", "I32": "int32", "Bool": "bool"}[match.group(1)]
     device = "cpu" if match.group(2) == "Cpu" else "cuda:0"
     return dtype, device, int(match.group(3))
 
@@ -96,7 +96,7 @@ def make_inputs(entry: dict, overrides: dict[str, Any], size: int, seed: int) ->
             elif dtype == "bool":
                 tensor = torch.rand(shape, generator=generator) > 0.5
             else:
-                tensor = torch.randint(0, size, shape, generator=generator, dtype=torch.int64)
+                tensor = torch.randint(0, size, shape, generator=generator, dtype=getattr(torch, dtype))
             values.append(tensor.to(device))
         elif re.fullmatch(r"(list|tuple)\[int(, int)*\]", str(type_name)):
             # a list or tuple of ints (a window size): 2s, which divide the default sizes

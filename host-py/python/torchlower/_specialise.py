@@ -35,8 +35,14 @@ MAX_SPECIALISATIONS = 8
 _MAX_INT_SEQUENCE = 8
 
 # dtype name -> marker part, and the ranks each (dtype, device) has a marker for
-_DTYPES = {"torch.float32": "F32", "torch.int64": "I64", "torch.bool": "Bool"}
-_RANKS = {("F32", "Cpu"): range(0, 7), ("I64", "Cpu"): range(1, 5), ("Bool", "Cpu"): range(1, 5), ("F32", "Cuda0_"): range(1, 5)}
+_DTYPES = {"torch.float32": "F32", "torch.int64": "I64", "torch.int32": "I32", "torch.bool": "Bool"}
+_RANKS = {
+    ("F32", "Cpu"): range(0, 7),
+    ("I64", "Cpu"): range(1, 5),
+    ("I32", "Cpu"): range(1, 5),
+    ("Bool", "Cpu"): range(1, 5),
+    ("F32", "Cuda0_"): range(1, 5),
+}
 
 
 class SpecialisationWarning(UserWarning):

@@ -73,6 +73,22 @@ class TensorI64Cpu4D(_TensorMarker):
     dtype, device, rank = "int64", "cpu", 4
 
 
+class TensorI32Cpu1D(_TensorMarker):
+    dtype, device, rank = "int32", "cpu", 1
+
+
+class TensorI32Cpu2D(_TensorMarker):
+    dtype, device, rank = "int32", "cpu", 2
+
+
+class TensorI32Cpu3D(_TensorMarker):
+    dtype, device, rank = "int32", "cpu", 3
+
+
+class TensorI32Cpu4D(_TensorMarker):
+    dtype, device, rank = "int32", "cpu", 4
+
+
 class TensorBoolCpu1D(_TensorMarker):
     dtype, device, rank = "bool", "cpu", 1
 
@@ -109,6 +125,10 @@ __all__ = [
     "TensorI64Cpu2D",
     "TensorI64Cpu3D",
     "TensorI64Cpu4D",
+    "TensorI32Cpu1D",
+    "TensorI32Cpu2D",
+    "TensorI32Cpu3D",
+    "TensorI32Cpu4D",
     "TensorBoolCpu1D",
     "TensorBoolCpu2D",
     "TensorBoolCpu3D",

@@ -16,6 +16,10 @@ TensorF32Cpu6D = Tensor
 TensorI64Cpu2D = Tensor
 TensorI64Cpu3D = Tensor
 TensorI64Cpu4D = Tensor
+TensorI32Cpu1D = Tensor
+TensorI32Cpu2D = Tensor
+TensorI32Cpu3D = Tensor
+TensorI32Cpu4D = Tensor
 TensorBoolCpu1D = Tensor
 TensorBoolCpu2D = Tensor
 TensorBoolCpu3D = Tensor
@@ -37,6 +41,10 @@ __all__ = [
     "TensorI64Cpu2D",
     "TensorI64Cpu3D",
     "TensorI64Cpu4D",
+    "TensorI32Cpu1D",
+    "TensorI32Cpu2D",
+    "TensorI32Cpu3D",
+    "TensorI32Cpu4D",
     "TensorBoolCpu1D",
     "TensorBoolCpu2D",
     "TensorBoolCpu3D",

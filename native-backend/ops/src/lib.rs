@@ -341,7 +341,7 @@ const ARANGE: &[Param] = &[
     p("start", Kind::Int, Some("0i64")),
     p("end", Kind::Int, None),
     p("step", Kind::Int, Some("1i64")),
-    p("dtype", Kind::Choice(&["torch.int64", "torch.float32"]), None),
+    p("dtype", Kind::Choice(&["torch.int64", "torch.float32", "torch.int32"]), None),
 ];
 const NARROW: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("start", Kind::Int, None), p("length", Kind::Int, None)];
 const SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Int, None)];
@@ -381,7 +381,7 @@ const NORMALIZE: &[Param] = &[
     p("eps", Kind::Float, Some("1e-12f64")),
     p("out", Kind::Fixed("None"), None),
 ];
-const DTYPES: Kind = Kind::Choice(&["torch.float32", "torch.int64", "torch.bool"]);
+const DTYPES: Kind = Kind::Choice(&["torch.float32", "torch.int64", "torch.bool", "torch.int32"]);
 /// `torch.zeros(*size)` / `ones`: the walk packs the sizes into one tuple; the lane reads
 /// `dtype` and `device`.
 const SIZED: &[Param] = &[p("size", Kind::Ints(0), None), p("dtype", DTYPES, None)];
