@@ -421,6 +421,18 @@ pub struct Function {
     /// entry (`tl::wrote_arguments`), which refuses arguments that require grad
     pub writes_arguments: bool,
     pub body: Vec<Stmt>,
+    /// a function with `Optional[<marker>]` parameters: no body of its own, its entry runs the
+    /// copy walked for the call's None / tensor combination
+    pub dispatch: Option<Dispatch>,
+}
+
+/// Which copy of a function runs for which of its `Optional[<marker>]` parameters are None
+/// (`walk::optional`): the parameters' positions, and per combination (bit `i` set: the
+/// `i`-th optional parameter is a tensor) the copy's report index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dispatch {
+    pub optional: Vec<usize>,
+    pub copies: Vec<usize>,
 }
 
 /// What Python type a function's returned pair is: eager returns `x.max(dim)`, `topk`, `sort`

@@ -56,7 +56,9 @@ pub fn analyze_for(source: &str, filename: &str, target: Target) -> Report {
     let scope = resolve::ModuleScope::from_module(&body);
     let callees = callees(&body, &scope);
     let defs: Vec<&ruff_python_ast::StmtFunctionDef> = body.iter().filter_map(|s| if let Stmt::FunctionDef(d) = s { Some(d) } else { None }).collect();
-    let callable = callees.values().filter_map(|c| defs.get(c.index).map(|d| (c.index, *d))).collect();
+    // every function can be specialised: callees for their callers' argument types, and any
+    // function for the None / tensor combinations of its `Optional[<marker>]` parameters
+    let callable = defs.iter().enumerate().filter(|(_, d)| !d.is_async).map(|(i, d)| (i, *d)).collect();
     let spec = walk::variants::Specialiser::new(&scope, &index, &callees, callable, defs.len());
     let mut analyzed = Vec::new();
     for stmt in &body {

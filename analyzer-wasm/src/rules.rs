@@ -851,7 +851,7 @@ code!(NOT_UTF8, "TL003", Module, Error,
 
 code!(PARAM_UNANNOTATED, "TL101", Signature, Warning,
     "Parameter without annotation, or annotated `torch.Tensor`",
-    "Native code needs the dtype, device and rank of every tensor parameter, which neither a missing annotation nor `torch.Tensor` / `Optional[torch.Tensor]` (by any import of it, also as a postponed string) says, and whether an `Optional[<marker>]` parameter is None or the tensor only the call says; sites on such values are not covered. `torchlower.compile` specialises these parameters on each call's argument types instead (the annotation is then the argument's marker, or `None` for a None argument, which makes `x is None` a constant).",
+    "Native code needs the dtype, device and rank of every tensor parameter, which neither a missing annotation nor `torch.Tensor` / `Optional[torch.Tensor]` (by any import of it, also as a postponed string) says; sites on such values are not covered. Whether an `Optional[<marker>]` parameter is None or the tensor only the call says: a function with up to 3 of them (and no other open parameter) is walked once per None / tensor combination and is native when every copy is, its entry running the copy for the arguments given; the note stays, with the reason, when a copy falls back. `torchlower.compile` specialises these parameters on each call's argument types instead (the annotation is then the argument's marker, or `None` for a None argument, which makes `x is None` a constant).",
     "def f(x, y: torch.Tensor): ...", "Call the function through `torchlower.compile` (it specialises), or annotate with a torchlower.types marker, `int`, `float` or `bool`.");
 code!(PARAM_UNSUPPORTED, "TL102", Signature, Warning,
     "Unsupported parameter annotation",

@@ -96,6 +96,20 @@ pub fn any_requires_grad(tensors: &[&TensorArg]) -> bool {
     tensors.iter().any(|t| t.requires_grad)
 }
 
+/// An `Optional[<marker>]` argument: `None` for Python's None, else the tensor, checked as
+/// [`tensor_arg`] checks it (the entry then runs the copy of the function for that case).
+pub fn optional_tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec) -> PyResult<Option<TensorArg>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    tensor_arg(obj, param, spec).map(Some)
+}
+
+/// Whether any of the optional tensor arguments given requires grad.
+pub fn any_optional_requires_grad(tensors: &[Option<&TensorArg>]) -> bool {
+    tensors.iter().flatten().any(|t| t.requires_grad)
+}
+
 /// A function that writes into its tensor arguments (TL212) refuses arguments that require
 /// grad before any work: eager's in-place rules on autograd (a leaf that requires grad cannot
 /// be written) are eager's to apply, so auto mode runs the Python function.

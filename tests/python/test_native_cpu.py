@@ -816,3 +816,31 @@ def test_int32_arguments_are_their_own_dtype(native_mode):
     native = pooled(logits, ids, 0)
     eager = module.last_non_pad_logits(logits, ids, 0)
     assert native.dtype == torch.float32 and torch.equal(native, eager)
+
+
+def test_optional_tensor_parameters_run_the_copy_for_the_arguments(native_mode):
+    """A function with `Optional[<marker>]` parameters is native as written: its entry runs the
+    copy walked for the call's None / tensor combination, each matching eager, and checks a
+    given tensor against the marker."""
+    module = native_corpus_module(CORPUS / "optional_tensors.py")
+    generator = torch.Generator().manual_seed(11)
+    q, k, mask = (torch.randn(2, 4, 8, generator=generator) for _ in range(3))
+    scale = torch.rand(2, 1, 1, generator=generator) * 8
+    x, w, bias, gain = torch.randn(3, 5, generator=generator), torch.randn(4, 5, generator=generator), torch.randn(4, generator=generator), torch.randn(4, generator=generator)
+    cases = {
+        "masked_scores": [(q, k, mask), (q, k, None), (q, k)],
+        "cosine_or_dot": [(q, k, scale), (q, k, None)],
+        "linear_parts": [(x, w, bias, gain), (x, w, bias, None), (x, w, None, gain), (x, w, None, None), (x, w)],
+        "optional_passed_on": [(x, w, bias), (x, w, None)],
+    }
+    for name, calls in cases.items():
+        compiled = compiled_native(module, name)
+        assert getattr(compiled, "specialisations", None) is None, f"{name} specialised instead of dispatching"
+        for args in calls:
+            run_both(compiled, getattr(module, name), list(args))
+    with pytest.raises(ValueError) as raised:
+        compiled_native(module, "masked_scores")(q, k, mask.double())
+    assert str(raised.value) == "torchlower: parameter 'mask' expects dtype float32, got float64"
+    with pytest.raises(TypeError) as raised:
+        compiled_native(module, "masked_scores")(q, k, 0.5)
+    assert str(raised.value) == "torchlower: parameter 'mask' expects a torch.Tensor, got float"

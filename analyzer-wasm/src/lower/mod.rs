@@ -96,12 +96,13 @@ pub fn lower_module(filename: &str, functions: &[NativeFn], target: Target) -> E
     }
     let public = public_names(functions);
     let mut emitted = Vec::new();
+    let params_of: BTreeMap<usize, Vec<(String, RustKind)>> = functions.iter().map(|f| (f.index, body_params(f.ir))).collect();
     let tensor_params: BTreeMap<usize, Vec<bool>> =
-        functions.iter().map(|f| (f.index, body_params(f.ir).iter().map(|(_, kind)| *kind == RustKind::Tensor).collect())).collect();
+        params_of.iter().map(|(index, params)| (*index, params.iter().map(|(_, kind)| *kind == RustKind::Tensor).collect())).collect();
     for f in functions {
         out.push('\n');
         let start = out.len();
-        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0, tensor_params: &tensor_params, borrowed: BTreeSet::new(), in_place_kernel: false };
+        let mut e = FnEmitter { out: &mut out, site_ranges: vec![None; f.site_count], temp: 0, tensor_params: &tensor_params, params_of: &params_of, borrowed: BTreeSet::new(), in_place_kernel: false };
         e.function(f);
         if f.exported {
             match target {
@@ -153,6 +154,8 @@ struct FnEmitter<'o> {
     temp: usize,
     /// per function index, which of its parameters are tensors (passed by reference)
     tensor_params: &'o BTreeMap<usize, Vec<bool>>,
+    /// per function index, its body's typed parameters (a dispatch passes them on)
+    params_of: &'o BTreeMap<usize, Vec<(String, RustKind)>>,
     /// the Rust names of this function's tensor parameters that are references already
     /// (not rebound by the body): borrowed without another `&`
     borrowed: BTreeSet<String>,
@@ -190,6 +193,11 @@ fn body_params(ir: &ir::Function) -> Vec<(String, RustKind)> {
     params
 }
 
+/// The names of a dispatching function's `Optional[<marker>]` parameters.
+fn optional_names(ir: &ir::Function) -> BTreeSet<String> {
+    ir.dispatch.iter().flat_map(|d| d.optional.iter()).filter_map(|&p| ir.params.get(p)).map(|(name, _)| name.clone()).collect()
+}
+
 /// The Rust type a function returns (`tl::tch::Tensor`, `i64`, a tuple of them).
 fn return_type(ir: &ir::Function) -> String {
     match ir.returns {
@@ -213,15 +221,22 @@ impl FnEmitter<'_> {
         let ir = f.ir;
         let ret = return_type(ir);
         let typed = body_params(ir);
+        let optional = optional_names(ir);
         // tensors come by reference (the caller's handle, never moved or written through)
         let declared: Vec<String> = typed
             .iter()
             .map(|(name, kind)| match kind {
+                RustKind::Tensor if optional.contains(name) => format!("{}: Option<&{}>", local_ident(name, *kind), kind.rust_type()),
                 RustKind::Tensor => format!("{}: &{}", local_ident(name, *kind), kind.rust_type()),
                 _ => format!("mut {}: {}", local_ident(name, *kind), kind.rust_type()),
             })
             .collect();
         let _ = writeln!(self.out, "fn {}({}) -> tl::Result<{ret}> {{", body_symbol(f.index), declared.join(", "));
+        if let Some(dispatch) = &ir.dispatch {
+            self.dispatch(ir, dispatch);
+            self.out.push_str("}\n\n");
+            return;
+        }
         if ir.writes_arguments {
             self.out.push_str("    tl::wrote_arguments();\n");
         }
@@ -247,6 +262,21 @@ impl FnEmitter<'_> {
         self.out.push_str("}\n\n");
     }
 
+    /// The body of a function with `Optional[<marker>]` parameters: a `match` on which of them
+    /// are None, each arm the copy walked for that case, given the parameters it has (a None
+    /// one has none).
+    fn dispatch(&mut self, ir: &ir::Function, dispatch: &ir::Dispatch) {
+        let names: Vec<String> = dispatch.optional.iter().filter_map(|&p| ir.params.get(p)).map(|(name, _)| local_ident(name, RustKind::Tensor)).collect();
+        let _ = writeln!(self.out, "    match ({},) {{", names.join(", "));
+        for (combination, copy) in dispatch.copies.iter().enumerate() {
+            let pattern: Vec<String> =
+                names.iter().enumerate().map(|(bit, name)| if combination & (1 << bit) != 0 { format!("Some({name})") } else { "None".to_string() }).collect();
+            let args: Vec<String> = self.params_of.get(copy).map(|params| params.iter().map(|(name, kind)| local_ident(name, *kind)).collect()).unwrap_or_default();
+            let _ = writeln!(self.out, "        ({},) => {}({}),", pattern.join(", "), body_symbol(*copy), args.join(", "));
+        }
+        self.out.push_str("    }\n");
+    }
+
     /// `for it in tl::scalar::range(start, stop, step)? {`: Python's `range`, its bounds read
     /// once on entry (a `for` statement, a comprehension's loop).
     fn range_loop(&mut self, start: &Expr, stop: &Expr, step: &Expr) {
@@ -264,6 +294,7 @@ impl FnEmitter<'_> {
     fn python_entry(&mut self, f: &NativeFn, record: Option<&str>) {
         let ir = f.ir;
         let typed = body_params(ir);
+        let optional = optional_names(ir);
         let params: Vec<String> = (0..ir.params.len()).map(|i| format!("p{i}")).collect();
         self.out.push_str("#[pyo3::pyfunction]\n");
         let _ = writeln!(self.out, "#[pyo3(signature = ({}))]", params.join(", "));
@@ -291,6 +322,7 @@ impl FnEmitter<'_> {
             let var = local_ident(name, kind);
             let lit = rust_str_literal(name);
             let call = match ty {
+                Ty::Tensor(t) if optional.contains(name) => format!("tl::boundary::optional_tensor_arg(p{i}, {lit}, tl::TensorSpec::{})?", t.spec_const()),
                 Ty::Tensor(t) => format!("tl::boundary::tensor_arg(p{i}, {lit}, tl::TensorSpec::{})?", t.spec_const()),
                 Ty::Int => format!("tl::boundary::int_arg(p{i}, {lit})?"),
                 Ty::Float => format!("tl::boundary::float_arg(p{i}, {lit})?"),
@@ -300,10 +332,20 @@ impl FnEmitter<'_> {
         }
         let args: Vec<String> = typed
             .iter()
-            .map(|(name, kind)| if *kind == RustKind::Tensor { format!("&{}", local_ident(name, *kind)) } else { local_ident(name, *kind) })
+            .map(|(name, kind)| match kind {
+                RustKind::Tensor if optional.contains(name) => format!("{}.as_deref()", local_ident(name, *kind)),
+                RustKind::Tensor => format!("&{}", local_ident(name, *kind)),
+                _ => local_ident(name, *kind),
+            })
             .collect();
-        let tensors: Vec<String> = typed.iter().filter(|(_, kind)| *kind == RustKind::Tensor).map(|(name, kind)| format!("&{}", local_ident(name, *kind))).collect();
-        let _ = writeln!(self.out, "    let grad_inputs = tl::boundary::any_requires_grad(&[{}]);", tensors.join(", "));
+        let tensors: Vec<String> =
+            typed.iter().filter(|(name, kind)| *kind == RustKind::Tensor && !optional.contains(name)).map(|(name, kind)| format!("&{}", local_ident(name, *kind))).collect();
+        let _ = write!(self.out, "    let grad_inputs = tl::boundary::any_requires_grad(&[{}])", tensors.join(", "));
+        if !optional.is_empty() {
+            let given: Vec<String> = optional.iter().map(|name| format!("{}.as_ref()", local_ident(name, RustKind::Tensor))).collect();
+            let _ = write!(self.out, " || tl::boundary::any_optional_requires_grad(&[{}])", given.join(", "));
+        }
+        self.out.push_str(";\n");
         if ir.writes_arguments {
             self.out.push_str("    tl::boundary::refuse_grad_for_writes(grad_inputs)?;\n");
         }
@@ -340,9 +382,11 @@ impl FnEmitter<'_> {
             .filter(|(_, ty)| RustKind::of(*ty).is_some() || ty.items().is_some())
             .map(|(param, ty)| (public_ident(param), param.as_str(), *ty))
             .collect();
+        let optional = optional_names(ir);
         let declared: Vec<String> = typed
             .iter()
-            .map(|(param, _, ty)| match (RustKind::of(*ty), ty.items()) {
+            .map(|(param, python, ty)| match (RustKind::of(*ty), ty.items()) {
+                (Some(RustKind::Tensor), _) if optional.contains(*python) => format!("{param}: Option<&{}>", RustKind::Tensor.rust_type()),
                 (Some(RustKind::Tensor), _) => format!("{param}: &{}", RustKind::Tensor.rust_type()),
                 (Some(kind), _) => format!("{param}: {}", kind.rust_type()),
                 (None, n) => format!("{param}: [i64; {}]", n.unwrap_or(0)),
@@ -351,7 +395,12 @@ impl FnEmitter<'_> {
         let _ = writeln!(self.out, "pub fn {name}({}) -> tl::Result<{}> {{", declared.join(", "), return_type(ir));
         for (param, python, ty) in &typed {
             if let Ty::Tensor(t) = ty {
-                let _ = writeln!(self.out, "    tl::export::tensor_arg({param}, {}, tl::TensorSpec::{})?;", rust_str_literal(python), t.spec_const());
+                let check = format!("tl::export::tensor_arg({param}, {}, tl::TensorSpec::{})?;", rust_str_literal(python), t.spec_const());
+                if optional.contains(*python) {
+                    let _ = writeln!(self.out, "    if let Some({param}) = {param} {{ {check} }}");
+                } else {
+                    let _ = writeln!(self.out, "    {check}");
+                }
             }
         }
         let args: Vec<String> = typed

@@ -15,6 +15,7 @@ pub(crate) use expr::element_name;
 mod index;
 pub mod locals;
 mod loops;
+pub mod optional;
 mod signature;
 mod stmt;
 pub mod variants;
@@ -220,6 +221,10 @@ struct LoopExits {
 /// Analyze a (sync) top-level function definition.
 pub fn analyze_function<'a>(def: &ast::StmtFunctionDef, spec: &'a variants::Specialiser<'a>) -> Analyzed {
     let analyzed = analyze_with(def, spec.scope, spec.index, spec.callees, spec, None, false);
+    // `Optional[<marker>]` parameters: one copy per None / tensor combination
+    if analyzed.ir.is_none() && !optional::optional_markers(def, spec.scope).is_empty() {
+        return optional::dispatch(def, spec, analyzed);
+    }
     if analyzed.ir.is_some() || !analyzed.diagnostics.iter().any(|d| d.code == rules::IN_PLACE.code) {
         return analyzed;
     }
@@ -359,17 +364,23 @@ fn analyze_with<'a>(
     // TL404 (a return path refused at run time) is a note: the function stays native
     let native = w.diags.iter().all(|d| d.code == rules::RETURN_PATH_REFUSED.code) && w.sites.iter().all(|s| s.outcome == Outcome::Claimed);
     let ir = match (native, w.returns) {
-        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), returned_pair: w.returned_pair.unwrap_or_default(), writes_arguments: writable, body }),
+        (true, Some(returns)) => Some(ir::Function { params: param_tys, returns, returns_tuple: w.returns_tuple.clone(), returned_pair: w.returned_pair.unwrap_or_default(), writes_arguments: writable, body, dispatch: None }),
         _ => None,
     };
-    let returns = match w.returns {
+    let returns = returns_text(w.returns, &w.returns_tuple);
+    Analyzed { params: report_params, returns, sites: w.sites, diagnostics: w.diags, ir, calls: w.calls }
+}
+
+/// The report's text of a return type: a marker, `int` & co., or `tuple[…]` / `list[…]` of
+/// them (`None` for a type without one).
+fn returns_text(returns: Option<Ty>, tuple: &[Ty]) -> Option<String> {
+    match returns {
         Some(kind @ (Ty::Tuple(_) | Ty::List(_))) => {
-            let items: Option<Vec<&str>> = w.returns_tuple.iter().map(|t| t.marker()).collect();
+            let items: Option<Vec<&str>> = tuple.iter().map(|t| t.marker()).collect();
             items.map(|items| format!("{}[{}]", kind.sequence_name(), items.join(", ")))
         }
         other => other.and_then(|t| t.marker()).map(str::to_string),
-    };
-    Analyzed { params: report_params, returns, sites: w.sites, diagnostics: w.diags, ir, calls: w.calls }
+    }
 }
 
 /// Whether `body` returns a value on some path (its `return`s of another type were lowered

@@ -103,6 +103,11 @@ impl<'a> Specialiser<'a> {
         }
     }
 
+    /// The report index of `def`, when it can be specialised.
+    pub fn index_of(&self, def: &ast::StmtFunctionDef) -> Option<usize> {
+        self.defs.iter().find(|(_, d)| std::ptr::eq(**d, def)).map(|(i, _)| *i)
+    }
+
     /// The copies, in function-index order after the report's functions.
     pub fn into_variants(self) -> Vec<Variant> {
         self.variants.into_inner()

@@ -129,6 +129,12 @@ def _special(args: list[Any]) -> list[Any] | None:
     return None
 
 
+def _nones(args: list[Any], annotations: list[str | None]) -> list[Any] | None:
+    """``args`` with None for every `Optional[<marker>]` parameter (None when there is none)."""
+    optional = [(annotation or "").startswith("Optional[") for annotation in annotations]
+    return [None if o else a for a, o in zip(args, optional)] if any(optional) else None
+
+
 def _grown(args: list[Any]) -> list[Any] | None:
     """``args`` with the first tensor one element longer along its last dimension."""
     import torch
@@ -192,8 +198,9 @@ class _Writer:
     def cases(self, stem: str, eager: Any, callee: str, args: list[Any], annotations: list[str | None],
               setup: tuple[str, ...] = ()) -> None:
         """The tests of one function (``callee(args…)`` in Rust, ``eager(*args)`` in Python):
-        random, special values, grown input, wrong dtype. ``setup``: Rust lines run first."""
-        cases = {"random": args, "special_values": _special(args), "grown_input": _grown(args)}
+        random, special values, grown input, None for its `Optional[<marker>]` parameters,
+        wrong dtype. ``setup``: Rust lines run first."""
+        cases = {"random": args, "special_values": _special(args), "grown_input": _grown(args), "optional_none": _nones(args, annotations)}
         for case, values in cases.items():
             if values is not None:
                 self._case(f"{stem}__{case}", eager, callee, values, annotations, setup)
@@ -254,10 +261,17 @@ def _inputs(args: list[Any]) -> dict:
 
 
 def _call_args(args: list[Any], annotations: list[str | None]) -> list[str]:
+    """The Rust arguments of a call: tensors from the fixture, an `Optional[<marker>]`
+    parameter's as `Some(…)` or `None`, other values as literals."""
     import torch
 
-    return [f'&t["in.{i}"]' if isinstance(a, torch.Tensor) else _literal(a, annotation)
-            for i, (a, annotation) in enumerate(zip(args, annotations))]
+    def argument(i: int, value: Any, annotation: str | None) -> str:
+        optional = (annotation or "").startswith("Optional[")
+        if isinstance(value, torch.Tensor):
+            return f'Some(&t["in.{i}"])' if optional else f'&t["in.{i}"]'
+        return "None" if optional else _literal(value, annotation)
+
+    return [argument(i, a, annotation) for i, (a, annotation) in enumerate(zip(args, annotations))]
 
 
 def write_parity_tests(path: Path, crate: Path, package: str, exported: list[dict], seed: int,

@@ -207,7 +207,13 @@ def headline(function: dict[str, Any], filename: str, roots: int, knock_ons: int
     """``model.py:42 def gpt_mlp — native, 7 sites (5 fused)`` or ``… — fallback: 2 causes``."""
     where = f"{filename}:{function.get('line', 1)} def {function.get('name', '?')}"
     sites = function.get("sites", [])
-    if function.get("route") == "native":
+    optional = [p["name"] for p in function.get("params", []) if str(p.get("type")).startswith("Optional[")]
+    if function.get("route") == "native" and optional and not sites:
+        # `Optional[<marker>]` parameters: the entry runs one copy per None / tensor combination
+        copies = function.get("specialisations", [])
+        count = sum(len(copy.get("sites", [])) for copy in copies)
+        state = f"native, {len(copies)} copies for None / a tensor in {', '.join(optional)} ({count} sites in all)"
+    elif function.get("route") == "native":
         fused = sum(1 for site in sites if site.get("fused_into"))
         state = f"native, {len(sites)} site{'s' if len(sites) != 1 else ''}" + (f" ({fused} fused)" if fused else "")
     else:

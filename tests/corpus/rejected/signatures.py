@@ -1,5 +1,6 @@
 # Signatures the native route does not model.
 import functools
+from typing import Optional
 from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cuda0_1D, TensorF32Cuda0_2D
 import torch
 import torch.nn.functional as F
@@ -38,3 +39,24 @@ def no_return_annotation(x: TensorF32Cpu2D):
 # (`-> None` is a type now: tests/corpus/accepted/argument_writes.py)
 def dict_return(x: TensorF32Cpu2D) -> dict:
     return {"x": x}
+
+
+# `Optional[<marker>]` parameters are walked once per None / tensor combination; the function
+# is native only if every copy is
+def optional_used_as_a_tensor(x: TensorF32Cpu2D, mask: Optional[TensorF32Cpu2D] = None) -> TensorF32Cpu2D:
+    return x + mask  # with None: eager's TypeError, no native copy
+
+
+def optional_copies_differ(x: TensorF32Cpu2D, b: Optional[TensorF32Cpu1D] = None) -> TensorF32Cpu2D:
+    if b is None:
+        return x.sum(0)  # rank 1 here, rank 2 with a bias
+    return x + b
+
+
+def four_optional(x: TensorF32Cpu1D, a: Optional[TensorF32Cpu1D] = None, b: Optional[TensorF32Cpu1D] = None,
+                  c: Optional[TensorF32Cpu1D] = None, d: Optional[TensorF32Cpu1D] = None) -> TensorF32Cpu1D:
+    return x if a is None else x + a
+
+
+def optional_and_open(x: torch.Tensor, mask: Optional[TensorF32Cpu2D] = None) -> TensorF32Cpu2D:
+    return x if mask is None else x + mask
