@@ -60,9 +60,13 @@ def measure(files: list[Path]) -> dict:
         # a call site per place in the source: the code after an `if` that types a local two
         # ways is analyzed once per branch, and its site counts as claimed when every copy is
         by_place: dict[tuple, list[str]] = collections.defaultdict(list)
+        # (a function with `Optional[<marker>]` parameters has no sites of its own: its copies,
+        # one per None / tensor combination, have them)
         for f in functions:
-            for site in f["sites"]:
-                by_place[(f["name"], site["line"], site["col"], site["end_line"], site["end_col"])].append(site["outcome"])
+            optional = f["route"] == "native" and not f["sites"] and any(str(p.get("type")).startswith("Optional[") for p in f["params"])
+            for source in f.get("specialisations", []) if optional else [f]:
+                for site in source["sites"]:
+                    by_place[(f["name"], site["line"], site["col"], site["end_line"], site["end_col"])].append(site["outcome"])
         sites = list(by_place.values())
         claimed = sum(all(outcome == "claimed" for outcome in outcomes) for outcomes in sites)
         for f in functions:
