@@ -302,11 +302,12 @@ def test_knock_ons_are_linked_to_their_root_and_hidden_by_default(capsys, monkey
     assert out_all.count("unresolved type") == 3 and "torch.special.i0" in out_all
 
 
-def test_on_the_real_code_corpus_only_root_causes_are_printed(capsys, monkeypatch):
-    """Every knock-on of the real-code corpus links to failed sites of its own function, the
-    chains end at root causes, the text prints none of the knock-ons' messages at their
-    positions, and JSON keeps every site."""
-    files = sorted((REPO / "tests" / "realworld").glob("*.py"))
+def test_on_the_real_code_and_rejected_corpora_only_root_causes_are_printed(capsys, monkeypatch):
+    """Every knock-on of the real-code corpus and of the rejected corpus (the real-code one is
+    all native now: the rejected files have the failures) links to failed sites of its own
+    function, the chains end at root causes, the text prints none of the knock-ons' messages
+    at their positions, and JSON keeps every site."""
+    files = sorted((REPO / "tests" / "realworld").glob("*.py")) + sorted((REPO / "tests" / "corpus" / "rejected").glob("*.py"))
     files = [f for f in files if f.name != "coverage.py"]
     knock_ons = 0
     for path in files:

@@ -186,33 +186,48 @@ def test_optional_tensors_specialise_on_none_and_on_tensors(as_written):
         native(x, w, b, None)
 
 
-def test_optional_markers_specialise_on_none_and_on_the_tensor(tmp_path):
+def test_optional_markers_dispatch_on_none_and_on_the_tensor(tmp_path, monkeypatch):
     """`bias: Optional[TensorF32Cpu1D] = None` (and `"TensorF32Cpu1D | None"`): None or the
-    tensor, only the call says which, so the parameter is open (TL101) and each call
-    specialises on its argument as `Optional[torch.Tensor]` does; a bare marker stays fixed."""
+    tensor, only the call says which. The analyzer walks a copy for each and the function is
+    native as written, its entry running the copy for the argument; when a copy falls back
+    (`x + bias` with None) the parameter stays open (TL101, saying why) and each call
+    specialises on its argument as `Optional[torch.Tensor]` does."""
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
     path = tmp_path / "optional_markers.py"
     path.write_text(
         "from typing import Optional\nimport torch\nfrom torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D\n\n"
         "def add_bias(x: TensorF32Cpu2D, bias: Optional[TensorF32Cpu1D] = None) -> TensorF32Cpu2D:\n"
         "    if bias is not None:\n        x = x + bias\n    return x.relu()\n\n"
         "def scale(x: TensorF32Cpu2D, s: 'TensorF32Cpu1D | None' = None) -> TensorF32Cpu2D:\n"
-        "    return x if s is None else x * s\n"
+        "    return x if s is None else x * s\n\n"
+        "def needs_bias(x: TensorF32Cpu2D, bias: Optional[TensorF32Cpu1D] = None) -> TensorF32Cpu2D:\n"
+        "    return x + bias\n"
     )
     module = import_path(path)
     report = torchlower.analyze(path.read_text())
-    codes = {f["name"]: [d["code"] for d in f["diagnostics"]] for f in report["functions"]}
-    assert "TL101" in codes["add_bias"] and "TL102" not in codes["add_bias"], codes
+    entries = {f["name"]: f for f in report["functions"]}
+    for name, param in [("add_bias", "bias"), ("scale", "s")]:
+        assert entries[name]["route"] == "native", entries[name]["diagnostics"]
+        assert [p["type"] for p in entries[name]["params"] if p["name"] == param] == ["Optional[TensorF32Cpu1D]"]
+        assert len(entries[name]["specialisations"]) == 2
+    (note,) = [d for d in entries["needs_bias"]["diagnostics"] if d["code"] == "TL101"]
+    assert "with bias None" in note["message"], note
     assert _specialise.unannotated(module.add_bias) == ["bias"]
-    assert _specialise.unannotated(module.scale) == ["s"]
     x, b = torch.randn(3, 4), torch.randn(4)
     for name in ["add_bias", "scale"]:
         fn = getattr(module, name)
         compiled = torchlower.compile(fn)
-        assert compiled.route == "specialising", compiled.reason
+        assert compiled.route == "native", compiled.reason
         assert_matches_eager(compiled(x), fn(x))
         assert_matches_eager(compiled(x, b), fn(x, b))
-        routes = {key[-1]: routed.route for key, routed in compiled.specialisations.items()}
-        assert routes == {"None": "native", "TensorF32Cpu1D": "native"}, routes
+        assert_matches_eager(compiled(x, None), fn(x, None))
+    compiled = torchlower.compile(module.needs_bias)
+    assert compiled.route == "specialising", compiled.reason
+    assert_matches_eager(compiled(x, b), module.needs_bias(x, b))
+    with pytest.raises(TypeError):
+        compiled(x)  # eager's TypeError, from the Python function
+    routes = {key[-1]: routed.route for key, routed in compiled.specialisations.items()}
+    assert routes == {"None": "fallback", "TensorF32Cpu1D": "native"}, routes
 
 
 def test_int_lists_and_tuples_specialise_on_their_length(tmp_path, monkeypatch):
