@@ -222,8 +222,11 @@ struct LoopExits {
 pub fn analyze_function<'a>(def: &ast::StmtFunctionDef, spec: &'a variants::Specialiser<'a>) -> Analyzed {
     let analyzed = analyze_with(def, spec.scope, spec.index, spec.callees, spec, None, false);
     // `Optional[<marker>]` parameters: one copy per None / tensor combination
-    if analyzed.ir.is_none() && !optional::optional_markers(def, spec.scope).is_empty() {
-        return optional::dispatch(def, spec, analyzed);
+    if analyzed.ir.is_none() {
+        let markers = optional::optional_markers(def, spec.scope);
+        if !markers.is_empty() {
+            return optional::dispatch(def, spec, analyzed, &markers);
+        }
     }
     if analyzed.ir.is_some() || !analyzed.diagnostics.iter().any(|d| d.code == rules::IN_PLACE.code) {
         return analyzed;

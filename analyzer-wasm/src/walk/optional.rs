@@ -40,11 +40,10 @@ fn parameters(def: &ast::StmtFunctionDef) -> impl Iterator<Item = &ast::Paramete
     def.parameters.posonlyargs.iter().chain(def.parameters.args.iter())
 }
 
-/// `def` as a dispatch over its copies, or `first` (its walk with the optional parameters
-/// open, which falls back) with its TL101 notes saying why not.
-pub fn dispatch(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: Analyzed) -> Analyzed {
-    let optional = optional_markers(def, spec.scope);
-    match copies(def, spec, &first, &optional) {
+/// `def` as a dispatch over its copies for its `optional` parameters ([`optional_markers`]),
+/// or `first` (its walk with them open, which falls back) with its TL101 notes saying why not.
+pub fn dispatch(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: Analyzed, optional: &[(usize, TensorTy)]) -> Analyzed {
+    match copies(def, spec, &first, optional) {
         Ok(dispatching) => dispatching,
         Err(why) => {
             let mut first = first;
@@ -66,6 +65,7 @@ fn copies(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: &Analyzed, 
         return Err("the signature has other problems".to_string());
     }
     let Some(of) = spec.index_of(def) else { return Err("it cannot be specialised".to_string()) };
+    let names: Vec<&str> = parameters(def).map(|p| p.parameter.name.as_str()).collect();
     let annotated: Vec<Ty> = parameters(def)
         .map(|p| p.parameter.annotation.as_deref().and_then(|a| resolve_parameter_annotation(spec.scope, a)).unwrap_or(Ty::Unknown))
         .collect();
@@ -77,7 +77,7 @@ fn copies(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: &Analyzed, 
         for (bit, (position, t)) in optional.iter().enumerate() {
             let tensor = combination & (1 << bit) != 0;
             types[*position] = if tensor { Ty::Tensor(*t) } else { Ty::NoneVal };
-            given.push(format!("{} {}", parameters(def).nth(*position).map_or("?", |p| p.parameter.name.as_str()), if tensor { "a tensor" } else { "None" }));
+            given.push(format!("{} {}", names[*position], if tensor { "a tensor" } else { "None" }));
         }
         let (index, ret, tuple) = spec.variant(of, &types).map_err(|why| format!("with {}: {}", given.join(", "), why.replace("with these types ", "")))?;
         match &returns {
@@ -93,7 +93,7 @@ fn copies(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: &Analyzed, 
         return Err(format!("its copies return {}, not the annotated {}", text.unwrap_or_default(), first.returns.clone().unwrap_or_default()));
     }
     let all_tensors = *copies.last().unwrap_or(&of);
-    let mut params: Vec<(String, Ty)> = parameters(def).map(|p| p.parameter.name.to_string()).zip(annotated).collect();
+    let mut params: Vec<(String, Ty)> = names.iter().map(|n| n.to_string()).zip(annotated).collect();
     let mut report_params = first.params.clone();
     for (position, t) in optional {
         params[*position].1 = Ty::Tensor(*t);

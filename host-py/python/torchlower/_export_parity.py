@@ -129,9 +129,14 @@ def _special(args: list[Any]) -> list[Any] | None:
     return None
 
 
+def _optional(annotation: str | None) -> bool:
+    """Whether the report types a parameter `Optional[<marker>]` (None or the tensor)."""
+    return (annotation or "").startswith("Optional[")
+
+
 def _nones(args: list[Any], annotations: list[str | None]) -> list[Any] | None:
     """``args`` with None for every `Optional[<marker>]` parameter (None when there is none)."""
-    optional = [(annotation or "").startswith("Optional[") for annotation in annotations]
+    optional = [_optional(annotation) for annotation in annotations]
     return [None if o else a for a, o in zip(args, optional)] if any(optional) else None
 
 
@@ -266,7 +271,7 @@ def _call_args(args: list[Any], annotations: list[str | None]) -> list[str]:
     import torch
 
     def argument(i: int, value: Any, annotation: str | None) -> str:
-        optional = (annotation or "").startswith("Optional[")
+        optional = _optional(annotation)
         if isinstance(value, torch.Tensor):
             return f'Some(&t["in.{i}"])' if optional else f'&t["in.{i}"]'
         return "None" if optional else _literal(value, annotation)
