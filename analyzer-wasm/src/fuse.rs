@@ -444,6 +444,88 @@ impl<'e> LoopStep<'e> {
 
 // ---- rewriting ----------------------------------------------------------------------------
 
+/// One statement of a convolution chain: `name = acts(F.conv2d(input, …))` (`acts` maybe
+/// empty), or its closing `name = F.max_pool2d(input, …)` (`pool`).
+struct ChainLink {
+    name: String,
+    ty: Ty,
+    input: Expr,
+    /// the conv2d or max_pool2d op
+    op: Expr,
+    acts: Vec<Unary>,
+    sites: Vec<usize>,
+    pool: bool,
+}
+
+/// A statement already fused as a chain link (see [`Fused::ConvChain`]): its operands other
+/// than the input cannot write anything or read the input's local.
+fn chain_link(s: &Stmt) -> Option<ChainLink> {
+    let Stmt::Assign { name, ty, value } = s else { return None };
+    let (op_expr, acts, mut sites) = match value {
+        Expr::Fused { kernel: Fused::Acts { input, acts }, sites } => (input.as_ref(), acts.clone(), sites.clone()),
+        other => (other, Vec::new(), Vec::new()),
+    };
+    let (site, op, _, args) = cpu_op(op_expr)?;
+    let pool = match op {
+        Op::Conv2d => false,
+        Op::MaxPool2d if acts.is_empty() => true,
+        _ => return None,
+    };
+    let (input, rest) = args.split_first()?;
+    let input_name = tensor_local(input);
+    let reads_input = |e: &Expr| {
+        let mut found = false;
+        e.visit(&mut |e| found |= matches!((e, input_name), (Expr::Local { name, .. }, Some(input)) if name == input));
+        found
+    };
+    if may_write(value) || rest.iter().any(|e| reads_input(e) || has_tensor_op(e)) {
+        return None;
+    }
+    sites.push(site);
+    sites.sort_unstable();
+    Some(ChainLink { name: name.clone(), ty: ty.clone(), input: input.clone(), op: op_expr.clone(), acts, sites, pool })
+}
+
+/// Runs of consecutive statements where each convolution (then the closing max pool) takes the
+/// previous one's local as its input and that local dies there (the same name reassigned, or
+/// read nowhere else): two convolutions or more, or one and the pool (→ `conv_chain`).
+fn conv_chains(body: Vec<Stmt>, reads: &ReadCounts) -> Vec<Stmt> {
+    let links: Vec<Option<ChainLink>> = body.iter().map(chain_link).collect();
+    let follows = |prev: &ChainLink, next: &ChainLink| {
+        tensor_local(&next.input) == Some(prev.name.as_str()) && (next.name == prev.name || reads.get(&prev.name) == Some(&1))
+    };
+    let mut out = Vec::with_capacity(body.len());
+    let mut body = body.into_iter().map(Some).collect::<Vec<_>>();
+    let mut i = 0;
+    while i < body.len() {
+        let mut end = i;
+        if links[i].as_ref().is_some_and(|l| !l.pool) {
+            while let (Some(prev), Some(Some(next))) = (&links[end], links.get(end + 1)) {
+                if !follows(prev, next) || prev.pool {
+                    break;
+                }
+                end += 1;
+            }
+        }
+        let run: Vec<&ChainLink> = links[i..=end].iter().flatten().collect();
+        let convs = run.iter().filter(|l| !l.pool).count();
+        if end == i || (convs < 2 && !run.last().is_some_and(|l| l.pool)) {
+            out.extend(body[i].take());
+            i += 1;
+            continue;
+        }
+        let (first, last) = (run[0], run[run.len() - 1]);
+        let stages = run.iter().filter(|l| !l.pool).map(|l| ir::ConvStage { conv: l.op.clone(), acts: l.acts.clone() }).collect();
+        let pool = last.pool.then(|| Box::new(last.op.clone()));
+        let mut sites: Vec<usize> = run.iter().flat_map(|l| l.sites.iter().copied()).collect();
+        sites.sort_unstable();
+        let kernel = Fused::ConvChain { input: Box::new(first.input.clone()), stages, pool };
+        out.push(Stmt::Assign { name: last.name.clone(), ty: last.ty.clone(), value: Expr::Fused { kernel, sites } });
+        i = end + 1;
+    }
+    out
+}
+
 struct Pass<'r> {
     /// reads of each local in the whole function (liveness)
     reads: &'r ReadCounts,
@@ -487,7 +569,7 @@ impl<'r> Pass<'r> {
             }
             out.push(self.stmt(s));
         }
-        out
+        conv_chains(out, self.reads)
     }
 
     fn stmt(&self, s: Stmt) -> Stmt {

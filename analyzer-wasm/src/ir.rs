@@ -267,6 +267,19 @@ pub enum Fused {
     /// fresh tensor nothing else holds) and `number` a Python int or float: scaled in place
     /// (attention's `(q @ kᵀ) * scale`).
     Scale { input: Box<Expr>, op: Binary, number: Box<Expr> },
+    /// Statements `v = acts(F.conv2d(u, …))` each reading the previous one's result, then
+    /// maybe `v = F.max_pool2d(v, …)` (LeNet/VGG-style feature stacks): one value flowing
+    /// through `stages` from `input`, kept in oneDNN's layout between them where eager runs
+    /// oneDNN (`tl::fused::ConvChain`).
+    ConvChain { input: Box<Expr>, stages: Vec<ConvStage>, pool: Option<Box<Expr>> },
+}
+
+/// One convolution of a [`Fused::ConvChain`]: the claimed `conv2d` op (its first operand, the
+/// previous stage's local, is the chain's value) and the activations after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConvStage {
+    pub conv: Expr,
+    pub acts: Vec<Unary>,
 }
 
 impl Fused {
@@ -280,6 +293,7 @@ impl Fused {
             Fused::Acts { .. } => "acts_in_place",
             Fused::RmsNorm { .. } => "rms_norm",
             Fused::Scale { .. } => "scale",
+            Fused::ConvChain { .. } => "conv_chain",
         }
     }
 }
@@ -517,6 +531,13 @@ impl Expr {
                     eps.visit(f);
                     if let Some(w) = weight {
                         w.visit(f);
+                    }
+                }
+                Fused::ConvChain { input, stages, pool } => {
+                    input.visit(f);
+                    stages.iter().for_each(|stage| stage.conv.visit(f));
+                    if let Some(pool) = pool {
+                        pool.visit(f);
                     }
                 }
             },

@@ -526,7 +526,7 @@ pub fn conv1d(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], paddin
     Ok(x.f_conv1d(w, b, stride, padding, dilation, groups)?)
 }
 
-/// `F.conv2d(x, w, b, stride, padding, dilation, groups)`.
+/// `F.conv2d(x, w, b, stride, padding, dilation, groups)` (a chain of them: `fused::ConvChain`).
 #[inline]
 pub fn conv2d(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64) -> Result<Tensor> {
     Ok(x.f_conv2d(w, b, stride, padding, dilation, groups)?)

@@ -10,6 +10,14 @@
 #endif
 #include <ATen/autocast_mode.h>
 #include <ATen/Parallel.h>
+#include <ATen/native/ConvUtils.h>
+
+// libtorch's accessors of an `mkldnn` tensor's buffer (ATen/native/mkldnn/MKLDNNCommon.h, a
+// header the wheels do not ship; the functions are exported)
+namespace at::native {
+TORCH_API void* data_ptr_from_mkldnn(const at::Tensor& mkldnn_tensor);
+TORCH_API int64_t nbytes_from_mkldnn(const at::Tensor& mkldnn_tensor);
+}  // namespace at::native
 
 extern "C" {
 
@@ -116,6 +124,45 @@ typedef void (*tl_range_body)(void* context, int64_t begin, int64_t end);
 int tl_parallel_for(int64_t begin, int64_t end, int64_t grain, tl_range_body body, void* context) noexcept {
   try {
     at::parallel_for(begin, end, grain, [&](int64_t part_begin, int64_t part_end) { body(context, part_begin, part_end); });
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+// 1 when eager's convolution of these arguments runs oneDNN (`ConvBackend::Mkldnn`) on
+// contiguous (not channels-last) memory, 0 when it runs anything else, -1 if libtorch threw.
+// Asked of libtorch's own backend choice, so the answer follows its heuristics (batch size,
+// kernel size, thread count) exactly. `input` null: a contiguous float32 CPU input of
+// `input_sizes` (rank 2 + `spatial`), as eager would have where native holds the value in
+// oneDNN's layout; `bias` may be null; the three lists have `spatial` elements.
+int tl_conv_runs_onednn(const at::Tensor* input, const int64_t* input_sizes, const at::Tensor* weight,
+                        const at::Tensor* bias, const int64_t* stride, const int64_t* padding,
+                        const int64_t* dilation, int64_t spatial, int64_t groups) noexcept {
+  try {
+    // the stand-in is never touched: its pages are never faulted in
+    const at::Tensor stand_in = input ? at::Tensor() : at::empty(at::IntArrayRef(input_sizes, 2 + spatial), at::kFloat);
+    const at::Tensor& x = input ? *input : stand_in;
+    const std::optional<at::Tensor> bias_opt = bias ? std::optional<at::Tensor>(*bias) : std::nullopt;
+    const std::vector<int64_t> no_output_padding(spatial, 0);
+    const auto sym = [spatial](const int64_t* values) { return c10::fromIntArrayRefSlow(at::IntArrayRef(values, spatial)); };
+    const at::native::ConvBackend backend = at::native::select_conv_backend(
+        x, *weight, bias_opt, sym(stride), sym(padding), sym(dilation), false,
+        c10::fromIntArrayRefSlow(at::IntArrayRef(no_output_padding)), c10::SymInt(groups),
+        bias ? at::OptionalSymIntArrayRef(c10::fromIntArrayRefSlow(bias->sizes())) : at::OptionalSymIntArrayRef());
+    if (backend != at::native::ConvBackend::Mkldnn) return 0;
+    return at::native::_determine_backend_memory_format(x, *weight, backend) == at::MemoryFormat::Contiguous ? 1 : 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+// The buffer of a tensor in oneDNN's layout (an `mkldnn` tensor): its data and its size in
+// bytes, padding included. 0 on success, -1 if libtorch threw.
+int tl_onednn_buffer(const at::Tensor* tensor, void** data, int64_t* nbytes) noexcept {
+  try {
+    *data = at::native::data_ptr_from_mkldnn(*tensor);
+    *nbytes = at::native::nbytes_from_mkldnn(*tensor);
     return 0;
   } catch (...) {
     return -1;

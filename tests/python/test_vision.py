@@ -115,3 +115,99 @@ def test_max_pool_window_larger_than_input_is_eagers_error(max_pools_fixture, na
     with pytest.raises(RuntimeError) as got:
         native(x)
     assert str(got.value) == str(want.value)
+
+
+
+def _conv_input(shape, specials: bool, seed: int) -> torch.Tensor:
+    """Random values, or (with `specials`) one in eight a signed zero, an infinity or a NaN."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(*shape, generator=g)
+    if specials:
+        palette = torch.tensor([0.0, -0.0, float("inf"), float("-inf"), float("nan")])
+        pick = torch.randint(0, 40, shape, generator=g)
+        x = torch.where(pick < len(palette), palette[pick.clamp(max=len(palette) - 1)], x)
+    return x
+
+
+def _same_bits(got, want):
+    got, want = (got,) if isinstance(got, torch.Tensor) else got, (want,) if isinstance(want, torch.Tensor) else want
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape and g.stride() == w.stride()
+        assert torch.equal(g.view(torch.int32), w.view(torch.int32))
+
+
+@pytest.fixture(scope="module")
+def chains():
+    module = import_path(CORPUS / "conv_chains.py")
+    names = ["mnist_features", "vgg_block", "lenet", "strided_stack", "feature_read_twice"]
+    compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
+    for name, fn in compiled.items():
+        assert fn.route == "native", f"{name}: {fn.reason}"
+    return module, compiled
+
+
+def _chain_args(name: str, batch: int, specials: bool):
+    """Arguments at the sizes of the models the functions come from."""
+    x = lambda *shape: _conv_input(shape, specials, seed=1)  # noqa: E731
+    w = lambda *shape: torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape))) / (shape[1] * shape[2] * shape[3]) ** 0.5  # noqa: E731
+    b = lambda n: torch.randn(n, generator=torch.Generator().manual_seed(n))  # noqa: E731
+    return {
+        "mnist_features": (x(batch, 1, 28, 28), w(32, 1, 3, 3), b(32), w(64, 32, 3, 3), b(64)),
+        "vgg_block": (x(batch, 3, 32, 32), w(64, 3, 3, 3), b(64), w(64, 64, 3, 3), b(64)),
+        "lenet": (x(batch, 1, 32, 32), w(6, 1, 5, 5), b(6), w(16, 6, 5, 5), b(16), w(10, 400, 1, 1).view(10, 400)),
+        "strided_stack": (x(batch, 8, 33, 31), w(24, 8, 3, 3), w(24, 24, 3, 3), w(40, 24, 1, 1)),
+        "feature_read_twice": (x(batch, 16, 12, 12), w(16, 16, 3, 3), w(32, 16, 3, 3)),
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["mnist_features", "vgg_block", "lenet", "strided_stack", "feature_read_twice"])
+@pytest.mark.parametrize("batch", [1, 2, 16])
+@pytest.mark.parametrize("specials", [False, True])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_convolution_chains_are_eagers_bits(chains, name, batch, specials, threads, torch_threads, native_mode):
+    """`conv_chain` (the value kept in oneDNN's layout between convolutions eager runs on
+    oneDNN, ReLU and the max pool on it): eager's bits, NaN payloads and signed zeros
+    included, at batch sizes where eager runs oneDNN and where it does not, with channel
+    counts on and off oneDNN's blocks of 16, and the special values that send the pool back
+    to eager's kernel."""
+    module, compiled = chains
+    torch_threads(threads)
+    args = _chain_args(name, batch, specials)
+    _same_bits(compiled[name](*args), getattr(module, name)(*args))
+
+
+def test_convolution_chains_run_on_onednn_where_eager_does():
+    """The chains above are exercised on oneDNN's layout: eager picks oneDNN for the MNIST
+    stack's convolutions at batch 16 (and not for the first one of a single image)."""
+    x, w1, b1, w2, b2 = _chain_args("mnist_features", 16, False)
+    backend = torch._C._select_conv_backend(x, w1, b1, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, None)
+    assert backend == torch._C._ConvBackend.Mkldnn
+    h = torch.empty(16, 32, 26, 26)
+    assert torch._C._select_conv_backend(h, w2, b2, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, None) == torch._C._ConvBackend.Mkldnn
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "strided"])
+def test_convolution_chains_on_other_layouts_are_eagers(chains, layout):
+    module, compiled = chains
+    args = list(_chain_args("vgg_block", 16, False))
+    args[0] = args[0].to(memory_format=torch.channels_last) if layout == "channels_last" else args[0].transpose(2, 3).contiguous().transpose(2, 3)
+    _same_bits(compiled["vgg_block"](*args), module.vgg_block(*args))
+
+
+def test_convolution_chain_errors_are_eagers(chains, native_mode):
+    """A second convolution whose weight does not fit the first one's result raises eager's
+    error from the middle of the chain."""
+    module, compiled = chains
+    x, w1, b1, _, b2 = _chain_args("mnist_features", 16, False)
+    w2 = torch.randn(64, 16, 3, 3)  # expects 16 channels, gets 32
+    with pytest.raises(RuntimeError) as eager:
+        module.mnist_features(x, w1, b1, w2, b2)
+    with pytest.raises(RuntimeError) as native:
+        compiled["mnist_features"](x, w1, b1, w2, b2)
+    assert str(native.value) == str(eager.value)
+    x = torch.randn(16, 1, 3, 3)  # the pool's window does not fit the 1×1 result
+    with pytest.raises(RuntimeError) as eager:
+        module.mnist_features(x, w1, b1, _chain_args("mnist_features", 16, False)[3], b2)
+    with pytest.raises(RuntimeError) as native:
+        compiled["mnist_features"](x, w1, b1, _chain_args("mnist_features", 16, False)[3], b2)
+    assert str(native.value) == str(eager.value)

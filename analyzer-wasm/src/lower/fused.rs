@@ -3,7 +3,7 @@
 
 use super::mangle::{local_ident, RustKind};
 use super::FnEmitter;
-use crate::ir::{ActTree, Expr, Fused, FusedLoop, LoopResult, Reduce, Step, Unary};
+use crate::ir::{ActTree, ConvStage, Expr, Fused, FusedLoop, LoopResult, Reduce, Step, Unary};
 use std::fmt::Write as _;
 
 /// `tl::fused::Reduce` constructor text.
@@ -42,6 +42,11 @@ impl FnEmitter<'_> {
                 self.link_sites(sites, start);
                 return;
             }
+        }
+        if let Fused::ConvChain { input, stages, pool } = kernel {
+            self.conv_chain(input, stages, pool.as_deref());
+            self.link_sites(sites, start);
+            return;
         }
         let _ = write!(self.out, "tl::fused::{}(", kernel.kernel_name());
         match kernel {
@@ -98,8 +103,30 @@ impl FnEmitter<'_> {
                 self.expr(input);
                 let _ = write!(self.out, ", {})?", acts_text(acts));
             }
+            Fused::ConvChain { .. } => {}
         }
         self.link_sites(sites, start);
+    }
+
+    /// `tl::fused::ConvChain::new(&x)?.conv2d(w, b, …, &[acts])?….max_pool2d(…)?.finish()?`:
+    /// each stage's arguments as its op prints them, less the input the chain holds.
+    fn conv_chain(&mut self, input: &Expr, stages: &[ConvStage], pool: Option<&Expr>) {
+        self.out.push_str("tl::fused::ConvChain::new(");
+        self.borrow(Some(input));
+        self.out.push_str(")?");
+        for stage in stages {
+            if let Expr::Tensor { op, options, args, .. } = &stage.conv {
+                self.out.push_str(".conv2d(");
+                self.params_after_input(*op, *options, args);
+                let _ = write!(self.out, ", {})?", acts_text(&stage.acts));
+            }
+        }
+        if let Some(Expr::Tensor { op, options, args, .. }) = pool {
+            self.out.push_str(".max_pool2d(");
+            self.params_after_input(*op, *options, args);
+            self.out.push_str(")?");
+        }
+        self.out.push_str(".finish()?");
     }
 
     /// One `iterate_matmul_epilogue` / `iterate_matmul_reduce` statement. The caller has

@@ -14,6 +14,7 @@
 mod batched;
 mod blas;
 mod calibrate;
+mod conv_chain;
 mod convert;
 mod dense;
 mod epilogue;
@@ -36,6 +37,7 @@ use epilogue::RowBias;
 use small_gemm::Layout;
 use stack_machine::{elementwise_plan, ElementwisePlan};
 
+pub use conv_chain::ConvChain;
 pub use dense::{empty as empty_dense, Dense};
 pub use epilogue::Reduce;
 pub use math::{Binary, Unary};
@@ -444,36 +446,41 @@ const LONE_BINARY_MAX: usize = 1 << 11;
 /// element is what eager's out-of-place op gives, and the strides stay eager's (a
 /// channels-last result stays channels-last).
 pub fn acts_in_place(mut t: Tensor, acts: &[Unary]) -> Result<Tensor> {
-    let len = t.numel();
-    // eager's GELU of a one-element tensor is not the kernel our model reproduces
-    let one_element = len == 1 && acts.iter().any(|&op| calibrate::whole_tensors_only(op));
-    let ours = acts.iter().all(|&op| calibrate::native(op)) && !one_element;
     let float_cpu = crate::facts::Facts::of(&t).filter(|f| f.device == tch::Device::Cpu && f.is_kind(tch::Kind::Float));
     if let Some((true, data)) = float_cpu.and_then(|_| crate::facts::contiguous_data(&t)) {
+        let len = t.numel();
         if len == 0 {
             return Ok(t);
         }
         // SAFETY: `t` is a contiguous float32 tensor of `len` elements that only this call
         // holds (a fresh result passed by value), so nothing reads it meanwhile.
-        let values = unsafe { std::slice::from_raw_parts_mut(data, len) };
-        if !ours {
-            acts.iter().for_each(|&op| calibrate::unary_in_place(op, values));
-            return Ok(t);
-        }
-        let parts = crate::parallel::DisjointParts::new(values);
-        for_each_segment(len, &|start, stop| {
-            // SAFETY: the segments of one call are disjoint.
-            let segment = unsafe { parts.part(start, stop - start) };
-            for &op in acts {
-                math::unary_in_place(op, segment);
-            }
-        });
+        acts_on_values(unsafe { std::slice::from_raw_parts_mut(data, len) }, acts);
         return Ok(t);
     }
     for &op in acts {
         t = unary_in_place_with_ops(op, &mut t)?;
     }
     Ok(t)
+}
+
+/// `acts` over the elements of a whole contiguous float32 tensor, in place, each element as
+/// eager's op computes it over that tensor.
+pub(crate) fn acts_on_values(values: &mut [f32], acts: &[Unary]) {
+    let len = values.len();
+    // eager's GELU of a one-element tensor is not the kernel our model reproduces
+    let one_element = len == 1 && acts.iter().any(|&op| calibrate::whole_tensors_only(op));
+    if !acts.iter().all(|&op| calibrate::native(op)) || one_element {
+        acts.iter().for_each(|&op| calibrate::unary_in_place(op, values));
+        return;
+    }
+    let parts = crate::parallel::DisjointParts::new(values);
+    for_each_segment(len, &|start, stop| {
+        // SAFETY: the segments of one call are disjoint.
+        let segment = unsafe { parts.part(start, stop - start) };
+        for &op in acts {
+            math::unary_in_place(op, segment);
+        }
+    });
 }
 
 /// `t * s` or `t / s` (`op` is `Mul` or `Div`) of a tensor the function just made and nothing
