@@ -160,6 +160,9 @@ fn value_is_plain(value: &Value) -> bool {
 /// Whether eager, given this value as an NCHW tensor, runs the convolution on oneDNN.
 #[allow(clippy::too_many_arguments)]
 fn eager_runs_onednn(value: &Value, sizes: &[i64], w: &Tensor, b: Option<&Tensor>, stride: &[i64; 2], padding: &[i64; 2], dilation: &[i64; 2], groups: i64) -> bool {
+    if !may_run_onednn(sizes, &w.size(), stride, dilation, groups) {
+        return false;
+    }
     let input = match value {
         Value::Dense(x) => x.as_ptr(),
         Value::Blocked(..) => std::ptr::null(),
@@ -169,6 +172,20 @@ fn eager_runs_onednn(value: &Value, sizes: &[i64], w: &Tensor, b: Option<&Tensor
         tl_conv_runs_onednn(input, sizes.as_ptr(), w.as_ptr(), bias, stride.as_ptr(), padding.as_ptr(), dilation.as_ptr(), 2, groups)
     };
     answer == 1
+}
+
+/// A quick "no" before asking libtorch: it runs a float32 convolution on oneDNN only when (a
+/// stride or dilation above 1, a batch of 16 or more, a kernel other than 1×1, or more than
+/// one thread) and (groups, a kernel above 3×3, a batch above 1, or an input of more than
+/// 20,480 elements) (`ConvParams::use_mkldnn`). Asking costs about as much as a tiny
+/// convolution (squeeze-and-excitation's 1×1 ones on pooled maps); a libtorch whose
+/// conditions grow only loses the fast path, never eager's values.
+fn may_run_onednn(xs: &[i64], ws: &[i64], stride: &[i64; 2], dilation: &[i64; 2], groups: i64) -> bool {
+    let strided = stride.iter().chain(dilation).any(|&s| s > 1);
+    let one_by_one = ws[2..] == [1, 1];
+    let first = strided || xs[0] >= 16 || !one_by_one || crate::facts::num_threads() > 1;
+    let second = groups > 1 || (ws[2] > 3 && ws[3] > 3) || xs[0] > 1 || xs.iter().product::<i64>() > 20_480;
+    first && second
 }
 
 /// A list of one value per spatial dim, as eager expands `stride=1` to `(1, 1)`.
