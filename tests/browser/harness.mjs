@@ -131,7 +131,12 @@ export async function waitForCurrentAnalysis(page) {
 
 /** Every site of a report, with the `id` the page gives it ("<function>.<site>" indices). */
 export function reportSites(report) {
-  return report.functions.flatMap((fn, f) => fn.sites.map((site, s) => ({ ...site, fn: fn.name, id: `${f}.${s}` })));
+  const sitesOf = (fn, id) => fn.sites.map((site, s) => ({ ...site, fn: fn.name, id: `${id}.${s}` }));
+  // a function's specialised copies (`Optional[...]` combinations, a helper's call types) follow it
+  return report.functions.flatMap((fn, f) => [
+    ...sitesOf(fn, f),
+    ...(fn.specialisations ?? []).flatMap((copy, c) => sitesOf(copy, `${f}.s${c}`)),
+  ]);
 }
 
 /** Counts of sites per outcome in a report. */

@@ -272,6 +272,45 @@ test("a URL fragment reproduces the source", async () => {
   await page.close();
 });
 
+// A function with an `Optional[...]` tensor parameter runs one specialised copy per None /
+// tensor combination; the function itself only dispatches (no sites of its own).
+const OPTIONAL_SOURCE = `from typing import Optional
+
+import torch
+from torchlower.types import TensorF32Cpu2D
+
+
+def scores(q: TensorF32Cpu2D, k: TensorF32Cpu2D, mask: Optional[TensorF32Cpu2D] = None) -> TensorF32Cpu2D:
+    s = q @ k.t()
+    if mask is not None:
+        s = s + mask
+    return torch.softmax(s, dim=-1)
+`;
+
+test("a dispatching function lists its copies with their sites and Rust", async () => {
+  const page = await openPlayground(browser.context, `${server.url}#code=${encodeFragment(OPTIONAL_SOURCE)}`);
+  const report = await lastReport(page);
+  const [fn] = report.functions;
+  assert.equal(fn.route, "native");
+  assert.deepEqual(fn.sites, [], "the dispatcher has no sites of its own");
+  assert.equal(fn.specialisations.length, 2);
+  // one header row per copy, after the function's, and every copy's site as a row and a mark
+  const headers = await page.$$eval("#sites tr.fn-row", (rows) => rows.map((r) => [r.dataset.function, r.classList.contains("copy")]));
+  assert.deepEqual(headers, [["0", false], ["0.s0", true], ["0.s1", true]]);
+  const sites = reportSites(report);
+  assert.ok(sites.length >= 4, `copies' sites: ${sites.length}`);
+  assert.equal(await page.locator("#sites tr.site-row").count(), sites.length);
+  assert.deepEqual(await sourceMarks(page), Object.fromEntries(sites.map((s) => [s.id, s.outcome])));
+  assert.equal(await summaryCount(page, "claimed"), sites.filter((s) => s.outcome === "claimed").length);
+  // the mask's `+` runs in the tensor copy only; its row leads to that copy's Rust
+  const add = sites.find((s) => s.target === "+");
+  assert.ok(add && add.id.startsWith("0.s"), "the + site belongs to a copy");
+  await page.click(`#sites tr[data-site="${add.id}"] td:first-child`);
+  await assertRustHighlight(page, report.rust.slice(add.rust_range[0], add.rust_range[1]));
+  assertNoPageErrors(page);
+  await page.close();
+});
+
 test("clicking a code opens the registry's explanation", async () => {
   const page = await openPlayground(browser.context, server.url);
   await loadExample(page, "rejected");

@@ -139,7 +139,7 @@ def _same_bits(got, want):
 @pytest.fixture(scope="module")
 def chains():
     module = import_path(CORPUS / "conv_chains.py")
-    names = ["mnist_features", "vgg_block", "lenet", "strided_stack", "feature_read_twice"]
+    names = ["mnist_features", "vgg_block", "lenet", "strided_stack", "conv_pool", "feature_read_twice"]
     compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
     for name, fn in compiled.items():
         assert fn.route == "native", f"{name}: {fn.reason}"
@@ -156,11 +156,12 @@ def _chain_args(name: str, batch: int, specials: bool):
         "vgg_block": (x(batch, 3, 32, 32), w(64, 3, 3, 3), b(64), w(64, 64, 3, 3), b(64)),
         "lenet": (x(batch, 1, 32, 32), w(6, 1, 5, 5), b(6), w(16, 6, 5, 5), b(16), w(10, 400, 1, 1).view(10, 400)),
         "strided_stack": (x(batch, 8, 33, 31), w(24, 8, 3, 3), w(24, 24, 3, 3), w(40, 24, 1, 1)),
+        "conv_pool": (x(batch, 16, 14, 14), w(32, 16, 3, 3)),
         "feature_read_twice": (x(batch, 16, 12, 12), w(16, 16, 3, 3), w(32, 16, 3, 3)),
     }[name]
 
 
-@pytest.mark.parametrize("name", ["mnist_features", "vgg_block", "lenet", "strided_stack", "feature_read_twice"])
+@pytest.mark.parametrize("name", ["mnist_features", "vgg_block", "lenet", "strided_stack", "conv_pool", "feature_read_twice"])
 @pytest.mark.parametrize("batch", [1, 2, 16])
 @pytest.mark.parametrize("specials", [False, True])
 @pytest.mark.parametrize("threads", [1, 2])
@@ -184,6 +185,22 @@ def test_convolution_chains_run_on_onednn_where_eager_does():
     assert backend == torch._C._ConvBackend.Mkldnn
     h = torch.empty(16, 32, 26, 26)
     assert torch._C._select_conv_backend(h, w2, b2, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, None) == torch._C._ConvBackend.Mkldnn
+
+
+@pytest.mark.parametrize("batch", [2, 16])
+def test_pooled_infinities_are_eagers(chains, batch, torch_threads):
+    """A window of `-inf` convolution results pools to `-inf` (oneDNN's pool would give the
+    lowest finite float), next to windows of finite values and of zeros of both signs."""
+    module, compiled = chains
+    torch_threads(1)
+    x = torch.randn(batch, 16, 14, 14)
+    x[:, :, :6, :6] = float("-inf")  # every product of a positive weight: -inf
+    x[:, :, 8:, 8:] = 0.0
+    x[:, :3, 8:, 8:] = -0.0
+    w = torch.rand(32, 16, 3, 3)  # positive
+    got, want = compiled["conv_pool"](x, w), module.conv_pool(x, w)
+    assert torch.isneginf(want).any() and (want == 0).any()
+    _same_bits(got, want)
 
 
 @pytest.mark.parametrize("layout", ["channels_last", "strided"])

@@ -82,7 +82,10 @@ export async function loadAnalyzer({ timeBudgetMs = TIME_BUDGET_MS } = {}) {
 /**
  * Functions and sites as the views select them: each keeps the report's fields and gains
  * `kind`, a `key` that survives re-analysis while the item is unchanged, an `id` (indices into
- * the report), and its Rust range as string indices (`rustFrom`, `rustTo`, or null).
+ * the report), and its Rust range as string indices (`rustFrom`, `rustTo`, or null). A
+ * function's specialised copies (`specialisations`: one per None/tensor combination of its
+ * `Optional[...]` parameters, or per call types of a helper) follow it as functions of their
+ * own (`copyOf`), with their sites: what runs is a copy, so that is where the claims are.
  */
 export function selectableItems(report) {
   const toIndex = byteToIndexMapper(report.rust ?? "");
@@ -90,8 +93,9 @@ export function selectableItems(report) {
     Array.isArray(range) ? { rustFrom: toIndex(range[0]), rustTo: toIndex(range[1]) } : { rustFrom: null, rustTo: null };
   const functions = [];
   const sites = [];
-  (report.functions ?? []).forEach((fn, fnIndex) => {
-    const fnItem = { ...fn, kind: "function", key: `fn|${fn.name}|${fn.line}`, id: String(fnIndex), ...rustSpan(fn.rust_range) };
+  const addFunction = (fn, id, extra = {}) => {
+    const fnItem = { ...fn, kind: "function", key: `fn|${fn.name}|${fn.line}`, id, ...extra, ...rustSpan(fn.rust_range) };
+    delete fnItem.specialisations;
     functions.push(fnItem);
     const fnSites = fn.sites ?? [];
     fnSites.forEach((site, siteIndex) => {
@@ -102,13 +106,18 @@ export function selectableItems(report) {
         kind: "site",
         fn: fnItem,
         key: `${fn.name}|${site.line}:${site.col}-${site.end_line}:${site.end_col}|${site.target}`,
-        id: `${fnIndex}.${siteIndex}`,
+        id: `${id}.${siteIndex}`,
         knockOn: Array.isArray(site.caused_by),
-        causeIds: (site.caused_by ?? []).map((i) => `${fnIndex}.${i}`),
+        causeIds: (site.caused_by ?? []).map((i) => `${id}.${i}`),
         causeText: causes.map((c) => `${c.target} at ${c.line}:${c.col}`).join(", "),
         ...rustSpan(site.rust_range),
       });
     });
+    return fnItem;
+  };
+  (report.functions ?? []).forEach((fn, fnIndex) => {
+    const parent = addFunction(fn, String(fnIndex));
+    (fn.specialisations ?? []).forEach((copy, copyIndex) => addFunction(copy, `${fnIndex}.s${copyIndex}`, { copyOf: parent.key }));
   });
   return { functions, sites };
 }

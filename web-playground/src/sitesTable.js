@@ -1,5 +1,5 @@
 // The table of sites, grouped by function: a header row per function (name, route, the
-// generated symbol) and one row per site with position, target, outcome and the rule
+// generated symbol; a specialised copy's row under its function's, indented) and one row per site with position, target, outcome and the rule
 // (claimed) or diagnostic code (rejected / not covered), and the fused kernel a claimed site
 // was grouped into. Knock-on sites (they fail only because an input did) are greyed, their
 // title naming the root cause. Clicking a row selects its site or
@@ -56,8 +56,9 @@ export function createSitesTable(table, { onSelect, onCodeClick }) {
         name.children[1].textContent = fn.route;
         name.children[1].classList.add(fn.route);
         name.children[2].textContent = fn.symbol ? `→ ${fn.symbol}` : "";
-        const row = addRow(fn, `fn-row ${fn.route}`, [{ text: `${fn.line}:${fn.col}` }, { node: name, span: 3 }]);
+        const row = addRow(fn, `fn-row ${fn.route}${fn.copyOf ? " copy" : ""}`, [{ text: `${fn.line}:${fn.col}` }, { node: name, span: 3 }]);
         row.dataset.function = fn.id;
+        if (fn.copyOf) row.title = "a specialised copy: what runs for these argument types";
         const fnSites = sites.filter((s) => s.fn.key === fn.key);
         for (const site of fnSites) {
           const target = document.createElement("code");

@@ -14,8 +14,9 @@
 //!
 //! What runs on the blocked buffer must not care where an element lies: ReLU (element by
 //! element, exactly eager's) in place; and the max pool through oneDNN's, which equals eager's
-//! only without NaN (oneDNN's skips it) or `-0.0` (a tie with `+0.0` could pick the other
-//! zero): the buffer is scanned for both first. Everything else turns the value back into an
+//! only without NaN (oneDNN's skips it), `-inf` (its windows start from the lowest finite
+//! float) or `-0.0` (a tie with `+0.0` could pick the other zero): the buffer is scanned for
+//! them first. Everything else turns the value back into an
 //! NCHW tensor (`to_dense`, a copy) and runs eager's op, and so does every convolution eager
 //! would not run on oneDNN (`select_conv_backend`, libtorch's own choice, asked through the
 //! shim) and every invalid one (eager's error).
@@ -60,31 +61,29 @@ impl ConvChain {
     /// `acts(F.conv2d(value, w, b, stride, padding, dilation, groups))`.
     #[allow(clippy::too_many_arguments)]
     pub fn conv2d(self, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &[i64], dilation: &[i64], groups: i64, acts: &[Unary]) -> Result<ConvChain> {
-        let lists = (per_dim(stride), per_dim(padding), per_dim(dilation));
-        let onednn = match (&self.value, lists) {
-            (value, (Some(stride), Some(padding), Some(dilation))) => {
-                let sizes = match value {
+        let onednn = match (per_dim(stride), per_dim(padding), per_dim(dilation)) {
+            (Some(stride), Some(padding), Some(dilation)) => {
+                let sizes = match &self.value {
                     Value::Dense(x) => x.size(),
                     Value::Blocked(_, sizes) => sizes.to_vec(),
                 };
-                valid(&sizes, value_is_plain(value), w, b, &stride, &padding, &dilation, groups)
-                    && eager_runs_onednn(value, &sizes, w, b, &stride, &padding, &dilation, groups)
+                let runs = valid(&sizes, value_is_plain(&self.value), w, b, &stride, &padding, &dilation, groups)
+                    && eager_runs_onednn(&self.value, &sizes, w, b, &stride, &padding, &dilation, groups);
+                runs.then_some((stride, padding, dilation))
             }
-            _ => false,
+            _ => None,
         };
-        if !onednn {
+        let Some((stride, padding, dilation)) = onednn else {
             let x = self.dense()?;
             let out = crate::ops::conv2d(&x, w, b, stride, padding, dilation, groups)?;
             return Ok(ConvChain { value: Value::Dense(crate::fused::acts_in_place(out, acts)?) });
-        }
-        let (Some(stride), Some(padding), Some(dilation)) = lists else { unreachable!("checked above") };
+        };
         let input = match self.value {
             Value::Dense(x) => x.f_to_mkldnn(Kind::Float)?,
             Value::Blocked(t, _) => t,
         };
         let out = input.f_mkldnn_convolution(w, b, padding, stride, dilation, groups)?;
-        let sizes = out.size();
-        let sizes: [i64; 4] = sizes.as_slice().try_into().map_err(|_| crate::Error::Runtime("oneDNN convolution: not rank 4".into()))?;
+        let sizes = rank4(&out)?;
         let mut blocked = ConvChain { value: Value::Blocked(out, sizes) };
         if acts.is_empty() {
             return Ok(blocked);
@@ -100,20 +99,19 @@ impl ConvChain {
     }
 
     /// `F.max_pool2d(value, kernel_size, stride, padding, dilation, ceil_mode)`: oneDNN's on
-    /// the blocked value where it is eager's (no padding or dilation, no NaN or `-0.0` in the
-    /// buffer, a valid window), else ours/eager's on the NCHW value (`ops::max_pool2d`).
+    /// the blocked value where it is eager's (no padding or dilation, a valid window, and no
+    /// NaN, `-inf` or `-0.0` in the buffer), else ours/eager's on the NCHW value
+    /// (`ops::max_pool2d`).
     pub fn max_pool2d(mut self, kernel_size: &[i64], stride: &[i64], padding: &[i64], dilation: &[i64], ceil_mode: bool) -> Result<ConvChain> {
-        if let Value::Blocked(_, sizes) = &self.value {
-            let sizes = *sizes;
-            let kernel = per_dim(kernel_size);
-            let step = if stride.is_empty() { kernel } else { per_dim(stride) };
-            let plain = padding.iter().all(|&p| p == 0) && dilation.iter().all(|&d| d == 1) && !ceil_mode;
-            if let (Some(kernel), Some(step), true) = (kernel, step, plain) {
-                let fits = (0..2).all(|d| kernel[d] >= 1 && step[d] >= 1 && kernel[d] <= sizes[2 + d]);
-                if fits && self.unpadded_values().is_some_and(|values| !has_nan_or_negative_zero(values)) {
-                    let Value::Blocked(t, _) = &self.value else { unreachable!("matched above") };
+        let kernel = per_dim(kernel_size);
+        let step = if stride.is_empty() { kernel } else { per_dim(stride) };
+        let plain = padding.iter().all(|&p| p == 0) && dilation.iter().all(|&d| d == 1) && !ceil_mode;
+        if let (Value::Blocked(_, sizes), Some(kernel), Some(step), true) = (&self.value, kernel, step, plain) {
+            let fits = (0..2).all(|d| kernel[d] >= 1 && step[d] >= 1 && kernel[d] <= sizes[2 + d]);
+            if fits && self.unpadded_values().is_some_and(|values| !pools_differently(values)) {
+                if let Value::Blocked(t, _) = &self.value {
                     let out = t.f_max_pool2d(kernel, step, [0, 0], [1, 1], false)?;
-                    let sizes: [i64; 4] = out.size().as_slice().try_into().map_err(|_| crate::Error::Runtime("oneDNN max pool: not rank 4".into()))?;
+                    let sizes = rank4(&out)?;
                     return Ok(ConvChain { value: Value::Blocked(out, sizes) });
                 }
             }
@@ -225,12 +223,20 @@ fn relu_in_place(values: &mut [f32]) {
     crate::fused::acts_on_values(values, &[Unary::Relu]);
 }
 
-fn has_nan_or_negative_zero(values: &[f32]) -> bool {
+/// Whether oneDNN's max pool could differ from eager's over these values: it skips NaN (eager's
+/// propagates it), starts from the lowest finite float (a window of `-inf` gives that, eager's
+/// `-inf`), and may pick the other zero of a `-0.0`/`+0.0` tie (eager's keeps the first).
+fn pools_differently(values: &[f32]) -> bool {
     // per chunk without early exit, so the loop vectorises
     values.chunks(1024).any(|chunk| {
         chunk.iter().fold(false, |found, &v| {
             let bits = v.to_bits();
-            found | ((bits & 0x7fff_ffff) > 0x7f80_0000) | (bits == 0x8000_0000)
+            found | ((bits & 0x7fff_ffff) > 0x7f80_0000) | (bits == 0x8000_0000) | (bits == 0xff80_0000)
         })
     })
+}
+
+/// The sizes of a rank-4 result.
+fn rank4(t: &Tensor) -> Result<[i64; 4]> {
+    t.size().as_slice().try_into().map_err(|_| crate::Error::Runtime("torchlower: a oneDNN result of rank other than 4".into()))
 }

@@ -41,6 +41,13 @@ def strided_stack(x: TensorF32Cpu4D, w1: TensorF32Cpu4D, w2: TensorF32Cpu4D, w3:
     return x
 
 
+def conv_pool(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    # no activation between the convolution and the pool: its -inf results reach the pool
+    y = F.conv2d(x, w)
+    y = F.max_pool2d(y, 2)
+    return y
+
+
 def feature_read_twice(x: TensorF32Cpu4D, w1: TensorF32Cpu4D, w2: TensorF32Cpu4D) -> tuple[TensorF32Cpu4D, TensorF32Cpu4D]:
     # the first result is read again: no chain (each convolution on its own)
     h = F.relu(F.conv2d(x, w1, padding=1))
