@@ -1,8 +1,12 @@
 """Vision ops on the layouts real CNN code feeds them: channels-last and non-contiguous
 inputs give eager's values and eager's output layout (libtorch's own kernels), and eager's
-errors for sizes that do not fit."""
+errors for sizes that do not fit. Convolution stacks (`conv_chain`, kept in oneDNN's layout
+between convolutions eager runs on oneDNN) give eager's bits over fixed and random
+configurations."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 import torch
@@ -139,7 +143,7 @@ def _same_bits(got, want):
 @pytest.fixture(scope="module")
 def chains():
     module = import_path(CORPUS / "conv_chains.py")
-    names = ["mnist_features", "vgg_block", "lenet", "strided_stack", "conv_pool", "feature_read_twice"]
+    names = ["mnist_features", "vgg_block", "lenet", "strided_stack", "conv_pool", "feature_read_twice", "configurable_stack"]
     compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
     for name, fn in compiled.items():
         assert fn.route == "native", f"{name}: {fn.reason}"
@@ -228,3 +232,51 @@ def test_convolution_chain_errors_are_eagers(chains, native_mode):
     with pytest.raises(RuntimeError) as native:
         compiled["mnist_features"](x, w1, b1, _chain_args("mnist_features", 16, False)[3], b2)
     assert str(native.value) == str(eager.value)
+
+
+def _random_stack(rng: random.Random):
+    """One random configuration of `configurable_stack`: channel counts on and off oneDNN's
+    blocks, grouped first convolutions, kernels 1–5, strides, padding, dilation, pools; some
+    do not fit (a kernel larger than its padded input, a pool window larger than the result)."""
+    batch = rng.choice([1, 2, 3, 16, 20])
+    c_in, g1 = rng.choice([(1, 1), (3, 1), (8, 1), (16, 1), (17, 1), (32, 1), (16, 4), (32, 32), (12, 3)])
+    c_mid = g1 * rng.choice([1, 2, 3, 8, 16]) if g1 > 1 else rng.choice([6, 16, 24, 32, 48])
+    c_out = rng.choice([8, 16, 20, 64])
+    k1, k2 = rng.randint(1, 5), rng.randint(1, 3)
+    s1, p1, d1 = rng.randint(1, 3), rng.randint(0, 2), rng.randint(1, 2)
+    s2, p2, k = rng.randint(1, 2), rng.randint(0, 1), rng.randint(1, 3)
+    h, w = rng.randint(6, 30), rng.randint(6, 30)
+    g = torch.Generator().manual_seed(rng.randint(0, 2**31))
+    return (
+        torch.randn(batch, c_in, h, w, generator=g),
+        torch.randn(c_mid, c_in // g1, k1, k1, generator=g) / (c_in // g1 * k1 * k1) ** 0.5,
+        torch.randn(c_mid, generator=g),
+        torch.randn(c_out, c_mid, k2, k2, generator=g) / (c_mid * k2 * k2) ** 0.5,
+        torch.randn(c_out, generator=g),
+        s1, p1, d1, g1, s2, p2, k,
+    )
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_random_convolution_chains_are_eagers(chains, threads, torch_threads, native_mode):
+    """120 random configurations: eager's bits where eager computes, eager's error text where it
+    raises; and most of them run oneDNN for their first convolution (the chain's fast path)."""
+    module, compiled = chains
+    torch_threads(threads)
+    rng = random.Random(threads)
+    onednn = computed = 0
+    for _ in range(120):
+        args = _random_stack(rng)
+        x, w1, b1, *_, s1, p1, d1, g1 = args[:9]
+        try:
+            want = module.configurable_stack(*args)
+        except RuntimeError as eager:
+            with pytest.raises(RuntimeError) as native:
+                compiled["configurable_stack"](*args)
+            assert str(native.value) == str(eager), [a.shape if isinstance(a, torch.Tensor) else a for a in args]
+            continue
+        computed += 1
+        backend = torch._C._select_conv_backend(x, w1, b1, [s1] * 2, [p1] * 2, [d1] * 2, False, [0, 0], g1, None)
+        onednn += backend == torch._C._ConvBackend.Mkldnn
+        _same_bits(compiled["configurable_stack"](*args), want)
+    assert computed >= 60 and onednn >= computed // 2, (computed, onednn)

@@ -53,3 +53,12 @@ def feature_read_twice(x: TensorF32Cpu4D, w1: TensorF32Cpu4D, w2: TensorF32Cpu4D
     h = F.relu(F.conv2d(x, w1, padding=1))
     y = F.relu(F.conv2d(h, w2, padding=1))
     return h, y
+
+
+def configurable_stack(x: TensorF32Cpu4D, w1: TensorF32Cpu4D, b1: TensorF32Cpu1D, w2: TensorF32Cpu4D, b2: TensorF32Cpu1D,
+                       s1: int, p1: int, d1: int, g1: int, s2: int, p2: int, k: int) -> TensorF32Cpu4D:
+    # every option of the chain from the caller (the randomized parity test's subject)
+    x = F.relu(F.conv2d(x, w1, b1, s1, p1, d1, g1))
+    x = F.relu(F.conv2d(x, w2, b2, s2, p2))
+    x = F.max_pool2d(x, k)
+    return x
