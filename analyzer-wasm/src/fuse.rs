@@ -8,6 +8,10 @@
 //!   (→ `linear_epilogue`, a lone `F.linear` too) or `x @ w` / `x @ w + b` (→ `matmul_epilogue`), `acts` a chain of
 //!   unary ops and `reduce` an optional `sum`/`mean` over one dim;
 //! - a lone `sum`/`mean` of a local (→ `reduce`);
+//! - convolution stacks: `v = acts(F.conv2d(u, …))` statements each reading the previous one's
+//!   local (reassigned, or read nowhere else), then maybe `v = F.max_pool2d(v, …)`, or the same
+//!   nested in one expression (an inlined `nn.Sequential`): two convolutions or more, or one and
+//!   the pool (→ `conv_chain`, the value kept in oneDNN's layout between them);
 //! - `acts(base)` where `base` is an op whose result is a fresh tensor nothing else holds
 //!   (convolutions, norms: [`fresh_result`]) → `acts_in_place`, the ops run on that tensor
 //!   instead of allocating one result per op;
@@ -486,6 +490,53 @@ fn chain_link(s: &Stmt) -> Option<ChainLink> {
     Some(ChainLink { name: name.clone(), ty: ty.clone(), input: input.clone(), op: op_expr.clone(), acts, sites, pool })
 }
 
+/// A chain stage's op (`conv2d` or the closing `max_pool2d`) with its input operand replaced by
+/// an empty tuple: the chain holds that value, and nothing visits it twice.
+fn without_input(op: &Expr) -> Expr {
+    match op {
+        Expr::Tensor { site, op, options, device, args } => {
+            let args = std::iter::once(Expr::Tuple(Vec::new())).chain(args.iter().skip(1).cloned()).collect();
+            Expr::Tensor { site: *site, op: *op, options: *options, device: *device, args }
+        }
+        other => other.clone(),
+    }
+}
+
+/// `pool?(acts(F.conv2d(acts(F.conv2d(input, …)), …)))` within one expression — how the module
+/// rewrite inlines an `nn.Sequential` of `Conv2d`/`ReLU`/`MaxPool2d` — with two convolutions or
+/// more, or one and the pool: the innermost input, the stages from the innermost, the pool and
+/// every site. The operands besides each input must be evaluable in any order (locals, ints).
+fn nested_conv_chain(e: &Expr) -> Option<(&Expr, Vec<ir::ConvStage>, Option<Box<Expr>>, Vec<usize>)> {
+    let plain = |rest: &[Expr]| rest.iter().all(|a| !has_tensor_op(a) && !may_write(a));
+    let mut sites = Vec::new();
+    let (mut inner, pool) = match cpu_op(e) {
+        Some((site, Op::MaxPool2d, _, [input, rest @ ..])) if plain(rest) => {
+            sites.push(site);
+            (input, Some(Box::new(without_input(e))))
+        }
+        _ => (e, None),
+    };
+    let mut stages = Vec::new();
+    loop {
+        let mut stage_sites = Vec::new();
+        let (acts, base) = peel_acts(inner, &mut stage_sites);
+        let Some((site, Op::Conv2d, _, [input, rest @ ..])) = cpu_op(base) else { break };
+        if !plain(rest) {
+            break;
+        }
+        sites.extend(stage_sites);
+        sites.push(site);
+        stages.push(ir::ConvStage { conv: without_input(base), acts });
+        inner = input;
+    }
+    if stages.len() < 2 && (stages.is_empty() || pool.is_none()) {
+        return None;
+    }
+    stages.reverse();
+    sites.sort_unstable();
+    Some((inner, stages, pool, sites))
+}
+
 /// Runs of consecutive statements where each convolution (then the closing max pool) takes the
 /// previous one's local as its input and that local dies there (the same name reassigned, or
 /// read nowhere else): two convolutions or more, or one and the pool (→ `conv_chain`).
@@ -515,8 +566,8 @@ fn conv_chains(body: Vec<Stmt>, reads: &ReadCounts) -> Vec<Stmt> {
             continue;
         }
         let (first, last) = (run[0], run[run.len() - 1]);
-        let stages = run.iter().filter(|l| !l.pool).map(|l| ir::ConvStage { conv: l.op.clone(), acts: l.acts.clone() }).collect();
-        let pool = last.pool.then(|| Box::new(last.op.clone()));
+        let stages = run.iter().filter(|l| !l.pool).map(|l| ir::ConvStage { conv: without_input(&l.op), acts: l.acts.clone() }).collect();
+        let pool = last.pool.then(|| Box::new(without_input(&last.op)));
         let mut sites: Vec<usize> = run.iter().flat_map(|l| l.sites.iter().copied()).collect();
         sites.sort_unstable();
         let kernel = Fused::ConvChain { input: Box::new(first.input.clone()), stages, pool };
@@ -697,6 +748,9 @@ impl<'r> Pass<'r> {
         if let Some((operands, program, sites)) = elementwise_chain(e) {
             let operands = operands.into_iter().map(|o| self.expr(o)).collect();
             return Some(Expr::Fused { kernel: Fused::Elementwise { operands, program }, sites });
+        }
+        if let Some((input, stages, pool, sites)) = nested_conv_chain(e) {
+            return Some(Expr::Fused { kernel: Fused::ConvChain { input: self.boxed(input.clone()), stages, pool }, sites });
         }
         if let Some((acts, sites, base)) = acts_on_fresh_result(e) {
             return Some(Expr::Fused { kernel: Fused::Acts { input: self.boxed(base.clone()), acts }, sites });

@@ -268,14 +268,15 @@ pub enum Fused {
     /// (attention's `(q @ kᵀ) * scale`).
     Scale { input: Box<Expr>, op: Binary, number: Box<Expr> },
     /// Statements `v = acts(F.conv2d(u, …))` each reading the previous one's result, then
-    /// maybe `v = F.max_pool2d(v, …)` (LeNet/VGG-style feature stacks): one value flowing
+    /// maybe `v = F.max_pool2d(v, …)` (LeNet/VGG-style feature stacks), or the same nested in
+    /// one expression (an inlined `nn.Sequential`): one value flowing
     /// through `stages` from `input`, kept in oneDNN's layout between them where eager runs
     /// oneDNN (`tl::fused::ConvChain`).
     ConvChain { input: Box<Expr>, stages: Vec<ConvStage>, pool: Option<Box<Expr>> },
 }
 
-/// One convolution of a [`Fused::ConvChain`]: the claimed `conv2d` op (its first operand, the
-/// previous stage's local, is the chain's value) and the activations after it.
+/// One convolution of a [`Fused::ConvChain`]: the claimed `conv2d` op (its first operand an
+/// empty tuple: the chain holds that value) and the activations after it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConvStage {
     pub conv: Expr,

@@ -143,7 +143,7 @@ def _same_bits(got, want):
 @pytest.fixture(scope="module")
 def chains():
     module = import_path(CORPUS / "conv_chains.py")
-    names = ["mnist_features", "vgg_block", "lenet", "strided_stack", "conv_pool", "feature_read_twice", "configurable_stack"]
+    names = ["mnist_features", "vgg_block", "lenet", "strided_stack", "conv_pool", "sequential_features", "feature_read_twice", "configurable_stack"]
     compiled = {name: torchlower.compile(getattr(module, name)) for name in names}
     for name, fn in compiled.items():
         assert fn.route == "native", f"{name}: {fn.reason}"
@@ -161,11 +161,12 @@ def _chain_args(name: str, batch: int, specials: bool):
         "lenet": (x(batch, 1, 32, 32), w(6, 1, 5, 5), b(6), w(16, 6, 5, 5), b(16), w(10, 400, 1, 1).view(10, 400)),
         "strided_stack": (x(batch, 8, 33, 31), w(24, 8, 3, 3), w(24, 24, 3, 3), w(40, 24, 1, 1)),
         "conv_pool": (x(batch, 16, 14, 14), w(32, 16, 3, 3)),
+        "sequential_features": (x(batch, 3, 20, 20), w(32, 3, 3, 3), b(32), w(32, 32, 3, 3), b(32)),
         "feature_read_twice": (x(batch, 16, 12, 12), w(16, 16, 3, 3), w(32, 16, 3, 3)),
     }[name]
 
 
-@pytest.mark.parametrize("name", ["mnist_features", "vgg_block", "lenet", "strided_stack", "conv_pool", "feature_read_twice"])
+@pytest.mark.parametrize("name", ["mnist_features", "vgg_block", "lenet", "strided_stack", "conv_pool", "sequential_features", "feature_read_twice"])
 @pytest.mark.parametrize("batch", [1, 2, 16])
 @pytest.mark.parametrize("specials", [False, True])
 @pytest.mark.parametrize("threads", [1, 2])

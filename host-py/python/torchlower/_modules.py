@@ -9,8 +9,9 @@ with
   ``self.training`` as ``False`` (only eval mode runs native);
 - calls of known leaf submodules as their functional form with the hyper-parameters read from
   the instance (``nn.Linear`` → ``F.linear(x, w, b)``, ``nn.LayerNorm``, ``nn.RMSNorm``,
-  ``nn.Embedding``, ``nn.BatchNorm1d/2d`` in eval, the activations, ``nn.Dropout``/
-  ``nn.Identity`` as the identity), ``nn.Sequential`` as the chain of its children;
+  ``nn.Embedding``, ``nn.BatchNorm1d/2d`` in eval, the convolutions and pools, ``nn.Flatten``,
+  the activations, ``nn.Dropout``/``nn.Identity`` as the identity), ``nn.Sequential`` as the
+  chain of its children;
 - calls of custom submodules as calls of their own rewritten ``forward`` (one generated
   function per submodule instance), and ``for block in self.blocks:`` over an
   ``nn.ModuleList``/``nn.Sequential`` unrolled, one copy of the body per child.
@@ -99,6 +100,8 @@ def _leaf_call(module: Any, arg: ast.expr, param: Callable[[str], ast.expr]) -> 
                     shape(_pair(module.padding)), shape(_pair(module.dilation)), bool(module.ceil_mode))
     if kind in (nn.Dropout, nn.Identity):
         return arg
+    if kind is nn.Flatten:
+        return call("torch.flatten", arg, int(module.start_dim), int(module.end_dim))
     # `inplace=True` writes into the input, as eager's module does: the analyzer lowers the
     # write on a fresh local and leaves a write into a forward argument to eager
     if kind is nn.ReLU:

@@ -48,6 +48,11 @@ def conv_pool(x: TensorF32Cpu4D, w: TensorF32Cpu4D) -> TensorF32Cpu4D:
     return y
 
 
+def sequential_features(x: TensorF32Cpu4D, w0: TensorF32Cpu4D, b0: TensorF32Cpu1D, w2: TensorF32Cpu4D, b2: TensorF32Cpu1D) -> TensorF32Cpu4D:
+    # nn.Sequential(Conv2d, ReLU, Conv2d, ReLU, MaxPool2d) as the module rewrite inlines it
+    return F.max_pool2d(F.relu(F.conv2d(F.relu(F.conv2d(x, w0, b0, 1, 1)), w2, b2, 1, 1)), 2, 2)
+
+
 def feature_read_twice(x: TensorF32Cpu4D, w1: TensorF32Cpu4D, w2: TensorF32Cpu4D) -> tuple[TensorF32Cpu4D, TensorF32Cpu4D]:
     # the first result is read again: no chain (each convolution on its own)
     h = F.relu(F.conv2d(x, w1, padding=1))

@@ -114,9 +114,31 @@ def actor_mean(obs_dim, act_dim):
     )
 
 
+# stable-baselines3 — stable_baselines3/common/torch_layers.py, NatureCNN (DLR-M/stable-baselines3;
+# the observation space's channel count and the flattened size, which the project reads from a
+# gym space and a sample forward, are arguments; forward as the project writes it)
+class NatureCNN(nn.Module):
+    def __init__(self, n_input_channels, n_flatten, features_dim=512, normalized_image=False):
+        super().__init__()
+        self.cnn = nn.Sequential(
+            nn.Conv2d(n_input_channels, 32, kernel_size=8, stride=4, padding=0),
+            nn.ReLU(),
+            nn.Conv2d(32, 64, kernel_size=4, stride=2, padding=0),
+            nn.ReLU(),
+            nn.Conv2d(64, 64, kernel_size=3, stride=1, padding=0),
+            nn.ReLU(),
+            nn.Flatten(),
+        )
+        self.linear = nn.Sequential(nn.Linear(n_flatten, features_dim), nn.ReLU())
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.linear(self.cnn(observations))
+
+
 EXAMPLES = {
     "MlpExtractor": (lambda: MlpExtractor(8, dict(pi=[64, 64], vf=[64, 64]), nn.Tanh), lambda: (torch.randn(4, 8),)),
     "create_mlp": (lambda: create_mlp(__import__("numpy").array([13, 64, 16]), -1), lambda: (torch.randn(4, 13),)),
     "BottomMlp": (lambda: BottomMlp(__import__("numpy").array([13, 64, 16])), lambda: (torch.randn(4, 13),)),
     "actor_mean": (lambda: actor_mean(8, 2), lambda: (torch.randn(4, 8),)),
+    "NatureCNN": (lambda: NatureCNN(4, 3136), lambda: (torch.randn(2, 4, 84, 84),)),
 }
