@@ -206,9 +206,6 @@ impl FnEmitter<'_> {
         self.out.push_str(")?");
     }
 
-    /// The arguments of an op called through its Python signature: each parameter in order,
-    /// the given ones from `args` (bit `i` of `present` for parameter `i`), the others as their
-    /// Rust default; `choice` picks the string of a `Choice` parameter.
     /// The arguments of a claimed op after its input (`tensor, weight, …` → `weight, …`): a
     /// [`Fused::ConvChain`](crate::ir::Fused::ConvChain) stage's method call holds the input.
     pub(super) fn params_after_input(&mut self, op: Op, options: Options, args: &[Expr]) {
@@ -217,6 +214,9 @@ impl FnEmitter<'_> {
         }
     }
 
+    /// The arguments of an op called through its Python signature: each parameter in order,
+    /// the given ones from `args` (bit `i` of `present` for parameter `i`), the others as their
+    /// Rust default; `choice` picks the string of a `Choice` parameter.
     fn params(&mut self, params: &[Param], present: u32, choice: u8, args: &[Expr]) {
         let mut given = args.iter();
         let mut first = true;
