@@ -148,9 +148,14 @@ impl ConvChain {
     }
 }
 
+/// A contiguous (NCHW, not channels-last) float32 CPU tensor: what the oneDNN path takes.
+fn plain_f32(t: &Tensor) -> bool {
+    t.kind() == Kind::Float && t.device() == tch::Device::Cpu && t.is_contiguous()
+}
+
 fn value_is_plain(value: &Value) -> bool {
     match value {
-        Value::Dense(x) => x.kind() == Kind::Float && x.device() == tch::Device::Cpu && x.is_contiguous(),
+        Value::Dense(x) => plain_f32(x),
         Value::Blocked(..) => true,
     }
 }
@@ -200,8 +205,7 @@ fn per_dim(values: &[i64]) -> Option<[i64; 2]> {
 /// eager's error or runs eager's kernel.
 #[allow(clippy::too_many_arguments)]
 fn valid(xs: &[i64], plain_input: bool, w: &Tensor, b: Option<&Tensor>, stride: &[i64; 2], padding: &[i64; 2], dilation: &[i64; 2], groups: i64) -> bool {
-    let dense = |t: &Tensor| t.kind() == Kind::Float && t.device() == tch::Device::Cpu && t.is_contiguous();
-    if !plain_input || !dense(w) || b.is_some_and(|b| !dense(b)) {
+    if !plain_input || !plain_f32(w) || b.is_some_and(|b| !plain_f32(b)) {
         return false;
     }
     let ws = w.size();
