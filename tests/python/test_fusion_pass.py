@@ -64,6 +64,10 @@ def _rust_of(report, name):
         ("residual", "tl::fused::elementwise(&[v_x_t, &tl::fused::linear_epilogue("),
         ("residual_layer_scale", "tl::fused::elementwise("),
         ("gated_feature_map", "tl::fused::elementwise("),
+        ("gate_times_map", "tl::fused::elementwise("),
+        ("map_minus_gate", "tl::fused::elementwise("),
+        ("gate_over_rows", "tl::fused::elementwise("),
+        ("rows_plus_gate", "tl::fused::elementwise("),
         ("number_times_linear", "tl::fused::scale(tl::fused::linear_epilogue("),
         ("linear_times_int", "tl::fused::scale(tl::fused::linear_epilogue("),
     ],
@@ -433,3 +437,47 @@ def test_rank_3_and_4_chains_match_eager(fused, native_mode, x_shape, h_shape, g
         scale = special_tensor((batch, channels, 1, 1), 1)
         run_both(compiled["gated_feature_map"], module.gated_feature_map, [fmap, scale])
         run_both(compiled["gated_feature_map"], module.gated_feature_map, [special_tensor((batch, channels, side, side), 2), scale])
+
+
+def _with_nan_payloads(t, seed):
+    """`t` with special values and NaNs of distinct payloads and signs at seeded positions."""
+    g = torch.Generator().manual_seed(seed)
+    flat = t.clone().reshape(-1)
+    # quiet NaNs with payloads 1 and 2 (the second negative), a signalling NaN, +inf, -inf, -0.0
+    words = [0x7FC00001, 0xFFC00002, 0x7FA00003, 0x7F800000, 0xFF800000, 0x80000000]
+    specials = torch.tensor([w - 2**32 if w >= 2**31 else w for w in words], dtype=torch.int32).view(torch.float32)
+    where = torch.randint(0, flat.numel(), (max(1, flat.numel() // 7),), generator=g)
+    flat[where] = specials[torch.arange(where.numel()) % specials.numel()]
+    return flat.reshape(t.shape)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_lone_gate_ops_are_eagers_bits(fused, native_mode, threads, torch_threads):
+    """`scale * x` with one value per row of x, on either side, all four ops: below and above
+    the size where a lone op goes to libtorch (the one-pass kernel takes it then), bits equal to
+    eager's wherever eager's value is a number, NaN where eager's is, on 1 and 2 threads; gates
+    that do not merge into one value per row take libtorch's op. NaN payloads are not compared
+    (docs/architecture.md, "Exactness"): with two NaN operands eager itself returns the first's
+    in its vector body and the second's in the tail its compiler wrote as `b * a`."""
+    module, _, compiled = fused
+    torch_threads(threads)
+    g = torch.Generator().manual_seed(threads)
+    rank4 = [((8, 96, 14, 14), (8, 96, 1, 1)), ((1, 96, 14, 14), (1, 96, 1, 1)), ((2, 3, 5, 5), (2, 3, 1, 1)),
+             ((3, 2, 20, 200), (3, 2, 20, 1)), ((64, 40, 7, 7), (64, 40, 1, 1)),
+             ((8, 96, 14, 14), (1, 96, 1, 1)), ((4, 3, 40, 40), (4, 3, 1, 40)), ((2, 3, 1, 50), (2, 3, 1, 1))]
+    rank2 = [((700, 9), (700, 1)), ((5000, 3), (5000, 1)), ((3, 4), (3, 1)), ((2000, 300), (1, 300))]
+    for name, gate_first, shapes in [("gate_times_map", True, rank4), ("map_minus_gate", False, rank4),
+                                     ("gate_over_rows", True, rank2), ("rows_plus_gate", False, rank2)]:
+        for i, (x_shape, scale_shape) in enumerate(shapes):
+            x = _with_nan_payloads(torch.randn(*x_shape, generator=g), i)
+            scale = _with_nan_payloads(torch.randn(*scale_shape, generator=g), i + 100)
+            args = [scale, x] if gate_first else [x, scale]
+            before = [a.clone() for a in args]
+            native, eager = compiled[name](*args), getattr(module, name)(*args)
+            assert native.shape == eager.shape and native.stride() == eager.stride(), (name, x_shape)
+            nan = torch.isnan(eager)
+            assert torch.equal(torch.isnan(native), nan), (name, x_shape, scale_shape)
+            assert torch.equal(native[~nan].view(torch.int32), eager[~nan].view(torch.int32)), (name, x_shape, scale_shape)
+            assert all(torch.equal(a.view(torch.int32), b.view(torch.int32)) for a, b in zip(args, before))
+    _assert_same_error(lambda: compiled["gate_times_map"](torch.randn(2, 3, 1, 1), torch.randn(2, 4, 5, 5)),
+                       lambda: module.gate_times_map(torch.randn(2, 3, 1, 1), torch.randn(2, 4, 5, 5)))

@@ -295,14 +295,19 @@ multiversion! {
 multiversion! {
     /// `dst[r][c] = op(a[r][c], scalars[r])` (row length `dst.len() / scalars.len()`), or in
     /// place when `a` is `None`: one value per row, broadcast along it (a `[B, C, 1, 1]` gate).
-    fn binary_row_scalars(op: Binary, a: Option<&[f32]>, scalars: &[f32], dst: &mut [f32]) {
+    /// With `scalar_left`, `op(scalars[r], a[r][c])`: the operand order is kept even for `+` and
+    /// `*`, as the hardware returns the first operand's payload when both are NaN.
+    fn binary_row_scalars(op: Binary, a: Option<&[f32]>, scalars: &[f32], scalar_left: bool, dst: &mut [f32]) {
         let width = (dst.len() / scalars.len().max(1)).max(1);
         for (r, (d, &s)) in dst.chunks_exact_mut(width).zip(scalars).enumerate() {
-            let apply = |x: f32| match op {
-                Binary::Add => x + s,
-                Binary::Sub => x - s,
-                Binary::Mul => x * s,
-                Binary::Div => x / s,
+            let apply = |x: f32| {
+                let (l, r) = if scalar_left { (s, x) } else { (x, s) };
+                match op {
+                    Binary::Add => l + r,
+                    Binary::Sub => l - r,
+                    Binary::Mul => l * r,
+                    Binary::Div => l / r,
+                }
             };
             match a {
                 Some(a) => d.iter_mut().zip(&a[r * width..][..width]).for_each(|(d, x)| *d = apply(*x)),

@@ -157,6 +157,12 @@ fn merged_plan(operands: &[&Tensor], used: &[bool]) -> Option<ElementwisePlan> {
 }
 
 impl ElementwisePlan {
+    /// Whether an operand holds one value per row (its own per row, not one for all),
+    /// broadcast along rows longer than one.
+    pub(super) fn has_column_broadcast(&self) -> bool {
+        self.cols > 1 && self.operands.iter().any(|&(_, row_stride, col_stride)| col_stride == 0 && row_stride > 0)
+    }
+
     /// Evaluates `program` pass by pass over segments of at most [`CHUNK`] output elements
     /// (whole rows when rows are shorter, else part of one row). The bottom stack slot is the
     /// output segment itself, so the result is written where it ends up; the other slots are
@@ -256,10 +262,22 @@ impl ElementwisePlan {
                                 Entry::Whole(j) => Some(self.whole(j, first_row, nrows, start, width)),
                                 _ => None,
                             };
-                            math::binary_row_scalars(op, a_values, per_row, out);
+                            math::binary_row_scalars(op, a_values, per_row, false, out);
                             stack[k] = Entry::Slot;
                             at += 1;
                             continue;
+                        }
+                        // the left operand of an op whose right one is read in place
+                        // (`scale * x`): the same one pass, operands in their order
+                        if let (Some(&Step::Load(j)), Some(&Step::Binary(op))) = (program.get(at), program.get(at + 1)) {
+                            if let Some(Entry::Whole(j)) = self.lazy(j, first_row, nrows, start, width) {
+                                let k = stack.len();
+                                let out = slot_mut(output, scratch, scratch_len, segment, len, k);
+                                math::binary_row_scalars(op, Some(self.whole(j, first_row, nrows, start, width)), per_row, true, out);
+                                stack.push(Entry::Slot);
+                                at += 2;
+                                continue;
+                            }
                         }
                         let slot = slot_mut(output, scratch, scratch_len, segment, len, stack.len());
                         for (row, value) in slot.chunks_exact_mut(width).zip(per_row.iter()) {

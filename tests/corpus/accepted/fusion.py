@@ -215,3 +215,21 @@ def residual_layer_scale(x: TensorF32Cpu3D, h: TensorF32Cpu3D, gamma: TensorF32C
 
 def gated_feature_map(x: TensorF32Cpu4D, scale: TensorF32Cpu4D) -> TensorF32Cpu4D:
     return x * torch.sigmoid(scale) + x
+
+
+# A lone op of a per-row gate and a feature map (torchvision's SqueezeExcitation returns
+# `scale * input`), the gate on either side: one pass above libtorch's size too.
+def gate_times_map(scale: TensorF32Cpu4D, x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return scale * x
+
+
+def map_minus_gate(x: TensorF32Cpu4D, scale: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    return x - scale
+
+
+def gate_over_rows(scale: TensorF32Cpu2D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return scale / x
+
+
+def rows_plus_gate(x: TensorF32Cpu2D, scale: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x + scale
