@@ -476,18 +476,23 @@ fn chain_link(s: &Stmt) -> Option<ChainLink> {
         _ => return None,
     };
     let (input, rest) = args.split_first()?;
-    let input_name = tensor_local(input);
-    let reads_input = |e: &Expr| {
-        let mut found = false;
-        e.visit(&mut |e| found |= matches!((e, input_name), (Expr::Local { name, .. }, Some(input)) if name == input));
-        found
-    };
-    if may_write(value) || rest.iter().any(|e| reads_input(e) || has_tensor_op(e)) {
+    if may_write(value) || !stage_operands_free(rest, tensor_local(input)) {
         return None;
     }
     sites.push(site);
     sites.sort_unstable();
     Some(ChainLink { name: name.clone(), ty: ty.clone(), input: input.clone(), op: op_expr.clone(), acts, sites, pool })
+}
+
+/// Whether a chain stage's operands besides its input (weights, bias, ints) may be evaluated
+/// anywhere in the chain: nothing in them runs a tensor op or may write, and none reads
+/// `chained`, the local whose value the chain holds (the statement form drops it from the Rust).
+fn stage_operands_free(rest: &[Expr], chained: Option<&str>) -> bool {
+    rest.iter().all(|e| {
+        let mut reads_chained = false;
+        e.visit(&mut |e| reads_chained |= matches!((e, chained), (Expr::Local { name, .. }, Some(chained)) if name == chained));
+        !reads_chained && !has_tensor_op(e) && !may_write(e)
+    })
 }
 
 /// A chain stage's op (`conv2d` or the closing `max_pool2d`) with its input operand replaced by
@@ -507,7 +512,7 @@ fn without_input(op: &Expr) -> Expr {
 /// more, or one and the pool: the innermost input, the stages from the innermost, the pool and
 /// every site. The operands besides each input must be evaluable in any order (locals, ints).
 fn nested_conv_chain(e: &Expr) -> Option<(&Expr, Vec<ir::ConvStage>, Option<Box<Expr>>, Vec<usize>)> {
-    let plain = |rest: &[Expr]| rest.iter().all(|a| !has_tensor_op(a) && !may_write(a));
+    let plain = |rest: &[Expr]| stage_operands_free(rest, None);
     let mut sites = Vec::new();
     let (mut inner, pool) = match cpu_op(e) {
         Some((site, Op::MaxPool2d, _, [input, rest @ ..])) if plain(rest) => {
