@@ -87,8 +87,9 @@ def mobilenet_v3_head(x: TensorF32Cpu4D, w1: TensorF32Cpu2D, b1: TensorF32Cpu1D,
 
 
 BATCHES = [1, 8, 64]
-#: (function, hidden sizes); attention cells are (batch, sequence, width)
-BLOCKS = [("gpt_mlp", [64, 256]), ("llama_mlp", [64, 256]), ("bert_head", [256]), ("tanh_policy", [64]), ("two_tower", [64])]
+#: (function, hidden sizes: 768 is GPT-2 small's and BERT-base's); attention cells are (batch,
+#: sequence, width)
+BLOCKS = [("gpt_mlp", [64, 256, 768]), ("llama_mlp", [64, 256]), ("bert_head", [256, 768]), ("tanh_policy", [64]), ("two_tower", [64])]
 ATTENTION = [("attention", 16, 64), ("attention", 128, 64), ("multi_head_attention", 16, 128), ("multi_head_attention", 128, 128)]
 
 
