@@ -80,6 +80,12 @@ pub enum MathFn {
     Log,
     /// `math.exp`: `OverflowError` when a finite argument overflows
     Exp,
+    /// `math.log2`: `ValueError` at and below zero
+    Log2,
+    /// `math.floor` of a float, an int: CPython's errors for NaN and ±inf
+    Floor,
+    /// `math.ceil` of a float, an int: as `Floor`
+    Ceil,
 }
 
 /// Checked Python int arithmetic (`tl::scalar`).
@@ -92,6 +98,9 @@ pub enum ScalarOp {
     Mod,
     /// `**` with a non-negative exponent
     Pow,
+    /// `**` with an int exponent known only at run time (`2 ** math.ceil(math.log2(n))`): an
+    /// int for a non-negative one; a negative one, where Python gives a float, refuses
+    PowRuntimeExponent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

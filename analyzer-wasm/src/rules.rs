@@ -552,6 +552,14 @@ rule!(FULL, "torchlower/full", Full, true,
     "EXTENSION: torch.full(size, fill_value, dtype=None, device=None)",
     "A tuple of Python ints and a Python number; the dtype from the number as eager infers it (int → int64, float → float32, bool → bool) unless given. On the CPU.",
     "torch.full((1, 1, t, t), float(\"-inf\"))");
+rule!(POW_TENSOR, "torchlower/pow-tensor-exponent", PowTensor, true,
+    "EXTENSION: torch.pow(t, u) / t.pow(u) / t ** u of two tensors, torch.pow(number, t) / number ** t",
+    "On the CPU, where either side is float32 (a 0-dim float32 base over an int32 exponent: BLOOM's ALiBi slopes; `1.0 / torch.pow(2, m)`: MPT's): a float32 result of the broadcast rank, eager's `pow` kernel, promotion and errors. Two integer tensors, or a number over an integer tensor, stay Python.",
+    "slopes = torch.pow(base, powers)  /  1.0 / torch.pow(2, m)");
+rule!(SCALAR_TENSOR, "torchlower/tensor-of-number", ScalarTensor, true,
+    "EXTENSION: torch.tensor(number, dtype=None, device=None)",
+    "A Python number: the 0-dim tensor of it, float32 (a float, or `dtype=torch.float32`) on the CPU, the number converted as eager converts it. A list or a tensor as `data`, and 0-dim int64 or bool tensors, stay Python.",
+    "normalizer = torch.tensor(hidden_size**0.5, dtype=hidden_states.dtype)");
 rule!(ZEROS_LIKE, "torchlower/zeros-like", ZerosLike, true,
     "EXTENSION: torch.zeros_like(t)", "Any tensor; zeros of its shape, dtype and device (`dtype` omitted or its own).", "torch.zeros_like(relative_position)");
 rule!(ONES_LIKE, "torchlower/ones-like", OnesLike, true,
@@ -656,12 +664,12 @@ rule!(INTERPOLATE, "torchlower/interpolate", Interpolate, true,
     "A rank-4 float32 input and exactly one of `size` (an int or two) and `scale_factor` (a Python number); `align_corners` only with bilinear; `recompute_scale_factor` and `antialias` at their defaults. The output size and the scale handed to the kernel are eager's (`int(size * scale)`).",
     "F.interpolate(x, scale_factor=2.0, mode=\"nearest\")");
 rule!(ADDMM, "torchlower/addmm", Addmm, true,
-    "EXTENSION: torch.addmm(input, mat1, mat2)",
+    "EXTENSION: torch.addmm(input, mat1, mat2), input.addmm(mat1, mat2)",
     "Two float32 matrices and an input of rank 1–2 that broadcasts to their product; `beta` and `alpha` omitted or 1. libtorch's kernel (GPT-2's `Conv1D`).",
     "torch.addmm(bias, x.view(-1, x.size(-1)), weight)");
 rule!(BADDBMM, "torchlower/baddbmm", Baddbmm, true,
-    "EXTENSION: torch.baddbmm(input, batch1, batch2, beta=1, alpha=1)",
-    "Two rank-3 float32 batches and an input that broadcasts to their product, Python-number `beta` and `alpha` (`beta=0` ignores the input, NaN included). libtorch's kernel.",
+    "EXTENSION: torch.baddbmm(input, batch1, batch2, beta=1, alpha=1), input.baddbmm(batch1, batch2, beta=1, alpha=1)",
+    "Two rank-3 float32 batches and an input that broadcasts to their product, Python-number `beta` and `alpha` (`beta=0` ignores the input, NaN included); the method binds its receiver as `input` (BLOOM's ALiBi scores). libtorch's kernel.",
     "torch.baddbmm(scores, q, k.transpose(-1, -2), beta=0, alpha=scale)");
 rule!(CATEGORICAL, "torchlower/categorical", Categorical, true,
     "EXTENSION: d = torch.distributions.Categorical(logits=x)",
@@ -785,7 +793,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &INT64_MIN_MAX, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &TENSOR_OF_INTS, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN, &MESHGRID, &EINSUM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &SCALAR_TENSOR, &POW_TENSOR, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &TENSOR_OF_INTS, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN, &MESHGRID, &EINSUM,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

@@ -131,6 +131,8 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
             }
             Kind::Mask => tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 3).expect("a type")),
             Kind::TensorOrNumber if p.name == "fill_value" => int(1),
+            // torch.tensor(number): float32 is the one 0-dim type
+            Kind::TensorOrNumber if p.name == "data" => Operand { ty: Ty::Float, lit: Lit::Float(0.5) },
             Kind::TensorOrNumber => tensor(TensorTy::F32_CPU_3D),
             _ => int(1),
         };
@@ -181,6 +183,12 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::WhereNonzero {
         return "torch.where(i1 > 0)[0]".to_string();
+    }
+    if row.op == Op::ScalarTensor {
+        return "x * torch.tensor(0.5)".to_string();
+    }
+    if row.op == Op::ScalarTensor {
+        return "x * torch.tensor(0.5)".to_string();
     }
     if row.op == Op::TensorOfInts {
         return "torch.tensor([k * 2 for k in range(1, 4)])".to_string();
@@ -324,6 +332,11 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let mask = [tensor(TensorTy::new(torchlower_analyzer::ty::Dtype::Bool, torchlower_analyzer::ty::Device::Cpu, 1).expect("a type"))];
             let q = Query { target: Target::Function("torch.where"), receiver: None, args: &mask, keywords: &[], starred: false };
             queries.push(("torch.where(cond)".to_string(), decide(&q)));
+        }
+        if row.op == Op::PowTensor {
+            let pair = [operands[1].clone(), operands[1].clone()];
+            let q = Query { target: Target::Function("torch.pow"), receiver: None, args: &pair, keywords: &[], starred: false };
+            queries.push(("torch.pow(x, x)".to_string(), decide(&q)));
         }
         if row.op == Op::ClampTensor {
             let bounds = [Keyword { name: Some("min".to_string()), value: operands[0].clone() }];

@@ -370,6 +370,19 @@ pub fn pow<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
     Ok(t.f_pow_tensor_scalar(s)?)
 }
 
+/// `torch.pow(input, exponent)` / `input ** exponent` with a tensor exponent: eager's
+/// `pow.Tensor_Tensor` (its promotion and broadcasting) or, for a number base, `pow.Scalar`
+/// (through [`scalar_call`]).
+pub fn pow_tensor(input: Value, exponent: &Tensor) -> Result<Tensor> {
+    match input {
+        Value::Tensor(t) => Ok(t.f_pow(exponent)?),
+        // SAFETY: a live tensor handle; the scalar lives for the call
+        Value::Number(base) => scalar_call::call([base], |out, [base]| unsafe {
+            torch_sys::c_generated::atg_pow_scalar(out, base, scalar_call::ptr(exponent))
+        }),
+    }
+}
+
 /// `torch.clamp(t, min, max)` with Python-number bounds, either optional (eager's `clamp`
 /// with one bound is its `clamp_min` / `clamp_max`).
 #[inline]
@@ -1092,6 +1105,12 @@ pub fn ones(size: &[i64], dtype: &str) -> Result<Tensor> {
 pub fn full(size: &[i64], fill_value: Value, dtype: &str) -> Result<Tensor> {
     let Value::Number(fill) = fill_value else { return Err(crate::Error::Value("torch.full: fill_value must be a number".into())) };
     Ok(Tensor::f_full(size, fill.scalar(), (kind_of(dtype), tch::Device::Cpu))?)
+}
+
+/// `torch.tensor(number, dtype=…)`: the 0-dim tensor `torch.full((), number)` makes (eager
+/// converts the number to the dtype the same way).
+pub fn scalar_tensor(data: Value, dtype: &str) -> Result<Tensor> {
+    full(&[], data, dtype)
 }
 
 /// `torch.zeros_like(t)`.

@@ -58,6 +58,22 @@ pub fn pow(a: i64, b: i64) -> Result<i64> {
     u32::try_from(b).ok().and_then(|b| a.checked_pow(b)).ok_or(Error::Overflow(POW_OVERFLOW))
 }
 
+/// Python `a ** b` where `b` is an int known only at run time: an int for `b ≥ 0`; `0 ** b`
+/// raises CPython's `ZeroDivisionError` for a negative `b`; otherwise Python's result is a float, which the analyzed types do not hold, so native
+/// code refuses (`ValueError`: auto mode reruns Python).
+#[inline]
+pub fn pow_runtime_exponent(a: i64, b: i64) -> Result<i64> {
+    if b < 0 && a == 0 {
+        return Err(Error::ZeroDivision("0.0 cannot be raised to a negative power"));
+    }
+    if b < 0 {
+        return Err(Error::Value(format!(
+            "torchlower: {a} ** {b} is a float in Python, not the int this code was analyzed for (native code refuses; auto mode reruns Python)"
+        )));
+    }
+    pow(a, b)
+}
+
 /// Python `a // b`: the quotient rounded toward negative infinity.
 #[inline]
 pub fn floordiv(a: i64, b: i64) -> Result<i64> {
@@ -221,6 +237,45 @@ pub fn math_log(x: f64) -> Result<f64> {
         return Err(Error::Value(MATH_DOMAIN.into()));
     }
     Ok(x.ln())
+}
+
+/// `math.log2(x)`: CPython's `ValueError` at and below zero; the platform's `log2`, as CPython
+/// calls it.
+#[inline]
+pub fn math_log2(x: f64) -> Result<f64> {
+    if x <= 0.0 {
+        return Err(Error::Value(MATH_DOMAIN.into()));
+    }
+    Ok(x.log2())
+}
+
+/// `math.floor(x)` of a float: an int.
+#[inline]
+pub fn math_floor(x: f64) -> Result<i64> {
+    float_to_int(x.floor())
+}
+
+/// `math.ceil(x)` of a float: an int.
+#[inline]
+pub fn math_ceil(x: f64) -> Result<i64> {
+    float_to_int(x.ceil())
+}
+
+/// An integral float as a Python int: CPython's `ValueError` for NaN and `OverflowError` for
+/// ±inf; a value beyond 64 bits, which Python would keep, refuses (`OverflowError`: auto mode
+/// reruns Python).
+fn float_to_int(v: f64) -> Result<i64> {
+    if v.is_nan() {
+        return Err(Error::Value("cannot convert float NaN to integer".into()));
+    }
+    if v.is_infinite() {
+        return Err(Error::Overflow("cannot convert float infinity to integer"));
+    }
+    // 2**63 is exact in f64; every integral float below it in magnitude fits
+    if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&v) {
+        return Err(Error::Overflow("torchlower: integer overflow: the int does not fit in 64 bits (auto mode reruns Python)"));
+    }
+    Ok(v as i64)
 }
 
 /// CPython's `math` range error (`OverflowError`).

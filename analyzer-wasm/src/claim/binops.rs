@@ -200,8 +200,9 @@ fn einsum_rank(equation: &str, ranks: &[u8]) -> Result<u8, String> {
 }
 
 /// `torch.addmm(input, mat1, mat2)` (rank-2 product, the input broadcast to it) and
-/// `torch.baddbmm(input, batch1, batch2, beta=…, alpha=…)` (rank 3), libtorch's kernels.
-fn add_product(q: &Query, op: Op, path: &str) -> Decision {
+/// `torch.baddbmm(input, batch1, batch2, beta=…, alpha=…)` (rank 3), libtorch's kernels; the
+/// method forms (`input.baddbmm(…)`, BLOOM's ALiBi scores) bind the receiver as `input`.
+pub fn add_product(q: &Query, op: Op, path: &str) -> Decision {
     let bound = match super::params::bind(q, op, path) {
         Ok(b) => b,
         Err(d) => return d,

@@ -2,7 +2,8 @@
 //! ints, int64 by default or `dtype=torch.float32`; `torch.zeros` / `empty` / `ones` (sizes as
 //! ints or one tuple; `empty`'s values unspecified, as eager's) and `torch.full(size, value)`
 //! (the dtype from the value, as eager infers it), in float32, int64 or bool; all on the CPU
-//! (`device` omitted, `"cpu"` or a CPU tensor's `.device`). `torch.zeros_like` / `ones_like` / `full_like` keep the input's type. libtorch's
+//! (`device` omitted, `"cpu"` or a CPU tensor's `.device`). `torch.zeros_like` / `ones_like` / `full_like` keep the input's type;
+//! `torch.tensor(number)` is a 0-dim float32 tensor. libtorch's
 //! kernels: eager's values and its errors (a zero step, a negative size).
 
 use super::{keyword, keywords_only, Decision, Lit, Query};
@@ -16,6 +17,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         Op::Zeros | Op::Empty | Op::Ones | Op::Full => sized(q, op, path),
         Op::ZerosLike | Op::OnesLike | Op::FullLike => like(q, op, path),
         Op::Meshgrid => meshgrid(q, op, path),
+        Op::ScalarTensor => scalar_tensor(q, op, path),
         other => super::not_in_lane(other),
     }
 }
@@ -99,6 +101,40 @@ fn sized(q: &Query, op: Op, path: &str) -> Decision {
     let operands = (0..wanted).map(super::OperandRef::Arg).collect();
     let present = if op == Op::Full { 0b11 } else { 0b1 };
     Decision::Claimed(super::Claim { rule, result, op, options: Options::Params { present, choice }, operands })
+}
+
+/// `torch.tensor(number, dtype=…)`: a 0-dim tensor, as `torch.full((), number)` makes it
+/// (eager converts the number to the dtype the same way); only float32 has a 0-dim type.
+fn scalar_tensor(q: &Query, op: Op, path: &str) -> Decision {
+    if let Err(d) = keywords_only(q, &["dtype", "device", "requires_grad"], path).and_then(|_| on_the_cpu(q, path)) {
+        return d;
+    }
+    let inferred = match (q.starred, q.args) {
+        (false, [data]) => match data.ty {
+            Ty::Float => Dtype::F32,
+            Ty::Int => Dtype::I64,
+            Ty::Bool => Dtype::Bool,
+            Ty::Unknown => return Decision::Unresolved(format!("the data of {path} has an unresolved type")),
+            Ty::Tuple(_) | Ty::List(_) => {
+                return Decision::reject(&rules::SCALAR_OPERAND, format!("{path} of a list or tuple is not claimed (a Python number is; a list only as an int comprehension)"));
+            }
+            other => return Decision::reject(&rules::SCALAR_OPERAND, format!("{path} of {} is not claimed (a Python number is)", other.describe())),
+        },
+        _ => return Decision::reject(&rules::BAD_ARITY, format!("{path} takes the data as one positional argument")),
+    };
+    let dtype = match keyword(q, "dtype").map(|(_, v)| &v.lit) {
+        None | Some(Lit::None) => inferred,
+        Some(Lit::Dtype(name)) => match DTYPES.iter().find(|(n, _)| n == name) {
+            Some((_, d)) => *d,
+            None => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: dtype {name} has no tensor type here")),
+        },
+        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dtype` must be a dtype known while analysing")),
+    };
+    let Some(result) = TensorTy::new(dtype, Device::Cpu, 0) else {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path}: a 0-dim {} tensor has no type here (float32 has)", DTYPES.iter().find(|(_, d)| *d == dtype).map_or("", |(n, _)| *n)));
+    };
+    let choice = DTYPES.iter().position(|(_, d)| *d == dtype).unwrap_or(0) as u8;
+    Decision::Claimed(super::Claim { rule: &rules::SCALAR_TENSOR, result, op, options: Options::Params { present: 0b1, choice }, operands: vec![super::OperandRef::Arg(0)] })
 }
 
 /// `torch.zeros_like(t)`, `ones_like(t)`, `full_like(t, fill_value)`: the input's type

@@ -173,7 +173,7 @@ fn rank0_gate(q: &Query, decision: Decision) -> Decision {
     let rank0 = operands.into_iter().any(|o| matches!(o.ty, Ty::Tensor(t) if t.rank == 0));
     let elementwise = claim.op.unary().is_some()
         || claim.op.binary().is_some()
-        || matches!(claim.op, Op::Where | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Maximum | Op::Minimum);
+        || matches!(claim.op, Op::Where | Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Maximum | Op::Minimum | Op::PowTensor);
     if rank0 && !elementwise {
         return Decision::reject(&rules::RANK0_RESULT, format!("`{}` of a rank-0 tensor is not claimed (elementwise ops take one)", claim.op.name()));
     }
@@ -376,6 +376,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Activations => activations::method(q, receiver, op),
             Lane::Unary => unary::method(q, receiver, op, name),
             Lane::Binops if matches!(op, Op::Bmm | Op::Mm) => binops::fixed_rank_product_method(q, receiver, op),
+            Lane::Binops if matches!(op, Op::Addmm | Op::Baddbmm) => binops::add_product(q, op, &format!(".{name}()")),
             Lane::Binops if op.binary().is_some() => binops::arith_method(q, receiver, op, name),
             Lane::Binops => binops::matmul_method(q, receiver),
             Lane::Reductions if op == Op::Norm => reductions::vector_norm(q, op, &format!(".{name}()")),

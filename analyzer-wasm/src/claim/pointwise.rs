@@ -43,12 +43,39 @@ fn is_number(o: &Operand) -> bool {
     matches!(o.ty, Ty::Int | Ty::Float)
 }
 
-/// `t ** s`: the number on the right (`s ** t` is eager's `pow(s, t)`, not claimed).
+/// `t ** s` with a number exponent; `t ** u` and `s ** t` with a tensor one ([`pow_tensor`]).
 pub fn power_operator(left: &Operand, right: &Operand) -> Decision {
+    if matches!(right.ty, Ty::Tensor(_)) {
+        return pow_tensor(left, right, [OperandRef::Arg(0), OperandRef::Arg(1)], "`**`");
+    }
     if !matches!(left.ty, Ty::Tensor(_)) {
         return Decision::reject(&rules::SCALAR_OPERAND, "`number ** tensor` is not lowered");
     }
     with_number(left, right, Op::Pow, "`**`", [OperandRef::Arg(0), OperandRef::Arg(1)])
+}
+
+/// `pow` with a tensor exponent: a tensor or Python-number base, on the CPU, where either
+/// side is float32 — eager's result is float32 then (a float tensor outranks an int one of any
+/// rank, a 0-dim one included) with the broadcast rank.
+fn pow_tensor(input: &Operand, exponent: &Operand, operands: [OperandRef; 2], form: &str) -> Decision {
+    let (base, power) = match (input.ty, exponent.ty) {
+        (Ty::Unknown, _) | (_, Ty::Unknown) => return Decision::Unresolved(format!("an operand of {form} has an unresolved type")),
+        (Ty::Tensor(b), Ty::Tensor(e)) => (Some(b), e),
+        (Ty::Int | Ty::Float, Ty::Tensor(e)) => (None, e),
+        (other, _) => return Decision::reject(&rules::SCALAR_OPERAND, format!("{form} with a base of {} is not claimed", other.describe())),
+    };
+    if base.is_some_and(|b| b.device != Device::Cpu) || power.device != Device::Cpu {
+        return Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{form} with a tensor exponent is claimed on the CPU"));
+    }
+    let float = power.dtype == Dtype::F32 || base.is_some_and(|b| b.dtype == Dtype::F32);
+    if !float {
+        return Decision::reject(&rules::SCALAR_OPERAND, format!("{form} with a tensor exponent is claimed where the base or the exponent is float32"));
+    }
+    let rank = base.map_or(power.rank, |b| b.rank.max(power.rank));
+    match TensorTy::f32(Device::Cpu, rank) {
+        Some(result) => Decision::Claimed(Claim { rule: &rules::POW_TENSOR, result, op: Op::PowTensor, options: Options::Params { present: 0b11, choice: 0 }, operands: operands.to_vec() }),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no float32 type of rank {rank}")),
+    }
 }
 
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
@@ -92,6 +119,9 @@ fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: O
             let [number] = rest else {
                 return Decision::reject(&rules::BAD_ARITY, format!("{form} takes the tensor and one number"));
             };
+            if op == Op::Pow && matches!(number.ty, Ty::Tensor(_)) {
+                return pow_tensor(input, number, [at, OperandRef::Arg(first)], form);
+            }
             with_number(input, number, op, form, [at, OperandRef::Arg(first)])
         }
         // a tensor bound: libtorch's `clamp.Tensor`, bound by its signature
@@ -257,9 +287,16 @@ mod tests {
         assert_eq!(outcome(&pow), ("torchlower/pow-number".into(), "TensorF32Cpu3D".into()));
         let args = [int(2), x.clone()];
         let rpow = decide(&Query { target: Target::BinOp { op: Operator::Pow, augmented: false }, receiver: None, args: &args, keywords: &[], starred: false });
-        assert_eq!(outcome(&rpow).0, "TL242");
+        assert_eq!(outcome(&rpow), ("torchlower/pow-tensor-exponent".into(), "TensorF32Cpu3D".into()));
         assert_eq!(outcome(&method(&x, "pow", &[half.clone()], &[])).0, "torchlower/pow-number");
-        assert_eq!(outcome(&call("torch.pow", &[x.clone(), x.clone()], &[])).0, "TL242");
+        assert_eq!(outcome(&call("torch.pow", &[x.clone(), x.clone()], &[])).0, "torchlower/pow-tensor-exponent");
+        // a 0-dim float32 base over an int32 exponent: float32 of the exponent's rank
+        let powers = t(T::new(crate::ty::Dtype::I32, crate::ty::Device::Cpu, 1).expect("int32 rank 1"));
+        let base = t(T::new(crate::ty::Dtype::F32, crate::ty::Device::Cpu, 0).expect("float32 rank 0"));
+        assert_eq!(outcome(&call("torch.pow", &[base, powers.clone()], &[])), ("torchlower/pow-tensor-exponent".into(), "TensorF32Cpu1D".into()));
+        assert_eq!(outcome(&call("torch.pow", &[int(2), powers.clone()], &[])).0, "TL242");
+        assert_eq!(outcome(&call("torch.pow", &[powers.clone(), powers], &[])).0, "TL242");
+        assert_eq!(outcome(&call("torch.pow", &[x.clone(), t(T::F32_CUDA0_3D)], &[])).0, "TL209");
         assert_eq!(outcome(&call("torch.clamp", &[x.clone()], &[kw("min", half.clone())])).0, "torchlower/clamp-numbers");
         assert_eq!(outcome(&method(&x, "clamp", &[none(), int(1)], &[])).0, "torchlower/clamp-numbers");
         assert_eq!(outcome(&method(&x, "clamp", &[], &[])).0, "TL202");

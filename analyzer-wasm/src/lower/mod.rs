@@ -765,6 +765,9 @@ impl FnEmitter<'_> {
                     MathFn::Sqrt => "sqrt",
                     MathFn::Log => "log",
                     MathFn::Exp => "exp",
+                    MathFn::Log2 => "log2",
+                    MathFn::Floor => "floor",
+                    MathFn::Ceil => "ceil",
                 };
                 let _ = write!(self.out, "tl::scalar::math_{name}(");
                 self.expr(arg);
@@ -786,6 +789,7 @@ impl FnEmitter<'_> {
                     ScalarOp::FloorDiv => "floordiv",
                     ScalarOp::Mod => "rem",
                     ScalarOp::Pow => "pow",
+                    ScalarOp::PowRuntimeExponent => "pow_runtime_exponent",
                 };
                 let _ = write!(self.out, "tl::scalar::{f}(");
                 self.expr(left);

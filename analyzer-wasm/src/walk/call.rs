@@ -24,6 +24,9 @@ impl Walker<'_> {
             (_, Some(p)) if p == "math.sqrt" => return self.number_call(c, "math.sqrt", Some(ir::MathFn::Sqrt)),
             (_, Some(p)) if p == "math.log" => return self.number_call(c, "math.log", Some(ir::MathFn::Log)),
             (_, Some(p)) if p == "math.exp" => return self.number_call(c, "math.exp", Some(ir::MathFn::Exp)),
+            (_, Some(p)) if p == "math.log2" => return self.number_call(c, "math.log2", Some(ir::MathFn::Log2)),
+            (_, Some(p)) if p == "math.floor" => return self.rounding_call(c, "math.floor", ir::MathFn::Floor),
+            (_, Some(p)) if p == "math.ceil" => return self.rounding_call(c, "math.ceil", ir::MathFn::Ceil),
             (Expr::Name(n), None) if n.id.as_str() == "float" && !locals.contains("float") && self.scope.is_builtin("float") => {
                 return self.number_call(c, "float", None);
             }
@@ -311,7 +314,8 @@ impl Walker<'_> {
                     ir::Expr::Tensor { op: ir::Op::Sort, .. } => ir::ReturnedPair::Record("sort"),
                     _ => ir::ReturnedPair::Tuple,
                 };
-                Val { pair: Some(pair), ..Val::lowered(Ty::Tuple(n), Lit::NotLiteral, ir) }
+                // the results are fresh as the op's single result would be (`topk` allocates)
+                Val { pair: Some(pair), fresh: v.fresh, ..Val::lowered(Ty::Tuple(n), Lit::NotLiteral, ir) }
             }
             _ => v,
         }
@@ -439,6 +443,24 @@ impl Walker<'_> {
         match f {
             Some(f) => Val::lowered(Ty::Float, Lit::NotLiteral, ir::Expr::Math { f, arg: Box::new(value) }),
             None => Val::lowered(Ty::Float, Lit::NotLiteral, value),
+        }
+    }
+
+    /// `math.floor(x)` / `math.ceil(x)`: an int (a float's NaN and ±inf raise CPython's errors;
+    /// one beyond 64 bits refuses natively); an int argument is returned as it is.
+    fn rounding_call(&mut self, c: &ast::ExprCall, name: &str, f: ir::MathFn) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        match (args.as_slice(), keywords.is_empty(), starred) {
+            ([arg], true, false) if arg.ty == Ty::Int => arg.clone(),
+            ([arg], true, false) if arg.ty == Ty::Float => match arg.ir.clone() {
+                Some(value) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Math { f, arg: Box::new(value) }),
+                None => Val::explained(Ty::Int),
+            },
+            ([arg], true, false) if arg.explained => Val::knock_on([arg]),
+            _ => {
+                self.diag(&rules::UNSUPPORTED_EXPRESSION, format!("`{name}` is lowered for one int or float"), c.range());
+                Val::knock_on(&args)
+            }
         }
     }
 

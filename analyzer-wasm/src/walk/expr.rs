@@ -340,17 +340,21 @@ impl Walker<'_> {
     fn float_binop(&mut self, op: Operator, l: Val, r: Val, range: TextRange) -> Val {
         let ints = l.ty.is_scalar_int() && r.ty.is_scalar_int();
         if ints && op == Operator::Pow {
-            // int ** int is an int for a non-negative exponent and a float otherwise: only a
-            // literal exponent has a static type
-            return match r.lit {
-                Lit::Int(k) if k >= 0 => match (self.int_operand(l, range, "operand"), self.int_operand(r, range, "operand")) {
-                    (Some(a), Some(b)) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Scalar { op: ScalarOp::Pow, left: Box::new(a), right: Box::new(b) }),
-                    _ => Val::explained(Ty::Int),
-                },
-                _ => {
-                    self.diag(&rules::SCALAR_OPERATOR, "`**` on ints with a non-literal or negative exponent (an int or a float depending on its sign) is not lowered".into(), range);
-                    Val::explained(Ty::Unknown)
+            // int ** int is an int for a non-negative exponent and a float otherwise: a
+            // literal exponent has a static type; an int known only at run time is taken as
+            // the sizes code computes (`2 ** math.floor(math.log2(n))`), and a negative one
+            // refuses natively (auto mode reruns Python)
+            let op = match r.lit {
+                Lit::Int(k) if k < 0 => {
+                    self.diag(&rules::SCALAR_OPERATOR, "`**` on ints with a negative literal exponent (a float) is not lowered".into(), range);
+                    return Val::explained(Ty::Unknown);
                 }
+                Lit::Int(_) => ScalarOp::Pow,
+                _ => ScalarOp::PowRuntimeExponent,
+            };
+            return match (self.int_operand(l, range, "operand"), self.int_operand(r, range, "operand")) {
+                (Some(a), Some(b)) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Scalar { op, left: Box::new(a), right: Box::new(b) }),
+                _ => Val::explained(Ty::Int),
             };
         }
         if ints && op == Operator::Div {

@@ -661,7 +661,7 @@ impl Walker<'_> {
             return;
         };
         for name in &names {
-            self.env.bind(name, v.ty);
+            self.bind_element(name, v.ty, v.fresh);
         }
         out.push(ir::Stmt::Unpack { names: names.into_iter().map(|n| (n, v.ty)).collect(), value, tuple: false });
     }
@@ -676,10 +676,23 @@ impl Walker<'_> {
             targets.iter().for_each(|t| self.bind_unknown(t));
             return;
         };
+        // a claimed op's results are fresh as a single result is (`topk`'s values: Mixtral's
+        // `routing_weights /= …`); a helper's tuple is not known to be
+        let fresh = v.fresh && matches!(value, ir::Expr::Tensor { .. });
         for (name, ty) in names.iter().zip(&types) {
-            self.env.bind(name, *ty);
+            self.bind_element(name, *ty, fresh);
         }
         out.push(ir::Stmt::Unpack { names: names.into_iter().zip(types).collect(), value, tuple: true });
+    }
+
+    /// Binds one unpacked element: fresh (its storage provably not a parameter's) when the
+    /// value it comes from is, and it is a tensor.
+    fn bind_element(&mut self, name: &str, ty: Ty, fresh: bool) {
+        if fresh && matches!(ty, Ty::Tensor(_)) {
+            self.env.bind_fresh(name, ty);
+        } else {
+            self.env.bind(name, ty);
+        }
     }
 
     /// The value of a synthetic local (a tuple temp, read like a local).

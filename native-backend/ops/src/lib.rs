@@ -386,6 +386,9 @@ const DTYPES: Kind = Kind::Choice(&["torch.float32", "torch.int64", "torch.bool"
 /// `dtype` and `device`.
 const SIZED: &[Param] = &[p("size", Kind::Ints(0), None), p("dtype", DTYPES, None)];
 const FULL: &[Param] = &[p("size", Kind::Ints(0), None), p("fill_value", Kind::TensorOrNumber, None), p("dtype", DTYPES, None)];
+/// `torch.tensor(data, dtype=None)` of a Python number (the walk checks `device` and
+/// `requires_grad`).
+const SCALAR_TENSOR: &[Param] = &[p("data", Kind::TensorOrNumber, None), p("dtype", DTYPES, None)];
 const LIKE: &[Param] = &[p("input", Kind::AnyTensor, None)];
 const FULL_LIKE: &[Param] = &[p("input", Kind::AnyTensor, None), p("fill_value", Kind::TensorOrNumber, None)];
 const fn reduce(dim_required: bool) -> [Param; 3] {
@@ -486,6 +489,7 @@ const LOGITS: &[Param] = &[p("logits", Kind::Tensor, None)];
 const LOGITS_VALUE: &[Param] = &[p("logits", Kind::Tensor, None), p("value", Kind::Indices, None)];
 const LOC_SCALE: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kind::Tensor, None)];
 const LOC_SCALE_VALUE: &[Param] = &[p("loc", Kind::Tensor, None), p("scale", Kind::Tensor, None), p("value", Kind::Tensor, None)];
+const POW_TENSOR: &[Param] = &[p("input", Kind::TensorOrNumber, None), p("exponent", Kind::Tensor, None)];
 const CLAMP_TENSOR: &[Param] = &[p("input", Kind::Tensor, None), p("min", Kind::OptTensor, None), p("max", Kind::OptTensor, None)];
 const MASKED_FILL: &[Param] = &[p("input", Kind::Tensor, None), p("mask", Kind::Mask, None), p("value", Kind::Float, None)];
 const WHERE: &[Param] = &[p("condition", Kind::Mask, None), p("input", Kind::TensorOrNumber, None), p("other", Kind::TensorOrNumber, None)];
@@ -1280,6 +1284,14 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// `t ** u` with a tensor exponent, or `number ** t` (reached through `torch.pow`,
+        /// `.pow` and `**`): eager's promotion and broadcasting.
+        PowTensor {
+            name: "pow_tensor", lane: Pointwise, signature: Params(POW_TENSOR),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// `min(max(t, lo), hi)` with tensor bounds (broadcast), either optional (reached
         /// through `clamp`/`clip` with a tensor bound).
         ClampTensor {
@@ -1408,6 +1420,14 @@ op_table! {
         Full {
             name: "full", lane: Creation, signature: Params(FULL),
             functions: ["torch.full"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `torch.tensor(number)`: the 0-dim tensor of a Python number (Gemma's embedding
+        /// normalizer), the dtype eager infers from it unless given.
+        ScalarTensor {
+            name: "scalar_tensor", lane: Creation, signature: Params(SCALAR_TENSOR),
+            functions: ["torch.tensor"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
@@ -1768,14 +1788,14 @@ op_table! {
         /// `beta * input + alpha * (mat1 @ mat2)`, libtorch's kernel (GPT-2's `Conv1D`).
         Addmm {
             name: "addmm", lane: Binops, signature: Params(ADDMM),
-            functions: ["torch.addmm"], methods: [], operators: [],
+            functions: ["torch.addmm"], methods: ["addmm"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
         /// `beta * input + alpha * (batch1 @ batch2)`, batched, libtorch's kernel.
         Baddbmm {
             name: "baddbmm", lane: Binops, signature: Params(BADDBMM),
-            functions: ["torch.baddbmm"], methods: [], operators: [],
+            functions: ["torch.baddbmm"], methods: ["baddbmm"], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
@@ -1888,6 +1908,7 @@ pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
     (Op::WhereNonzero, "torch.where(keep)[0]"),
     (Op::TensorOfInts, "torch.tensor([i for i in range(n) for j in range(i)])"),
     (Op::ClampTensor, "torch.clamp(x, min=x, max=x)"),
+    (Op::PowTensor, "torch.pow(x, x)"),
     (Op::CategoricalProbs, "Categorical(logits=x).probs"),
     (Op::CategoricalLogProb, "Categorical(logits=x).log_prob(i)"),
     (Op::CategoricalEntropy, "Categorical(logits=x).entropy()"),

@@ -35,3 +35,13 @@ def filled(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
 
 def likes(x: TensorF32Cpu2D, idx: TensorI64Cpu1D) -> TensorF32Cpu2D:
     return torch.zeros_like(x) + torch.ones_like(x, dtype=torch.float32) * torch.full_like(x, 0.5) + torch.where(torch.full_like(idx, 3) == idx, 1.0, 0.0)
+
+
+# Gemma's embedding normalizer: a 0-dim tensor of a Python number
+def normalized_embedding(x: TensorF32Cpu3D, hidden_size: int) -> TensorF32Cpu3D:
+    normalizer = torch.tensor(hidden_size**0.5, dtype=x.dtype)
+    return x * normalizer
+
+
+def offset_by_number(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return x + torch.tensor(0.1) - torch.tensor(2, dtype=torch.float32, device="cpu", requires_grad=False)

@@ -2,7 +2,7 @@
 # clamps, maximum/minimum, and batched products.
 import torch
 import torch.nn.functional as F
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
+from torchlower.types import TensorF32Cpu0D, TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI32Cpu1D
 
 EPS = 1e-6
 
@@ -46,3 +46,17 @@ def inverse_norm(x: TensorF32Cpu3D, eps: float) -> TensorF32Cpu3D:
 
 def clamp_between(x: TensorF32Cpu2D, lower: TensorF32Cpu1D, upper: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.clamp(x, min=lower, max=upper) + x.clamp(lower) + torch.clip(x, None, upper)
+
+
+# a tensor exponent (torchlower/pow-tensor-exponent): two tensors, a number base, and BLOOM's
+# 0-dim float32 base over int32 powers
+def tensor_power(x: TensorF32Cpu2D, e: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return x ** x + torch.pow(x, e) - x.pow(e)
+
+
+def number_base(m: TensorF32Cpu1D) -> TensorF32Cpu1D:
+    return 1.0 / torch.pow(2, m) + 0.5 ** m
+
+
+def slopes(base: TensorF32Cpu0D, powers: TensorI32Cpu1D) -> TensorF32Cpu1D:
+    return torch.pow(base, powers)

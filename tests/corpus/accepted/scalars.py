@@ -56,3 +56,19 @@ def function_forms(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def float_result(t: float, n: int) -> float:
     return math.sqrt(t) / n + float(n) ** 2 - -1e-3 * math.e
+
+
+# math.log2 / floor / ceil and an int power whose exponent is known at run time (ALiBi's
+# closest power of two; a negative exponent refuses natively: Python's result is a float)
+def closest_power_of_two(x: TensorF32Cpu1D, num_heads: int) -> TensorF32Cpu1D:
+    closest_power_of_2 = 2 ** math.floor(math.log2(num_heads))
+    padded = 2 ** math.ceil(math.log2(num_heads))
+    return x * closest_power_of_2 + padded
+
+
+def int_power(x: TensorF32Cpu1D, n: int, k: int) -> TensorF32Cpu1D:
+    return x * (n ** k)
+
+
+def rounded(x: TensorF32Cpu1D, v: float) -> TensorF32Cpu1D:
+    return x * math.floor(v) - math.ceil(v * 2.5) + math.floor(3)

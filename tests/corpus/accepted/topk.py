@@ -2,6 +2,7 @@
 # returned or indexed, as nanoGPT's and minGPT's samplers write it.
 from torchlower.types import TensorF32Cpu2D, TensorI64Cpu2D
 import torch
+import torch.nn.functional as F
 
 
 def top_values(logits: TensorF32Cpu2D, k: int) -> TensorF32Cpu2D:
@@ -43,3 +44,11 @@ def pair_as_tuple(x: TensorF32Cpu2D) -> tuple[TensorF32Cpu2D, TensorI64Cpu2D]:
     # `tuple(record)` is a plain tuple
     best = x.topk(2)
     return tuple(best)
+
+
+# Mixtral's router: the top-k values are a fresh result, divided in place
+def renormalized_top(router_logits: TensorF32Cpu2D, top_k: int) -> tuple[TensorF32Cpu2D, TensorI64Cpu2D]:
+    routing_weights = F.softmax(router_logits, dim=1, dtype=torch.float)
+    routing_weights, selected_experts = torch.topk(routing_weights, top_k, dim=-1)
+    routing_weights /= routing_weights.sum(dim=-1, keepdim=True)
+    return routing_weights, selected_experts

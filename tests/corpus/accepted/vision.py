@@ -74,3 +74,12 @@ def gpt2_conv1d(x: TensorF32Cpu3D, weight: TensorF32Cpu2D, bias: TensorF32Cpu1D)
 
 def attention_scores(q: TensorF32Cpu3D, k: TensorF32Cpu3D, scores: TensorF32Cpu3D, scale: float) -> TensorF32Cpu3D:
     return torch.baddbmm(scores, q, k.transpose(-1, -2), beta=0, alpha=scale).softmax(dim=-1)
+
+
+# the method forms: BLOOM's ALiBi scores (`alibi.baddbmm(batch1=…, batch2=…, beta=…, alpha=…)`)
+def alibi_scores(alibi: TensorF32Cpu3D, q: TensorF32Cpu3D, k: TensorF32Cpu3D, beta: float, inv_norm_factor: float) -> TensorF32Cpu3D:
+    return alibi.baddbmm(batch1=q, batch2=k.transpose(-1, -2), beta=beta, alpha=inv_norm_factor)
+
+
+def bias_addmm(x: TensorF32Cpu2D, weight: TensorF32Cpu2D, bias: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    return bias.addmm(x, weight)

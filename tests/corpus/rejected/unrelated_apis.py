@@ -15,7 +15,3 @@ def custom_op(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def special_softmax(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.special.softmax(x, 1)
-
-
-def tensor_power(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x ** x

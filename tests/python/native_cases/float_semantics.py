@@ -46,3 +46,19 @@ def with_defaults(a: float, n: int = 3, scale: float = 0.5, negate: bool = False
 
 def calls_with_defaults(a: float) -> float:
     return with_defaults(a) + with_defaults(a, 2, negate=True)
+
+
+def log_two(a: float) -> float:
+    return math.log2(a)
+
+
+def floor(a: float) -> int:
+    return math.floor(a)
+
+
+def ceil(a: float) -> int:
+    return math.ceil(a)
+
+
+def runtime_power(a: int, b: int) -> int:
+    return a ** b
