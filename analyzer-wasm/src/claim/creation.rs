@@ -44,6 +44,19 @@ fn meshgrid(q: &Query, op: Op, path: &str) -> Decision {
 /// op table.
 pub const DTYPES: [(&str, Dtype); 4] = [("torch.float32", Dtype::F32), ("torch.int64", Dtype::I64), ("torch.bool", Dtype::Bool), ("torch.int32", Dtype::I32)];
 
+/// The `dtype=` keyword of a created tensor: `inferred` when omitted or None, else a dtype
+/// known while analysing that has tensor types.
+fn dtype_keyword(q: &Query, path: &str, inferred: Dtype) -> Result<Dtype, Decision> {
+    match keyword(q, "dtype").map(|(_, v)| &v.lit) {
+        None | Some(Lit::None) => Ok(inferred),
+        Some(Lit::Dtype(name)) => match DTYPES.iter().find(|(n, _)| n == name) {
+            Some((_, d)) => Ok(*d),
+            None => Err(Decision::reject(&rules::BAD_KEYWORD, format!("{path}: dtype {name} has no tensor type here"))),
+        },
+        Some(_) => Err(Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dtype` must be a dtype known while analysing"))),
+    }
+}
+
 /// `device=` omitted, `"cpu"` or a CPU tensor's `.device`; `requires_grad=` omitted or False.
 fn on_the_cpu(q: &Query, path: &str) -> Result<(), Decision> {
     match keyword(q, "device").map(|(_, v)| &v.lit) {
@@ -86,13 +99,9 @@ fn sized(q: &Query, op: Op, path: &str) -> Decision {
         Some(Ty::Unknown) => return Decision::Unresolved(format!("the fill value of {path} has an unresolved type")),
         Some(other) => return Decision::reject(&rules::SCALAR_OPERAND, format!("{path}: the fill value is {} (a Python number is claimed)", other.describe())),
     };
-    let dtype = match keyword(q, "dtype").map(|(_, v)| &v.lit) {
-        None | Some(Lit::None) => inferred,
-        Some(Lit::Dtype(name)) => match DTYPES.iter().find(|(n, _)| n == name) {
-            Some((_, d)) => *d,
-            None => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: dtype {name} has no tensor type here")),
-        },
-        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dtype` must be a dtype known while analysing")),
+    let dtype = match dtype_keyword(q, path, inferred) {
+        Ok(d) => d,
+        Err(d) => return d,
     };
     let choice = DTYPES.iter().position(|(_, d)| *d == dtype).unwrap_or(0) as u8;
     let Some(result) = u8::try_from(rank).ok().and_then(|r| TensorTy::new(dtype, Device::Cpu, r)) else {
@@ -122,13 +131,9 @@ fn scalar_tensor(q: &Query, op: Op, path: &str) -> Decision {
         },
         _ => return Decision::reject(&rules::BAD_ARITY, format!("{path} takes the data as one positional argument")),
     };
-    let dtype = match keyword(q, "dtype").map(|(_, v)| &v.lit) {
-        None | Some(Lit::None) => inferred,
-        Some(Lit::Dtype(name)) => match DTYPES.iter().find(|(n, _)| n == name) {
-            Some((_, d)) => *d,
-            None => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: dtype {name} has no tensor type here")),
-        },
-        Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dtype` must be a dtype known while analysing")),
+    let dtype = match dtype_keyword(q, path, inferred) {
+        Ok(d) => d,
+        Err(d) => return d,
     };
     let Some(result) = TensorTy::new(dtype, Device::Cpu, 0) else {
         return Decision::reject(&rules::BAD_RANKS, format!("{path}: a 0-dim {} tensor has no type here (float32 has)", DTYPES.iter().find(|(_, d)| *d == dtype).map_or("", |(n, _)| *n)));
