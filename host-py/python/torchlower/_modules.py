@@ -342,9 +342,12 @@ class _Body(ast.NodeTransformer):
         if chain == ["training"]:
             return ast.Constant(False)
         value: Any = self.module
+        tensor_at = None  # where the chain first reaches a parameter or buffer
         for index, name in enumerate(chain):
             if isinstance(value, nn.Module) and name == "training":
                 return ast.Constant(False)
+            if tensor_at is None and isinstance(value, torch.Tensor):
+                tensor_at = index
             value = getattr(value, name, _MISSING)
             if value is _MISSING:
                 raise Unsupported(f"self.{'.'.join(chain[: index + 1])} does not exist on the instance")
@@ -360,6 +363,14 @@ class _Body(ast.NodeTransformer):
             return ast.parse(function, mode="eval").body
         if isinstance(value, nn.Module):
             raise Unsupported(f"the submodule self.{'.'.join(chain)} is used as a value, not called")
+        if tensor_at is not None:
+            # a method of a parameter or buffer (`self.weight.float()`: Gemma's RMSNorm): called
+            # on the tensor the entry takes, where the analyzer claims it or says why not
+            tensor_path = ".".join([self.path, *chain[:tensor_at]] if self.path else chain[:tensor_at])
+            expr: ast.expr = self.tensor(tensor_path)
+            for attr in chain[tensor_at:]:
+                expr = ast.Attribute(value=expr, attr=attr, ctx=ast.Load())
+            return expr
         raise Unsupported(f"self.{'.'.join(chain)} ({type(value).__name__}) has no native form")
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
