@@ -328,28 +328,30 @@ pub fn div_(t: &Tensor, other: &Tensor) -> Result<Tensor> {
     Ok(t.shallow_clone().f_div_(other)?)
 }
 
-/// `t += s` with a Python number.
+/// `t += s` with a Python number (through [`scalar_call`]: eager's error for a tensor whose
+/// elements share memory, an expanded view, or an int tensor plus a float, comes back as `Err`).
 #[inline]
-pub fn add_scalar_<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
-    Ok(t.shallow_clone().f_add_scalar_(s)?)
+pub fn add_scalar_<S: Into<Number>>(t: &Tensor, s: S) -> Result<Tensor> {
+    // SAFETY (and in the three below): a live tensor handle; the scalar lives for the call
+    scalar_call::call([s.into()], |out, [s]| unsafe { torch_sys::c_generated::atg_add_scalar_(out, scalar_call::ptr(t), s) })
 }
 
 /// `t -= s`.
 #[inline]
-pub fn sub_scalar_<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
-    Ok(t.shallow_clone().f_sub_scalar_(s)?)
+pub fn sub_scalar_<S: Into<Number>>(t: &Tensor, s: S) -> Result<Tensor> {
+    scalar_call::call([s.into()], |out, [s]| unsafe { torch_sys::c_generated::atg_sub_scalar_(out, scalar_call::ptr(t), s) })
 }
 
 /// `t *= s`.
 #[inline]
-pub fn mul_scalar_<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
-    Ok(t.shallow_clone().f_mul_scalar_(s)?)
+pub fn mul_scalar_<S: Into<Number>>(t: &Tensor, s: S) -> Result<Tensor> {
+    scalar_call::call([s.into()], |out, [s]| unsafe { torch_sys::c_generated::atg_mul_scalar_(out, scalar_call::ptr(t), s) })
 }
 
 /// `t /= s`.
 #[inline]
-pub fn div_scalar_<S: Into<tch::Scalar>>(t: &Tensor, s: S) -> Result<Tensor> {
-    Ok(t.shallow_clone().f_div_scalar_(s)?)
+pub fn div_scalar_<S: Into<Number>>(t: &Tensor, s: S) -> Result<Tensor> {
+    scalar_call::call([s.into()], |out, [s]| unsafe { torch_sys::c_generated::atg_div_scalar_(out, scalar_call::ptr(t), s) })
 }
 
 /// `torch.cat([a, b, …], dim)`.

@@ -4,8 +4,10 @@
 //! libtorch's error slot, and `Scalar`'s drop checks that slot and panics on the pending error.
 //! So a failing `x.f_masked_fill(&mask, 0.5)` (a mask that does not broadcast) panics instead of
 //! returning `Err`, and eager's error reached the caller as an internal error. Here the scalars
-//! live until the error has been read; only ops that can fail on their tensors' shapes need it
-//! (`masked_fill`, `where`, `baddbmm`), the others keep tch's own functions.
+//! live until the error has been read; only ops that can fail on their tensors need it
+//! (`masked_fill`, `where`, `baddbmm`, `pow(number, t)`, and the in-place `t += s` & co., which
+//! eager refuses on a tensor whose elements share memory or of a dtype the result cannot be
+//! cast to), the others keep tch's own functions.
 
 use tch::Tensor;
 use torch_sys::{C_scalar, C_tensor};
@@ -37,6 +39,18 @@ impl Number {
             Number::Int(v) => tch::Scalar::int(v),
             Number::Float(v) => tch::Scalar::float(v),
         }
+    }
+}
+
+impl From<i64> for Number {
+    fn from(v: i64) -> Self {
+        Number::Int(v)
+    }
+}
+
+impl From<f64> for Number {
+    fn from(v: f64) -> Self {
+        Number::Float(v)
     }
 }
 

@@ -15,7 +15,7 @@ from test_native_cpu import import_path
 
 SOURCE = '''
 import torch
-from torchlower.types import TensorBoolCpu2D, TensorF32Cpu2D, TensorF32Cpu3D
+from torchlower.types import TensorBoolCpu2D, TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
 
 
 def fill(x: TensorF32Cpu2D, mask: TensorBoolCpu2D) -> TensorF32Cpu2D:
@@ -32,6 +32,12 @@ def pick_left(mask: TensorBoolCpu2D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def scores(bias: TensorF32Cpu3D, q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return torch.baddbmm(bias, q, k, beta=0.5, alpha=2.0)
+
+
+def grid_add(i: TensorF32Cpu1D, j: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    a, b = torch.meshgrid(i, j, indexing="ij")
+    a += 1.0
+    return a + b
 '''
 
 
@@ -73,3 +79,30 @@ def test_shapes_that_fit_give_eager_s_values(module, name, native_mode):
         "scores": (torch.randn(2, 3, 3), torch.randn(2, 3, 4), torch.randn(2, 4, 3)),
     }[name]
     assert torch.equal(fn(*fitting), getattr(module, name)(*fitting))
+
+
+@pytest.mark.parametrize("name,args", [("grid_add", lambda: (torch.randn(3), torch.randn(4)))])
+def test_in_place_number_ops_raise_eagers_error(module, name, args, native_mode):
+    """`t += s` & co. with a Python number where eager refuses the write (a grid whose elements
+    share memory: meshgrid's expanded view) raise eager's RuntimeError natively (it was an
+    internal error: tch's Scalar drop panicked)."""
+    fn = torchlower.compile(getattr(module, name))
+    assert fn.route == "native", fn.reason
+    eager_args, native_args = args(), args()
+    with pytest.raises(RuntimeError) as eager:
+        getattr(module, name)(*eager_args)
+    with pytest.raises(RuntimeError) as native:
+        fn(*native_args)
+    assert str(native.value) == str(eager.value)
+    assert "internal error" not in str(native.value)
+
+
+def test_in_place_number_op_through_a_grid_writes_as_eager(module, native_mode):
+    """A grid of one column shares no memory: `+=` writes through it into the argument (TL212),
+    natively as in eager."""
+    fn = torchlower.compile(module.grid_add)
+    i, j = torch.randn(3), torch.randn(1)
+    native_i, eager_i = i.clone(), i.clone()
+    native = fn(native_i, j)
+    eager = module.grid_add(eager_i, j)
+    assert torch.equal(native, eager) and torch.equal(native_i, eager_i) and not torch.equal(native_i, i)

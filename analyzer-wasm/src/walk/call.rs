@@ -1008,13 +1008,15 @@ impl Walker<'_> {
                         OperandRef::Keyword(i) => kws.get(*i).and_then(Val::ir),
                     })
                     .collect();
-                // a view shares its input's storage; every other claimed op (a copy, a join, a roll) allocates
+                // a view shares its input's storage (so do `meshgrid`'s expanded grids); every
+                // other claimed op (a copy, a join, a roll) allocates
                 let first_fresh = c.operands.first().is_some_and(|r| match r {
                     OperandRef::Receiver => receiver.as_ref().is_some_and(|v| v.fresh),
                     OperandRef::Arg(i) => args.get(*i).is_some_and(|v| v.fresh),
                     OperandRef::Keyword(i) => kws.get(*i).is_some_and(|v| v.fresh),
                 });
-                let view = c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack | ir::Op::Repeat | ir::Op::Clone | ir::Op::Roll);
+                let view = (c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack | ir::Op::Repeat | ir::Op::Clone | ir::Op::Roll))
+                    || c.op == ir::Op::Meshgrid;
                 match operand_irs {
                     Some(ops) => {
                         let mut v = Val::lowered(

@@ -111,3 +111,11 @@ def scale_then_check(x: TensorF32Cpu2D, limit: int) -> TensorF32Cpu2D:
     if x.shape[0] > limit:
         raise ValueError("too many rows")
     return x
+
+
+# meshgrid's grids are expanded views of its inputs: `+=` on one writes through to an argument
+# (eager raises for a grid whose elements share memory, and writes into `i` where they do not)
+def grid_update(i: TensorF32Cpu1D, j: TensorF32Cpu1D) -> TensorF32Cpu2D:
+    a, b = torch.meshgrid(i, j, indexing="ij")
+    a += 1.0
+    return a + b
