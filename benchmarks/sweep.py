@@ -734,6 +734,14 @@ def clamp_tensor(x: TensorF32Cpu2D, lo: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.clamp(x, min=lo)
 
 
+def scalar_tensor(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x * torch.tensor(0.5, dtype=x.dtype)
+
+
+def pow_tensor(x: TensorF32Cpu2D, e: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.pow(x, e)
+
+
 def max_dim(x: TensorF32Cpu2D) -> TensorF32Cpu1D:
     return x.max(dim=-1)[0]
 
@@ -821,7 +829,7 @@ OPS = {
     "softplus": "softplus", "layer_norm": "layer_norm",
     "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "sum_dims": "sum_dims", "mean_dims": "mean_dims", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "cross_entropy": "cross_entropy", "where_nonzero": "where_nonzero", "tensor_of_ints": "tensor_of_ints", "multinomial": "multinomial", "embedding": "embedding", "embedding_bag": "embedding_bag", "arange": "arange", "zeros": "zeros", "empty": "empty", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "dropout_eval": "dropout", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention", "mha": "multi_head_attention_forward",
     "addmm": "addmm", "baddbmm": "baddbmm", "attention_scores": "matmul", "attention_values": "matmul", "residual_rank3": "add", "channel_gate": "mul", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "topk": "topk", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev",
-    "scatter": "scatter", "isin": "isin", "sort": "sort", "argsort": "argsort", "cumsum": "cumsum", "nansum": "nansum", "clone": "clone", "roll": "roll", "atan": "atan", "meshgrid": "meshgrid", "einsum": "einsum",
+    "scalar_tensor": "scalar_tensor", "pow_tensor": "pow_tensor", "scatter": "scatter", "isin": "isin", "sort": "sort", "argsort": "argsort", "cumsum": "cumsum", "nansum": "nansum", "clone": "clone", "roll": "roll", "atan": "atan", "meshgrid": "meshgrid", "einsum": "einsum",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -837,6 +845,7 @@ SMALL_ROWS, SMALL_COLS = [1, 64, 1024], [64, 1024]
 FAMILIES = ["log1p", "expm1", "sin", "cos", "relu6", "hardswish", "hardsigmoid", "mish", "selu", "elu", "leaky_relu", "hardtanh", "gelu_tanh", "glu", "log_softmax", "amax", "amin", "logsumexp", "var", "std", "prod", "argmin", "all_", "any_", "norm", "vector_norm", "normalize", "rms_norm", "batch_norm", "group_norm", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "where_", "tril", "triu", "gather", "index_select", "one_hot", "cross_entropy", "where_nonzero", "tensor_of_ints", "multinomial", "embedding", "embedding_bag", "arange", "zeros", "empty", "ones", "full", "zeros_like", "ones_like", "full_like", "narrow", "select", "unflatten", "squeeze", "detach", "dropout_eval", "conv1d", "conv2d", "conv2d_relu", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "pad", "sdpa", "mha"]
 FAMILIES += ["topk", "sum_dims", "mean_dims", "max_pool2d_plain"]
 FAMILIES += ["addmm", "baddbmm", "attention_scores", "attention_values", "residual_rank3", "channel_gate", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
+FAMILIES += ["scalar_tensor", "pow_tensor"]
 FAMILIES += ["scatter", "isin", "sort", "argsort", "cumsum", "nansum", "clone", "roll", "atan", "meshgrid", "einsum"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "mm", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
@@ -979,6 +988,7 @@ def _family_inputs() -> dict:
         "conv_transpose2d": lambda r, c, randn, g: (randn(r, channels, 16, c // 16), randn(channels, channels, 2, 2) / 4),
         "interpolate": lambda r, c, randn, g: (randn(r, channels, 16, c // 16),),
         "clamp_tensor": lambda r, c, randn, g: (randn(r, c), randn(r, c)),
+        "pow_tensor": lambda r, c, randn, g: (randn(r, c).abs() + 0.5, randn(r, c)),
         "logical_and": lambda r, c, randn, g: (randn(r, c) > 0, randn(r, c) > 0),
         "logical_or": lambda r, c, randn, g: (randn(r, c) > 0, randn(r, c) > 0),
         "logical_xor": lambda r, c, randn, g: (randn(r, c) > 0, randn(r, c) > 0),
