@@ -96,11 +96,9 @@ pub enum ScalarOp {
     Mul,
     FloorDiv,
     Mod,
-    /// `**` with a non-negative exponent
+    /// `**` with a non-negative literal exponent, or an int one known only at run time
+    /// (`2 ** math.ceil(math.log2(n))`): a negative one, where Python gives a float, refuses
     Pow,
-    /// `**` with an int exponent known only at run time (`2 ** math.ceil(math.log2(n))`): an
-    /// int for a non-negative one; a negative one, where Python gives a float, refuses
-    PowRuntimeExponent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

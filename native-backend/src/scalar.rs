@@ -52,17 +52,13 @@ pub fn neg(a: i64) -> Result<i64> {
     a.checked_neg().ok_or(Error::Overflow(NEG_OVERFLOW))
 }
 
-/// Python `a ** b` for `b ≥ 0` (the analyzer lowers only a non-negative literal exponent).
+/// Python `a ** b` of ints, typed int by the analyzer (a non-negative literal exponent, or one
+/// known only at run time: `2 ** math.ceil(math.log2(n))`). `0 ** b` raises CPython's
+/// `ZeroDivisionError` for a negative `b`; any other negative `b` makes Python's result a float,
+/// which the analyzed types do not hold, so native code refuses (`ValueError`: auto mode reruns
+/// Python).
 #[inline]
 pub fn pow(a: i64, b: i64) -> Result<i64> {
-    u32::try_from(b).ok().and_then(|b| a.checked_pow(b)).ok_or(Error::Overflow(POW_OVERFLOW))
-}
-
-/// Python `a ** b` where `b` is an int known only at run time: an int for `b ≥ 0`; `0 ** b`
-/// raises CPython's `ZeroDivisionError` for a negative `b`; otherwise Python's result is a float, which the analyzed types do not hold, so native
-/// code refuses (`ValueError`: auto mode reruns Python).
-#[inline]
-pub fn pow_runtime_exponent(a: i64, b: i64) -> Result<i64> {
     if b < 0 && a == 0 {
         return Err(Error::ZeroDivision("0.0 cannot be raised to a negative power"));
     }
@@ -71,7 +67,7 @@ pub fn pow_runtime_exponent(a: i64, b: i64) -> Result<i64> {
             "torchlower: {a} ** {b} is a float in Python, not the int this code was analyzed for (native code refuses; auto mode reruns Python)"
         )));
     }
-    pow(a, b)
+    u32::try_from(b).ok().and_then(|b| a.checked_pow(b)).ok_or(Error::Overflow(POW_OVERFLOW))
 }
 
 /// Python `a // b`: the quotient rounded toward negative infinity.

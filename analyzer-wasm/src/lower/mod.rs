@@ -789,7 +789,6 @@ impl FnEmitter<'_> {
                     ScalarOp::FloorDiv => "floordiv",
                     ScalarOp::Mod => "rem",
                     ScalarOp::Pow => "pow",
-                    ScalarOp::PowRuntimeExponent => "pow_runtime_exponent",
                 };
                 let _ = write!(self.out, "tl::scalar::{f}(");
                 self.expr(left);

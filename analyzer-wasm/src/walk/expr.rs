@@ -344,16 +344,12 @@ impl Walker<'_> {
             // literal exponent has a static type; an int known only at run time is taken as
             // the sizes code computes (`2 ** math.floor(math.log2(n))`), and a negative one
             // refuses natively (auto mode reruns Python)
-            let op = match r.lit {
-                Lit::Int(k) if k < 0 => {
-                    self.diag(&rules::SCALAR_OPERATOR, "`**` on ints with a negative literal exponent (a float) is not lowered".into(), range);
-                    return Val::explained(Ty::Unknown);
-                }
-                Lit::Int(_) => ScalarOp::Pow,
-                _ => ScalarOp::PowRuntimeExponent,
-            };
+            if matches!(r.lit, Lit::Int(k) if k < 0) {
+                self.diag(&rules::SCALAR_OPERATOR, "`**` on ints with a negative literal exponent (a float) is not lowered".into(), range);
+                return Val::explained(Ty::Unknown);
+            }
             return match (self.int_operand(l, range, "operand"), self.int_operand(r, range, "operand")) {
-                (Some(a), Some(b)) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Scalar { op, left: Box::new(a), right: Box::new(b) }),
+                (Some(a), Some(b)) => Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Scalar { op: ScalarOp::Pow, left: Box::new(a), right: Box::new(b) }),
                 _ => Val::explained(Ty::Int),
             };
         }
