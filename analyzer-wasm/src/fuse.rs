@@ -697,6 +697,7 @@ impl<'r> Pass<'r> {
             Expr::IfElse { cond, then, orelse } => Expr::IfElse { cond: self.boxed(*cond), then: self.boxed(*then), orelse: self.boxed(*orelse) },
             Expr::BoolToInt(inner) => Expr::BoolToInt(self.boxed(*inner)),
             Expr::IntTruthy(inner) => Expr::IntTruthy(self.boxed(*inner)),
+            Expr::TensorTruth { site, any, tensor } => Expr::TensorTruth { site, any, tensor: self.boxed(*tensor) },
             Expr::Not(inner) => Expr::Not(self.boxed(*inner)),
             Expr::Compare { kind, first, rest } => Expr::Compare {
                 kind,

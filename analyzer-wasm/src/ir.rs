@@ -86,6 +86,8 @@ pub enum MathFn {
     Floor,
     /// `math.ceil` of a float, an int: as `Floor`
     Ceil,
+    /// `int(x)` / `math.trunc(x)` of a float, toward zero: as `Floor`
+    Trunc,
 }
 
 /// Checked Python int arithmetic (`tl::scalar`).
@@ -194,6 +196,9 @@ pub enum Expr {
     BoolToInt(Box<Expr>),
     /// int truthiness (`if n:` / `not n`)
     IntTruthy(Box<Expr>),
+    /// `bool(t.all())` / `bool(t.any())` of a tensor (site `site`), as a condition reads it
+    /// (`assert (boxes[:, 2:] >= boxes[:, :2]).all()`): a Python bool
+    TensorTruth { site: usize, any: bool, tensor: Box<Expr> },
     Not(Box<Expr>),
     /// comparison chain; operands are all ints or all bools (`kind`)
     Compare { kind: ScalarKind, first: Box<Expr>, rest: Vec<(CmpOp, Expr)> },
@@ -556,6 +561,7 @@ impl Expr {
             Expr::Neg(inner)
             | Expr::BoolToInt(inner)
             | Expr::IntTruthy(inner)
+            | Expr::TensorTruth { tensor: inner, .. }
             | Expr::Not(inner)
             | Expr::FloatNeg(inner)
             | Expr::IntToFloat(inner)

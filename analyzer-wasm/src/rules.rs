@@ -522,6 +522,18 @@ rule!(ROLL, "torchlower/roll", Roll, true,
     "EXTENSION: torch.roll(t, shifts, dims=None) / t.roll(…)",
     "A tensor of any dtype shifted cyclically: `shifts` and `dims` Python ints or tuples of them (without `dims` the flattened tensor rolls and is reshaped back), libtorch's kernel and errors.",
     "x = torch.roll(x, shifts=(-shift_size[0], -shift_size[1]), dims=(1, 2))");
+rule!(TENSOR_TRUTH, "torchlower/all-any-condition", All, true,
+    "EXTENSION: if t.all(): / assert t.any() / while torch.all(t):",
+    "`t.all()` / `t.any()` (or `torch.all(t)` / `torch.any(t)`) without a dim as the whole test of an `if`, `while` or `assert`: a tensor of any dtype reduced to one Python bool, as `bool()` reads eager's 0-dim result (an empty tensor is all true and not any). Elsewhere the 0-dim bool result has no type (TL202).",
+    "assert (boxes1[:, 2:] >= boxes1[:, :2]).all()");
+rule!(FLIP, "torchlower/flip", Flip, true,
+    "EXTENSION: torch.flip(t, dims) / t.flip(dims)",
+    "A copy of a tensor of any dtype with its elements reversed along `dims` (a Python int or a tuple or list of them), libtorch's kernel and errors.",
+    "attention_mask.flip([-1]).cumsum(-1).flip([-1])");
+rule!(REPEAT_INTERLEAVE, "torchlower/repeat-interleave", RepeatInterleave, true,
+    "EXTENSION: torch.repeat_interleave(t, repeats, dim=None) / t.repeat_interleave(…)",
+    "A copy of a tensor of any dtype with each element repeated `repeats` (a Python int) times along `dim` (a Python int; the input's rank), or over the flattened tensor without it (rank 1); libtorch's kernel and errors (a negative `repeats`). Tensor `repeats` and `output_size` stay Python.",
+    "mask = torch.repeat_interleave(mask, embedding_size, dim=2)");
 rule!(DETACH, "torchlower/detach", Detach, true,
     "EXTENSION: t.detach() / torch.detach(t)",
     "An alias of the tensor (native results never require grad, and inputs keep theirs).",
@@ -660,8 +672,8 @@ rule!(CONV_TRANSPOSE2D, "torchlower/conv-transpose2d", ConvTranspose2d, true,
     "A float32 input of rank 3 or 4, weight and optional bias on its device, sizes as Python ints or tuples. libtorch's kernel.",
     "F.conv_transpose2d(h, w, b, stride=2, padding=1, output_padding=1)");
 rule!(INTERPOLATE, "torchlower/interpolate", Interpolate, true,
-    "EXTENSION: F.interpolate(x, size=None, scale_factor=None, mode=\"nearest\"|\"bilinear\", align_corners=None)",
-    "A rank-4 float32 input and exactly one of `size` (an int or two) and `scale_factor` (a Python number); `align_corners` only with bilinear; `recompute_scale_factor` and `antialias` at their defaults. The output size and the scale handed to the kernel are eager's (`int(size * scale)`).",
+    "EXTENSION: F.interpolate(x, size=None, scale_factor=None, mode=\"nearest\"|\"linear\"|\"bilinear\"|\"bicubic\", align_corners=None)",
+    "A float32 input of the rank its mode takes (nearest: 3 or 4, linear: 3, bilinear and bicubic: 4; others are eager's NotImplementedError) and exactly one of `size` (an int, or one per spatial dim) and `scale_factor` (a Python number); `align_corners` not with nearest; `recompute_scale_factor` and `antialias` at their defaults. The output size and the scale handed to libtorch's kernel are eager's (`int(size * scale)`).",
     "F.interpolate(x, scale_factor=2.0, mode=\"nearest\")");
 rule!(ADDMM, "torchlower/addmm", Addmm, true,
     "EXTENSION: torch.addmm(input, mat1, mat2), input.addmm(mat1, mat2)",
@@ -713,6 +725,14 @@ rule!(TOPK, "torchlower/topk", Topk, true,
     "EXTENSION: torch.topk(t, k, dim=-1, largest=True, sorted=True) / t.topk(…)",
     "The `(values, indices)` pair of the k largest (or smallest) elements along a dim of a float32 tensor, libtorch's kernel as eager's (its order among equal values included): values float32 and indices int64 of the input's rank. Lowered where it is unpacked (`v, i = torch.topk(…)`), returned, or indexed (`torch.topk(…)[0]`, `.values`, `.indices`); `k` larger than the dim raises eager's RuntimeError.",
     "v, _ = torch.topk(logits, 10)");
+rule!(DIV_MODE, "torchlower/div-rounding", DivMode, true,
+    "EXTENSION: a // b, torch.floor_divide(a, b), torch.div(a, b, rounding_mode=\"floor\"|\"trunc\")",
+    "Division rounded toward minus infinity (`//`, `floor_divide`, `\"floor\"`) or toward zero (`\"trunc\"`) of a float32 or int64 tensor by a tensor of those dtypes or a Python number on the right, with broadcasting, on the CPU: int64 when both sides are integers, float32 otherwise (eager's promotion); libtorch's `div`, its values and its errors (`ZeroDivisionError` for an integer division by zero). A number on the left stays Python; TL209 on cuda:0.",
+    "dim_t = temperature ** (2 * (dim_t // 2) / num_pos_feats)");
+rule!(TENSORDOT, "torchlower/tensordot", Tensordot, true,
+    "EXTENSION: torch.tensordot(a, b, dims=2)",
+    "Two float32 tensors contracted over `dims`: a Python int `n` (the last `n` dims of `a` with the first `n` of `b`), or a pair of Python ints or of lists of them (`dims=([1], [0])`); the result's rank is the ranks' sum less twice the contracted count. libtorch's kernel, values and errors (sizes that differ).",
+    "torch.tensordot(x_l, kernel, dims=([1], [0]))");
 rule!(EINSUM, "torchlower/einsum", Einsum, true,
     "EXTENSION: torch.einsum(equation, *operands) / torch.einsum(equation, [operands])",
     "An equation given as a string literal (letters, commas, `->`, one `...` per term) whose terms fit the operands' ranks; tensors of one dtype (float32 or int64) on the CPU. The result's rank follows from the output subscripts (explicit, or the letters used once); libtorch's kernel computes it and checks the sizes with eager's errors.",
@@ -726,8 +746,8 @@ rule!(ARGSORT, "torchlower/argsort", Argsort, true,
     "The int64 indices that sort a float32 or int64 tensor along a Python-int dim (sort's indices, libtorch's kernel).",
     "sorted_indices = torch.argsort(scores, descending=True, dim=-1)");
 rule!(CUMSUM, "torchlower/cumsum", Cumsum, true,
-    "EXTENSION: torch.cumsum(t, dim) / t.cumsum(dim)",
-    "Running sums along a Python-int dim, libtorch's kernel: float32 stays float32, int64, int32 and bool give int64 (as eager). `dtype=` stays Python.",
+    "EXTENSION: torch.cumsum(t, dim, dtype=None) / t.cumsum(dim, dtype=None)",
+    "Running sums along a Python-int dim, libtorch's kernel: float32 stays float32, int64, int32 and bool give int64 (as eager); `dtype=torch.float32` or `torch.int64` casts the input first, as eager's (DETR's `not_mask.cumsum(1, dtype=torch.float32)`). Other dtypes stay Python.",
     "position_ids = attention_mask.long().cumsum(-1) - 1");
 rule!(NANSUM, "torchlower/nansum", Nansum, true,
     "EXTENSION: torch.nansum(t, dim, keepdim=False) / t.nansum(…)",
@@ -793,7 +813,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &INT64_MIN_MAX, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &SCALAR_TENSOR, &POW_TENSOR, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &TENSOR_OF_INTS, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN, &MESHGRID, &EINSUM,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &SCALAR_TENSOR, &POW_TENSOR, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &TENSOR_OF_INTS, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN, &MESHGRID, &EINSUM, &FLIP, &REPEAT_INTERLEAVE, &TENSORDOT, &DIV_MODE, &TENSOR_TRUTH,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
@@ -883,7 +903,7 @@ code!(PARAM_VARIADIC, "TL106", Signature, Warning,
     "def f(*xs): ...", "Use plain positional parameters.");
 code!(DECORATOR, "TL107", Signature, Warning,
     "Unsupported decorator",
-    "A decorator can replace the function; only `torchlower.native` (or `native` imported from torchlower) is understood.",
+    "A decorator can replace the function; only `torchlower.native` (or `native` imported from torchlower) and the grad-mode decorators of inference code (`torch.no_grad()`, `torch.inference_mode()`, called or not; native results never carry autograd history) are understood.",
     "@functools.lru_cache\ndef f(...): ...", "Remove the decorator or keep the function on the Python route.");
 code!(ASYNC_FN, "TL108", Signature, Warning,
     "Async function or type parameters",

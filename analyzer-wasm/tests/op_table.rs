@@ -160,6 +160,10 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     if row.op == Op::Addmm {
         return "torch.addmm(w, w, w)".to_string();
     }
+    if row.op == Op::Tensordot {
+        // the walk splits `dims` into the row's two lists
+        return "torch.tensordot(x, x, dims=([1], [1]))".to_string();
+    }
     if matches!(row.op, Op::MaxDim | Op::MinDim) {
         return format!("x.{}(1)[0]", row.methods[0]);
     }
@@ -246,6 +250,7 @@ fn python_operator(symbol: &str) -> ruff_python_ast::Operator {
         "/" => Operator::Div,
         "@" => Operator::MatMult,
         "**" => Operator::Pow,
+        "//" => Operator::FloorDiv,
         "&" => Operator::BitAnd,
         "|" => Operator::BitOr,
         "^" => Operator::BitXor,
@@ -462,7 +467,8 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::CrossEntropy | Op::EmbeddingBag, _) => marker.to_string(),
                 (Op::Multinomial, _) => "TensorI64Cpu2D".to_string(),
                 (Op::WhereNonzero | Op::TensorOfInts, _) => "TensorI64Cpu1D".to_string(),
-                (Op::Unflatten, _) => marker.replace("2D", "4D"),
+                (Op::Unflatten | Op::Tensordot, _) => marker.replace("2D", "4D"),
+                (Op::RepeatInterleave, _) => vector.clone(),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (Op::LogicalNot, _) => "TensorBoolCpu2D".to_string(),
                 (_, "B") => marker.replace("2D", "3D"),

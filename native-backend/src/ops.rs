@@ -1028,6 +1028,45 @@ pub fn clone(t: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
+/// `a // b`, `torch.floor_divide(a, b)`, `torch.div(a, b, rounding_mode=…)`: libtorch's `div`
+/// with a rounding mode (eager's `floor_divide` is `div(…, rounding_mode="floor")`); a number
+/// divisor goes through [`scalar_call`] (an integer division by zero is eager's error).
+pub fn div_mode(input: &Tensor, other: Value, rounding_mode: &str) -> Result<Tensor> {
+    match other {
+        Value::Tensor(o) => Ok(input.f_div_tensor_mode(o, rounding_mode)?),
+        // SAFETY: a live tensor handle; the scalar and the mode's bytes live for the call
+        Value::Number(n) => scalar_call::call([n], |out, [divisor]| unsafe {
+            torch_sys::c_generated::atg_div_scalar_mode(out, scalar_call::ptr(input), divisor, rounding_mode.as_ptr(), rounding_mode.len() as std::ffi::c_int)
+        }),
+    }
+}
+
+/// `bool(t.all())`, as a condition reads it (`assert (b >= a).all()`): true when every
+/// element is nonzero (an empty tensor's too).
+pub fn truth_all(t: &Tensor) -> Result<bool> {
+    Ok(t.f_all()?.f_int64_value(&[])? != 0)
+}
+
+/// `bool(t.any())`: true when some element is nonzero.
+pub fn truth_any(t: &Tensor) -> Result<bool> {
+    Ok(t.f_any()?.f_int64_value(&[])? != 0)
+}
+
+/// `torch.flip(t, dims)`.
+pub fn flip(t: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    Ok(t.f_flip(dims)?)
+}
+
+/// `torch.repeat_interleave(t, repeats, dim)` (no dim: the flattened tensor's elements).
+pub fn repeat_interleave(t: &Tensor, repeats: i64, dim: Option<&[i64]>) -> Result<Tensor> {
+    Ok(t.f_repeat_interleave_self_int(repeats, dim.and_then(|d| d.first().copied()), None)?)
+}
+
+/// `torch.tensordot(a, b, (dims_a, dims_b))`.
+pub fn tensordot(a: &Tensor, b: &Tensor, dims_a: &[i64], dims_b: &[i64]) -> Result<Tensor> {
+    Ok(a.f_tensordot(b, dims_a, dims_b)?)
+}
+
 /// `torch.roll(t, shifts, dims)` (no dims: the flattened tensor rolls).
 #[inline]
 pub fn roll(t: &Tensor, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
@@ -1328,20 +1367,25 @@ pub fn conv_transpose2d(
     Ok(x.f_conv_transpose2d(w, b, stride, padding, output_padding, groups, dilation)?)
 }
 
-/// `F.interpolate(x, size=…, scale_factor=…, mode="nearest"|"bilinear", align_corners=…)` on
-/// a rank-4 input, after the checks the analyzer made (exactly one of size and scale; no
-/// `align_corners` with nearest). Eager's `upsample_*.vec` with a scale computes the output
-/// size as `int(size * scale)` and passes the scale on to the kernel; so does this.
+/// `F.interpolate(x, size, scale_factor, mode, align_corners)` as eager's Python computes the
+/// output size (`int(size * scale)` per spatial dim; one int stands for every spatial dim) and
+/// the scale it hands to the kernel: nearest of rank 3 or 4, linear of rank 3, bilinear and
+/// bicubic of rank 4 (the analyzer checks the pairs).
 pub fn interpolate(x: &Tensor, size: Option<&[i64]>, scale_factor: Option<f64>, mode: &str, align_corners: Option<bool>) -> Result<Tensor> {
     let input = x.size();
+    let spatial = input.len().saturating_sub(2);
     let (output, scale) = match (size, scale_factor) {
-        (Some(&[one]), None) => (vec![one, one], None),
+        (Some(&[one]), None) => (vec![one; spatial], None),
         (Some(size), None) => (size.to_vec(), None),
         (None, Some(s)) => (input[2..].iter().map(|&d| (d as f64 * s) as i64).collect(), Some(s)),
         _ => return Err(crate::Error::Value("either size or scale_factor should be defined".into())),
     };
-    Ok(match mode {
-        "bilinear" => x.f_upsample_bilinear2d(output.as_slice(), align_corners.unwrap_or(false), scale, scale)?,
+    let corners = align_corners.unwrap_or(false);
+    Ok(match (mode, spatial) {
+        ("bilinear", _) => x.f_upsample_bilinear2d(output.as_slice(), corners, scale, scale)?,
+        ("bicubic", _) => x.f_upsample_bicubic2d(output.as_slice(), corners, scale, scale)?,
+        ("linear", _) => x.f_upsample_linear1d(output.as_slice(), corners, scale)?,
+        (_, 1) => x.f_upsample_nearest1d(output.as_slice(), scale)?,
         _ => x.f_upsample_nearest2d(output.as_slice(), scale, scale)?,
     })
 }
@@ -1509,10 +1553,15 @@ pub fn argsort(t: &Tensor, dim: i64, descending: bool) -> Result<Tensor> {
     Ok(t.f_argsort(dim, descending)?)
 }
 
-/// `torch.cumsum(t, dim)`: int64 for int64 and bool inputs, as eager's dtype rule.
+/// `torch.cumsum(t, dim, dtype=…)`: int64 for int64 and bool inputs, as eager's dtype rule, unless `dtype` (`"None"` or a dtype name) says otherwise.
 #[inline]
-pub fn cumsum(t: &Tensor, dim: i64) -> Result<Tensor> {
-    Ok(t.f_cumsum(dim, None::<tch::Kind>)?)
+pub fn cumsum(t: &Tensor, dim: i64, dtype: &str) -> Result<Tensor> {
+    let dtype = match dtype {
+        "torch.float32" => Some(tch::Kind::Float),
+        "torch.int64" => Some(tch::Kind::Int64),
+        _ => None,
+    };
+    Ok(t.f_cumsum(dim, dtype)?)
 }
 
 /// `torch.nansum(t, dims, keepdim)`.

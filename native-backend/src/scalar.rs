@@ -257,6 +257,12 @@ pub fn math_ceil(x: f64) -> Result<i64> {
     float_to_int(x.ceil())
 }
 
+/// `int(x)` / `math.trunc(x)` of a float: an int, toward zero.
+#[inline]
+pub fn math_trunc(x: f64) -> Result<i64> {
+    float_to_int(x.trunc())
+}
+
 /// An integral float as a Python int: CPython's `ValueError` for NaN and `OverflowError` for
 /// ±inf; a value beyond 64 bits, which Python would keep, refuses (`OverflowError`: auto mode
 /// reruns Python).

@@ -26,7 +26,8 @@ INTS = [0, 1, -1, 2, -3, 7, 2**53, -(2**53), 2**53 + 1, 2**62, -(2**63)]
 def compiled():
     module = import_path(CASES / "float_semantics.py")
     names = ["power", "divide", "int_divide", "root", "int_power", "mixed", "compare", "logarithm", "exponential",
-             "with_defaults", "calls_with_defaults", "log_two", "floor", "ceil", "runtime_power"]
+             "with_defaults", "calls_with_defaults", "log_two", "floor", "ceil", "runtime_power",
+             "truncate", "int_of_int"]
     functions = {name: torchlower.compile(getattr(module, name)) for name in names}
     for name, fn in functions.items():
         assert fn.route == "native", f"{name}: {fn.reason}"
@@ -100,7 +101,7 @@ def test_log_and_exp_match_cpython(compiled):
 
 
 def test_log2_floor_ceil_and_run_time_int_powers_match_cpython(compiled):
-    """math.log2 / floor / ceil: CPython's values, its ValueError for log2 at and below zero and
+    """math.log2 / floor / ceil / trunc and int(): CPython's values, its ValueError for log2 at and below zero and
     for floor(nan), its OverflowError for floor(±inf); an int beyond 64 bits, and an int to a
     negative power known only at run time (a float in Python), refuse natively."""
     module, native = compiled
@@ -108,8 +109,11 @@ def test_log2_floor_ceil_and_run_time_int_powers_match_cpython(compiled):
         same_outcome(native["log_two"], module.log_two, a)
         same_outcome(native["floor"], module.floor, a)
         same_outcome(native["ceil"], module.ceil, a)
+        same_outcome(native["truncate"], module.truncate, a)
     for a, b in itertools.product(INTS, [0, 1, 2, 3, 7, 63, 64, -1, -2]):
         same_outcome(native["runtime_power"], module.runtime_power, a, b)
+    for n in [0, 1, -1, 7, 2**40]:
+        same_outcome(native["int_of_int"], module.int_of_int, n)
 
 
 def test_literal_defaults_are_applied_as_python_applies_them(compiled):

@@ -15,7 +15,7 @@ from test_native_cpu import import_path
 
 SOURCE = '''
 import torch
-from torchlower.types import TensorBoolCpu2D, TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
+from torchlower.types import TensorBoolCpu2D, TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu2D
 
 
 def fill(x: TensorF32Cpu2D, mask: TensorBoolCpu2D) -> TensorF32Cpu2D:
@@ -32,6 +32,18 @@ def pick_left(mask: TensorBoolCpu2D, x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def scores(bias: TensorF32Cpu3D, q: TensorF32Cpu3D, k: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return torch.baddbmm(bias, q, k, beta=0.5, alpha=2.0)
+
+
+def floored_by(ids: TensorI64Cpu2D, n: int) -> TensorI64Cpu2D:
+    return ids // n
+
+
+def floored_by_tensor(ids: TensorI64Cpu2D, by: TensorI64Cpu2D) -> TensorI64Cpu2D:
+    return torch.div(ids, by, rounding_mode="trunc") + torch.floor_divide(ids, by)
+
+
+def floored_floats(x: TensorF32Cpu2D, y: TensorF32Cpu2D, s: float) -> TensorF32Cpu2D:
+    return x // y + torch.div(x, s, rounding_mode="trunc") + x // s
 
 
 def grid_add(i: TensorF32Cpu1D, j: TensorF32Cpu1D) -> TensorF32Cpu2D:
@@ -106,3 +118,48 @@ def test_in_place_number_op_through_a_grid_writes_as_eager(module, native_mode):
     native = fn(native_i, j)
     eager = module.grid_add(eager_i, j)
     assert torch.equal(native, eager) and torch.equal(native_i, eager_i) and not torch.equal(native_i, i)
+
+
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("floored_by", lambda: (torch.randint(-9, 9, (3, 4)), 0)),
+        ("floored_by_tensor", lambda: (torch.randint(-9, 9, (3, 4)), torch.randint(-2, 3, (3, 4)) * torch.tensor([1, 1, 0, 1]))),
+        ("floored_by_tensor", lambda: (torch.randint(-9, 9, (3, 4)), torch.randint(-9, 9, (5, 4)))),
+    ],
+)
+def test_rounded_division_raises_eagers_error(module, name, args, native_mode):
+    """`//`, `floor_divide` and `div(…, rounding_mode=…)`: an integer division by zero is
+    eager's ZeroDivisionError-text RuntimeError natively (the number divisor goes through
+    scalar_call: no internal error), sizes that do not broadcast eager's RuntimeError."""
+    fn = torchlower.compile(getattr(module, name))
+    assert fn.route == "native", fn.reason
+    values = args()
+    with pytest.raises(RuntimeError) as eager:
+        getattr(module, name)(*values)
+    with pytest.raises(RuntimeError) as native:
+        fn(*values)
+    assert str(native.value) == str(eager.value)
+    assert "internal error" not in str(native.value)
+
+
+def test_rounded_division_gives_eagers_values(module, native_mode):
+    """Floor and trunc division of int64 (negative operands: floor and trunc differ) and of
+    float32 with special values (±0, ±inf, NaN, a zero divisor): eager's values, dtypes, bits."""
+    ids, by = torch.randint(-9, 9, (6, 5)), torch.randint(1, 4, (6, 5)) * torch.where(torch.rand(6, 5) > 0.5, 1, -1)
+    for name, values in [
+        ("floored_by", (ids, 3)),
+        ("floored_by", (ids, -2)),
+        ("floored_by_tensor", (ids, by)),
+    ]:
+        native, eager = torchlower.compile(getattr(module, name))(*values), getattr(module, name)(*values)
+        assert native.dtype == eager.dtype and torch.equal(native, eager), name
+    specials = torch.tensor([0.0, -0.0, 1.5, -1.5, 7.0, -7.0, float("inf"), float("-inf"), float("nan"), 1e30])
+    x = specials.repeat(10, 1)
+    y = specials[:, None].repeat(1, 10)
+    fn = torchlower.compile(module.floored_floats)
+    for s in [0.5, -2.0, 0.0, float("inf")]:
+        native, eager = fn(x, y, s), module.floored_floats(x, y, s)
+        assert native.dtype == eager.dtype
+        same = (native == eager) | (native.isnan() & eager.isnan())
+        assert bool(same.all()) and torch.equal(native.signbit(), eager.signbit()), s

@@ -53,6 +53,7 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
         Some(op @ (Op::LogicalAnd | Op::LogicalOr | Op::LogicalXor)) => {
             super::masking::logical(q, op, &format!("`{sym}`"), q.args, [OperandRef::Arg(0), OperandRef::Arg(1)]).unwrap_or_else(|| super::not_in_lane(op))
         }
+        Some(Op::DivMode) => div_mode(left, right, 0, "`//`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
         Some(op) => match arith_rules(op) {
             Some((same, bcast, _)) => {
                 let form = format!("`{sym}`");
@@ -64,10 +65,73 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
     }
 }
 
+/// `a // b` and the other spellings of a rounded division (`choice`: 0 floor, 1 trunc): a
+/// float32 or int64 tensor by such a tensor or a Python number, on the CPU; int64 when both
+/// sides are integers, float32 otherwise, as eager promotes.
+fn div_mode(input: &Operand, other: &Operand, choice: u8, form: &str, operands: [OperandRef; 2]) -> Decision {
+    let numeric = |t: TensorTy| matches!(t.dtype, Dtype::F32 | Dtype::I64);
+    let (a, other_float, other_rank, other_device) = match (input.ty, other.ty) {
+        (Ty::Unknown, _) | (_, Ty::Unknown) => return Decision::Unresolved(format!("an operand of {form} has an unresolved type")),
+        (Ty::Tensor(a), Ty::Tensor(b)) if numeric(a) && numeric(b) => (a, b.dtype == Dtype::F32, b.rank, Some(b.device)),
+        (Ty::Tensor(a), Ty::Int | Ty::Float) if numeric(a) => (a, other.ty == Ty::Float, 0, None),
+        (Ty::Int | Ty::Float, Ty::Tensor(_)) => return Decision::reject(&rules::SCALAR_OPERAND, format!("{form} of a number by a tensor is not claimed")),
+        _ => return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form}: float32 or int64 tensors and Python numbers are claimed")),
+    };
+    if a.device != Device::Cpu || other_device.is_some_and(|d| d != Device::Cpu) {
+        return Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{form} is claimed on the CPU"));
+    }
+    let dtype = if a.dtype == Dtype::F32 || other_float { Dtype::F32 } else { Dtype::I64 };
+    match TensorTy::new(dtype, Device::Cpu, a.rank.max(other_rank)) {
+        Some(result) => Decision::Claimed(Claim {
+            rule: &rules::DIV_MODE,
+            result,
+            op: Op::DivMode,
+            options: Options::Params { present: 0b11, choice },
+            operands: operands.to_vec(),
+        }),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type of rank {}", a.rank.max(other_rank))),
+    }
+}
+
+/// `torch.floor_divide(a, b)` / `a.floor_divide(b)`, and `torch.div(a, b, rounding_mode=…)` /
+/// `a.div(b, rounding_mode=…)` with a string mode; `None` for a `div` without one (or with
+/// `rounding_mode=None`: true division).
+pub fn div_mode_call(q: &Query, form: &str) -> Option<Decision> {
+    let floor_divide = form.contains("floor_divide");
+    let mode = q.keywords.iter().find(|k| k.name.as_deref() == Some("rounding_mode"));
+    let choice = match mode.map(|k| &k.value.lit) {
+        _ if floor_divide => 0,
+        Some(super::Lit::Str(m)) if m == "floor" => 0,
+        Some(super::Lit::Str(m)) if m == "trunc" => 1,
+        None | Some(super::Lit::None) => return None,
+        Some(_) => return Some(Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `rounding_mode` as \"floor\", \"trunc\" or None (eager raises for another string)"))),
+    };
+    let allowed: &[&str] = if floor_divide { &[] } else { &["rounding_mode"] };
+    if let Err(d) = keywords_only(q, allowed, form) {
+        return Some(d);
+    }
+    if q.starred {
+        return Some(Decision::reject(&rules::BAD_ARITY, format!("{form}: starred arguments are not supported")));
+    }
+    Some(match (q.receiver, q.args) {
+        (Some(input), [other]) => div_mode(input, other, choice, form, [OperandRef::Receiver, OperandRef::Arg(0)]),
+        (None, [input, other]) => div_mode(input, other, choice, form, [OperandRef::Arg(0), OperandRef::Arg(1)]),
+        _ => Decision::reject(&rules::BAD_ARITY, format!("{form} takes two operands")),
+    })
+}
+
 /// A claimed function of the lane: `torch.matmul` or an arithmetic `torch.add` & co.
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     if op == Op::Einsum {
         return einsum(q, path);
+    }
+    if op == Op::Tensordot {
+        return tensordot(q, path);
+    }
+    if matches!(op, Op::DivMode | Op::Div) {
+        if let Some(decision) = div_mode_call(q, path) {
+            return decision;
+        }
     }
     if matches!(op, Op::Addmm | Op::Baddbmm) {
         return add_product(q, op, path);
@@ -82,6 +146,37 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         return fixed_rank_product(op, &q.args[0], &q.args[1], path, [OperandRef::Arg(0), OperandRef::Arg(1)]);
     }
     arith_function(q, op, path)
+}
+
+/// `torch.tensordot(a, b, dims)` with `dims` split by the walk into `dims_a` and `dims_b`:
+/// float32 tensors on one device, as many dims on each side; the result has the dims left
+/// over (`rank(a) + rank(b) - 2k`). Which dims, and their sizes, libtorch checks.
+fn tensordot(q: &Query, path: &str) -> Decision {
+    let bound = match super::params::bind(q, Op::Tensordot, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let (Some(a), Some(b)) = (bound.tensor("a"), bound.tensor("b")) else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{path} needs two tensors"));
+    };
+    let count = |name: &str| match bound.literal(name) {
+        Some(super::Lit::Ints(dims)) => Some(dims.len()),
+        _ => None,
+    };
+    let (Some(k), Some(k_b)) = (count("dims_a"), count("dims_b")) else {
+        return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dims` as lists of Python ints"));
+    };
+    if k != k_b {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path}: {k} dims of `a` against {k_b} of `b` (eager raises RuntimeError)"));
+    }
+    if k > usize::from(a.rank.min(b.rank)) {
+        return Decision::reject(&rules::BAD_RANKS, format!("{path}: {k} contracted dims of a rank-{} and a rank-{} tensor (eager raises RuntimeError)", a.rank, b.rank));
+    }
+    let rank = usize::from(a.rank) + usize::from(b.rank) - 2 * k;
+    match u8::try_from(rank).ok().and_then(|r| TensorTy::new(a.dtype, a.device, r)) {
+        Some(result) => bound.claim(&rules::TENSORDOT, Op::Tensordot, result),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{path}: the result would be rank {rank} (no tensor type has that rank)")),
+    }
 }
 
 /// `torch.einsum(equation, *operands)` (the walk spreads a list of operands): a string literal
@@ -222,6 +317,11 @@ pub fn add_product(q: &Query, op: Op, path: &str) -> Decision {
 /// options (`alpha`, `rounding_mode`) are TL240.
 pub fn arith_method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
+    if op == Op::Div {
+        if let Some(decision) = div_mode_call(q, &form) {
+            return decision;
+        }
+    }
     let rule = match op {
         Op::Add => &rules::METHOD_ADD,
         Op::Sub => &rules::METHOD_SUB,
@@ -494,11 +594,21 @@ mod tests {
         assert_eq!(bin(Operator::Div, i32_1.clone(), int(2)).1, "TensorF32Cpu1D");
         assert_eq!(bin(Operator::MatMult, i32_2, t(T::F32_CPU_2D)).0, "TL241");
         assert_eq!(bin(Operator::Add, x.clone(), t(T::F32_CUDA0_2D)).0, "TL204");
-        assert_eq!(bin(Operator::FloorDiv, x.clone(), x.clone()).0, "not_covered");
+        // `//` and the rounding modes: float32 unless both sides are integers; CPU only
+        assert_eq!(bin(Operator::FloorDiv, x.clone(), x.clone()), ("torchlower/div-rounding".into(), "TensorF32Cpu2D".into()));
+        assert_eq!(bin(Operator::FloorDiv, t(T::I64_CPU_2D), int(2)), ("torchlower/div-rounding".into(), "TensorI64Cpu2D".into()));
+        assert_eq!(bin(Operator::FloorDiv, t(T::I64_CPU_2D), float(2.5)).1, "TensorF32Cpu2D");
+        assert_eq!(bin(Operator::FloorDiv, t(T::I64_CPU_1D), x.clone()).1, "TensorF32Cpu2D");
+        assert_eq!(bin(Operator::FloorDiv, int(2), x.clone()).0, "TL242");
+        assert_eq!(bin(Operator::FloorDiv, t(T::F32_CUDA0_2D), int(2)).0, "TL209");
+        assert_eq!(bin(Operator::FloorDiv, t(T::BOOL_CPU_2D), int(2)).0, "TL200");
+        assert_eq!(outcome(&call("torch.div", &[t(T::I64_CPU_2D), int(2)], &[kw("rounding_mode", string("floor"))])).1, "TensorI64Cpu2D");
+        assert_eq!(outcome(&call("torch.div", &[x.clone(), int(2)], &[kw("rounding_mode", string("round"))])).0, "TL201");
+        assert_eq!(outcome(&method(&x, "floor_divide", &[int(2)], &[])).0, "torchlower/div-rounding");
         assert_eq!(bin(Operator::Add, unknown(), x.clone()).0, "not_covered");
         assert_eq!(bin(Operator::Add, int(1), int(2)).0, "not_a_site");
         assert_eq!(outcome(&call("torch.add", &[x.clone(), x.clone()], &[kw("alpha", int(2))])).0, "TL201");
-        assert_eq!(outcome(&call("torch.div", &[x.clone(), x.clone()], &[kw("rounding_mode", string("trunc"))])).0, "TL201");
+        assert_eq!(outcome(&call("torch.div", &[x.clone(), x.clone()], &[kw("rounding_mode", string("trunc"))])).0, "torchlower/div-rounding");
         assert_eq!(outcome(&call("torch.mul", &[int(2), x.clone()], &[])).0, "TL242");
         assert_eq!(outcome(&method(&x, "add", &[x.clone()], &[])).0, "torchlower/method-add");
         assert_eq!(outcome(&method(&x, "mul", &[int(2)], &[])).0, "torchlower/tensor-mul-scalar-f32");

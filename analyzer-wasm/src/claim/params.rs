@@ -148,6 +148,8 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
             Kind::Choice(choices) => {
                 let picked = match &value.lit {
                     Lit::Str(s) => choices.iter().position(|c| c == s),
+                    Lit::Dtype(d) => choices.iter().position(|c| c == d),
+                    Lit::None => choices.iter().position(|c| *c == "None"),
                     _ => None,
                 };
                 let Some(index) = picked else {

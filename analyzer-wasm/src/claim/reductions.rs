@@ -298,6 +298,9 @@ fn along_dim(q: &Query, op: Op, form: &str) -> Decision {
     let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
     use crate::ty::Dtype;
     let (rule, dtype) = match (op, t.dtype) {
+        // `dtype=` casts the input first, as eager's `cumsum(…, dtype=…)`
+        (Op::Cumsum, _) if bound.choice == 1 => (&rules::CUMSUM, Dtype::F32),
+        (Op::Cumsum, _) if bound.choice == 2 => (&rules::CUMSUM, Dtype::I64),
         (Op::Cumsum, Dtype::F32) => (&rules::CUMSUM, Dtype::F32),
         (Op::Cumsum, _) => (&rules::CUMSUM, Dtype::I64),
         (_, Dtype::Bool) => return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of a bool tensor: float32 and int64 are claimed")),

@@ -38,6 +38,8 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Detach => &rules::DETACH,
         Op::Clone => &rules::CLONE,
         Op::Roll => &rules::ROLL,
+        Op::Flip => &rules::FLIP,
+        Op::RepeatInterleave => &rules::REPEAT_INTERLEAVE,
         Op::Dropout => &rules::DROPOUT_EVAL,
         Op::Repeat => &rules::REPEAT,
         _ => return None,
@@ -144,6 +146,12 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
         Op::Repeat => match bound.literal("repeats") {
             Some(Lit::Ints(sizes)) if sizes.len() >= usize::from(t.rank) => sizes.len() as i64,
             _ => return Decision::reject(&rules::BAD_ARITY, format!("{form}: at least one Python int per dim (eager raises with fewer)")),
+        },
+        // a tuple `dim` is eager's TypeError; without one the flattened tensor repeats
+        Op::RepeatInterleave => match (bound.literal("dim"), bound.scalar_type("dim")) {
+            (None | Some(Lit::None), _) => 1,
+            (Some(Lit::Int(_)), _) | (Some(Lit::NotLiteral), Some(Ty::Int)) => i64::from(t.rank),
+            _ => return Decision::reject(&rules::BAD_KEYWORD, format!("{form}: `dim` as one Python int")),
         },
         Op::Unflatten => match bound.literal("sizes") {
             Some(Lit::Ints(sizes)) => i64::from(t.rank) + sizes.len() as i64 - 1,

@@ -24,7 +24,7 @@ fn rule(op: Op) -> Option<(&'static Rule, std::ops::RangeInclusive<u8>)> {
         Op::Conv1dPadding => (&rules::CONV1D_PADDING, 2..=3),
         Op::Conv2dPadding => (&rules::CONV2D_PADDING, 3..=4),
         Op::ConvTranspose2d => (&rules::CONV_TRANSPOSE2D, 3..=4),
-        Op::Interpolate => (&rules::INTERPOLATE, 4..=4),
+        Op::Interpolate => (&rules::INTERPOLATE, 3..=4),
         _ => return None,
     })
 }
@@ -48,7 +48,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         return Decision::reject(&rules::BAD_ARITY, format!("{path} needs the input tensor"));
     };
     if op == Op::Interpolate {
-        if let Some(d) = interpolate_checks(&bound, path) {
+        if let Some(d) = interpolate_checks(&bound, input.rank, path) {
             return d;
         }
     }
@@ -64,7 +64,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
 /// What eager's `F.interpolate` raises for every input, decided here: both or neither of `size`
 /// and `scale_factor`, `align_corners` with nearest, a size tuple of another length than the
 /// two spatial dims.
-fn interpolate_checks(bound: &params::Bound, path: &str) -> Option<Decision> {
+fn interpolate_checks(bound: &params::Bound, rank: u8, path: &str) -> Option<Decision> {
     let given = |name| bound.literal(name).is_some_and(|l| *l != super::Lit::None);
     let (size, scale) = (given("size"), given("scale_factor"));
     if size == scale {
@@ -74,10 +74,21 @@ fn interpolate_checks(bound: &params::Bound, path: &str) -> Option<Decision> {
     if bound.choice == 0 && given("align_corners") {
         return Some(Decision::reject(&rules::BAD_KEYWORD, format!("{path}: align_corners with mode=\"nearest\" (eager raises)")));
     }
+    let spatial = usize::from(rank.saturating_sub(2));
     if let Some(super::Lit::Ints(sizes)) = bound.literal("size") {
-        if sizes.len() != 2 {
-            return Some(Decision::reject(&rules::BAD_ARITY, format!("{path}: a size of {} dims for 2 spatial dims (eager raises)", sizes.len())));
+        if sizes.len() != spatial {
+            return Some(Decision::reject(&rules::BAD_ARITY, format!("{path}: a size of {} dims for {spatial} spatial dims (eager raises)", sizes.len())));
         }
+    }
+    // the modes of each rank eager's Python dispatches (others raise NotImplementedError)
+    let mode = ["nearest", "bilinear", "linear", "bicubic"][usize::from(bound.choice.min(3))];
+    let fits = match mode {
+        "nearest" => (3..=4).contains(&rank),
+        "linear" => rank == 3,
+        _ => rank == 4,
+    };
+    if !fits {
+        return Some(Decision::reject(&rules::BAD_RANKS, format!("{path}: mode=\"{mode}\" of a rank-{rank} input (eager raises NotImplementedError)")));
     }
     None
 }

@@ -768,6 +768,7 @@ impl FnEmitter<'_> {
                     MathFn::Log2 => "log2",
                     MathFn::Floor => "floor",
                     MathFn::Ceil => "ceil",
+                    MathFn::Trunc => "trunc",
                 };
                 let _ = write!(self.out, "tl::scalar::math_{name}(");
                 self.expr(arg);
@@ -805,6 +806,15 @@ impl FnEmitter<'_> {
                 self.out.push_str("i64::from(");
                 self.expr(inner);
                 self.out.push(')');
+            }
+            Expr::TensorTruth { site, any, tensor } => {
+                let start = self.out.len();
+                let _ = write!(self.out, "tl::ops::truth_{}(", if *any { "any" } else { "all" });
+                self.borrow(Some(tensor));
+                self.out.push_str(")?");
+                if let Some(slot) = self.site_ranges.get_mut(*site) {
+                    *slot = Some([start, self.out.len()]);
+                }
             }
             Expr::IntTruthy(inner) => {
                 self.out.push('(');

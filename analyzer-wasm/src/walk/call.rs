@@ -27,6 +27,20 @@ impl Walker<'_> {
             (_, Some(p)) if p == "math.log2" => return self.number_call(c, "math.log2", Some(ir::MathFn::Log2)),
             (_, Some(p)) if p == "math.floor" => return self.rounding_call(c, "math.floor", ir::MathFn::Floor),
             (_, Some(p)) if p == "math.ceil" => return self.rounding_call(c, "math.ceil", ir::MathFn::Ceil),
+            // `if torch.jit.is_tracing():` guards (Transformers' ViT): native code is never
+            // traced, scripted or compiled, so they are the literal False eager's call returns
+            (_, Some(p))
+                if matches!(p.as_str(), "torch.jit.is_tracing" | "torch.jit.is_scripting" | "torch.compiler.is_compiling" | "torch._dynamo.is_compiling")
+                    && c.arguments.args.is_empty()
+                    && c.arguments.keywords.is_empty() =>
+            {
+                return Val::lowered(Ty::Bool, Lit::Bool(false), ir::Expr::Bool(false));
+            }
+            (_, Some(p)) if p == "math.trunc" => return self.rounding_call(c, "math.trunc", ir::MathFn::Trunc),
+            // `int(2 * max(q, k) - 1)`, `int(math.sqrt(n))`: CPython truncates a float toward zero
+            (Expr::Name(n), None) if n.id.as_str() == "int" && !locals.contains("int") && self.scope.is_builtin("int") => {
+                return self.rounding_call(c, "int", ir::MathFn::Trunc);
+            }
             (Expr::Name(n), None) if n.id.as_str() == "float" && !locals.contains("float") && self.scope.is_builtin("float") => {
                 return self.number_call(c, "float", None);
             }
@@ -237,6 +251,18 @@ impl Walker<'_> {
             let elems = args.remove(1).elems.unwrap_or_default();
             args.extend(elems);
         }
+        // `torch.tensordot(a, b, dims)`: the two lists of contracted dims the op row takes
+        let (args, keywords) = match path.as_deref() {
+            Some("torch.tensordot") => match tensordot_operands(args, keywords) {
+                Ok(operands) => (operands, Vec::new()),
+                Err((message, operands)) => {
+                    let decision = Decision::reject(&rules::BAD_KEYWORD, message);
+                    return self.site((SiteKind::Call, "torch.tensordot".into()), decision, c.range(), None, &operands, &[]);
+                }
+            },
+            _ => (args, keywords),
+        };
+        let mut args = args;
         // the tensors of `torch.cat([a, b], dim)` are its leading arguments
         let joins = matches!(path.as_deref(), Some("torch.cat" | "torch.concat" | "torch.concatenate" | "torch.stack"));
         if joins && args.first().is_some_and(|a| a.elems.is_some()) {
@@ -446,8 +472,9 @@ impl Walker<'_> {
         }
     }
 
-    /// `math.floor(x)` / `math.ceil(x)`: an int (a float's NaN and ±inf raise CPython's errors;
-    /// one beyond 64 bits refuses natively); an int argument is returned as it is.
+    /// `math.floor(x)` / `math.ceil(x)` / `math.trunc(x)` / `int(x)`: an int (a float's NaN and
+    /// ±inf raise CPython's errors; one beyond 64 bits refuses natively); an int argument is
+    /// returned as it is.
     fn rounding_call(&mut self, c: &ast::ExprCall, name: &str, f: ir::MathFn) -> Val {
         let (args, keywords, starred) = self.args(c);
         match (args.as_slice(), keywords.is_empty(), starred) {
@@ -1015,7 +1042,7 @@ impl Walker<'_> {
                     OperandRef::Arg(i) => args.get(*i).is_some_and(|v| v.fresh),
                     OperandRef::Keyword(i) => kws.get(*i).is_some_and(|v| v.fresh),
                 });
-                let view = (c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack | ir::Op::Repeat | ir::Op::Clone | ir::Op::Roll))
+                let view = (c.op.info().lane == torchlower_ops::Lane::Views && !matches!(c.op, ir::Op::Cat | ir::Op::Stack | ir::Op::Repeat | ir::Op::Clone | ir::Op::Roll | ir::Op::Flip | ir::Op::RepeatInterleave))
                     || c.op == ir::Op::Meshgrid;
                 match operand_irs {
                     Some(ops) => {
@@ -1050,13 +1077,17 @@ impl Walker<'_> {
                 let mut causes = std::collections::BTreeSet::new();
                 receiver.iter().chain(args).chain(kws).for_each(|v| v.causes(&mut causes));
                 let causes: Vec<usize> = causes.into_iter().collect();
+                // an operand nothing reported on (an unknown module attribute, `np.float32`):
+                // this site is where the function first fails, a root cause
+                let knock_on = !causes.is_empty() || receiver.iter().chain(args).chain(kws).any(|v| v.explained);
+                let causes = knock_on.then_some(causes);
                 site.code = Some(rules::SITE_NOT_COVERED.code.to_string());
                 site.message = Some(message.clone());
                 site.hint = Some(rules::SITE_NOT_COVERED.hint.to_string());
-                site.caused_by = Some(causes.clone());
+                site.caused_by = causes.clone();
                 self.diag(&rules::SITE_NOT_COVERED, message, range);
                 if let Some(diagnostic) = self.diags.last_mut() {
-                    diagnostic.caused_by = Some(causes);
+                    diagnostic.caused_by = causes;
                 }
                 Val::failed_at(id)
             }
@@ -1065,6 +1096,55 @@ impl Walker<'_> {
         self.sites.push(site);
         val
     }
+}
+
+/// `torch.tensordot(a, b, dims=2)`'s arguments as its op row takes them: `a`, `b` and the two
+/// lists of contracted dims, split as `torch.functional.tensordot` splits `dims` (an int `n`:
+/// the last `n` dims of `a` with the first `n` of `b`; a pair of ints or of lists of ints). An
+/// int known only at run time would leave the result's rank open, so it is not claimed. On
+/// refusal, the message and the evaluated values (for the site's knock-on links).
+fn tensordot_operands(mut args: Vec<Val>, keywords: Vec<(Option<String>, Val)>) -> Result<Vec<Val>, (String, Vec<Val>)> {
+    let mut given = args.clone();
+    given.extend(keywords.iter().map(|(_, v)| v.clone()));
+    let refuse = |why: &str| Err((format!("torch.tensordot: {why}"), given.clone()));
+    let mut dims = None;
+    for (name, value) in keywords {
+        match name.as_deref() {
+            Some("dims") if args.len() == 2 => dims = Some(value),
+            _ => return refuse("`a` and `b` positionally and `dims` positionally or by keyword are claimed"),
+        }
+    }
+    if args.len() == 3 {
+        dims = args.pop();
+    }
+    if args.len() != 2 {
+        return refuse("two tensors and `dims` are claimed");
+    }
+    let int_list = |v: &Val| -> Option<Vec<Val>> {
+        if v.ty == Ty::Int && v.elems.is_none() {
+            return Some(vec![v.clone()]);
+        }
+        v.sequence_items().filter(|items| items.iter().all(|i| i.ty == Ty::Int && i.elems.is_none()))
+    };
+    let int = |v: i64| Val::lowered(Ty::Int, Lit::Int(v), ir::Expr::Int(v));
+    let (dims_a, dims_b) = match dims {
+        None => ((-2..0).map(int).collect(), (0..2).map(int).collect()),
+        Some(d) if d.ty == Ty::Int && d.elems.is_none() => match d.lit {
+            Lit::Int(n) if (0..=6).contains(&n) => ((-n..0).map(int).collect(), (0..n).map(int).collect()),
+            Lit::Int(n) if n < 0 => return refuse(&format!("dims={n} (eager raises RuntimeError)")),
+            _ => return refuse("`dims` as an int literal or a pair (the count fixes the result's rank)"),
+        },
+        Some(d) => match d.sequence_items().as_deref() {
+            Some([a, b]) => match (int_list(a), int_list(b)) {
+                (Some(a), Some(b)) => (a, b),
+                _ => return refuse("`dims` as a pair of ints or of lists of ints"),
+            },
+            _ => return refuse("`dims` as an int or a pair of ints or of lists of ints"),
+        },
+    };
+    args.push(Val::sequence(Ty::List(0), dims_a));
+    args.push(Val::sequence(Ty::List(0), dims_b));
+    Ok(args)
 }
 
 /// Rust evaluates a call's arguments in parameter order, Python in source order: keywords out

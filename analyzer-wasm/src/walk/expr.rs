@@ -763,13 +763,14 @@ pub(super) fn device_name(device: crate::ty::Device) -> &'static str {
     }
 }
 
-/// `math.pi` & co.: the same doubles as CPython's.
+/// `math.pi` & co. (and NumPy's, SAM's `2 * np.pi * coords`): the same doubles as CPython's.
 fn math_constant(path: &str) -> Option<f64> {
     Some(match path {
-        "math.pi" => std::f64::consts::PI,
-        "math.e" => std::f64::consts::E,
+        "math.pi" | "numpy.pi" => std::f64::consts::PI,
+        "math.e" | "numpy.e" => std::f64::consts::E,
         "math.tau" => std::f64::consts::TAU,
-        "math.inf" => f64::INFINITY,
+        "math.inf" | "numpy.inf" => f64::INFINITY,
+        "math.nan" | "numpy.nan" => f64::NAN,
         _ => return None,
     })
 }

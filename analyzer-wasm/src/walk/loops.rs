@@ -16,22 +16,13 @@ const MAX_UNROLLED: usize = 256;
 
 impl Walker<'_> {
     pub(super) fn for_stmt(&mut self, s: &ast::StmtFor, out: &mut Vec<ir::Stmt>) {
-        if let (Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }), Expr::Name(n)) = (&*s.iter, &*s.target) {
-            let plain = s.orelse.is_empty() && !elts.iter().any(|e| matches!(e, Expr::Starred(_))) && !leaves_early(&s.body);
-            if plain && self.unrolled + elts.len() <= MAX_UNROLLED {
-                let values = self.sequence_elements(elts, out);
-                self.unrolled_for(n.id.as_str(), values, &s.body, s.range(), out);
-                return;
-            }
-        }
-        // `for size in window_size:` over a tuple or list local of known length
-        if let (Expr::Name(seq), Expr::Name(n)) = (&*s.iter, &*s.target) {
-            let known = self.locals.contains(seq.id.as_str()) && self.env.get(seq.id.as_str()).is_some_and(|b| b.definite && !b.conflicting && b.ty.items().is_some());
-            let plain = s.orelse.is_empty() && !leaves_early(&s.body);
-            if known && plain {
-                let values = self.expr(&s.iter).elems.unwrap_or_default();
+        // `for t in [q, k, v]:`, `for size in window_size:`, `for i, (w, b) in enumerate(layers):`,
+        // `for k, s in zip(kernels, strides):` over sequences of known length: unrolled
+        let plain = s.orelse.is_empty() && !leaves_early(&s.body) && unpacks_into_names(&s.target);
+        if plain {
+            if let Some(values) = self.known_elements(&s.iter, out) {
                 if self.unrolled + values.len() <= MAX_UNROLLED {
-                    self.unrolled_for(n.id.as_str(), values, &s.body, s.range(), out);
+                    self.unrolled_for(&s.target, values, &s.body, s.range(), out);
                     return;
                 }
             }
@@ -79,16 +70,81 @@ impl Walker<'_> {
         values
     }
 
+    /// The elements of a loop's iterable when their number is known: a list or tuple display
+    /// (evaluated once, in order), a tuple or list local, and `enumerate` / `zip` of those
+    /// (each element a tuple, as Python yields it; `zip` stops at the shortest). `None` for any
+    /// other iterable, which nothing has evaluated yet.
+    fn known_elements(&mut self, iter: &Expr, out: &mut Vec<ir::Stmt>) -> Option<Vec<super::Val>> {
+        match iter {
+            Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) if !elts.iter().any(|e| matches!(e, Expr::Starred(_))) => {
+                (self.unrolled + elts.len() <= MAX_UNROLLED).then(|| self.sequence_elements(elts, out))
+            }
+            Expr::Name(seq) => {
+                let known = self.locals.contains(seq.id.as_str()) && self.env.get(seq.id.as_str()).is_some_and(|b| b.definite && !b.conflicting && b.ty.items().is_some());
+                if known { self.expr(iter).elems } else { None }
+            }
+            Expr::Call(c) => {
+                let Expr::Name(f) = &*c.func else { return None };
+                let builtin = |w: &Self, name: &str| f.id.as_str() == name && !w.locals.contains(name) && w.scope.is_builtin(name);
+                let args = &c.arguments.args;
+                if builtin(self, "enumerate") && args.len() == 1 {
+                    let start = match &c.arguments.keywords[..] {
+                        [] => 0,
+                        [k] if k.arg.as_ref().is_some_and(|a| a.as_str() == "start") => match &k.value {
+                            Expr::NumberLiteral(ast::ExprNumberLiteral { value: ast::Number::Int(i), .. }) => i.as_i64()?,
+                            _ => return None,
+                        },
+                        _ => return None,
+                    };
+                    let items = self.known_elements(&args[0], out)?;
+                    let int = |i: i64| super::Val::lowered(Ty::Int, crate::claim::Lit::Int(i), ir::Expr::Int(i));
+                    return Some(items.into_iter().zip(start..).map(|(v, i)| super::Val::tuple(vec![int(i), v])).collect());
+                }
+                if builtin(self, "zip") && !args.is_empty() && c.arguments.keywords.is_empty() && !args.iter().any(|a| matches!(a, Expr::Starred(_))) {
+                    let mut columns = Vec::with_capacity(args.len());
+                    for arg in args {
+                        columns.push(self.known_elements(arg, out)?);
+                    }
+                    let n = columns.iter().map(Vec::len).min().unwrap_or(0);
+                    return Some((0..n).map(|i| super::Val::tuple(columns.iter().map(|c| c[i].clone()).collect())).collect());
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Binds a loop target (a name, or a tuple or list of targets, nested) to one element.
+    fn bind_loop_target(&mut self, target: &Expr, value: super::Val, range: TextRange, out: &mut Vec<ir::Stmt>) {
+        match target {
+            Expr::Name(n) => {
+                let literal = matches!(value.lit, crate::claim::Lit::Int(_) | crate::claim::Lit::Float(_) | crate::claim::Lit::Bool(_)).then(|| value.lit.clone());
+                self.assign(n.id.as_str(), value, range, out);
+                if let Some(literal) = literal {
+                    self.env.remember_literal(n.id.as_str(), literal);
+                }
+            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => match value.sequence_items() {
+                Some(items) if items.len() == elts.len() => {
+                    for (t, v) in elts.iter().zip(items) {
+                        self.bind_loop_target(t, v, range, out);
+                    }
+                }
+                _ => {
+                    self.diag(&rules::UNSUPPORTED_TARGET, format!("the loop unpacks {} values from {}", elts.len(), value.ty.describe()), range);
+                    self.bind_unknown(target);
+                }
+            },
+            other => self.bind_unknown(other),
+        }
+    }
+
     /// A `for` over a sequence of known elements: the body is walked once per element with
-    /// `name` bound to it (literals stay literals, so `x.sum(dim=d)` keeps a static dim).
-    fn unrolled_for(&mut self, var: &str, values: Vec<super::Val>, body: &[Stmt], range: TextRange, out: &mut Vec<ir::Stmt>) {
+    /// the target bound to it (literals stay literals, so `x.sum(dim=d)` keeps a static dim).
+    fn unrolled_for(&mut self, target: &Expr, values: Vec<super::Val>, body: &[Stmt], range: TextRange, out: &mut Vec<ir::Stmt>) {
         self.unrolled += values.len();
         for value in values {
-            let literal = matches!(value.lit, crate::claim::Lit::Int(_) | crate::claim::Lit::Float(_) | crate::claim::Lit::Bool(_)).then(|| value.lit.clone());
-            self.assign(var, value, range, out);
-            if let Some(literal) = literal {
-                self.env.remember_literal(var, literal);
-            }
+            self.bind_loop_target(target, value, range, out);
             let (block, live) = self.block(body);
             out.extend(block);
             if !live {
@@ -213,6 +269,19 @@ fn rebound_in(body: &[Stmt]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a loop target is a name or a tuple or list of such targets (at most a few levels
+/// deep, as loops write them).
+fn unpacks_into_names(target: &Expr) -> bool {
+    fn within(target: &Expr, depth: usize) -> bool {
+        match target {
+            Expr::Name(_) => true,
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => depth < 4 && elts.iter().all(|e| within(e, depth + 1)),
+            _ => false,
+        }
+    }
+    within(target, 0)
 }
 
 /// Whether `body` has a `break` or `continue` of its own loop (not of a loop nested in it).

@@ -13,11 +13,25 @@ use ruff_text_size::Ranged;
 
 impl Walker<'_> {
 
+    /// `@torchlower.native`, or a grad-mode decorator real inference code wears
+    /// (`@torch.no_grad()`, `@torch.inference_mode()`, with or without the call): native results
+    /// never carry autograd history, which is all these change for a forward path.
+    fn understood_decorator(&self, deco: &ast::Expr) -> bool {
+        let (callee, called) = match deco {
+            ast::Expr::Call(c) if c.arguments.args.is_empty() && c.arguments.keywords.is_empty() => (&*c.func, true),
+            other => (other, false),
+        };
+        match self.scope.dotted_path(callee, &|_| false).as_deref() {
+            Some("torchlower.native") => !called,
+            Some("torch.no_grad" | "torch.inference_mode" | "torch.autograd.no_grad" | "torch.autograd.grad_mode.no_grad") => true,
+            _ => false,
+        }
+    }
+
     pub(super) fn signature(&mut self, def: &ast::StmtFunctionDef) -> (Vec<Param>, Vec<(String, Ty)>) {
         for deco in &def.decorator_list {
-            let path = self.scope.dotted_path(&deco.expression, &|_| false);
-            if path.as_deref() != Some("torchlower.native") {
-                self.diag(&rules::DECORATOR, "only @torchlower.native is understood as a decorator".into(), deco.expression.range());
+            if !self.understood_decorator(&deco.expression) {
+                self.diag(&rules::DECORATOR, "only @torchlower.native, @torch.no_grad() and @torch.inference_mode() are understood as decorators".into(), deco.expression.range());
             }
         }
         let def_range = crate::parse::def_range(self.index.source(), def);

@@ -208,6 +208,7 @@ impl Walker<'_> {
     fn stmt_inner(&mut self, stmt: &Stmt, out: &mut Vec<ir::Stmt>) -> bool {
         match stmt {
             Stmt::Pass(_) => true,
+            Stmt::Assign(s) if s.targets.len() > 1 => self.chained_assign(s, out),
             Stmt::Assign(s) => {
                 if self.nested_unpacking(s, out) {
                     return true;
@@ -423,7 +424,7 @@ impl Walker<'_> {
         true
     }
 
-    fn bind_unknown(&mut self, target: &Expr) {
+    pub(super) fn bind_unknown(&mut self, target: &Expr) {
         match target {
             Expr::Name(n) => self.env.bind(n.id.as_str(), Ty::Unknown),
             Expr::Tuple(t) => t.elts.iter().for_each(|e| self.bind_unknown(e)),
@@ -559,6 +560,29 @@ impl Walker<'_> {
     /// one), and the assignment then reads the temporary. The constructor is the first thing
     /// the value evaluates (after its own arguments), so the order of effects is Python's.
     /// Returns the rewritten assignment, or `None` when the value is not of that form.
+    /// `q = k = value` (DETR's encoder layer): Python binds each target in turn to the one
+    /// value, so it is walked as `q = value` then `k = q` (the same tensor under both names,
+    /// as eager's).
+    fn chained_assign(&mut self, s: &ast::StmtAssign, out: &mut Vec<ir::Stmt>) -> bool {
+        let Some(Expr::Name(first)) = s.targets.first() else {
+            self.diag(&rules::UNSUPPORTED_TARGET, "a chained assignment is lowered when its first target is a name".into(), s.range());
+            let _ = self.expr(&s.value);
+            for t in &s.targets {
+                self.bind_unknown(t);
+            }
+            return true;
+        };
+        let single = |target: &Expr, value: Expr| {
+            Stmt::Assign(ast::StmtAssign { node_index: Default::default(), range: s.range, targets: vec![target.clone()], value: Box::new(value) })
+        };
+        let mut live = self.stmt(&single(&s.targets[0], (*s.value).clone()), out);
+        for target in &s.targets[1..] {
+            let read = Expr::Name(ast::ExprName { node_index: Default::default(), range: first.range, id: first.id.clone(), ctx: ast::ExprContext::Load });
+            live &= self.stmt(&single(target, read), out);
+        }
+        live
+    }
+
     fn hoist_distribution(&mut self, s: &ast::StmtAssign, out: &mut Vec<ir::Stmt>) -> Option<ast::StmtAssign> {
         let receiver = match &*s.value {
             Expr::Call(call) => match &*call.func {
@@ -1071,6 +1095,9 @@ impl Walker<'_> {
 
     /// An `if`/`while` test as a bool IR expression.
     pub(super) fn condition(&mut self, test: &Expr) -> Option<ir::Expr> {
+        if let Some(truth) = self.tensor_truth(test) {
+            return truth;
+        }
         let sites_before = self.sites.len();
         let v = self.expr(test);
         // a tensor comparison (`if x > y:`) is a not-covered site; say why the branch itself
@@ -1083,6 +1110,8 @@ impl Walker<'_> {
         match v.ty {
             Ty::Bool => v.ir,
             Ty::Int => v.ir.map(|e| ir::Expr::IntTruthy(Box::new(e))),
+            // `if interpolate_offset:`: a float is true when nonzero (NaN too), as CPython's
+            Ty::Float => v.ir.map(|e| ir::Expr::Compare { kind: ir::ScalarKind::Float, first: Box::new(e), rest: vec![(ir::CmpOp::Ne, ir::Expr::Float(0.0))] }),
             Ty::Tensor(_) => {
                 self.diag(&rules::TENSOR_CONDITION, "the condition depends on tensor data".into(), test.range());
                 None
@@ -1098,6 +1127,52 @@ impl Walker<'_> {
         }
     }
 
+}
+
+impl Walker<'_> {
+    /// A condition that is `t.all()` / `t.any()` / `torch.all(t)` / `torch.any(t)` without a
+    /// dim (DETR's `assert (boxes1[:, 2:] >= boxes1[:, :2]).all()`): the tensor's truth as a
+    /// Python bool, where eager's 0-dim result would be read by `bool()`. `None` for any other
+    /// test (walked as an expression).
+    fn tensor_truth(&mut self, test: &Expr) -> Option<Option<ir::Expr>> {
+        let Expr::Call(c) = test else { return None };
+        if !c.arguments.keywords.is_empty() {
+            return None;
+        }
+        let locals = &self.locals;
+        let path = self.scope.dotted_path(&c.func, &|n| locals.contains(n));
+        let (any, operand) = match (path.as_deref(), &*c.func, &c.arguments.args[..]) {
+            (Some("torch.all"), _, [t]) => (false, t),
+            (Some("torch.any"), _, [t]) => (true, t),
+            (None, Expr::Attribute(a), []) if matches!(a.attr.as_str(), "all" | "any") => (a.attr.as_str() == "any", &*a.value),
+            _ => return None,
+        };
+        let sites_before = self.sites.len();
+        let diags_before = self.diags.len();
+        let tensor = self.expr(operand);
+        let Ty::Tensor(t) = tensor.ty else {
+            // not a tensor (a local of another type): walked again as a plain expression
+            self.sites.truncate(sites_before);
+            self.diags.truncate(diags_before);
+            return None;
+        };
+        let name = if any { "any" } else { "all" };
+        let target = match path {
+            Some(p) => (crate::report::SiteKind::Call, p),
+            None => (crate::report::SiteKind::Method, format!("Tensor.{name}")),
+        };
+        if t.device != crate::ty::Device::Cpu {
+            let decision = crate::claim::Decision::reject(&rules::CUDA_UNSUPPORTED, format!("`{name}()` as a condition is claimed on the CPU"));
+            let _ = self.site(target, decision, c.range(), Some(tensor), &[], &[]);
+            return Some(None);
+        }
+        let claim = crate::claim::Claim { rule: &rules::TENSOR_TRUTH, result: t, op: ir::Op::All, options: ir::Options::None, operands: Vec::new() };
+        let recorded = self.site(target, crate::claim::Decision::Claimed(claim), c.range(), None, &[], &[]);
+        match (recorded.ir, tensor.ir) {
+            (Some(ir::Expr::Tensor { site, .. }), Some(value)) => Some(Some(ir::Expr::TensorTruth { site, any, tensor: Box::new(value) })),
+            _ => Some(None),
+        }
+    }
 }
 
 fn stmt_kind(s: &Stmt) -> &'static str {

@@ -206,7 +206,8 @@ pub enum Kind {
     /// As [`Kind::Ints`], or `None` for the default (printed as `Option<&[i64]>` when the
     /// default is `"None"`, else as `&[i64]`).
     OptInts(u8),
-    /// A string literal from this list (`&str`); omitted, the first.
+    /// A string literal from this list (`&str`); omitted, the first. A dtype (`torch.float32`)
+    /// and `None` match their names.
     Choice(&'static [&'static str]),
     /// Accepted only as this Python literal (eager's default: `False`, `None`, `1.0`) and not
     /// passed: the options that change what the op is (training mode, `inplace`, indices).
@@ -288,9 +289,9 @@ const BADDBMM: &[Param] = &[
 ];
 const INTERPOLATE: &[Param] = &[
     p("input", Kind::Tensor, None),
-    p("size", Kind::OptInts(2), Some("None")),
+    p("size", Kind::OptInts(0), Some("None")),
     p("scale_factor", Kind::OptFloat, Some("None")),
-    p("mode", Kind::Choice(&["nearest", "bilinear"]), None),
+    p("mode", Kind::Choice(&["nearest", "bilinear", "linear", "bicubic"]), None),
     p("align_corners", Kind::OptBool, Some("None")),
     p("recompute_scale_factor", Kind::Fixed("None"), None),
     p("antialias", Kind::Fixed("False"), None),
@@ -353,6 +354,18 @@ const CLONE: &[Param] = &[p("input", Kind::AnyTensor, None), p("memory_format", 
 /// `torch.roll(input, shifts, dims=None)`: `shifts` an int or a tuple; without `dims` the
 /// flattened tensor rolls.
 const ROLL: &[Param] = &[p("input", Kind::AnyTensor, None), p("shifts", Kind::Ints(0), None), p("dims", Kind::OptInts(0), Some("&[]"))];
+/// `torch.div(input, other, rounding_mode=…)` with a rounding mode (`a // b` is `"floor"`): the
+/// lane binds `torch.div`'s and `floor_divide`'s spellings itself.
+const DIV_MODE: &[Param] = &[p("input", Kind::AnyTensor, None), p("other", Kind::TensorOrNumber, None), p("rounding_mode", Kind::Choice(&["floor", "trunc"]), None)];
+/// `torch.flip(input, dims)`: `dims` an int or a tuple or list of ints.
+const FLIP: &[Param] = &[p("input", Kind::AnyTensor, None), p("dims", Kind::Ints(0), None)];
+/// `torch.repeat_interleave(input, repeats, dim=None, *, output_size=None)` with a Python-int
+/// `repeats`; the lane takes `dim` as one int (a tuple is eager's TypeError).
+const REPEAT_INTERLEAVE: &[Param] =
+    &[p("input", Kind::AnyTensor, None), p("repeats", Kind::Int, None), p("dim", Kind::OptInts(0), Some("None")), p("output_size", Kind::Fixed("None"), None)];
+/// `torch.tensordot(a, b, dims)` with `dims` split by the walk into the two lists of
+/// contracted dims (`dims=2`: the last two of `a`, the first two of `b`).
+const TENSORDOT: &[Param] = &[p("a", Kind::Tensor, None), p("b", Kind::Tensor, None), p("dims_a", Kind::IntSeq, None), p("dims_b", Kind::IntSeq, None)];
 /// `F.dropout(input, p=0.5, training=True, inplace=False)`: the lane claims `training=False`
 /// only (the default trains).
 const DROPOUT: &[Param] = &[p("input", Kind::AnyTensor, None), p("p", Kind::Float, Some("0.5f64")), p("training", Kind::Bool, Some("true")), INPLACE];
@@ -438,7 +451,8 @@ const MESHGRID: &[Param] = &[p("a", Kind::AnyTensor, None), p("b", Kind::AnyTens
 /// `torch.sort(input, dim=-1, descending=False)` (the `stable` keyword stays Python).
 const SORT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, Some("-1i64")), p("descending", Kind::Bool, Some("false"))];
 /// `torch.cumsum(input, dim, *, dtype=None)`.
-const CUMSUM: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("dtype", Kind::Fixed("None"), None)];
+/// `torch.cumsum(input, dim, *, dtype=None)`: DETR's `not_mask.cumsum(1, dtype=torch.float32)`.
+const CUMSUM: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("dtype", Kind::Choice(&["None", "torch.float32", "torch.int64"]), None)];
 const INDEX_SELECT: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None)];
 const ONE_HOT: &[Param] = &[p("input", Kind::Indices, None), p("num_classes", Kind::Int, Some("-1i64"))];
 const RMS_NORM: &[Param] = &[p("input", Kind::Tensor, None), p("normalized_shape", Kind::IntSeq, None), p("weight", Kind::OptTensor, None), p("eps", Kind::OptFloat, Some("None"))];
@@ -1200,6 +1214,20 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: CUDA_VIEW,
         },
+        /// The tensor with the order of its elements reversed along `dims` (a copy).
+        Flip {
+            name: "flip", lane: Views, signature: Params(FLIP),
+            functions: ["torch.flip"], methods: ["flip"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Each element repeated `repeats` times along `dim` (the flattened tensor without it; a copy).
+        RepeatInterleave {
+            name: "repeat_interleave", lane: Views, signature: Params(REPEAT_INTERLEAVE),
+            functions: ["torch.repeat_interleave"], methods: ["repeat_interleave"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// The tensor tiled `repeats` times along each dim (a copy).
         Repeat {
             name: "repeat", lane: Views, signature: Params(REPEAT),
@@ -1232,6 +1260,21 @@ op_table! {
         Einsum {
             name: "einsum", lane: Binops, signature: TensorList,
             functions: ["torch.einsum"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Division rounded toward minus infinity (`a // b`, `torch.floor_divide`) or toward zero
+        /// (`torch.div(a, b, rounding_mode="trunc")`), with broadcasting: libtorch's `div`.
+        DivMode {
+            name: "div_mode", lane: Binops, signature: Params(DIV_MODE),
+            functions: ["torch.floor_divide"], methods: ["floor_divide"], operators: ["//"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Sums of products over pairs of dims of two tensors (`torch.tensordot`), libtorch's kernel.
+        Tensordot {
+            name: "tensordot", lane: Binops, signature: Params(TENSORDOT),
+            functions: ["torch.tensordot"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

@@ -71,3 +71,12 @@ def checked_matmul(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
     if x.shape[1] != w.shape[0]:
         raise RuntimeError(f"inner sizes differ: {x.shape[1]} and {w.shape[0]}")
     return x @ w
+
+
+def float_condition(x: TensorF32Cpu2D, scale: float) -> TensorF32Cpu2D:
+    # a float is true when nonzero (NaN too), as CPython's
+    if scale:
+        return x.relu() * scale
+    if 0.5:
+        return x
+    return -x

@@ -19,7 +19,8 @@ def method_add(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 
 def method_div(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return x.div(y, rounding_mode="floor")
+    # a rounding mode eager does not know (its ValueError)
+    return x.div(y, rounding_mode="round")
 
 
 def alias_subtract(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
@@ -39,8 +40,10 @@ def out(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 
 def rounding_mode(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return torch.div(x, y, rounding_mode="trunc")
+    # a number dividend (eager's __rfloordiv__ path) stays Python
+    return torch.div(2.0, y, rounding_mode="trunc")
 
 
-def floor_divide_operator(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+def floor_divide_operator(x: TensorF32Cuda0_2D, y: TensorF32Cuda0_2D) -> TensorF32Cuda0_2D:
+    # CPU only (TL209 on cuda:0)
     return x // y

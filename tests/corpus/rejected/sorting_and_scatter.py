@@ -26,8 +26,8 @@ def sort_bools(m: TensorBoolCpu2D) -> TensorBoolCpu2D:
     return torch.sort(m, dim=1)[0]
 
 
-def cumsum_as_float(i: TensorI64Cpu2D) -> TensorF32Cpu2D:
-    return torch.cumsum(i, dim=1, dtype=torch.float32)
+def cumsum_as_double(i: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    return torch.cumsum(i, dim=1, dtype=torch.float64).float()
 
 
 def isin_mixed(i: TensorI64Cpu1D, x: TensorF32Cpu2D) -> TensorBoolCpu2D:

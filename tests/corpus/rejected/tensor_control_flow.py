@@ -22,7 +22,7 @@ def tensor_while(x: TensorF32Cpu2D, v: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return x
 
 
-def float_condition(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    if 0.5:
+def dtype_condition(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    if x.dtype:
         return x.relu()
     return x

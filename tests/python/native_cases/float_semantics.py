@@ -60,5 +60,13 @@ def ceil(a: float) -> int:
     return math.ceil(a)
 
 
+def truncate(a: float) -> int:
+    return int(a) + math.trunc(-a)
+
+
+def int_of_int(n: int) -> int:
+    return int(n * 3) - 1
+
+
 def runtime_power(a: int, b: int) -> int:
     return a ** b
