@@ -738,6 +738,46 @@ def test_native_decorator_on_an_imported_module(tmp_path, monkeypatch):
     torch.testing.assert_close(module.not_native(x), torch.cumprod(x, dim=0))
 
 
+def test_grad_mode_decorated_functions_compile_through_their_wrapper(tmp_path, monkeypatch):
+    """`@torch.no_grad()` / `@torch.inference_mode()` functions (DETR's PostProcess): compiled
+    through the wrapper `functools.wraps` made, native, with eager's values and no grad; a
+    decorator the analyzer does not understand keeps the wrapper on the Python route."""
+    monkeypatch.delenv("TORCHLOWER_MODE")
+    path = tmp_path / f"grad_mode_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(
+        "import functools\n"
+        "import torch\n"
+        "from torchlower.types import TensorF32Cpu2D\n\n"
+        "calls = []\n\n"
+        "@torch.no_grad()\n"
+        "def scores(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return x.softmax(-1)[:, :-1]\n\n"
+        "@torch.inference_mode()\n"
+        "def doubled(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return x * 2.0\n\n"
+        "def counted(fn):\n"
+        "    @functools.wraps(fn)\n"
+        "    def wrapper(*args):\n"
+        "        calls.append(1)\n"
+        "        return fn(*args)\n"
+        "    return wrapper\n\n"
+        "@counted\n"
+        "def tracked(x: TensorF32Cpu2D) -> TensorF32Cpu2D:\n"
+        "    return x + 1.0\n"
+    )
+    module = import_path(path)
+    x = torch.randn(4, 5, requires_grad=True)
+    for name in ("scores", "doubled"):
+        fn = torchlower.compile(getattr(module, name))
+        assert fn.route == "native", fn.reason
+        native, eager = fn(x), getattr(module, name)(x)
+        assert torch.equal(native, eager) and not native.requires_grad
+    tracked = torchlower.compile(module.tracked)
+    assert tracked.route == "fallback" and "TL107" in tracked.reason
+    tracked(x)
+    assert module.calls == [1], "the fallback runs the decorated function, wrapper included"
+
+
 def run_cli(*args: str):
     import subprocess
 

@@ -168,15 +168,28 @@ def compile(fn: Any) -> Any:  # noqa: A001 - the public name of the API
         return fn
     if _is_module(fn):
         return _compile_module(fn)
-    located = _locate_source(fn)
+    written = _source_function(fn)
+    located = _locate_source(written)
     if isinstance(located, str):
         return _fallback_callable(fn, None, located)
     filename, source = located
     build = build_module(source, filename)
-    entry = _report_entry(build.report, fn)
-    if entry is not None and entry.get("route") != "native" and _specialise.unannotated(fn):
-        return _specialising(fn, filename, source, entry)
+    entry = _report_entry(build.report, written)
+    if entry is not None and entry.get("route") != "native" and _specialise.unannotated(written):
+        return _specialising(fn, written, filename, source, entry)
     return _routed(fn, build, entry, filename)
+
+
+def _source_function(fn: Any) -> Any:
+    """The function whose source ``fn`` runs: ``fn`` itself, or the one a decorator wrapped
+    with ``functools.wraps`` (``@torch.no_grad()``). The analyzer sees the decorators in the
+    source and routes native only where it understands every one; the fallback still calls
+    ``fn``, decorator and all."""
+    try:
+        inner = inspect.unwrap(fn)
+    except ValueError:  # a cycle of __wrapped__
+        return fn
+    return inner if inspect.isfunction(inner) else fn
 
 
 def _routed(fn: Callable, build: ModuleBuild, entry: dict | None, filename: str) -> Callable:
@@ -195,14 +208,14 @@ def _routed(fn: Callable, build: ModuleBuild, entry: dict | None, filename: str)
     return routed
 
 
-def _specialising(fn: Callable, filename: str, source: str, entry: dict) -> Callable:
+def _specialising(fn: Callable, written: Callable, filename: str, source: str, entry: dict) -> Callable:
     """An unannotated ``fn``: specialised per argument-type combination on its calls
     (:mod:`torchlower._specialise`). ``.route`` is ``"specialising"``; ``.specialisations`` maps
     each combination met to its routed callable (with its own ``.route`` and ``.report``)."""
 
     def compile_source(annotated: str) -> Callable:
         build = build_module(annotated, filename)
-        return _routed(fn, build, _report_entry(build.report, fn), filename)
+        return _routed(fn, build, _report_entry(build.report, written), filename)
 
     def fallback(reason: str) -> Callable:
         return _fallback_callable(fn, entry, reason)

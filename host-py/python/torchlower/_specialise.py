@@ -91,7 +91,13 @@ def unannotated(fn: Callable) -> list[str]:
     ``torch.Tensor`` (which leaves the dtype, device and rank open), ``Optional[torch.Tensor]``
     or ``Optional[<marker>]`` (None or a tensor: which one, only the call says), and a list or
     tuple of ints of open length (``List[int]``, ``Sequence[int]``, ``Tuple[int, ...]``)."""
-    namespace = getattr(fn, "__globals__", {})
+    # a decorated function's annotations name its own module's globals (`functools.wraps`
+    # copied them onto a wrapper that lives elsewhere: `@torch.no_grad()`)
+    try:
+        written = inspect.unwrap(fn)
+    except ValueError:  # a cycle of __wrapped__
+        written = fn
+    namespace = getattr(written, "__globals__", {})
     return [
         p.name
         for p in inspect.signature(fn).parameters.values()
