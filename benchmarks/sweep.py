@@ -542,6 +542,10 @@ def div_mode(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x // 0.25
 
 
+def unfold(x: TensorF32Cpu2D) -> TensorF32Cpu3D:
+    return x.unfold(1, 16, 8)
+
+
 def meshgrid(y: TensorF32Cpu1D, x: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return torch.meshgrid(y, x, indexing="ij")[0]
 
@@ -846,7 +850,7 @@ OPS = {
     "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "relu6": "relu6", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid", "mish": "mish", "selu": "selu", "elu": "elu", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "gelu_tanh": "gelu_tanh", "glu": "glu", "log_softmax": "log_softmax", "sum_dims": "sum_dims", "mean_dims": "mean_dims", "amax": "amax", "amin": "amin", "logsumexp": "logsumexp", "var": "var", "std": "std", "prod": "prod", "argmin": "argmin", "all_": "all", "any_": "any", "norm": "norm", "vector_norm": "vector_norm", "normalize": "normalize", "rms_norm": "rms_norm", "batch_norm": "batch_norm", "group_norm": "group_norm", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "masked_fill": "masked_fill", "where_": "where_", "tril": "tril", "triu": "triu", "gather": "gather", "index_select": "index_select", "one_hot": "one_hot", "cross_entropy": "cross_entropy", "where_nonzero": "where_nonzero", "tensor_of_ints": "tensor_of_ints", "multinomial": "multinomial", "embedding": "embedding", "embedding_bag": "embedding_bag", "arange": "arange", "zeros": "zeros", "empty": "empty", "ones": "ones", "full": "full", "zeros_like": "zeros_like", "ones_like": "ones_like", "full_like": "full_like", "narrow": "narrow", "select": "select", "unflatten": "unflatten", "squeeze": "squeeze", "detach": "detach", "dropout_eval": "dropout", "conv1d": "conv1d", "conv2d": "conv2d", "max_pool1d": "max_pool1d", "max_pool2d": "max_pool2d", "avg_pool1d": "avg_pool1d", "avg_pool2d": "avg_pool2d", "adaptive_avg_pool1d": "adaptive_avg_pool1d", "adaptive_avg_pool2d": "adaptive_avg_pool2d", "adaptive_max_pool2d": "adaptive_max_pool2d", "pad": "pad", "sdpa": "scaled_dot_product_attention", "mha": "multi_head_attention_forward",
     "addmm": "addmm", "baddbmm": "baddbmm", "attention_scores": "matmul", "attention_values": "matmul", "residual_rank3": "add", "channel_gate": "mul", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "topk": "topk", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev",
     "scalar_tensor": "scalar_tensor", "pow_tensor": "pow_tensor", "scatter": "scatter", "isin": "isin", "sort": "sort", "argsort": "argsort", "cumsum": "cumsum", "nansum": "nansum", "clone": "clone", "roll": "roll", "atan": "atan", "meshgrid": "meshgrid", "einsum": "einsum",
-    "flip": "flip", "repeat_interleave": "repeat_interleave", "tensordot": "tensordot", "div_mode": "div_mode",
+    "flip": "flip", "repeat_interleave": "repeat_interleave", "tensordot": "tensordot", "div_mode": "div_mode", "unfold": "unfold",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -864,7 +868,7 @@ FAMILIES += ["topk", "sum_dims", "mean_dims", "max_pool2d_plain"]
 FAMILIES += ["addmm", "baddbmm", "attention_scores", "attention_values", "residual_rank3", "channel_gate", "conv1d_same", "conv2d_same", "conv_transpose2d", "interpolate", "to_dtype", "repeat", "clamp_tensor", "max_dim", "min_dim", "logical_and", "logical_or", "logical_xor", "logical_not", "categorical", "categorical_probs", "categorical_log_prob", "categorical_entropy", "categorical_mode", "normal", "normal_log_prob", "normal_entropy", "normal_stddev"]
 FAMILIES += ["scalar_tensor", "pow_tensor"]
 FAMILIES += ["scatter", "isin", "sort", "argsort", "cumsum", "nansum", "clone", "roll", "atan", "meshgrid", "einsum"]
-FAMILIES += ["flip", "repeat_interleave", "tensordot", "div_mode"]
+FAMILIES += ["flip", "repeat_interleave", "tensordot", "div_mode", "unfold"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "mm", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 

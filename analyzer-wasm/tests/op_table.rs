@@ -467,7 +467,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::CrossEntropy | Op::EmbeddingBag, _) => marker.to_string(),
                 (Op::Multinomial, _) => "TensorI64Cpu2D".to_string(),
                 (Op::WhereNonzero | Op::TensorOfInts, _) => "TensorI64Cpu1D".to_string(),
-                (Op::Unflatten | Op::Tensordot, _) => marker.replace("2D", "4D"),
+                (Op::Unflatten | Op::Tensordot | Op::Unfold, _) => marker.replace("2D", "4D"),
                 (Op::RepeatInterleave, _) => vector.clone(),
                 (op, _) if op.info().lane == torchlower_ops::Lane::Masking && row.signature == Signature::Product => "TensorBoolCpu2D".to_string(),
                 (Op::LogicalNot, _) => "TensorBoolCpu2D".to_string(),

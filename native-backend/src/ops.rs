@@ -1052,6 +1052,11 @@ pub fn truth_any(t: &Tensor) -> Result<bool> {
     Ok(t.f_any()?.f_int64_value(&[])? != 0)
 }
 
+/// `t.unfold(dimension, size, step)`: a view of `t`.
+pub fn unfold(t: &Tensor, dimension: i64, size: i64, step: i64) -> Result<Tensor> {
+    Ok(t.f_unfold(dimension, size, step)?)
+}
+
 /// `torch.flip(t, dims)`.
 pub fn flip(t: &Tensor, dims: &[i64]) -> Result<Tensor> {
     Ok(t.f_flip(dims)?)

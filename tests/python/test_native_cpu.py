@@ -612,6 +612,21 @@ def test_raise_raises_eagers_exception_natively(name, args, native_mode):
     assert torch.equal(compiled(*fitting), python_fn(*fitting)), "the other path computes"
 
 
+def test_raise_messages_format_tuples_and_sizes_as_python(native_mode):
+    """f-string messages with a tuple display (`{(a, b)}`, a 1-tuple's comma) and a tensor's
+    `size()` / `shape` (`torch.Size([…])`): eager's exact text natively."""
+    module, _ = corpus_module(CORPUS / "control_flow.py")
+    compiled = torchlower.compile(module.checked_weights)
+    assert compiled.route == "native", compiled.reason
+    w = torch.ones(4, 2, 3)
+    with pytest.raises(ValueError) as eager:
+        module.checked_weights(w, 3, 2)
+    with pytest.raises(ValueError) as native:
+        compiled(w, 3, 2)
+    assert native.value.args == eager.value.args
+    assert torch.equal(compiled(w, 2, 2), module.checked_weights(w, 2, 2))
+
+
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_messages_made_to_break_out_of_rust_strings_arrive_intact(n, native_mode):
     """assert/raise messages with quotes, braces, raw-string and comment markers: the emitted

@@ -39,6 +39,7 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Clone => &rules::CLONE,
         Op::Roll => &rules::ROLL,
         Op::Flip => &rules::FLIP,
+        Op::Unfold => &rules::UNFOLD,
         Op::RepeatInterleave => &rules::REPEAT_INTERLEAVE,
         Op::Dropout => &rules::DROPOUT_EVAL,
         Op::Repeat => &rules::REPEAT,
@@ -143,6 +144,7 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Decision {
     }
     let rank = match op {
         Op::Select | Op::Squeeze => i64::from(t.rank) - 1,
+        Op::Unfold => i64::from(t.rank) + 1,
         Op::Repeat => match bound.literal("repeats") {
             Some(Lit::Ints(sizes)) if sizes.len() >= usize::from(t.rank) => sizes.len() as i64,
             _ => return Decision::reject(&rules::BAD_ARITY, format!("{form}: at least one Python int per dim (eager raises with fewer)")),

@@ -185,6 +185,13 @@ impl ModuleScope {
         self.names.get(name)
     }
 
+    /// Whether `import <module> [as <name>]` inside a function rebinds `name` to what it
+    /// already names at module level (Transformers' `torch_int` re-imports `torch`): the
+    /// statement changes nothing, so `name` is not a local.
+    pub fn reimports(&self, name: &str, module: &str) -> bool {
+        matches!(self.names.get(name), Some(Binding::Module(m)) if m == module)
+    }
+
     /// Whether `name` refers to the Python builtin of that name (not rebound at module level).
     pub fn is_builtin(&self, name: &str) -> bool {
         !self.names.contains_key(name)

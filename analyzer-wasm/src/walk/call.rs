@@ -933,6 +933,16 @@ impl Walker<'_> {
     /// `list(v)` / `tuple(v)` (as `kind` is) of a tuple or list of known length, or of
     /// nothing: a new sequence of the same elements (a new list nothing else refers to).
     fn sequence_call(&mut self, c: &ast::ExprCall, kind: Ty) -> Val {
+        // `tuple(range(1, x.ndim - 1))` (RevIN's reduced dims): the ints, when every bound is
+        // known while analysing
+        if let ([Expr::Call(inner)], true) = (&c.arguments.args[..], c.arguments.keywords.is_empty()) {
+            if let Some(ints) = self.literal_range(inner) {
+                let elems = ints.into_iter().map(|i| Val::lowered(Ty::Int, Lit::Int(i), ir::Expr::Int(i))).collect();
+                let mut made = Val::sequence(kind, elems);
+                made.fresh = matches!(kind, Ty::List(_));
+                return made;
+            }
+        }
         let (args, keywords, starred) = self.args(c);
         let elems = match (args.as_slice(), keywords.is_empty() && !starred) {
             ([], true) => Some(Vec::new()),
@@ -949,6 +959,42 @@ impl Walker<'_> {
         let mut made = Val::sequence(kind, elems);
         made.fresh = matches!(kind, Ty::List(_));
         made
+    }
+
+    /// The ints of `range(…)` (the builtin) when its one to three bounds are int literals or
+    /// values known while analysing (`x.ndim - 1`), at most 64 of them; `None` otherwise (then
+    /// nothing was evaluated).
+    fn literal_range(&mut self, c: &ast::ExprCall) -> Option<Vec<i64>> {
+        let Expr::Name(f) = &*c.func else { return None };
+        if f.id.as_str() != "range" || self.locals.contains("range") || !self.scope.is_builtin("range") || !c.arguments.keywords.is_empty() {
+            return None;
+        }
+        let known = |e: &Expr| -> bool { matches!(e, Expr::NumberLiteral(_) | Expr::BinOp(_) | Expr::UnaryOp(_) | Expr::Attribute(_) | Expr::Name(_)) };
+        if c.arguments.args.is_empty() || c.arguments.args.len() > 3 || !c.arguments.args.iter().all(known) {
+            return None;
+        }
+        let (sites, diags) = (self.sites.len(), self.diags.len());
+        let bounds: Vec<Option<i64>> = c.arguments.args.iter().map(|a| match self.expr(a).lit { Lit::Int(v) => Some(v), _ => None }).collect();
+        let bounds: Option<Vec<i64>> = bounds.into_iter().collect();
+        let (start, stop, step) = match bounds.as_deref() {
+            Some(&[stop]) => (0, stop, 1),
+            Some(&[start, stop]) => (start, stop, 1),
+            Some(&[start, stop, step]) if step != 0 => (start, stop, step),
+            _ => {
+                // walked again as a plain expression (its diagnostics then)
+                self.sites.truncate(sites);
+                self.diags.truncate(diags);
+                return None;
+            }
+        };
+        let ceil_div = |span: i64, by: i64| (span.max(0) + by - 1) / by;
+        let count = if step > 0 { ceil_div(stop.saturating_sub(start), step) } else { ceil_div(start.saturating_sub(stop), step.saturating_neg()) };
+        if count > 64 {
+            self.sites.truncate(sites);
+            self.diags.truncate(diags);
+            return None;
+        }
+        Some((0..count).map(|i| start + i * step).collect())
     }
 
     /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).

@@ -326,6 +326,13 @@ impl Walker<'_> {
                 return Val::explained(Ty::Unknown);
             }
         };
+        // two ints known while analysing (`x.ndim - 1`): the value, as CPython computes it,
+        // where it fits in 64 bits (otherwise computed, and refused, at run time)
+        if let (Lit::Int(a), Lit::Int(b)) = (&l.lit, &r.lit) {
+            if let Some(v) = fold_int(sop, *a, *b) {
+                return Val::lowered(Ty::Int, Lit::Int(v), ir::Expr::Int(v));
+            }
+        }
         let li = self.int_operand(l, range, "operand");
         let ri = self.int_operand(r, range, "operand");
         match (li, ri) {
@@ -760,6 +767,25 @@ pub(super) fn device_name(device: crate::ty::Device) -> &'static str {
     match device {
         crate::ty::Device::Cpu => "cpu",
         crate::ty::Device::Cuda0 => "cuda:0",
+    }
+}
+
+/// `a op b` of two Python ints as CPython computes it (floor division and a modulo with the
+/// divisor's sign); `None` where the result leaves 64 bits or CPython raises (a zero divisor).
+fn fold_int(op: ScalarOp, a: i64, b: i64) -> Option<i64> {
+    match op {
+        ScalarOp::Add => a.checked_add(b),
+        ScalarOp::Sub => a.checked_sub(b),
+        ScalarOp::Mul => a.checked_mul(b),
+        ScalarOp::FloorDiv => {
+            let q = a.checked_div(b)?;
+            Some(if a % b != 0 && ((a < 0) != (b < 0)) { q - 1 } else { q })
+        }
+        ScalarOp::Mod => {
+            let r = a.checked_rem(b)?;
+            Some(if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
+        }
+        _ => None,
     }
 }
 

@@ -7,15 +7,17 @@ use std::collections::BTreeSet;
 /// Names bound in `body` (not descending into nested functions/classes, whose own names are
 /// bound here but whose bodies are separate scopes). Blocks nested deeper than `max_depth`
 /// are not searched (the walk refuses them anyway).
-pub fn collect(body: &[Stmt], out: &mut BTreeSet<String>, max_depth: usize) {
-    collect_at(body, out, 0, max_depth);
+/// `reimport(name, module)`: an `import` that rebinds `name` to the module it already names at
+/// module level, which binds no new local.
+pub fn collect(body: &[Stmt], out: &mut BTreeSet<String>, max_depth: usize, reimport: &dyn Fn(&str, &str) -> bool) {
+    collect_at(body, out, 0, max_depth, reimport);
 }
 
-fn collect_at(body: &[Stmt], out: &mut BTreeSet<String>, depth: usize, max_depth: usize) {
+fn collect_at(body: &[Stmt], out: &mut BTreeSet<String>, depth: usize, max_depth: usize, reimport: &dyn Fn(&str, &str) -> bool) {
     if depth > max_depth {
         return;
     }
-    let collect = |b: &[Stmt], out: &mut BTreeSet<String>| collect_at(b, out, depth + 1, max_depth);
+    let collect = |b: &[Stmt], out: &mut BTreeSet<String>| collect_at(b, out, depth + 1, max_depth, reimport);
     for stmt in body {
         match stmt {
             Stmt::Assign(s) => s.targets.iter().for_each(|t| target(t, out)),
@@ -59,8 +61,10 @@ fn collect_at(body: &[Stmt], out: &mut BTreeSet<String>, depth: usize, max_depth
             }
             Stmt::Import(s) => {
                 for a in &s.names {
-                    let name = a.asname.as_ref().map(|n| n.as_str()).unwrap_or_else(|| a.name.split('.').next().unwrap_or(""));
-                    out.insert(name.to_string());
+                    let (name, module) = imported_binding(a);
+                    if !reimport(name, module) {
+                        out.insert(name.to_string());
+                    }
                 }
             }
             Stmt::ImportFrom(s) => {
@@ -82,5 +86,17 @@ fn target(t: &Expr, out: &mut BTreeSet<String>) {
         Expr::List(t) => t.elts.iter().for_each(|e| target(e, out)),
         Expr::Starred(s) => target(&s.value, out),
         _ => {}
+    }
+}
+
+/// The name an `import` binds and the module it binds it to (`import torch.nn as nn` → (`nn`,
+/// `torch.nn`); `import torch.nn` binds `torch` to `torch`).
+pub fn imported_binding(alias: &ast::Alias) -> (&str, &str) {
+    match &alias.asname {
+        Some(name) => (name.as_str(), alias.name.as_str()),
+        None => {
+            let top = alias.name.split('.').next().unwrap_or("");
+            (top, top)
+        }
     }
 }

@@ -312,7 +312,8 @@ fn analyze_with<'a>(
         w.returns = None;
         w.returns_tuple.clear();
     }
-    locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH);
+    let scope = w.scope;
+    locals::collect(&def.body, &mut w.locals, 2 * MAX_DEPTH, &|name, module| scope.reimports(name, module));
     for (name, ty) in &param_tys {
         w.locals.insert(name.clone());
         // a writable parameter takes writes as a fresh local does (see `analyze_function`)

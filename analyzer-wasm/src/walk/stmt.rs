@@ -350,6 +350,11 @@ impl Walker<'_> {
                 self.delete(d);
                 true
             }
+            // `import torch` inside a function where the module already imports it: nothing
+            Stmt::Import(i) if i.names.iter().all(|a| {
+                let (name, module) = super::locals::imported_binding(a);
+                self.scope.reimports(name, module)
+            }) => true,
             other => {
                 self.diag(&rules::UNSUPPORTED_STATEMENT, format!("`{}` statement is not lowered", stmt_kind(other)), other.range());
                 true
@@ -1001,10 +1006,33 @@ impl Walker<'_> {
                                 if field.debug_text.is_some() || field.format_spec.is_some() || field.conversion != ast::ConversionFlag::None {
                                     return None;
                                 }
+                                // a tuple display prints as Python's tuple, `t.size()` / `t.shape`
+                                // as `torch.Size([…])` (Wav2Vec2's size checks); a tuple held in a
+                                // local could be either, so only these spellings are formatted
+                                let (open, close) = match &*field.expression {
+                                    Expr::Tuple(_) => ("(", ")"),
+                                    Expr::Attribute(a) if a.attr.as_str() == "shape" => ("torch.Size([", "])"),
+                                    Expr::Call(c) if c.arguments.args.is_empty() && c.arguments.keywords.is_empty() && matches!(&*c.func, Expr::Attribute(a) if a.attr.as_str() == "size") => ("torch.Size([", "])"),
+                                    _ => ("", ""),
+                                };
                                 let v = self.expr(&field.expression);
-                                match (v.ty, &v.lit, v.ir) {
+                                match (v.ty, &v.lit, v.ir.clone()) {
                                     (_, Lit::Str(text), _) => parts.push(ir::MessagePart::Text(text.clone())),
                                     (Ty::Int, _, Some(e)) => parts.push(ir::MessagePart::Int(e)),
+                                    (Ty::Tuple(_), _, _) if !open.is_empty() => {
+                                        let items = v.sequence_items()?;
+                                        parts.push(ir::MessagePart::Text(open.to_string()));
+                                        for (i, item) in items.iter().enumerate() {
+                                            let (Ty::Int, Some(e)) = (item.ty, item.ir.clone()) else { return None };
+                                            if i > 0 {
+                                                parts.push(ir::MessagePart::Text(", ".to_string()));
+                                            }
+                                            parts.push(ir::MessagePart::Int(e));
+                                        }
+                                        // Python's one-element tuple keeps its comma
+                                        let lone = if items.len() == 1 && open == "(" { "," } else { "" };
+                                        parts.push(ir::MessagePart::Text(format!("{lone}{close}")));
+                                    }
                                     _ => return None,
                                 }
                             }

@@ -357,6 +357,8 @@ const ROLL: &[Param] = &[p("input", Kind::AnyTensor, None), p("shifts", Kind::In
 /// `torch.div(input, other, rounding_mode=…)` with a rounding mode (`a // b` is `"floor"`): the
 /// lane binds `torch.div`'s and `floor_divide`'s spellings itself.
 const DIV_MODE: &[Param] = &[p("input", Kind::AnyTensor, None), p("other", Kind::TensorOrNumber, None), p("rounding_mode", Kind::Choice(&["floor", "trunc"]), None)];
+/// `t.unfold(dimension, size, step)`: the sliding windows along one dim as a new last dim.
+const UNFOLD: &[Param] = &[p("input", Kind::AnyTensor, None), p("dimension", Kind::Int, None), p("size", Kind::Int, None), p("step", Kind::Int, None)];
 /// `torch.flip(input, dims)`: `dims` an int or a tuple or list of ints.
 const FLIP: &[Param] = &[p("input", Kind::AnyTensor, None), p("dims", Kind::Ints(0), None)];
 /// `torch.repeat_interleave(input, repeats, dim=None, *, output_size=None)` with a Python-int
@@ -1214,6 +1216,14 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: CUDA_VIEW,
         },
+        /// Sliding windows of `size` elements every `step` along `dimension`, as a new last dim
+        /// (PatchTST's patches): a view.
+        Unfold {
+            name: "unfold", lane: Views, signature: Params(UNFOLD),
+            functions: [], methods: ["unfold"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// The tensor with the order of its elements reversed along `dims` (a copy).
         Flip {
             name: "flip", lane: Views, signature: Params(FLIP),
@@ -2026,7 +2036,7 @@ pub mod unclaimed {
         &["cuda", "cpu", "to", "double", "float", "half", "bfloat16", "long", "int", "type", "type_as"];
     /// Views and reshapes: results alias their base (TL206).
     pub const VIEW_METHODS: &[&str] = &[
-        "unfold", "movedim", "mT", "T", "H", "mH", "as_strided",
+        "movedim", "mT", "T", "H", "mH", "as_strided",
     ];
     /// Tensor attributes that are views of the tensor (TL206).
     pub const VIEW_ATTRIBUTES: &[&str] = &["T", "mT", "H", "mH", "real", "imag", "data"];

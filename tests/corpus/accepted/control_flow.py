@@ -1,7 +1,7 @@
 # Scalar control flow around claimed ops: if/elif/else, while, for over range with 1-3 args
 # (negative step), early return, chained comparisons, and/or/not, floor division and modulo,
 # int and bool parameters and returns.
-from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D
+from torchlower.types import TensorF32Cpu1D, TensorF32Cpu2D, TensorF32Cpu3D
 
 
 def branches(x: TensorF32Cpu2D, mode: int, flag: bool) -> TensorF32Cpu2D:
@@ -80,3 +80,10 @@ def float_condition(x: TensorF32Cpu2D, scale: float) -> TensorF32Cpu2D:
     if 0.5:
         return x
     return -x
+
+
+def checked_weights(w: TensorF32Cpu3D, bsz: int, heads: int) -> TensorF32Cpu3D:
+    # Wav2Vec2's size check: a tuple display and `t.size()` / `t.shape` in the message
+    if w.size() != (bsz * heads, w.shape[1], w.shape[2]):
+        raise ValueError(f"Attention weights should be of size {(bsz * heads, w.shape[1], w.shape[2])}, but is {w.size()} ({(bsz,)}, {w.shape})")
+    return w * 2.0

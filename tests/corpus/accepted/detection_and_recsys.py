@@ -98,3 +98,10 @@ def scored(logits: TensorF32Cpu3D) -> TensorF32Cpu3D:
 @torch.inference_mode()
 def scored_in_inference_mode(logits: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return logits.softmax(-1)
+
+
+def patches(x: TensorF32Cpu3D, patch_len: int, stride: int) -> TensorF32Cpu4D:
+    # PatchTST: windows along the last dim, a view (the write-free use of eager's alias)
+    n_vars = x.shape[1]
+    x = x.unfold(dimension=-1, size=patch_len, step=stride)
+    return torch.reshape(x, (x.shape[0] * n_vars, x.shape[2], x.shape[3]))[None] + x.unfold(1, 1, 1)[..., 0][:1, :1]

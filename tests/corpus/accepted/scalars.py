@@ -72,3 +72,10 @@ def int_power(x: TensorF32Cpu1D, n: int, k: int) -> TensorF32Cpu1D:
 
 def rounded(x: TensorF32Cpu1D, v: float) -> TensorF32Cpu1D:
     return x * math.floor(v) - math.ceil(v * 2.5) + math.floor(3)
+
+
+def folded_ints(x: TensorF32Cpu3D) -> tuple[int, int, int, int, int]:
+    # ints known while analysing are folded as CPython computes them (floor division and
+    # modulo take the divisor's sign); a fold beyond 64 bits is left to run time
+    dims = tuple(range(1, x.ndim - 1))
+    return -7 // 2 + x.ndim, -7 % 3, 7 % -3, (x.ndim - 5) // 2 * len(dims), tuple(range(x.ndim, 0, -2))[1]
