@@ -532,7 +532,7 @@ rule!(UNFOLD, "torchlower/unfold", Unfold, true,
     "x = x.unfold(dimension=-1, size=self.patch_len, step=self.stride)");
 rule!(FLIP, "torchlower/flip", Flip, true,
     "EXTENSION: torch.flip(t, dims) / t.flip(dims)",
-    "A copy of a tensor of any dtype with its elements reversed along `dims` (a Python int or a tuple or list of them), libtorch's kernel and errors.",
+    "A copy of a tensor of any dtype with its elements reversed along `dims` (a tuple or list of Python ints; the method also takes them one by one, `t.flip(0, 1)`), libtorch's kernel and errors.",
     "attention_mask.flip([-1]).cumsum(-1).flip([-1])");
 rule!(REPEAT_INTERLEAVE, "torchlower/repeat-interleave", RepeatInterleave, true,
     "EXTENSION: torch.repeat_interleave(t, repeats, dim=None) / t.repeat_interleave(…)",
@@ -735,7 +735,7 @@ rule!(DIV_MODE, "torchlower/div-rounding", DivMode, true,
     "dim_t = temperature ** (2 * (dim_t // 2) / num_pos_feats)");
 rule!(TENSORDOT, "torchlower/tensordot", Tensordot, true,
     "EXTENSION: torch.tensordot(a, b, dims=2)",
-    "Two float32 tensors contracted over `dims`: a Python int `n` (the last `n` dims of `a` with the first `n` of `b`), or a pair of Python ints or of lists of them (`dims=([1], [0])`); the result's rank is the ranks' sum less twice the contracted count. libtorch's kernel, values and errors (sizes that differ).",
+    "Two float32 tensors contracted over `dims`: a Python int `n` (the last `n` dims of `a` with the first `n` of `b`), or a pair of lists of them (`dims=([1], [0])`; a pair of plain ints is eager's TypeError); the result's rank is the ranks' sum less twice the contracted count. libtorch's kernel, values and errors (sizes that differ).",
     "torch.tensordot(x_l, kernel, dims=([1], [0]))");
 rule!(EINSUM, "torchlower/einsum", Einsum, true,
     "EXTENSION: torch.einsum(equation, *operands) / torch.einsum(equation, [operands])",
@@ -907,7 +907,7 @@ code!(PARAM_VARIADIC, "TL106", Signature, Warning,
     "def f(*xs): ...", "Use plain positional parameters.");
 code!(DECORATOR, "TL107", Signature, Warning,
     "Unsupported decorator",
-    "A decorator can replace the function; only `torchlower.native` (or `native` imported from torchlower) and the grad-mode decorators of inference code (`torch.no_grad()`, `torch.inference_mode()`, called or not; native results never carry autograd history) are understood.",
+    "A decorator can replace the function; only `torchlower.native` (or `native` imported from torchlower) and the grad-mode decorator of inference code (`torch.no_grad()`, called or not; native results never carry autograd history) are understood. `torch.inference_mode()` is not: its results are inference tensors, which native ones are not.",
     "@functools.lru_cache\ndef f(...): ...", "Remove the decorator or keep the function on the Python route.");
 code!(ASYNC_FN, "TL108", Signature, Warning,
     "Async function or type parameters",

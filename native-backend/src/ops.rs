@@ -1382,7 +1382,18 @@ pub fn interpolate(x: &Tensor, size: Option<&[i64]>, scale_factor: Option<f64>, 
     let (output, scale) = match (size, scale_factor) {
         (Some(&[one]), None) => (vec![one; spatial], None),
         (Some(size), None) => (size.to_vec(), None),
-        (None, Some(s)) => (input[2..].iter().map(|&d| (d as f64 * s) as i64).collect(), Some(s)),
+        (None, Some(s)) => {
+            let mut sizes = Vec::with_capacity(spatial);
+            for &d in &input[2..] {
+                let size = (d as f64 * s).trunc();
+                // eager's conversion error (Rust's `as` would saturate instead)
+                if !(size.is_finite() && size.abs() < 9.2e18) {
+                    return Err(crate::Error::Runtime("value cannot be converted to type int64_t without overflow".into()));
+                }
+                sizes.push(size as i64);
+            }
+            (sizes, Some(s))
+        }
         _ => return Err(crate::Error::Value("either size or scale_factor should be defined".into())),
     };
     let corners = align_corners.unwrap_or(false);

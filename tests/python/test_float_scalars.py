@@ -27,7 +27,7 @@ def compiled():
     module = import_path(CASES / "float_semantics.py")
     names = ["power", "divide", "int_divide", "root", "int_power", "mixed", "compare", "logarithm", "exponential",
              "with_defaults", "calls_with_defaults", "log_two", "floor", "ceil", "runtime_power",
-             "truncate", "int_of_int"]
+             "truncate", "truncate_negated", "int_of_int"]
     functions = {name: torchlower.compile(getattr(module, name)) for name in names}
     for name, fn in functions.items():
         assert fn.route == "native", f"{name}: {fn.reason}"
@@ -110,6 +110,7 @@ def test_log2_floor_ceil_and_run_time_int_powers_match_cpython(compiled):
         same_outcome(native["floor"], module.floor, a)
         same_outcome(native["ceil"], module.ceil, a)
         same_outcome(native["truncate"], module.truncate, a)
+        same_outcome(native["truncate_negated"], module.truncate_negated, a)
     for a, b in itertools.product(INTS, [0, 1, 2, 3, 7, 63, 64, -1, -2]):
         same_outcome(native["runtime_power"], module.runtime_power, a, b)
     for n in [0, 1, -1, 7, 2**40]:

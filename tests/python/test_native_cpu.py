@@ -754,9 +754,10 @@ def test_native_decorator_on_an_imported_module(tmp_path, monkeypatch):
 
 
 def test_grad_mode_decorated_functions_compile_through_their_wrapper(tmp_path, monkeypatch):
-    """`@torch.no_grad()` / `@torch.inference_mode()` functions (DETR's PostProcess): compiled
-    through the wrapper `functools.wraps` made, native, with eager's values and no grad; a
-    decorator the analyzer does not understand keeps the wrapper on the Python route."""
+    """`@torch.no_grad()` functions (DETR's PostProcess): compiled through torch's wrapper,
+    native, with eager's values and no grad. `@torch.inference_mode()` (inference tensors), a
+    `functools.wraps` decorator the analyzer does not know, and a grad-mode wrapper applied by a
+    call to a function whose source does not show it, stay on the Python route, wrapper and all."""
     monkeypatch.delenv("TORCHLOWER_MODE")
     path = tmp_path / f"grad_mode_{uuid.uuid4().hex[:8]}.py"
     path.write_text(
@@ -782,11 +783,15 @@ def test_grad_mode_decorated_functions_compile_through_their_wrapper(tmp_path, m
     )
     module = import_path(path)
     x = torch.randn(4, 5, requires_grad=True)
-    for name in ("scores", "doubled"):
-        fn = torchlower.compile(getattr(module, name))
-        assert fn.route == "native", fn.reason
-        native, eager = fn(x), getattr(module, name)(x)
-        assert torch.equal(native, eager) and not native.requires_grad
+    fn = torchlower.compile(module.scores)
+    assert fn.route == "native", fn.reason
+    native, eager = fn(x), module.scores(x)
+    assert torch.equal(native, eager) and not native.requires_grad
+    doubled = torchlower.compile(module.doubled)
+    assert doubled.route == "fallback" and "TL107" in doubled.reason
+    assert doubled(x).is_inference(), "the fallback runs under inference mode, as eager"
+    autocast = torchlower.compile(torch.autocast("cpu", dtype=torch.bfloat16)(module.tracked.__wrapped__))
+    assert autocast.route == "fallback", "autocast's wrapper is not looked through"
     tracked = torchlower.compile(module.tracked)
     assert tracked.route == "fallback" and "TL107" in tracked.reason
     tracked(x)

@@ -317,7 +317,7 @@ pub fn add_product(q: &Query, op: Op, path: &str) -> Decision {
 /// options (`alpha`, `rounding_mode`) are TL240.
 pub fn arith_method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
-    if op == Op::Div {
+    if op == Op::Div && matches!(name, "div" | "divide") {
         if let Some(decision) = div_mode_call(q, &form) {
             return decision;
         }

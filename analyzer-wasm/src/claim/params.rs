@@ -146,9 +146,12 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
                 scalar(value, ints, &what, "a tuple or list of Python ints (a lone int is eager's TypeError)")?
             }
             Kind::Choice(choices) => {
+                // a string literal picks a string choice; a dtype and None only their own names
+                // (`dtype="torch.float32"` is eager's TypeError)
+                let named = |c: &&str| c.starts_with("torch.") || *c == "None";
                 let picked = match &value.lit {
-                    Lit::Str(s) => choices.iter().position(|c| c == s),
-                    Lit::Dtype(d) => choices.iter().position(|c| c == d),
+                    Lit::Str(s) => choices.iter().position(|c| !named(c) && c == s),
+                    Lit::Dtype(d) => choices.iter().position(|c| named(c) && c == d),
                     Lit::None => choices.iter().position(|c| *c == "None"),
                     _ => None,
                 };

@@ -296,6 +296,10 @@ fn along_dim(q: &Query, op: Op, form: &str) -> Decision {
         Err(d) => return d,
     };
     let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
+    // `cumsum`'s dtype is keyword-only (a third positional is eager's TypeError)
+    if op == Op::Cumsum && q.args.len() + usize::from(q.receiver.is_some()) > 2 {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form}: `dtype` is keyword-only (eager raises TypeError)"));
+    }
     use crate::ty::Dtype;
     let (rule, dtype) = match (op, t.dtype) {
         // `dtype=` casts the input first, as eager's `cumsum(…, dtype=…)`

@@ -235,7 +235,7 @@ impl Walker<'_> {
             args.extend(elems);
         }
         // the sizes of `torch.zeros(b, 1, d)` are one tuple, as `torch.zeros((b, 1, d))` gives them
-        let packs_sizes = matches!(path.as_deref(), Some("torch.zeros" | "torch.empty" | "torch.ones")) || method_name.as_deref() == Some("repeat");
+        let packs_sizes = matches!(path.as_deref(), Some("torch.zeros" | "torch.empty" | "torch.ones")) || matches!(method_name.as_deref(), Some("repeat" | "flip"));
         if packs_sizes && !args.is_empty() && args.iter().all(|a| a.ty == Ty::Int) {
             let sizes = std::mem::take(&mut args);
             args.push(Val::tuple(sizes));
@@ -987,14 +987,15 @@ impl Walker<'_> {
                 return None;
             }
         };
-        let ceil_div = |span: i64, by: i64| (span.max(0) + by - 1) / by;
-        let count = if step > 0 { ceil_div(stop.saturating_sub(start), step) } else { ceil_div(start.saturating_sub(stop), step.saturating_neg()) };
+        let ceil_div = |span: i128, by: i128| (span.max(0) + by - 1) / by;
+        let (start, stop, step) = (i128::from(start), i128::from(stop), i128::from(step));
+        let count = if step > 0 { ceil_div(stop - start, step) } else { ceil_div(start - stop, -step) };
         if count > 64 {
             self.sites.truncate(sites);
             self.diags.truncate(diags);
             return None;
         }
-        Some((0..count).map(|i| start + i * step).collect())
+        (0..count).map(|i| i64::try_from(start + i * step).ok()).collect()
     }
 
     /// `len(t)` (the size of dim 0 of a tensor local) or `len(tup)` (a literal).
@@ -1146,7 +1147,7 @@ impl Walker<'_> {
 
 /// `torch.tensordot(a, b, dims=2)`'s arguments as its op row takes them: `a`, `b` and the two
 /// lists of contracted dims, split as `torch.functional.tensordot` splits `dims` (an int `n`:
-/// the last `n` dims of `a` with the first `n` of `b`; a pair of ints or of lists of ints). An
+/// the last `n` dims of `a` with the first `n` of `b`; a pair of lists of ints). An
 /// int known only at run time would leave the result's rank open, so it is not claimed. On
 /// refusal, the message and the evaluated values (for the site's knock-on links).
 fn tensordot_operands(mut args: Vec<Val>, keywords: Vec<(Option<String>, Val)>) -> Result<Vec<Val>, (String, Vec<Val>)> {
@@ -1166,12 +1167,9 @@ fn tensordot_operands(mut args: Vec<Val>, keywords: Vec<(Option<String>, Val)>) 
     if args.len() != 2 {
         return refuse("two tensors and `dims` are claimed");
     }
-    let int_list = |v: &Val| -> Option<Vec<Val>> {
-        if v.ty == Ty::Int && v.elems.is_none() {
-            return Some(vec![v.clone()]);
-        }
-        v.sequence_items().filter(|items| items.iter().all(|i| i.ty == Ty::Int && i.elems.is_none()))
-    };
+    // each side a sequence: a pair of plain ints is eager's TypeError (`dims_self` must be
+    // a tuple of ints)
+    let int_list = |v: &Val| -> Option<Vec<Val>> { v.sequence_items().filter(|items| items.iter().all(|i| i.ty == Ty::Int && i.elems.is_none())) };
     let int = |v: i64| Val::lowered(Ty::Int, Lit::Int(v), ir::Expr::Int(v));
     let (dims_a, dims_b) = match dims {
         None => ((-2..0).map(int).collect(), (0..2).map(int).collect()),
@@ -1183,9 +1181,9 @@ fn tensordot_operands(mut args: Vec<Val>, keywords: Vec<(Option<String>, Val)>) 
         Some(d) => match d.sequence_items().as_deref() {
             Some([a, b]) => match (int_list(a), int_list(b)) {
                 (Some(a), Some(b)) => (a, b),
-                _ => return refuse("`dims` as a pair of ints or of lists of ints"),
+                _ => return refuse("`dims` as a pair of lists of ints (a pair of plain ints is eager's TypeError)"),
             },
-            _ => return refuse("`dims` as an int or a pair of ints or of lists of ints"),
+            _ => return refuse("`dims` as an int or a pair of lists of ints"),
         },
     };
     args.push(Val::sequence(Ty::List(0), dims_a));

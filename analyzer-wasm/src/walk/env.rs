@@ -95,6 +95,14 @@ impl Env {
         self.statics.insert(name.to_string(), value);
     }
 
+    /// Forget the static values of `names` (a loop body walked once rebinds them: at the loop
+    /// head, and so in the condition and the body, their value is no longer known).
+    pub fn forget_statics<'n>(&mut self, names: impl IntoIterator<Item = &'n String>) {
+        for name in names {
+            self.statics.remove(name);
+        }
+    }
+
     /// The static value `name` is bound to, if any.
     pub fn static_value(&self, name: &str) -> Option<&Lit> {
         self.statics.get(name)

@@ -42,7 +42,10 @@ impl Walker<'_> {
         if let Some(var) = &var {
             self.env.bind(var, Ty::Int);
         }
-        self.env.forget_fresh(&rebound_in(&s.body));
+        let rebound = rebound_in(&s.body);
+        self.env.forget_fresh(&rebound);
+        // an unrolled loop's literal variable rebound here: unknown from the second iteration
+        self.env.forget_statics(&bound_in(&s.body));
         let head = self.env.clone();
         let (body, next, breaks) = self.loop_body(&s.body);
         self.check_loop_types(&head, &next, s.range());
@@ -54,20 +57,35 @@ impl Walker<'_> {
     }
 
     /// The elements of `for name in [a, b, c]:` (a list or tuple display), evaluated once, in
-    /// order, as Python builds the sequence (each computed one into a temporary local).
+    /// order, as Python builds the sequence, then held apart from their names ([`Self::held`]).
     fn sequence_elements(&mut self, elements: &[Expr], out: &mut Vec<ir::Stmt>) -> Vec<super::Val> {
         let mut values = Vec::with_capacity(elements.len());
         for element in elements {
             let v = self.expr(element);
-            if v.lit != crate::claim::Lit::NotLiteral || v.elems.is_some() {
-                values.push(v);
-            } else {
-                let temp = self.temp();
-                self.assign(&temp, v, element.range(), out);
-                values.push(self.name_of_temp(&temp));
-            }
+            values.push(self.held(v, element.range(), out));
         }
         values
+    }
+
+    /// `v` as the loop will see it on every iteration: Python iterates the objects the sequence
+    /// held when the loop began, so a value that is not a literal is copied into a temporary
+    /// local (the elements of a nested tuple too) and the body rebinding a name (`b = out`, or
+    /// the sequence's own name) changes nothing the later iterations read.
+    fn held(&mut self, v: super::Val, range: TextRange, out: &mut Vec<ir::Stmt>) -> super::Val {
+        if v.lit != crate::claim::Lit::NotLiteral {
+            return v;
+        }
+        if let Some(items) = v.sequence_items() {
+            let kind = v.ty;
+            let held: Vec<super::Val> = items.into_iter().map(|item| self.held(item, range, out)).collect();
+            return super::Val::sequence(kind, held);
+        }
+        if v.ir.is_none() {
+            return v;
+        }
+        let temp = self.temp();
+        self.assign(&temp, v, range, out);
+        self.name_of_temp(&temp)
     }
 
     /// The elements of a loop's iterable when their number is known: a list or tuple display
@@ -81,7 +99,11 @@ impl Walker<'_> {
             }
             Expr::Name(seq) => {
                 let known = self.locals.contains(seq.id.as_str()) && self.env.get(seq.id.as_str()).is_some_and(|b| b.definite && !b.conflicting && b.ty.items().is_some());
-                if known { self.expr(iter).elems } else { None }
+                if !known {
+                    return None;
+                }
+                let items = self.expr(iter).sequence_items()?;
+                Some(items.into_iter().map(|item| self.held(item, iter.range(), out)).collect())
             }
             Expr::Call(c) => {
                 let Expr::Name(f) = &*c.func else { return None };
@@ -157,6 +179,8 @@ impl Walker<'_> {
         if !s.orelse.is_empty() {
             self.diag(&rules::UNSUPPORTED_LOOP, "`while ... else` is not lowered".into(), s.range());
         }
+        // the condition is read again after each iteration: nothing the body binds is known
+        self.env.forget_statics(&bound_in(&s.body));
         let cond = self.condition(&s.test);
         let before = self.env.clone();
         self.env.forget_fresh(&rebound_in(&s.body));
@@ -241,6 +265,14 @@ impl Walker<'_> {
 
 }
 
+
+/// Every name a loop body binds (`+=` and nested blocks included): their static values do not
+/// hold from the second iteration on.
+fn bound_in(body: &[Stmt]) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    super::locals::collect(body, &mut names, 2 * super::MAX_DEPTH, &|_, _| false);
+    names.into_iter().collect()
+}
 
 /// The names a loop body binds by assignment (not by `+=`, which keeps a tensor's storage):
 /// one of them may be a parameter's tensor when the next iteration starts.

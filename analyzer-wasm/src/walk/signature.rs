@@ -13,9 +13,9 @@ use ruff_text_size::Ranged;
 
 impl Walker<'_> {
 
-    /// `@torchlower.native`, or a grad-mode decorator real inference code wears
-    /// (`@torch.no_grad()`, `@torch.inference_mode()`, with or without the call): native results
-    /// never carry autograd history, which is all these change for a forward path.
+    /// `@torchlower.native`, or the grad-mode decorator real inference code wears
+    /// (`@torch.no_grad()`, with or without the call): native results never carry autograd
+    /// history, which is all it changes for a forward path.
     fn understood_decorator(&self, deco: &ast::Expr) -> bool {
         let (callee, called) = match deco {
             ast::Expr::Call(c) if c.arguments.args.is_empty() && c.arguments.keywords.is_empty() => (&*c.func, true),
@@ -23,7 +23,8 @@ impl Walker<'_> {
         };
         match self.scope.dotted_path(callee, &|_| false).as_deref() {
             Some("torchlower.native") => !called,
-            Some("torch.no_grad" | "torch.inference_mode" | "torch.autograd.no_grad" | "torch.autograd.grad_mode.no_grad") => true,
+            // (`inference_mode` makes its results inference tensors, which native ones are not)
+            Some("torch.no_grad" | "torch.autograd.no_grad" | "torch.autograd.grad_mode.no_grad") => true,
             _ => false,
         }
     }
@@ -31,7 +32,7 @@ impl Walker<'_> {
     pub(super) fn signature(&mut self, def: &ast::StmtFunctionDef) -> (Vec<Param>, Vec<(String, Ty)>) {
         for deco in &def.decorator_list {
             if !self.understood_decorator(&deco.expression) {
-                self.diag(&rules::DECORATOR, "only @torchlower.native, @torch.no_grad() and @torch.inference_mode() are understood as decorators".into(), deco.expression.range());
+                self.diag(&rules::DECORATOR, "only @torchlower.native and @torch.no_grad() are understood as decorators".into(), deco.expression.range());
             }
         }
         let def_range = crate::parse::def_range(self.index.source(), def);

@@ -565,25 +565,19 @@ impl Walker<'_> {
     /// one), and the assignment then reads the temporary. The constructor is the first thing
     /// the value evaluates (after its own arguments), so the order of effects is Python's.
     /// Returns the rewritten assignment, or `None` when the value is not of that form.
-    /// `q = k = value` (DETR's encoder layer): Python binds each target in turn to the one
-    /// value, so it is walked as `q = value` then `k = q` (the same tensor under both names,
-    /// as eager's).
+    /// `q = k = value` (DETR's encoder layer): Python evaluates the value once and binds each
+    /// target to it in turn, left to right, so it is walked as `#t = value`, `q = #t`, `k = #t`
+    /// (the same tensor under every name, as eager's; a temporary, so a target that rebinds a
+    /// name of another one, `a = (a, b) = pair`, reads the value and not the new binding).
     fn chained_assign(&mut self, s: &ast::StmtAssign, out: &mut Vec<ir::Stmt>) -> bool {
-        let Some(Expr::Name(first)) = s.targets.first() else {
-            self.diag(&rules::UNSUPPORTED_TARGET, "a chained assignment is lowered when its first target is a name".into(), s.range());
-            let _ = self.expr(&s.value);
-            for t in &s.targets {
-                self.bind_unknown(t);
-            }
-            return true;
-        };
-        let single = |target: &Expr, value: Expr| {
-            Stmt::Assign(ast::StmtAssign { node_index: Default::default(), range: s.range, targets: vec![target.clone()], value: Box::new(value) })
-        };
-        let mut live = self.stmt(&single(&s.targets[0], (*s.value).clone()), out);
-        for target in &s.targets[1..] {
-            let read = Expr::Name(ast::ExprName { node_index: Default::default(), range: first.range, id: first.id.clone(), ctx: ast::ExprContext::Load });
-            live &= self.stmt(&single(target, read), out);
+        let temp = self.temp();
+        self.locals.insert(temp.clone());
+        let read = |range| Expr::Name(ast::ExprName { node_index: Default::default(), range, id: temp.as_str().into(), ctx: ast::ExprContext::Load });
+        let single = |target: Expr, value: Expr| Stmt::Assign(ast::StmtAssign { node_index: Default::default(), range: s.range, targets: vec![target], value: Box::new(value) });
+        let store = Expr::Name(ast::ExprName { node_index: Default::default(), range: s.value.range(), id: temp.as_str().into(), ctx: ast::ExprContext::Store });
+        let mut live = self.stmt(&single(store, (*s.value).clone()), out);
+        for target in &s.targets {
+            live &= self.stmt(&single(target.clone(), read(s.value.range())), out);
         }
         live
     }

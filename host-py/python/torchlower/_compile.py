@@ -181,14 +181,20 @@ def compile(fn: Any) -> Any:  # noqa: A001 - the public name of the API
 
 
 def _source_function(fn: Any) -> Any:
-    """The function whose source ``fn`` runs: ``fn`` itself, or the one a decorator wrapped
-    with ``functools.wraps`` (``@torch.no_grad()``). The analyzer sees the decorators in the
-    source and routes native only where it understands every one; the fallback still calls
-    ``fn``, decorator and all."""
-    try:
-        inner = inspect.unwrap(fn)
-    except ValueError:  # a cycle of __wrapped__
-        return fn
+    """The function whose source ``fn`` runs: ``fn`` itself, or the one torch's
+    ``@torch.no_grad()`` wrapped (``torch.utils._contextlib``'s ``decorate_context``, whose
+    ``__wrapped__`` it is). Only that wrapper is looked through: any other one (``autocast(…)(f)``,
+    a user's ``functools.wraps`` decorator applied by a call) changes what ``fn`` does in ways
+    the source of ``f`` does not show, so ``fn`` stays what is compiled (and falls back). The
+    analyzer also sees the decorators written in the source and routes native only where it
+    understands every one; the fallback still calls ``fn``."""
+    inner = fn
+    for _ in range(8):  # a few nested grad-mode decorators at most
+        code = getattr(inner, "__code__", None)
+        wrapped = getattr(inner, "__wrapped__", None)
+        if code is None or wrapped is None or not code.co_filename.replace("\\", "/").endswith("torch/utils/_contextlib.py"):
+            break
+        inner = wrapped
     return inner if inspect.isfunction(inner) else fn
 
 

@@ -359,8 +359,9 @@ const ROLL: &[Param] = &[p("input", Kind::AnyTensor, None), p("shifts", Kind::In
 const DIV_MODE: &[Param] = &[p("input", Kind::AnyTensor, None), p("other", Kind::TensorOrNumber, None), p("rounding_mode", Kind::Choice(&["floor", "trunc"]), None)];
 /// `t.unfold(dimension, size, step)`: the sliding windows along one dim as a new last dim.
 const UNFOLD: &[Param] = &[p("input", Kind::AnyTensor, None), p("dimension", Kind::Int, None), p("size", Kind::Int, None), p("step", Kind::Int, None)];
-/// `torch.flip(input, dims)`: `dims` an int or a tuple or list of ints.
-const FLIP: &[Param] = &[p("input", Kind::AnyTensor, None), p("dims", Kind::Ints(0), None)];
+/// `torch.flip(input, dims)`: `dims` a tuple or list of ints (the method's `t.flip(0, 1)` ints
+/// are packed by the walk; a lone int elsewhere is eager's TypeError).
+const FLIP: &[Param] = &[p("input", Kind::AnyTensor, None), p("dims", Kind::IntSeq, None)];
 /// `torch.repeat_interleave(input, repeats, dim=None, *, output_size=None)` with a Python-int
 /// `repeats`; the lane takes `dim` as one int (a tuple is eager's TypeError).
 const REPEAT_INTERLEAVE: &[Param] =

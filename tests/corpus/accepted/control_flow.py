@@ -87,3 +87,34 @@ def checked_weights(w: TensorF32Cpu3D, bsz: int, heads: int) -> TensorF32Cpu3D:
     if w.size() != (bsz * heads, w.shape[1], w.shape[2]):
         raise ValueError(f"Attention weights should be of size {(bsz * heads, w.shape[1], w.shape[2])}, but is {w.size()} ({(bsz,)}, {w.shape})")
     return w * 2.0
+
+
+def literal_loop_variable_rebound(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # an unrolled loop's literal variable rebound in a loop walked once: not a literal there
+    for s in (1, 2):
+        for _ in range(3):
+            s = s + 1
+            x = x * s
+    for s in (8, 4):
+        while s > 1:
+            s = s // 2
+            x = x + s
+    for s in (8, 4):
+        for _ in range(2):
+            s += 1
+            x = x - s
+    return x
+
+
+def iterated_sequence_rebound(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # Python iterates the objects the sequence held when the loop began
+    ts = (x, y)
+    out = y
+    for i, t in enumerate(ts):
+        out = out + t * (i + 1)
+        ts = (out, out)
+    b = y
+    for w, s in [(x, 1.0), (b, 2.0)]:
+        out = out + w * s
+        b = out
+    return out

@@ -95,11 +95,6 @@ def scored(logits: TensorF32Cpu3D) -> TensorF32Cpu3D:
     return F.softmax(logits, -1)[..., :-1]
 
 
-@torch.inference_mode()
-def scored_in_inference_mode(logits: TensorF32Cpu2D) -> TensorF32Cpu2D:
-    return logits.softmax(-1)
-
-
 def patches(x: TensorF32Cpu3D, patch_len: int, stride: int) -> TensorF32Cpu4D:
     # PatchTST: windows along the last dim, a view (the write-free use of eager's alias)
     n_vars = x.shape[1]

@@ -60,3 +60,9 @@ def four_optional(x: TensorF32Cpu1D, a: Optional[TensorF32Cpu1D] = None, b: Opti
 
 def optional_and_open(x: torch.Tensor, mask: Optional[TensorF32Cpu2D] = None) -> TensorF32Cpu2D:
     return x if mask is None else x + mask
+
+
+@torch.inference_mode()
+def inference_mode_decorated(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # its results are inference tensors (a later in-place update raises), native ones are not
+    return x.softmax(-1)

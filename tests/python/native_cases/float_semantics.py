@@ -61,7 +61,11 @@ def ceil(a: float) -> int:
 
 
 def truncate(a: float) -> int:
-    return int(a) + math.trunc(-a)
+    return int(a)
+
+
+def truncate_negated(a: float) -> int:
+    return math.trunc(-a)
 
 
 def int_of_int(n: int) -> int:
