@@ -38,9 +38,9 @@ def gather_with_float_index(matrix: TensorF32Cpu2D, rows: TensorF32Cpu1D) -> Ten
     return matrix[rows]
 
 
-def truncating_division(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
+def scaled_sum(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu1D:
     # semantic-changing functional option
-    return torch.div(a, b, rounding_mode="trunc")
+    return torch.add(a, b, alpha=2)
 
 
 def unknown_gelu(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
