@@ -77,30 +77,13 @@ pub fn floordiv(a: i64, b: i64) -> Result<i64> {
         return Err(Error::ZeroDivision(FLOORDIV_BY_ZERO));
     }
     // The only overflowing case is i64::MIN // -1 (= 2**63).
-    let quotient = a.checked_div(b).ok_or(Error::Overflow(FLOORDIV_OVERFLOW))?;
-    // Rust truncates toward zero; step down once when the exact quotient was negative and
-    // not whole (remainder non-zero with operands of opposite signs).
-    if a % b != 0 && ((a < 0) != (b < 0)) {
-        Ok(quotient - 1)
-    } else {
-        Ok(quotient)
-    }
+    torchlower_ops::python_int::floor_div(a, b).ok_or(Error::Overflow(FLOORDIV_OVERFLOW))
 }
 
 /// Python `a % b`: the remainder with the sign of the divisor (`a == b * (a // b) + a % b`).
 #[inline]
 pub fn rem(a: i64, b: i64) -> Result<i64> {
-    if b == 0 {
-        return Err(Error::ZeroDivision(MODULO_BY_ZERO));
-    }
-    // i64::MIN % -1 is mathematically 0 but overflows in Rust's `%`; wrapping_rem gives 0.
-    let remainder = a.wrapping_rem(b);
-    if remainder != 0 && ((remainder < 0) != (b < 0)) {
-        // |remainder| < |b| and they have opposite signs, so the sum cannot overflow.
-        Ok(remainder + b)
-    } else {
-        Ok(remainder)
-    }
+    torchlower_ops::python_int::floor_mod(a, b).ok_or(Error::ZeroDivision(MODULO_BY_ZERO))
 }
 
 // --- float ----------------------------------------------------------------------------------

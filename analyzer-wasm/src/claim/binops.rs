@@ -96,8 +96,8 @@ fn div_mode(input: &Operand, other: &Operand, choice: u8, form: &str, operands: 
 /// `torch.floor_divide(a, b)` / `a.floor_divide(b)`, and `torch.div(a, b, rounding_mode=…)` /
 /// `a.div(b, rounding_mode=…)` with a string mode; `None` for a `div` without one (or with
 /// `rounding_mode=None`: true division).
-pub fn div_mode_call(q: &Query, form: &str) -> Option<Decision> {
-    let floor_divide = form.contains("floor_divide");
+pub fn div_mode_call(q: &Query, op: Op, form: &str) -> Option<Decision> {
+    let floor_divide = op == Op::DivMode;
     let mode = q.keywords.iter().find(|k| k.name.as_deref() == Some("rounding_mode"));
     let choice = match mode.map(|k| &k.value.lit) {
         _ if floor_divide => 0,
@@ -129,7 +129,7 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         return tensordot(q, path);
     }
     if matches!(op, Op::DivMode | Op::Div) {
-        if let Some(decision) = div_mode_call(q, path) {
+        if let Some(decision) = div_mode_call(q, op, path) {
             return decision;
         }
     }
@@ -318,7 +318,7 @@ pub fn add_product(q: &Query, op: Op, path: &str) -> Decision {
 pub fn arith_method(q: &Query, receiver: &Operand, op: Op, name: &str) -> Decision {
     let form = format!(".{name}()");
     if op == Op::Div && matches!(name, "div" | "divide") {
-        if let Some(decision) = div_mode_call(q, &form) {
+        if let Some(decision) = div_mode_call(q, op, &form) {
             return decision;
         }
     }

@@ -81,7 +81,8 @@ fn interpolate_checks(bound: &params::Bound, rank: u8, path: &str) -> Option<Dec
         }
     }
     // the modes of each rank eager's Python dispatches (others raise NotImplementedError)
-    let mode = ["nearest", "bilinear", "linear", "bicubic"][usize::from(bound.choice.min(3))];
+    let modes = params::of(Op::Interpolate).iter().find_map(|p| if let torchlower_ops::Kind::Choice(modes) = p.kind { Some(modes) } else { None });
+    let mode = modes.and_then(|m| m.get(usize::from(bound.choice))).copied().unwrap_or("nearest");
     let fits = match mode {
         "nearest" => (3..=4).contains(&rank),
         "linear" => rank == 3,

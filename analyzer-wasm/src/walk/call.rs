@@ -973,7 +973,7 @@ impl Walker<'_> {
         if c.arguments.args.is_empty() || c.arguments.args.len() > 3 || !c.arguments.args.iter().all(known) {
             return None;
         }
-        let (sites, diags) = (self.sites.len(), self.diags.len());
+        let mark = self.mark(0);
         let bounds: Vec<Option<i64>> = c.arguments.args.iter().map(|a| match self.expr(a).lit { Lit::Int(v) => Some(v), _ => None }).collect();
         let bounds: Option<Vec<i64>> = bounds.into_iter().collect();
         let (start, stop, step) = match bounds.as_deref() {
@@ -982,8 +982,7 @@ impl Walker<'_> {
             Some(&[start, stop, step]) if step != 0 => (start, stop, step),
             _ => {
                 // walked again as a plain expression (its diagnostics then)
-                self.sites.truncate(sites);
-                self.diags.truncate(diags);
+                self.undo(mark, &mut Vec::new());
                 return None;
             }
         };
@@ -991,8 +990,7 @@ impl Walker<'_> {
         let (start, stop, step) = (i128::from(start), i128::from(stop), i128::from(step));
         let count = if step > 0 { ceil_div(stop - start, step) } else { ceil_div(start - stop, -step) };
         if count > 64 {
-            self.sites.truncate(sites);
-            self.diags.truncate(diags);
+            self.undo(mark, &mut Vec::new());
             return None;
         }
         (0..count).map(|i| i64::try_from(start + i * step).ok()).collect()

@@ -777,14 +777,8 @@ fn fold_int(op: ScalarOp, a: i64, b: i64) -> Option<i64> {
         ScalarOp::Add => a.checked_add(b),
         ScalarOp::Sub => a.checked_sub(b),
         ScalarOp::Mul => a.checked_mul(b),
-        ScalarOp::FloorDiv => {
-            let q = a.checked_div(b)?;
-            Some(if a % b != 0 && ((a < 0) != (b < 0)) { q - 1 } else { q })
-        }
-        ScalarOp::Mod => {
-            let r = a.checked_rem(b)?;
-            Some(if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
-        }
+        ScalarOp::FloorDiv => torchlower_ops::python_int::floor_div(a, b),
+        ScalarOp::Mod => torchlower_ops::python_int::floor_mod(a, b),
         _ => None,
     }
 }

@@ -19,7 +19,7 @@ pub(super) const MAX_TAIL_SPLITS: usize = 4;
 const MAX_LIST_APPEND_LEN: u8 = 64;
 
 /// The walker's state before a statement, to walk it again ([`Walker::undo`]).
-struct WalkMark {
+pub(super) struct WalkMark {
     env: super::env::Env,
     out_len: usize,
     sites: usize,
@@ -160,7 +160,7 @@ impl Walker<'_> {
     }
 
     /// What [`Self::undo`] needs to walk a statement again as if it had not been walked.
-    fn mark(&self, out_len: usize) -> WalkMark {
+    pub(super) fn mark(&self, out_len: usize) -> WalkMark {
         WalkMark {
             env: self.env.clone(),
             out_len,
@@ -174,7 +174,7 @@ impl Walker<'_> {
         }
     }
 
-    fn undo(&mut self, mark: WalkMark, out: &mut Vec<ir::Stmt>) {
+    pub(super) fn undo(&mut self, mark: WalkMark, out: &mut Vec<ir::Stmt>) {
         out.truncate(mark.out_len);
         self.env = mark.env;
         self.sites.truncate(mark.sites);
@@ -1169,13 +1169,11 @@ impl Walker<'_> {
             (None, Expr::Attribute(a), []) if matches!(a.attr.as_str(), "all" | "any") => (a.attr.as_str() == "any", &*a.value),
             _ => return None,
         };
-        let sites_before = self.sites.len();
-        let diags_before = self.diags.len();
+        let mark = self.mark(0);
         let tensor = self.expr(operand);
         let Ty::Tensor(t) = tensor.ty else {
             // not a tensor (a local of another type): walked again as a plain expression
-            self.sites.truncate(sites_before);
-            self.diags.truncate(diags_before);
+            self.undo(mark, &mut Vec::new());
             return None;
         };
         let name = if any { "any" } else { "all" };

@@ -2029,6 +2029,30 @@ impl Binary {
     }
 }
 
+/// Python's int `//` and `%` in 64 bits, one definition for both sides: the analyzer folds the
+/// ints it knows while analysing with them, the backend's `tl::scalar` computes the others (and
+/// turns `None` into CPython's exception).
+pub mod python_int {
+    /// `a // b`, rounded toward minus infinity; `None` for a zero divisor and for the one
+    /// quotient beyond 64 bits (`i64::MIN // -1`).
+    pub fn floor_div(a: i64, b: i64) -> Option<i64> {
+        let quotient = a.checked_div(b)?;
+        // Rust truncates toward zero: one step down when the exact quotient was negative and
+        // not whole (a remainder with operands of opposite signs)
+        Some(if a % b != 0 && ((a < 0) != (b < 0)) { quotient - 1 } else { quotient })
+    }
+
+    /// `a % b`, with the divisor's sign; `None` for a zero divisor.
+    pub fn floor_mod(a: i64, b: i64) -> Option<i64> {
+        if b == 0 {
+            return None;
+        }
+        // i64::MIN % -1 is 0 but overflows Rust's `%`; |remainder| < |b|, so the sum cannot
+        let remainder = a.wrapping_rem(b);
+        Some(if remainder != 0 && ((remainder < 0) != (b < 0)) { remainder + b } else { remainder })
+    }
+}
+
 /// Tensor methods that are recognised but never claimed, and why (the analyzer rejects them
 /// with the code of the family). Not ops of the table: nothing lowers them.
 pub mod unclaimed {
