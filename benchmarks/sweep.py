@@ -15,10 +15,12 @@ from torch.distributions import Categorical, Normal
 
 from torchlower.types import (
     TensorBoolCpu2D,
+    TensorF32Cpu0D,
     TensorF32Cpu1D,
     TensorF32Cpu2D,
     TensorF32Cpu3D,
     TensorF32Cpu4D,
+    TensorI64Cpu0D,
     TensorI64Cpu1D,
     TensorI64Cpu2D,
 )
@@ -542,6 +544,42 @@ def div_mode(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x // 0.25
 
 
+def sum_all(x: TensorF32Cpu2D) -> TensorF32Cpu0D:
+    return x.sum()
+
+
+def mean_all(x: TensorF32Cpu2D) -> TensorF32Cpu0D:
+    return x.mean()
+
+
+def max_all(x: TensorF32Cpu2D) -> TensorF32Cpu0D:
+    return x.max()
+
+
+def min_all(x: TensorF32Cpu2D) -> TensorF32Cpu0D:
+    return torch.min(x)
+
+
+def argmax_all(x: TensorF32Cpu2D) -> TensorI64Cpu0D:
+    return x.argmax()
+
+
+def argmin_all(x: TensorF32Cpu2D) -> TensorI64Cpu0D:
+    return x.argmin()
+
+
+def prod_all(x: TensorF32Cpu2D) -> TensorF32Cpu0D:
+    return x.prod()
+
+
+def std_all(x: TensorF32Cpu2D) -> TensorF32Cpu0D:
+    return x.std()
+
+
+def var_all(x: TensorF32Cpu2D) -> TensorF32Cpu0D:
+    return x.var(unbiased=False)
+
+
 def unfold(x: TensorF32Cpu2D) -> TensorF32Cpu3D:
     return x.unfold(1, 16, 8)
 
@@ -851,6 +889,8 @@ OPS = {
     "addmm": "addmm", "baddbmm": "baddbmm", "attention_scores": "matmul", "attention_values": "matmul", "residual_rank3": "add", "channel_gate": "mul", "conv1d_same": "conv1d_padding", "conv2d_same": "conv2d_padding", "conv_transpose2d": "conv_transpose2d", "interpolate": "interpolate", "to_dtype": "to_dtype", "repeat": "repeat", "clamp_tensor": "clamp_tensor", "max_dim": "max_dim", "min_dim": "min_dim", "topk": "topk", "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not", "categorical": "categorical", "categorical_probs": "categorical_probs", "categorical_log_prob": "categorical_log_prob", "categorical_entropy": "categorical_entropy", "categorical_mode": "categorical_mode", "normal": "normal", "normal_log_prob": "normal_log_prob", "normal_entropy": "normal_entropy", "normal_stddev": "normal_stddev",
     "scalar_tensor": "scalar_tensor", "pow_tensor": "pow_tensor", "scatter": "scatter", "isin": "isin", "sort": "sort", "argsort": "argsort", "cumsum": "cumsum", "nansum": "nansum", "clone": "clone", "roll": "roll", "atan": "atan", "meshgrid": "meshgrid", "einsum": "einsum",
     "flip": "flip", "repeat_interleave": "repeat_interleave", "tensordot": "tensordot", "div_mode": "div_mode", "unfold": "unfold",
+    "sum_all": "sum_all", "mean_all": "mean_all", "max_all": "max_all", "min_all": "min_all", "argmax_all": "argmax_all",
+    "argmin_all": "argmin_all", "prod_all": "prod_all", "std_all": "std_all", "var_all": "var_all",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -869,6 +909,7 @@ FAMILIES += ["addmm", "baddbmm", "attention_scores", "attention_values", "residu
 FAMILIES += ["scalar_tensor", "pow_tensor"]
 FAMILIES += ["scatter", "isin", "sort", "argsort", "cumsum", "nansum", "clone", "roll", "atan", "meshgrid", "einsum"]
 FAMILIES += ["flip", "repeat_interleave", "tensordot", "div_mode", "unfold"]
+FAMILIES += ["sum_all", "mean_all", "max_all", "min_all", "argmax_all", "argmin_all", "prod_all", "std_all", "var_all"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "mm", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 

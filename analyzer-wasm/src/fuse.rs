@@ -693,6 +693,7 @@ impl<'r> Pass<'r> {
             }
             Expr::Size { tensor, dim } => Expr::Size { tensor: self.boxed(*tensor), dim },
             Expr::Numel(tensor) => Expr::Numel(self.boxed(*tensor)),
+            Expr::Item { kind, tensor } => Expr::Item { kind, tensor: self.boxed(*tensor) },
             Expr::Field { tuple, index } => Expr::Field { tuple: self.boxed(*tuple), index },
             Expr::IfElse { cond, then, orelse } => Expr::IfElse { cond: self.boxed(*cond), then: self.boxed(*then), orelse: self.boxed(*orelse) },
             Expr::BoolToInt(inner) => Expr::BoolToInt(self.boxed(*inner)),

@@ -159,6 +159,9 @@ pub enum Expr {
     Size { tensor: Box<Expr>, dim: usize },
     /// `t.numel()`
     Numel(Box<Expr>),
+    /// `t.item()`: the one element of a tensor as a Python number of `kind` (float for
+    /// float32, int for int64 / int32, bool for bool; eager's RuntimeError for another count)
+    Item { kind: ScalarKind, tensor: Box<Expr> },
     /// `f(…)[i]`: element `i` of a module function's tuple result
     Field { tuple: Box<Expr>, index: usize },
     /// `h += x`, `h.relu_()`, `F.relu(h, inplace=True)` on a local whose storage is not a
@@ -594,7 +597,7 @@ impl Expr {
                 items.iter().flat_map(IndexItem::exprs).for_each(|e| e.visit(f));
                 value.visit(f);
             }
-            Expr::Size { tensor, .. } | Expr::Numel(tensor) => tensor.visit(f),
+            Expr::Size { tensor, .. } | Expr::Numel(tensor) | Expr::Item { tensor, .. } => tensor.visit(f),
             Expr::Field { tuple, .. } => tuple.visit(f),
             Expr::IfElse { cond, then, orelse } => {
                 cond.visit(f);

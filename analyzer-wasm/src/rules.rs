@@ -606,6 +606,25 @@ rule!(ARGMIN, "torchlower/argmin", Argmin, true,
 rule!(ALL, "torchlower/all", All, true,
     "EXTENSION: torch.all(t, dim, keepdim=False) / t.all(…)", "A tensor of any dtype, `dim` an int or a tuple of ints (required); a bool tensor.", "(x > 0).all(dim=-1)");
 rule!(ANY, "torchlower/any", Any, true, "EXTENSION: torch.any(t, dim, keepdim=False) / t.any(…)", "As all.", "mask.any(dim=1)");
+rule!(SUM_ALL, "torchlower/sum-all", SumAll, true,
+    "EXTENSION: t.sum() / torch.sum(t): every element, rank 0",
+    "Any CPU tensor, no dim and no options: a rank-0 tensor (`TensorF32Cpu0D`, or `TensorI64Cpu0D` for int64, int32 and bool inputs, as eager promotes). libtorch's kernel.", "mask.sum()");
+rule!(MEAN_ALL, "torchlower/mean-all", MeanAll, true,
+    "EXTENSION: t.mean() / torch.mean(t): every element, rank 0", "A float32 CPU tensor (eager raises for integers), no dim: `TensorF32Cpu0D`.", "x.mean()");
+rule!(MAX_ALL, "torchlower/max-all", MaxAll, true,
+    "EXTENSION: t.max() / torch.max(t): the largest element, rank 0",
+    "A float32, int64 or bool CPU tensor, no dim: rank 0 of its dtype (eager's error for an empty tensor). libtorch's kernel.", "lengths.max()");
+rule!(MIN_ALL, "torchlower/min-all", MinAll, true, "EXTENSION: t.min() / torch.min(t): the smallest element, rank 0", "As max.", "torch.min(x)");
+rule!(ARGMAX_ALL, "torchlower/argmax-all", ArgmaxAll, true,
+    "EXTENSION: t.argmax() / torch.argmax(t): the flat index of the largest element",
+    "A float32 or int64 CPU tensor, no dim: `TensorI64Cpu0D` (the index into the flattened tensor; the first of equal maxima, NaN the largest, as eager).", "q_values.argmax()");
+rule!(ARGMIN_ALL, "torchlower/argmin-all", ArgminAll, true, "EXTENSION: t.argmin() / torch.argmin(t): the flat index of the smallest element", "As argmax.", "dist.argmin()");
+rule!(PROD_ALL, "torchlower/prod-all", ProdAll, true,
+    "EXTENSION: t.prod() / torch.prod(t): every element, rank 0", "As sum: int64 for int64, int32 and bool inputs.", "probs.prod()");
+rule!(STD_ALL, "torchlower/std-all", StdAll, true,
+    "EXTENSION: t.std(unbiased=True) / torch.std(t): every element, rank 0",
+    "A float32 CPU tensor, `unbiased` omitted or a bool (positional or keyword): `TensorF32Cpu0D` (NaN for one element when unbiased, as eager).", "(x - x.mean()) / (x.std() + 1e-8)");
+rule!(VAR_ALL, "torchlower/var-all", VarAll, true, "EXTENSION: t.var(unbiased=True) / torch.var(t): every element, rank 0", "As std.", "x.var(unbiased=False)");
 rule!(LOG_SOFTMAX, "torchlower/log-softmax", LogSoftmax, true,
     "EXTENSION: F.log_softmax(t, dim) / torch.log_softmax(t, dim) / t.log_softmax(dim)",
     "A float32 tensor and a Python-int dim (required); `dtype` omitted or None. libtorch's kernel.", "F.log_softmax(logits, dim=-1)");
@@ -817,7 +836,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &INT64_MIN_MAX, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &SCALAR_TENSOR, &POW_TENSOR, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &TENSOR_OF_INTS, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN, &MESHGRID, &EINSUM, &FLIP, &REPEAT_INTERLEAVE, &TENSORDOT, &DIV_MODE, &TENSOR_TRUTH, &UNFOLD,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &SCALAR_TENSOR, &POW_TENSOR, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &SUM_ALL, &MEAN_ALL, &MAX_ALL, &MIN_ALL, &ARGMAX_ALL, &ARGMIN_ALL, &PROD_ALL, &STD_ALL, &VAR_ALL, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &TENSOR_OF_INTS, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN, &MESHGRID, &EINSUM, &FLIP, &REPEAT_INTERLEAVE, &TENSORDOT, &DIV_MODE, &TENSOR_TRUTH, &UNFOLD,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 
@@ -952,7 +971,7 @@ code!(VIEW_OP, "TL206", Site, Error,
     "x.movedim(1, -1)  /  x.unfold(1, 2, 1)  /  x.T  # x rank 3", "Write it with a claimed view: `x.permute(...)` for `movedim` and for `.T` of rank > 2.");
 code!(RANK0_RESULT, "TL207", Site, Error,
     "Result would be rank 0, or a rank-0 operand outside elementwise ops",
-    "Only float32 on the CPU has a rank-0 type (`TensorF32Cpu0D`: `torch.full([], v)`, `x[0, 0]`, a reduction over every dim given as a tuple), and a rank-0 operand is claimed by elementwise ops, comparisons and `torch.where` only. Rejected: int64/bool or cuda:0 rank-0 results (`x.argmax()` of a rank-1 tensor, `(values, indices)` of a rank-0 one), a dot product of two rank-1 tensors, a whole-tensor reduction without `dim` or loss (`F.cross_entropy` with its default `reduction=\"mean\"`), a rank-1 `sum`/`mean` over its one dim, and rank-0 operands of the other lanes (`F.normalize(s)`, `torch.stack([s, t])`, `len(s)`).",
+    "Rank-0 types exist for float32, int64 and bool on the CPU (`TensorF32Cpu0D`, `TensorI64Cpu0D`, `TensorBoolCpu0D`: `torch.full([], v)`, `x[0, 0]`, `x.sum()`, `lengths.max()`, `q.argmax()`), and a rank-0 operand is claimed by elementwise ops, comparisons, `torch.where` and `.item()` only. Rejected: int32 or cuda:0 rank-0 results (`ids32.max()`, a reduction of a cuda:0 tensor over every element), `(values, indices)` of a rank-0 tensor, a dot product of two rank-1 tensors, a loss with its default `reduction=\"mean\"` (`F.cross_entropy`), a rank-1 `sum`/`mean` over its one dim given as an int (the seed's rule; a tuple of dims or no dim is claimed), and rank-0 operands of the other lanes (`F.normalize(s)`, `torch.stack([s, t])`, `len(s)`).",
     "a_1d @ b_1d  /  v.mean(dim=0)", "Keep a dimension (`keepdim=True`, `reduction=\"none\"`), or return the result through a rank-1 tensor (`(a_1d * b_1d).sum(dim=0, keepdim=True)`).");
 code!(BAD_RANKS, "TL208", Site, Error,
     "Unsupported operand ranks",
@@ -996,8 +1015,8 @@ code!(SCALAR_OPERAND, "TL242", Binops, Error,
     "x * True  /  torch.mul(2.0, x)", "Use an int or float, or the operator form.");
 code!(DIM_MISSING, "TL250", Reductions, Error,
     "Reduction without dim",
-    "A reduction over the whole tensor (`h.sum()`, `h.mean()`, `h.max()`) returns a rank-0 tensor, which has no type here.",
-    "h.sum()", "Reduce over dims: `h.sum(dim=-1)`, or every dim kept as size 1 with `h.sum(dim=(0, 1), keepdim=True)`.");
+    "`sum`, `mean`, `max`, `min`, `argmax`, `argmin`, `prod`, `std` and `var` without a dim reduce every element (claimed: a rank-0 result); the other reductions (`amax`, `amin`, `logsumexp`, `norm`, `all`/`any` outside a condition, `nansum`) are claimed over the dims they are given only.",
+    "h.amax()", "Reduce over dims: `h.amax(dim=-1)`, or every dim kept as size 1 with `h.amax(dim=(0, 1), keepdim=True)`.");
 code!(DIM_NOT_LITERAL, "TL251", Reductions, Error,
     "dim not known while analysing",
     "The result's rank depends on the dims, so they must be static: an int literal, or a tuple or list of int literals (sum, mean, amax, amin, logsumexp, var, std, norm). A dim read from a parameter or computed at run time is not lowered for these ops (unsqueeze, chunk, split and unbind take run-time dims).",
@@ -1024,8 +1043,8 @@ code!(SOFTMAX_DTYPE, "TL260", Classification, Error,
     "F.softmax(x, dim=1, dtype=torch.float64)", "Drop `dtype`.");
 code!(ARGMAX_RESULT_TYPE, "TL261", Classification, Error,
     "argmax result type unavailable",
-    "argmax gives an int64 tensor: of a rank-1 input without keepdim=True it would be rank 0; on cuda:0 there is no int64 CUDA type.",
-    "v.argmax(dim=0)  # v rank 1", "Keep the dim (`v.argmax(dim=0, keepdim=True)`), or run the argmax on CPU types.");
+    "argmax gives an int64 tensor, and on cuda:0 there is no int64 CUDA type.",
+    "logits.argmax(dim=1)  # logits on cuda:0", "Run the argmax on CPU types.");
 
 code!(UNSUPPORTED_STATEMENT, "TL301", Statement, Warning,
     "Statement not lowerable",

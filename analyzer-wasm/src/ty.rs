@@ -47,8 +47,8 @@ pub struct TensorTy {
 /// Every tensor type there is: (type, annotation marker, the backend's `TensorSpec` constant).
 /// float32 on the CPU (ranks 0–6: GPT-2's `torch.full([], value.size(-1) ** 0.5)` divisor,
 /// grouped-query attention's `(b, h, n_rep, t, d)`, Swin's and YOLOv5's window and space-to-depth
-/// views `(b, h/s, s, w/s, s, c)`) and on CUDA device 0 (ranks 1–4), int64, int32 and
-/// bool on the CPU (ranks 1–4).
+/// views `(b, h/s, s, w/s, s, c)`) and on CUDA device 0 (ranks 1–4), int64 and bool on the CPU
+/// (ranks 0–4: `lengths.max()`, `mask.sum()`, `q.argmax()`) and int32 on the CPU (ranks 1–4).
 const MARKERS: &[(TensorTy, &str, &str)] = &[
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 0 }, "TensorF32Cpu0D", "F32_CPU_0D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cpu, rank: 1 }, "TensorF32Cpu1D", "F32_CPU_1D"),
@@ -61,6 +61,7 @@ const MARKERS: &[(TensorTy, &str, &str)] = &[
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 2 }, "TensorF32Cuda0_2D", "F32_CUDA0_2D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 3 }, "TensorF32Cuda0_3D", "F32_CUDA0_3D"),
     (TensorTy { dtype: Dtype::F32, device: Device::Cuda0, rank: 4 }, "TensorF32Cuda0_4D", "F32_CUDA0_4D"),
+    (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 0 }, "TensorI64Cpu0D", "I64_CPU_0D"),
     (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 1 }, "TensorI64Cpu1D", "I64_CPU_1D"),
     (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 2 }, "TensorI64Cpu2D", "I64_CPU_2D"),
     (TensorTy { dtype: Dtype::I64, device: Device::Cpu, rank: 3 }, "TensorI64Cpu3D", "I64_CPU_3D"),
@@ -69,6 +70,7 @@ const MARKERS: &[(TensorTy, &str, &str)] = &[
     (TensorTy { dtype: Dtype::I32, device: Device::Cpu, rank: 2 }, "TensorI32Cpu2D", "I32_CPU_2D"),
     (TensorTy { dtype: Dtype::I32, device: Device::Cpu, rank: 3 }, "TensorI32Cpu3D", "I32_CPU_3D"),
     (TensorTy { dtype: Dtype::I32, device: Device::Cpu, rank: 4 }, "TensorI32Cpu4D", "I32_CPU_4D"),
+    (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 0 }, "TensorBoolCpu0D", "BOOL_CPU_0D"),
     (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 1 }, "TensorBoolCpu1D", "BOOL_CPU_1D"),
     (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 2 }, "TensorBoolCpu2D", "BOOL_CPU_2D"),
     (TensorTy { dtype: Dtype::Bool, device: Device::Cpu, rank: 3 }, "TensorBoolCpu3D", "BOOL_CPU_3D"),

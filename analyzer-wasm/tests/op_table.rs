@@ -146,8 +146,27 @@ fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keywo
 }
 
 /// The same arguments as Python source: `x` the rank-3 input, `w` a matrix, `i` indices.
+/// The method whose call without a dim reaches a whole-tensor row (`x.sum()` → `SumAll`).
+fn whole_method(op: Op) -> Option<&'static str> {
+    Some(match op {
+        Op::SumAll => "sum",
+        Op::MeanAll => "mean",
+        Op::MaxAll => "max",
+        Op::MinAll => "min",
+        Op::ArgmaxAll => "argmax",
+        Op::ArgminAll => "argmin",
+        Op::ProdAll => "prod",
+        Op::StdAll => "std",
+        Op::VarAll => "var",
+        _ => return None,
+    })
+}
+
 fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -> String {
     use torchlower_ops::Kind;
+    if let Some(method) = whole_method(row.op) {
+        return format!("x.{method}()");
+    }
     if row.op == Op::Arange {
         return "torch.arange(1)".to_string(); // its overloads are bound by its lane
     }
@@ -324,6 +343,10 @@ fn claims_of_every_spelling() -> Vec<(Op, String, &'static str)> {
             let q = Query { target: Target::Function(path), receiver: None, args: &operands[..2], keywords: &same, starred: false };
             queries.push((format!("{path}(padding=\"same\")"), decide(&q)));
         }
+        if let Some(method) = whole_method(row.op) {
+            let q = Query { target: Target::Method(method), receiver: Some(&operands[0]), args: &[], keywords: &[], starred: false };
+            queries.push((format!("x.{method}()"), decide(&q)));
+        }
         if let Some(method) = match row.op {
             Op::SumDims => Some("sum"),
             Op::MeanDims => Some("mean"),
@@ -458,6 +481,8 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (op, _) if distribution_use(op).is_some() => distribution_use(op).map(|(_, _, r)| r.to_string()).unwrap_or_default(),
                 (Op::Select | Op::Squeeze | Op::Norm | Op::VectorNorm | Op::Amax | Op::Amin | Op::Logsumexp | Op::Var | Op::Std | Op::Prod, _) => marker.to_string(),
                 (Op::Argmin, _) => "TensorI64Cpu2D".to_string(),
+                (Op::ArgmaxAll | Op::ArgminAll, _) => "TensorI64Cpu0D".to_string(),
+                (op, _) if whole_method(op).is_some() => "TensorF32Cpu0D".to_string(),
                 (Op::Argsort, _) => "TensorI64Cpu3D".to_string(),
                 (Op::Isin, _) => "TensorBoolCpu2D".to_string(),
                 (Op::Meshgrid, _) => "TensorI64Cpu2D".to_string(),
@@ -477,7 +502,7 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
             // `call` may carry statements to run first, after a newline: `a\n    a, b = …`
             let (value, before) = call.split_once('\n').map_or((call.as_str(), ""), |(v, b)| (v, b));
             let source = format!(
-                "from torchlower.types import {marker}, {vector}, {batched}, {}, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorBoolCpu2D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
+                "from torchlower.types import {marker}, {vector}, {batched}, {}, TensorF32Cpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorBoolCpu2D, TensorF32Cpu0D, TensorI64Cpu0D\nimport torch\nimport torch.nn.functional as F\n\ndef f({}) -> {result}:\n{before}\n    return {value}\n",
                 marker.replace("2D", "4D"),
                 params.replace(": M", &format!(": {marker}")).replace(": V", &format!(": {vector}")).replace(": B", &format!(": {batched}")),
             );

@@ -158,6 +158,11 @@ fn cuda_message(error: &CudaError) -> String {
 /// another shape). Where our own code finds such a condition it says so with [`Error::Index`]
 /// instead.
 fn is_index_error(message: &str) -> bool {
+    // `max()` / `min()` of an empty tensor over every element: a plain TORCH_CHECK that shares
+    // the words of argmax's TORCH_CHECK_INDEX ("Expected reduction dim to be specified")
+    if message.contains("Specify the reduction dim with the 'dim' argument") {
+        return false;
+    }
     // libtorch's TORCH_CHECK_INDEX messages: a dim or an index out of range (`select`,
     // `embedding`'s "index out of range in self"), a reduction dim, `at::index`'s
     ["Expected reduction dim", "out of range", "is out of bounds for dimension", "indexing tensors could not be broadcast together", "The shape of the mask"]
@@ -230,5 +235,8 @@ mod tests {
         assert!(is_index_error("index 5 is out of bounds for dimension 0 with size 3"));
         assert!(is_index_error("The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [4, 3] at index 0"));
         assert!(!is_index_error("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"));
+        // max() / min() of an empty tensor: a RuntimeError in eager (argmax's is an IndexError)
+        assert!(!is_index_error("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."));
+        assert!(is_index_error("argmax(): Expected reduction dim to be specified for input.numel() == 0."));
     }
 }

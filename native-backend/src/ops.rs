@@ -1052,6 +1052,31 @@ pub fn truth_any(t: &Tensor) -> Result<bool> {
     Ok(t.f_any()?.f_int64_value(&[])? != 0)
 }
 
+/// The one element `t.item()` reads, or eager's RuntimeError for another count.
+fn one_element(t: &Tensor) -> Result<()> {
+    match t.numel() {
+        1 => Ok(()),
+        n => Err(crate::Error::Runtime(format!("a Tensor with {n} elements cannot be converted to Scalar"))),
+    }
+}
+
+/// `t.item()` of a float32 tensor: the element widened to a Python float, as eager's.
+pub fn item_f64(t: &Tensor) -> Result<f64> {
+    one_element(t)?;
+    Ok(t.f_reshape([1])?.f_double_value(&[0])?)
+}
+
+/// `t.item()` of an int64 / int32 tensor: a Python int.
+pub fn item_i64(t: &Tensor) -> Result<i64> {
+    one_element(t)?;
+    Ok(t.f_reshape([1])?.f_int64_value(&[0])?)
+}
+
+/// `t.item()` of a bool tensor: a Python bool.
+pub fn item_bool(t: &Tensor) -> Result<bool> {
+    Ok(item_i64(t)? != 0)
+}
+
 /// `t.unfold(dimension, size, step)`: a view of `t`.
 pub fn unfold(t: &Tensor, dimension: i64, size: i64, step: i64) -> Result<Tensor> {
     Ok(t.f_unfold(dimension, size, step)?)
@@ -1240,6 +1265,60 @@ pub fn all(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
 #[inline]
 pub fn any(t: &Tensor, dim: &[i64], keepdim: bool) -> Result<Tensor> {
     Ok(t.f_any_dims(Some(dim), keepdim)?)
+}
+
+/// `t.sum()`: every element, rank 0 (libtorch's kernel: int64 for integer and bool inputs).
+#[inline]
+pub fn sum_all(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_sum(None::<tch::Kind>)?)
+}
+
+/// `t.mean()`: every element of a float32 tensor, rank 0.
+#[inline]
+pub fn mean_all(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_mean(None::<tch::Kind>)?)
+}
+
+/// `t.max()` / `torch.max(t)`: rank 0 of the input's dtype (eager's error on an empty tensor).
+#[inline]
+pub fn max_all(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_max()?)
+}
+
+/// `t.min()` / `torch.min(t)`: as [`max_all`].
+#[inline]
+pub fn min_all(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_min()?)
+}
+
+/// `t.argmax()`: the index into the flattened tensor, int64 rank 0.
+#[inline]
+pub fn argmax_all(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_argmax(None::<i64>, false)?)
+}
+
+/// `t.argmin()`: as [`argmax_all`].
+#[inline]
+pub fn argmin_all(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_argmin(None::<i64>, false)?)
+}
+
+/// `t.prod()`: every element, rank 0 (int64 for integer and bool inputs, as eager).
+#[inline]
+pub fn prod_all(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_prod(None::<tch::Kind>)?)
+}
+
+/// `t.std(unbiased)`: every element of a float32 tensor, rank 0.
+#[inline]
+pub fn std_all(t: &Tensor, unbiased: bool) -> Result<Tensor> {
+    Ok(t.f_std(unbiased)?)
+}
+
+/// `t.var(unbiased)`: as [`std_all`].
+#[inline]
+pub fn var_all(t: &Tensor, unbiased: bool) -> Result<Tensor> {
+    Ok(t.f_var(unbiased)?)
 }
 
 /// `F.log_softmax(t, dim)` (eager's `_stacklevel` only words a warning).

@@ -87,6 +87,8 @@ impl TensorSpec {
     pub const F32_CUDA0_3D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 3 };
     /// `TensorF32Cuda0_4D`
     pub const F32_CUDA0_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::F32, device: DeviceSpec::Cuda(0), rank: 4 };
+    /// `TensorI64Cpu0D` (an int64 scalar tensor, `lengths.max()`)
+    pub const I64_CPU_0D: TensorSpec = TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 0 };
     /// `TensorI64Cpu1D`
     pub const I64_CPU_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::I64, device: DeviceSpec::Cpu, rank: 1 };
     /// `TensorI64Cpu2D`
@@ -103,6 +105,8 @@ impl TensorSpec {
     pub const I32_CPU_3D: TensorSpec = TensorSpec { dtype: DtypeSpec::I32, device: DeviceSpec::Cpu, rank: 3 };
     /// `TensorI32Cpu4D`
     pub const I32_CPU_4D: TensorSpec = TensorSpec { dtype: DtypeSpec::I32, device: DeviceSpec::Cpu, rank: 4 };
+    /// `TensorBoolCpu0D` (a bool scalar tensor, `mask.all()`)
+    pub const BOOL_CPU_0D: TensorSpec = TensorSpec { dtype: DtypeSpec::Bool, device: DeviceSpec::Cpu, rank: 0 };
     /// `TensorBoolCpu1D`
     pub const BOOL_CPU_1D: TensorSpec = TensorSpec { dtype: DtypeSpec::Bool, device: DeviceSpec::Cpu, rank: 1 };
     /// `TensorBoolCpu2D`

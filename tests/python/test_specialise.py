@@ -335,7 +335,9 @@ def test_a_rank0_argument_specialises_and_a_rank0_marker_refuses_other_ranks(mon
     parameter specialises on it, and the marker's boundary refuses a rank-1 tensor with the
     rank in the message (auto mode then runs Python)."""
     assert _specialise.type_name(torch.tensor(0.5)) == "TensorF32Cpu0D"
-    assert _specialise.type_name(torch.tensor(3)) is None  # no int64 rank-0 marker
+    assert _specialise.type_name(torch.tensor(3)) == "TensorI64Cpu0D"
+    assert _specialise.type_name(torch.tensor(True)) == "TensorBoolCpu0D"
+    assert _specialise.type_name(torch.tensor(3, dtype=torch.int32)) is None  # no int32 rank-0 marker
     module = import_path(Path(__file__).resolve().parents[2] / "tests" / "corpus" / "accepted" / "rank0.py")
     scaled = torchlower.compile(module.scale_by_scalar_tensor)
     assert scaled.route == "native", scaled.reason

@@ -63,8 +63,8 @@ fn check_span(span: &Span, lines: u32) {
 const ANNOTATIONS: &[&str] = &[
     "TensorF32Cpu0D", "TensorF32Cpu1D", "TensorF32Cpu2D", "TensorF32Cpu3D", "TensorF32Cpu4D", "TensorF32Cpu5D", "TensorF32Cpu6D",
     "TensorF32Cuda0_1D", "TensorF32Cuda0_2D", "TensorF32Cuda0_3D", "TensorF32Cuda0_4D",
-    "TensorI64Cpu1D", "TensorI64Cpu2D", "TensorI64Cpu3D", "TensorI64Cpu4D",
-    "TensorBoolCpu1D", "TensorBoolCpu2D", "int", "float", "bool",
+    "TensorI64Cpu0D", "TensorI64Cpu1D", "TensorI64Cpu2D", "TensorI64Cpu3D", "TensorI64Cpu4D",
+    "TensorBoolCpu0D", "TensorBoolCpu1D", "TensorBoolCpu2D", "int", "float", "bool",
 ];
 const KEYWORDS: &[&str] = &["dim", "keepdim", "inplace", "approximate", "bias", "eps", "p", "dtype", "min", "max", "padding", "stride", "value", "mask"];
 const BINOPS: &[&str] = &["+", "-", "*", "/", "@", "**", "//", "%", "<", "<=", "==", "!=", ">", "&", "|"];

@@ -232,6 +232,9 @@ fn operand<'q>(q: &Query<'q>, at: OperandRef) -> Option<&'q Operand> {
 
 fn decide_function(q: &Query, path: &str) -> Decision {
     if let Some(op) = Op::from_function(path) {
+        if let Some(whole) = reductions::whole_op(q, op) {
+            return reductions::whole(q, whole, path);
+        }
         return match op.info().lane {
             Lane::Linear => linear::functional_linear(q),
             Lane::Activations => activations::function(q, op, path),
@@ -372,6 +375,9 @@ fn decide_method(q: &Query, name: &str) -> Decision {
         return Decision::reject(&rules::VIEW_OP, format!("`.{name}()` returns a view or reshaped alias"));
     }
     if let Some(op) = Op::from_method(name) {
+        if let Some(whole) = reductions::whole_op(q, op) {
+            return reductions::whole(q, whole, &format!(".{name}()"));
+        }
         return match op.info().lane {
             Lane::Activations => activations::method(q, receiver, op),
             Lane::Unary => unary::method(q, receiver, op, name),

@@ -158,9 +158,31 @@ mod tests {
     }
 
     #[test]
+    fn whole_tensor_forms() {
+        let (two, ids, mask) = (T::F32_CPU_2D, T::I64_CPU_1D, T::BOOL_CPU_2D);
+        assert_eq!(outcome(&method(&t(mask), "sum", &[], &[])), ("torchlower/sum-all".into(), "TensorI64Cpu0D".into()));
+        assert_eq!(outcome(&method(&t(ids), "max", &[], &[])), ("torchlower/max-all".into(), "TensorI64Cpu0D".into()));
+        assert_eq!(outcome(&call("torch.max", &[t(mask)], &[])), ("torchlower/max-all".into(), "TensorBoolCpu0D".into()));
+        assert_eq!(outcome(&call("torch.min", &[t(two)], &[])), ("torchlower/min-all".into(), "TensorF32Cpu0D".into()));
+        assert_eq!(outcome(&method(&t(two), "std", &[boolean(false)], &[])), ("torchlower/std-all".into(), "TensorF32Cpu0D".into()));
+        assert_eq!(outcome(&method(&t(two), "var", &[], &[kw("unbiased", boolean(false))])), ("torchlower/var-all".into(), "TensorF32Cpu0D".into()));
+        assert_eq!(outcome(&method(&t(ids), "prod", &[], &[])), ("torchlower/prod-all".into(), "TensorI64Cpu0D".into()));
+        assert_eq!(outcome(&method(&t(ids), "argmin", &[], &[])), ("torchlower/argmin-all".into(), "TensorI64Cpu0D".into()));
+        // eager's errors and the forms left to their own lanes
+        assert_eq!(outcome(&method(&t(ids), "mean", &[], &[])).0, "TL200");
+        assert_eq!(outcome(&method(&t(mask), "argmax", &[], &[])).0, "TL200");
+        assert_eq!(outcome(&method(&t(T::F32_CUDA0_2D), "sum", &[], &[])).0, "TL209");
+        assert_eq!(outcome(&method(&t(T::new(crate::ty::Dtype::I32, crate::ty::Device::Cpu, 2).expect("int32")), "max", &[], &[])).0, "TL207");
+        assert_eq!(outcome(&call("torch.max", &[t(two), t(two)], &[])).1, "TensorF32Cpu2D");
+        assert_eq!(outcome(&method(&t(two), "std", &[int(0)], &[])).1, "TensorF32Cpu1D");
+    }
+
+    #[test]
     fn rejected_forms() {
         let (one, two) = (T::F32_CPU_1D, T::F32_CPU_2D);
-        assert_eq!(outcome(&method(&t(two), "mean", &[], &[])).0, "TL250");
+        // without a dim: every element (the whole-tensor rows)
+        assert_eq!(outcome(&method(&t(two), "mean", &[], &[])), ("torchlower/mean-all".into(), "TensorF32Cpu0D".into()));
+        assert_eq!(outcome(&method(&t(two), "mean", &[], &[kw("keepdim", boolean(true))])).0, "TL201");
         assert_eq!(outcome(&method(&t(one), "mean", &[], &[kw("dim", int(0))])).0, "TL207");
         assert_eq!(outcome(&method(&t(two), "mean", &[int(0), boolean(true)], &[])).0, "TL254");
         assert_eq!(outcome(&method(&t(two), "sum", &[int(0)], &[kw("dim", int(1))])).0, "TL253");
@@ -170,7 +192,7 @@ mod tests {
         assert_eq!(outcome(&method(&t(two), "sum", &[int(1)], &[kw("keepdim", unknown())])).0, "TL255");
         assert_eq!(outcome(&method(&t(two), "sum", &[int(1)], &[kw("dtype", unknown())])).0, "TL201");
         assert_eq!(outcome(&call("torch.mean", &[t(two), int(1), boolean(true)], &[])).0, "TL254");
-        assert_eq!(outcome(&call("torch.sum", &[t(two)], &[])).0, "TL250");
+        assert_eq!(outcome(&call("torch.sum", &[t(two)], &[])), ("torchlower/sum-all".into(), "TensorF32Cpu0D".into()));
     }
 }
 
@@ -269,6 +291,76 @@ pub fn over_dims(q: &Query, op: Op, form: &str) -> Decision {
     match reduced_type(t, dtype, dims, keepdim, form) {
         Ok(result) => bound.claim(rule, op, result),
         Err(d) => d,
+    }
+}
+
+/// The reduction over every element that a call without a dim means (`x.sum()`,
+/// `torch.max(x)`, `x.argmax()`, `x.std(False)`), or None where the call names a dim (or is
+/// another form: `torch.max(a, b)`), which its own lane decides.
+pub fn whole_op(q: &Query, op: Op) -> Option<Op> {
+    let whole = match op {
+        Op::SumDim | Op::SumDims => Op::SumAll,
+        Op::MeanDim | Op::MeanDims => Op::MeanAll,
+        Op::MaxDim | Op::Maximum => Op::MaxAll,
+        Op::MinDim | Op::Minimum => Op::MinAll,
+        Op::Argmax => Op::ArgmaxAll,
+        Op::Argmin => Op::ArgminAll,
+        Op::Prod => Op::ProdAll,
+        Op::Std => Op::StdAll,
+        Op::Var => Op::VarAll,
+        _ => return None,
+    };
+    let rest = match q.receiver {
+        Some(_) => q.args,
+        None => q.args.get(1..)?,
+    };
+    if q.starred || keyword(q, "dim").is_some() {
+        return None;
+    }
+    let no_dim = match rest {
+        [] => true,
+        // `x.std(False)`: the `unbiased` overload
+        [flag] => matches!(whole, Op::StdAll | Op::VarAll) && matches!(flag.lit, Lit::Bool(_)),
+        _ => false,
+    };
+    no_dim.then_some(whole)
+}
+
+/// A reduction over every element (see [`whole_op`]): a CPU tensor of the dtypes eager
+/// reduces so, a rank-0 result (int64 for `sum`/`prod` of integers and bools, int64 indices).
+pub fn whole(q: &Query, op: Op, form: &str) -> Decision {
+    use crate::ty::{Device, Dtype};
+    let bound = match super::params::bind(q, op, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let Some(t) = bound.tensor("input") else { return Decision::reject(&rules::BAD_ARITY, format!("{form} needs the input tensor")) };
+    let (rule, dtype) = match (op, t.dtype) {
+        (Op::SumAll, Dtype::F32) => (&rules::SUM_ALL, Dtype::F32),
+        (Op::SumAll, _) => (&rules::SUM_ALL, Dtype::I64),
+        (Op::ProdAll, Dtype::F32) => (&rules::PROD_ALL, Dtype::F32),
+        (Op::ProdAll, _) => (&rules::PROD_ALL, Dtype::I64),
+        (Op::MeanAll | Op::StdAll | Op::VarAll, other) if other != Dtype::F32 => {
+            return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of {}: eager takes floating-point tensors only", crate::ty::Ty::Tensor(t).describe()));
+        }
+        (Op::MeanAll, _) => (&rules::MEAN_ALL, Dtype::F32),
+        (Op::StdAll, _) => (&rules::STD_ALL, Dtype::F32),
+        (Op::VarAll, _) => (&rules::VAR_ALL, Dtype::F32),
+        (Op::MaxAll, dtype) => (&rules::MAX_ALL, dtype),
+        (Op::MinAll, dtype) => (&rules::MIN_ALL, dtype),
+        (Op::ArgmaxAll | Op::ArgminAll, Dtype::Bool) => {
+            return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form} of a bool tensor (eager raises: not implemented for 'Bool')"));
+        }
+        (Op::ArgmaxAll, _) => (&rules::ARGMAX_ALL, Dtype::I64),
+        (Op::ArgminAll, _) => (&rules::ARGMIN_ALL, Dtype::I64),
+        (other, _) => return super::not_in_lane(other),
+    };
+    if t.device != Device::Cpu {
+        return Decision::reject(&rules::CUDA_UNSUPPORTED, format!("{form} over every element is CPU-only so far (there is no rank-0 cuda:0 type)"));
+    }
+    match TensorTy::new(dtype, t.device, 0) {
+        Some(result) => bound.claim(rule, op, result),
+        None => Decision::reject(&rules::RANK0_RESULT, format!("{form}: no rank-0 type for {}", crate::ty::Ty::Tensor(t).describe())),
     }
 }
 

@@ -670,6 +670,15 @@ impl FnEmitter<'_> {
                 self.borrow(Some(tensor));
                 self.out.push_str(")?");
             }
+            Expr::Item { kind, tensor } => {
+                let _ = write!(self.out, "tl::ops::item_{}(", match kind {
+                    ScalarKind::Float => "f64",
+                    ScalarKind::Int => "i64",
+                    ScalarKind::Bool => "bool",
+                });
+                self.borrow(Some(tensor));
+                self.out.push_str(")?");
+            }
             Expr::IntComprehension { site, loops, elt } => {
                 // the list as Python builds it: the loops in order, each bound read on entry
                 let start_at = self.out.len();

@@ -130,6 +130,10 @@ impl Walker<'_> {
                 let value = name == "is_floating_point" && t.dtype == crate::ty::Dtype::F32;
                 return Val::lowered(Ty::Bool, Lit::Bool(value), ir::Expr::Bool(value));
             }
+            if name == "item" {
+                let tensor = receiver.take().expect("a receiver");
+                return self.item(c, tensor, t);
+            }
             if matches!(name, "size" | "dim" | "ndimension" | "numel") {
                 let tensor = receiver.take().expect("a receiver");
                 return self.shape_method(c, name, tensor, t.rank);
@@ -682,6 +686,27 @@ impl Walker<'_> {
             }
             _ => Val::explained(v.ty),
         }
+    }
+
+    /// `t.item()` of a CPU tensor: its one element as the Python number eager gives (a float
+    /// for float32, an int for int64 / int32, a bool for bool), the count checked at run time.
+    fn item(&mut self, c: &ast::ExprCall, tensor: Val, t: crate::ty::TensorTy) -> Val {
+        let (args, keywords, starred) = self.args(c);
+        if starred || !keywords.is_empty() || !args.is_empty() {
+            self.diag(&rules::BAD_ARITY, "`.item()` takes no arguments (eager raises TypeError)".into(), c.range());
+            return Val::explained(Ty::Unknown);
+        }
+        if t.device != crate::ty::Device::Cpu {
+            self.diag(&rules::CUDA_UNSUPPORTED, "`.item()` of a cuda:0 tensor is CPU-only so far (a device-to-host read)".into(), c.range());
+            return Val::explained(Ty::Unknown);
+        }
+        let Some(value) = tensor.ir else { return Val::explained(Ty::Unknown) };
+        let (ty, kind) = match t.dtype {
+            crate::ty::Dtype::F32 => (Ty::Float, ir::ScalarKind::Float),
+            crate::ty::Dtype::I64 | crate::ty::Dtype::I32 => (Ty::Int, ir::ScalarKind::Int),
+            crate::ty::Dtype::Bool => (Ty::Bool, ir::ScalarKind::Bool),
+        };
+        Val::lowered(ty, Lit::NotLiteral, ir::Expr::Item { kind, tensor: Box::new(value) })
     }
 
     /// `t.size()`, `t.size(d)` (literal `d`, negative too), `t.dim()`, `t.numel()` of a tensor

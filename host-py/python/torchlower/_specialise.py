@@ -38,9 +38,9 @@ _MAX_INT_SEQUENCE = 8
 _DTYPES = {"torch.float32": "F32", "torch.int64": "I64", "torch.int32": "I32", "torch.bool": "Bool"}
 _RANKS = {
     ("F32", "Cpu"): range(0, 7),
-    ("I64", "Cpu"): range(1, 5),
+    ("I64", "Cpu"): range(0, 5),
     ("I32", "Cpu"): range(1, 5),
-    ("Bool", "Cpu"): range(1, 5),
+    ("Bool", "Cpu"): range(0, 5),
     ("F32", "Cuda0_"): range(1, 5),
 }
 

@@ -33,6 +33,14 @@ class TensorF32Cpu2D(_TensorMarker):
     dtype, device, rank = "float32", "cpu", 2
 
 
+class TensorI64Cpu0D(_TensorMarker):
+    dtype, device, rank = "int64", "cpu", 0
+
+
+class TensorBoolCpu0D(_TensorMarker):
+    dtype, device, rank = "bool", "cpu", 0
+
+
 class TensorI64Cpu1D(_TensorMarker):
     dtype, device, rank = "int64", "cpu", 1
 
@@ -121,6 +129,7 @@ __all__ = [
     "TensorF32Cpu4D",
     "TensorF32Cpu5D",
     "TensorF32Cpu6D",
+    "TensorI64Cpu0D",
     "TensorI64Cpu1D",
     "TensorI64Cpu2D",
     "TensorI64Cpu3D",
@@ -129,6 +138,7 @@ __all__ = [
     "TensorI32Cpu2D",
     "TensorI32Cpu3D",
     "TensorI32Cpu4D",
+    "TensorBoolCpu0D",
     "TensorBoolCpu1D",
     "TensorBoolCpu2D",
     "TensorBoolCpu3D",

@@ -6,6 +6,8 @@ from torch import Tensor
 TensorF32Cpu0D = Tensor
 TensorF32Cpu1D = Tensor
 TensorF32Cpu2D = Tensor
+TensorI64Cpu0D = Tensor
+TensorBoolCpu0D = Tensor
 TensorI64Cpu1D = Tensor
 TensorF32Cuda0_1D = Tensor
 TensorF32Cuda0_2D = Tensor
@@ -31,6 +33,8 @@ __all__ = [
     "TensorF32Cpu0D",
     "TensorF32Cpu1D",
     "TensorF32Cpu2D",
+    "TensorI64Cpu0D",
+    "TensorBoolCpu0D",
     "TensorI64Cpu1D",
     "TensorF32Cuda0_1D",
     "TensorF32Cuda0_2D",

@@ -427,6 +427,10 @@ const TOPK: &[Param] = &[
     p("largest", Kind::Bool, Some("true")),
     p("sorted", Kind::Bool, Some("true")),
 ];
+/// A reduction over every element (`x.sum()`, `torch.max(x)`, `x.argmax()`): a rank-0 result.
+const WHOLE: &[Param] = &[p("input", Kind::AnyTensor, None)];
+/// `x.std()` / `x.var(unbiased=False)` over every element.
+const WHOLE_MOMENT: &[Param] = &[p("input", Kind::Tensor, None), p("unbiased", Kind::Bool, Some("true"))];
 const ARGMIN: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("keepdim", Kind::Bool, Some("false"))];
 const MOMENT: &[Param] = &[
     p("input", Kind::Tensor, None),
@@ -1614,6 +1618,78 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "tl_sum",
         },
+        /// The sum of every element (`x.sum()`, `torch.sum(x)`): rank 0, int64 for integer and bool inputs. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        SumAll {
+            name: "sum_all", lane: Reductions, signature: Params(WHOLE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The mean of every element (`x.mean()`): float32 rank 0. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        MeanAll {
+            name: "mean_all", lane: Reductions, signature: Params(WHOLE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The largest element (`x.max()`, `torch.max(x)`): rank 0 of the input's dtype. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        MaxAll {
+            name: "max_all", lane: Reductions, signature: Params(WHOLE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The smallest element (`x.min()`, `torch.min(x)`): rank 0 of the input's dtype. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        MinAll {
+            name: "min_all", lane: Reductions, signature: Params(WHOLE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The flat index of the largest element (`x.argmax()`): int64 rank 0. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        ArgmaxAll {
+            name: "argmax_all", lane: Reductions, signature: Params(WHOLE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The flat index of the smallest element (`x.argmin()`): int64 rank 0. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        ArgminAll {
+            name: "argmin_all", lane: Reductions, signature: Params(WHOLE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The product of every element (`x.prod()`): rank 0, int64 for integer and bool inputs. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        ProdAll {
+            name: "prod_all", lane: Reductions, signature: Params(WHOLE),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The standard deviation of every element (`x.std()`, `unbiased`): float32 rank 0. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        StdAll {
+            name: "std_all", lane: Reductions, signature: Params(WHOLE_MOMENT),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The variance of every element (`x.var()`, `unbiased`): float32 rank 0. Reached through the
+        /// op's spellings without a dim (see [`CLAIMED_THROUGH`]).
+        VarAll {
+            name: "var_all", lane: Reductions, signature: Params(WHOLE_MOMENT),
+            functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// `log(softmax(x))` over one dim, computed stably.
         LogSoftmax {
             name: "log_softmax", lane: Classification, signature: Params(LOG_SOFTMAX),
@@ -1958,6 +2034,15 @@ pub const CLAIMED_THROUGH: &[(Op, &str)] = &[
     (Op::Conv2dPadding, "torch.nn.functional.conv2d(x, w, padding=\"same\")"),
     (Op::SumDims, "x.sum(dim=(0, 1), keepdim=True)"),
     (Op::MeanDims, "torch.mean(x, (0, 1), keepdim=True)"),
+    (Op::SumAll, "x.sum()"),
+    (Op::MeanAll, "torch.mean(x)"),
+    (Op::MaxAll, "x.max()"),
+    (Op::MinAll, "torch.min(x)"),
+    (Op::ArgmaxAll, "x.argmax()"),
+    (Op::ArgminAll, "torch.argmin(x)"),
+    (Op::ProdAll, "x.prod()"),
+    (Op::StdAll, "x.std()"),
+    (Op::VarAll, "x.var(unbiased=False)"),
     (Op::ToDtype, "x.to(torch.int64)"),
     (Op::WhereNonzero, "torch.where(keep)[0]"),
     (Op::TensorOfInts, "torch.tensor([i for i in range(n) for j in range(i)])"),

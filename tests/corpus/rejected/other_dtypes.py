@@ -20,10 +20,6 @@ def float64_marker(x: TensorF64Cpu2D) -> TensorF32Cpu2D:
     return x.relu()
 
 
-# torch.tensor: of a Python number only (float32: the one 0-dim type), not of a list display
-def int_scalar_tensor(idx: TensorI64Cpu1D) -> TensorI64Cpu1D:
-    return idx + torch.tensor(2)
-
-
+# torch.tensor: of a Python number only, not of a list display
 def tensor_of_list(x: TensorF32Cpu1D) -> TensorF32Cpu1D:
     return x * torch.tensor([1.0, 2.0])

@@ -37,7 +37,7 @@ def mask_with_index(x: TensorF32Cpu2D, mask: TensorBoolCpu1D, idx: TensorI64Cpu1
 
 
 def rank0_index(x: TensorI64Cpu2D) -> TensorI64Cpu1D:
-    # an int64 rank-0 tensor has no type (float32 has one: TensorF32Cpu0D)
+    # `x[0, 0]` of int64 is TensorI64Cpu0D (claimed): the rank-1 annotation is wrong (TL401)
     return x[0, 0]
 
 
