@@ -105,6 +105,15 @@ pub fn optional_tensor_arg(obj: &Bound<'_, PyAny>, param: &str, spec: TensorSpec
     tensor_arg(obj, param, spec).map(Some)
 }
 
+/// An `Optional[int]` / `Optional[float]` / `Optional[bool]` argument: None, or the value
+/// `read` checks (its `TypeError` for anything else).
+pub fn optional<'py, T>(obj: &Bound<'py, PyAny>, read: impl FnOnce(&Bound<'py, PyAny>) -> PyResult<T>) -> PyResult<Option<T>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    read(obj).map(Some)
+}
+
 /// Whether any of the optional tensor arguments given requires grad.
 pub fn any_optional_requires_grad(tensors: &[Option<&TensorArg>]) -> bool {
     tensors.iter().flatten().any(|t| t.requires_grad)

@@ -557,7 +557,10 @@ def corpus_inputs(entry: dict, size: int, special: bool, seed: int, requires_gra
             values.append(ints if sequence.group(1) == "list" else tuple(ints))
             continue
         if kind is None:
-            values.append({"bool": True, "float": 0.75}.get(str(param.get("type")), 3))
+            # `Optional[float]` and the like get a value of the type (the None copies are run by
+            # the dispatch tests)
+            number = re.sub(r"^Optional\[(.*)\]$", r"\1", str(param.get("type")))
+            values.append({"bool": True, "float": 0.75}.get(number, 3))
             continue
         dtype, _, rank = kind
         shape = (size,) * rank
@@ -876,6 +879,41 @@ def test_int32_arguments_are_their_own_dtype(native_mode):
     native = pooled(logits, ids, 0)
     eager = module.last_non_pad_logits(logits, ids, 0)
     assert native.dtype == torch.float32 and torch.equal(native, eager)
+
+
+def test_optional_number_parameters_run_the_copy_for_the_arguments(native_mode):
+    """`Optional[int]` / `Optional[float]` / `Optional[bool]` parameters dispatch as optional
+    tensors do: the copy for None fills in the default as the body says (DeepCTR's
+    `maxlen = lengths.max()`, a rank-0 int64 bound of `arange`), the copy for a number uses it;
+    each matches eager, and the boundary refuses another type (TypeError)."""
+    module = native_corpus_module(CORPUS / "optional_numbers.py")
+    generator = torch.Generator().manual_seed(5)
+    lengths = torch.tensor([[3], [0], [5], [1]])
+    q, k = torch.randn(2, 4, 8, generator=generator), torch.randn(2, 4, 8, generator=generator)
+    x = torch.randn(3, 3, generator=generator)
+    cases = {
+        "sequence_mask": [(lengths, None), (lengths, 7), (lengths, 2), (lengths,)],
+        "scaled_scores": [(q, k), (q, k, None, None), (q, k, 0.25, True), (q, k, None, False), (q, k, 2.0, None)],
+        "discarded_values": [(x, None), (x, 3), (x,)],
+    }
+    for name, calls in cases.items():
+        compiled = compiled_native(module, name)
+        assert getattr(compiled, "specialisations", None) is None, f"{name} specialised instead of dispatching"
+        for args in calls:
+            run_both(compiled, getattr(module, name), list(args))
+    with pytest.raises(TypeError) as raised:
+        compiled_native(module, "sequence_mask")(lengths, 2.5)
+    assert str(raised.value) == "torchlower: parameter 'maxlen' expects int, got float"
+    with pytest.raises(TypeError) as raised:
+        compiled_native(module, "scaled_scores")(q, k, 1, None)
+    assert str(raised.value) == "torchlower: parameter 'scale' expects float, got int"
+    # a maxlen shorter than a length: the mask as eager computes it; the rank-0 bound of an
+    # empty batch is eager's error
+    with pytest.raises(RuntimeError) as eager:
+        module.sequence_mask(torch.zeros(0, 1, dtype=torch.int64))
+    with pytest.raises(RuntimeError) as native:
+        compiled_native(module, "sequence_mask")(torch.zeros(0, 1, dtype=torch.int64))
+    assert str(native.value) == str(eager.value)
 
 
 def test_optional_tensor_parameters_run_the_copy_for_the_arguments(native_mode):

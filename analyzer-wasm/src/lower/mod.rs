@@ -228,6 +228,8 @@ impl FnEmitter<'_> {
             .map(|(name, kind)| match kind {
                 RustKind::Tensor if optional.contains(name) => format!("{}: Option<&{}>", local_ident(name, *kind), kind.rust_type()),
                 RustKind::Tensor => format!("{}: &{}", local_ident(name, *kind), kind.rust_type()),
+                // an `Optional[int]` parameter of a dispatch, passed on to the copies
+                _ if optional.contains(name) => format!("{}: Option<{}>", local_ident(name, *kind), kind.rust_type()),
                 _ => format!("mut {}: {}", local_ident(name, *kind), kind.rust_type()),
             })
             .collect();
@@ -266,7 +268,8 @@ impl FnEmitter<'_> {
     /// are None, each arm the copy walked for that case, given the parameters it has (a None
     /// one has none).
     fn dispatch(&mut self, ir: &ir::Function, dispatch: &ir::Dispatch) {
-        let names: Vec<String> = dispatch.optional.iter().filter_map(|&p| ir.params.get(p)).map(|(name, _)| local_ident(name, RustKind::Tensor)).collect();
+        let names: Vec<String> =
+            dispatch.optional.iter().filter_map(|&p| ir.params.get(p)).map(|(name, ty)| local_ident(name, RustKind::of(*ty).unwrap_or(RustKind::Tensor))).collect();
         let _ = writeln!(self.out, "    match ({},) {{", names.join(", "));
         for (combination, copy) in dispatch.copies.iter().enumerate() {
             let pattern: Vec<String> =
@@ -323,6 +326,9 @@ impl FnEmitter<'_> {
             let lit = rust_str_literal(name);
             let call = match ty {
                 Ty::Tensor(t) if optional.contains(name) => format!("tl::boundary::optional_tensor_arg(p{i}, {lit}, tl::TensorSpec::{})?", t.spec_const()),
+                Ty::Int if optional.contains(name) => format!("tl::boundary::optional(p{i}, |p| tl::boundary::int_arg(p, {lit}))?"),
+                Ty::Float if optional.contains(name) => format!("tl::boundary::optional(p{i}, |p| tl::boundary::float_arg(p, {lit}))?"),
+                _ if optional.contains(name) => format!("tl::boundary::optional(p{i}, |p| tl::boundary::bool_arg(p, {lit}))?"),
                 Ty::Tensor(t) => format!("tl::boundary::tensor_arg(p{i}, {lit}, tl::TensorSpec::{})?", t.spec_const()),
                 Ty::Int => format!("tl::boundary::int_arg(p{i}, {lit})?"),
                 Ty::Float => format!("tl::boundary::float_arg(p{i}, {lit})?"),
@@ -341,8 +347,9 @@ impl FnEmitter<'_> {
         let tensors: Vec<String> =
             typed.iter().filter(|(name, kind)| *kind == RustKind::Tensor && !optional.contains(name)).map(|(name, kind)| format!("&{}", local_ident(name, *kind))).collect();
         let _ = write!(self.out, "    let grad_inputs = tl::boundary::any_requires_grad(&[{}])", tensors.join(", "));
-        if !optional.is_empty() {
-            let given: Vec<String> = optional.iter().map(|name| format!("{}.as_ref()", local_ident(name, RustKind::Tensor))).collect();
+        let optional_tensors: Vec<&String> = optional.iter().filter(|name| typed.iter().any(|(n, kind)| n == *name && *kind == RustKind::Tensor)).collect();
+        if !optional_tensors.is_empty() {
+            let given: Vec<String> = optional_tensors.iter().map(|name| format!("{}.as_ref()", local_ident(name, RustKind::Tensor))).collect();
             let _ = write!(self.out, " || tl::boundary::any_optional_requires_grad(&[{}])", given.join(", "));
         }
         self.out.push_str(";\n");
@@ -388,6 +395,7 @@ impl FnEmitter<'_> {
             .map(|(param, python, ty)| match (RustKind::of(*ty), ty.items()) {
                 (Some(RustKind::Tensor), _) if optional.contains(*python) => format!("{param}: Option<&{}>", RustKind::Tensor.rust_type()),
                 (Some(RustKind::Tensor), _) => format!("{param}: &{}", RustKind::Tensor.rust_type()),
+                (Some(kind), _) if optional.contains(*python) => format!("{param}: Option<{}>", kind.rust_type()),
                 (Some(kind), _) => format!("{param}: {}", kind.rust_type()),
                 (None, n) => format!("{param}: [i64; {}]", n.unwrap_or(0)),
             })

@@ -115,8 +115,8 @@ pub fn is_open_parameter(scope: &ModuleScope, annotation: &Expr) -> bool {
     }
     match promise_of(scope, annotation, false, 0) {
         Some(Promise::Tensor) => true,
-        // `Optional[X]` / `X | None` read as `X`: a marker there may be None
-        Some(Promise::Is(Ty::Tensor(_))) => resolve_annotation(scope, annotation).is_none(),
+        // `Optional[X]` / `X | None` read as `X`: a marker or a number there may be None
+        Some(Promise::Is(Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool)) => resolve_annotation(scope, annotation).is_none(),
         _ => false,
     }
 }

@@ -266,6 +266,12 @@ impl Walker<'_> {
             },
             _ => (args, keywords),
         };
+        // `torch.arange(0, lengths.max(), 1)`: eager reads a rank-0 int64 bound as its one
+        // element (an int64 result), as `.item()` does
+        let (args, keywords) = match path.as_deref() {
+            Some("torch.arange") => (args.into_iter().map(rank0_int_as_item).collect(), keywords.into_iter().map(|(k, v)| (k, rank0_int_as_item(v))).collect()),
+            _ => (args, keywords),
+        };
         let mut args = args;
         // the tensors of `torch.cat([a, b], dim)` are its leading arguments
         let joins = matches!(path.as_deref(), Some("torch.cat" | "torch.concat" | "torch.concatenate" | "torch.stack"));
@@ -1269,4 +1275,15 @@ fn in_place_activation(path: &str) -> Option<ir::Op> {
     }
     let op = ir::Op::from_function(path)?;
     matches!(claim::params::of(op), [_, inplace] if inplace.name == "inplace").then_some(op)
+}
+
+/// A rank-0 int64 CPU tensor as the Python int `.item()` gives (eager's `arange` reads its
+/// bounds so), anything else as it is.
+fn rank0_int_as_item(v: Val) -> Val {
+    match (v.ty, v.ir) {
+        (Ty::Tensor(t), Some(tensor)) if t.rank == 0 && t.dtype == crate::ty::Dtype::I64 && t.device == crate::ty::Device::Cpu => {
+            Val::lowered(Ty::Int, Lit::NotLiteral, ir::Expr::Item { kind: ir::ScalarKind::Int, tensor: Box::new(tensor) })
+        }
+        (ty, ir) => Val { ty, ir, ..v },
+    }
 }

@@ -1,5 +1,6 @@
-//! `Optional[<marker>]` parameters (Swin's `logit_scale: Optional[Tensor] = None`): whether a
-//! call passes None or the tensor only the call says, and the body's `x is None` tests depend
+//! `Optional[<marker>]` parameters (Swin's `logit_scale: Optional[Tensor] = None`) and
+//! `Optional[int]` / `Optional[float]` / `Optional[bool]` ones (DeepCTR's `maxlen=None`): whether a
+//! call passes None or the value only the call says, and the body's `x is None` tests depend
 //! on it. The function is walked once per combination, as specialised copies
 //! ([`super::variants`]) in which those tests are decided; when every copy is native the
 //! function is too, and its entry runs the copy for the arguments it gets (`ir::Dispatch`).
@@ -10,7 +11,7 @@ use crate::ir;
 use crate::resolve::annotations::{is_open_parameter, resolve_parameter_annotation, resolve_promise, Promise};
 use crate::resolve::ModuleScope;
 use crate::rules;
-use crate::ty::{TensorTy, Ty};
+use crate::ty::Ty;
 use ruff_python_ast as ast;
 
 /// Most `Optional[<marker>]` parameters a dispatching function has (2^n copies).
@@ -19,8 +20,9 @@ pub const MAX_OPTIONAL: usize = 3;
 /// What the TL101 message of an optional marker says (`signature`), to find it again.
 const MAY_BE_NONE: &str = "may be None";
 
-/// The `Optional[<marker>]` parameters of `def`: (position, the marker's type).
-pub fn optional_markers(def: &ast::StmtFunctionDef, scope: &ModuleScope) -> Vec<(usize, TensorTy)> {
+/// The `Optional[<marker>]` / `Optional[int]` (float, bool) parameters of `def`: (position, the
+/// type of a value that is not None).
+pub fn optional_markers(def: &ast::StmtFunctionDef, scope: &ModuleScope) -> Vec<(usize, Ty)> {
     parameters(def)
         .enumerate()
         .filter_map(|(position, p)| {
@@ -29,7 +31,7 @@ pub fn optional_markers(def: &ast::StmtFunctionDef, scope: &ModuleScope) -> Vec<
                 return None;
             }
             match resolve_promise(scope, annotation) {
-                Some(Promise::Is(Ty::Tensor(t))) => Some((position, t)),
+                Some(Promise::Is(ty @ (Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool))) => Some((position, ty)),
                 _ => None,
             }
         })
@@ -42,20 +44,21 @@ fn parameters(def: &ast::StmtFunctionDef) -> impl Iterator<Item = &ast::Paramete
 
 /// `def` as a dispatch over its copies for its `optional` parameters ([`optional_markers`]),
 /// or `first` (its walk with them open, which falls back) with its TL101 notes saying why not.
-pub fn dispatch(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: Analyzed, optional: &[(usize, TensorTy)]) -> Analyzed {
+pub fn dispatch(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: Analyzed, optional: &[(usize, Ty)]) -> Analyzed {
     match copies(def, spec, &first, optional) {
         Ok(dispatching) => dispatching,
         Err(why) => {
             let mut first = first;
+            let value = if optional.iter().all(|(_, t)| matches!(t, Ty::Tensor(_))) { "a tensor" } else { "a value" };
             for d in first.diagnostics.iter_mut().filter(|d| d.code == rules::PARAM_UNANNOTATED.code && d.message.contains(MAY_BE_NONE)) {
-                d.message.push_str(&format!("; walked once for None and once for a tensor, {why}"));
+                d.message.push_str(&format!("; walked once for None and once for {value}, {why}"));
             }
             first
         }
     }
 }
 
-fn copies(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: &Analyzed, optional: &[(usize, TensorTy)]) -> Result<Analyzed, String> {
+fn copies(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: &Analyzed, optional: &[(usize, Ty)]) -> Result<Analyzed, String> {
     if optional.len() > MAX_OPTIONAL {
         return Err(format!("it has more than {MAX_OPTIONAL} optional tensor parameters"));
     }
@@ -76,8 +79,15 @@ fn copies(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: &Analyzed, 
         let mut given = Vec::new();
         for (bit, (position, t)) in optional.iter().enumerate() {
             let tensor = combination & (1 << bit) != 0;
-            types[*position] = if tensor { Ty::Tensor(*t) } else { Ty::NoneVal };
-            given.push(format!("{} {}", names[*position], if tensor { "a tensor" } else { "None" }));
+            types[*position] = if tensor { *t } else { Ty::NoneVal };
+            let value = match t {
+                _ if !tensor => "None",
+                Ty::Int => "an int",
+                Ty::Float => "a float",
+                Ty::Bool => "a bool",
+                _ => "a tensor",
+            };
+            given.push(format!("{} {value}", names[*position]));
         }
         let (index, ret, tuple) = spec.variant(of, &types).map_err(|why| format!("with {}: {}", given.join(", "), why.replace("with these types ", "")))?;
         match &returns {
@@ -96,7 +106,7 @@ fn copies(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: &Analyzed, 
     let mut params: Vec<(String, Ty)> = names.iter().map(|n| n.to_string()).zip(annotated).collect();
     let mut report_params = first.params.clone();
     for (position, t) in optional {
-        params[*position].1 = Ty::Tensor(*t);
+        params[*position].1 = *t;
         if let Some(p) = report_params.get_mut(*position) {
             p.ty = t.marker().map(|m| format!("Optional[{m}]"));
         }

@@ -74,7 +74,8 @@ impl Walker<'_> {
                     // typed as an unannotated parameter is (`torchlower.compile` specialises it)
                     None if is_open_parameter(self.scope, ann) => {
                         let written = self.index.source().get(ann.range().to_std_range()).unwrap_or("torch.Tensor");
-                        let optional_marker = matches!(resolve_promise(self.scope, ann), Some(crate::resolve::annotations::Promise::Is(Ty::Tensor(_))));
+                        let optional_marker =
+                            matches!(resolve_promise(self.scope, ann), Some(crate::resolve::annotations::Promise::Is(Ty::Tensor(_) | Ty::Int | Ty::Float | Ty::Bool)));
                         let int_sequence = crate::resolve::annotations::is_open_int_sequence(self.scope, ann);
                         let message = if int_sequence {
                             format!("parameter `{name}`: `{written}` does not say how many ints it holds; each call says it")

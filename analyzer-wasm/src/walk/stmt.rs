@@ -316,6 +316,9 @@ impl Walker<'_> {
                 match v.ir {
                     // `h.relu_()`: made for its effect (or refused: `x.relu_()` on an argument)
                     Some(e @ (ir::Expr::InPlace { .. } | ir::Expr::WriteBack { .. } | ir::Expr::Defer { .. })) => out.push(ir::Stmt::Effect(e)),
+                    // a value computed and discarded (DeepCTR's `mask.type(torch.float32)`, whose
+                    // result the project drops): evaluated as Python evaluates it, errors included
+                    Some(e) if crate::lower::mangle::RustKind::of(v.ty).is_some() => out.push(ir::Stmt::Effect(e)),
                     _ if v.explained => {}
                     _ => self.diag(&rules::UNSUPPORTED_STATEMENT, "expression statements are not lowered (the value would be discarded)".into(), s.range()),
                 }
@@ -1139,6 +1142,8 @@ impl Walker<'_> {
                 None
             }
             Ty::Unknown if v.explained => None,
+            // `if causal:` on a parameter specialised on None: false, as CPython's truth of None
+            Ty::NoneVal => Some(ir::Expr::Bool(false)),
             // a tuple or list of known length (timm's `if to_cat:`): true when not empty; only
             // where its elements are reads, which cannot raise
             Ty::Tuple(n) | Ty::List(n) if v.elems.as_ref().is_some_and(|e| e.iter().all(|e| matches!(e.ir, Some(ir::Expr::Local { .. } | ir::Expr::Int(_) | ir::Expr::Float(_) | ir::Expr::Bool(_))))) => Some(ir::Expr::Bool(n > 0)),
