@@ -592,6 +592,22 @@ def atan(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.atan(x)
 
 
+def sign(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.sign(x)
+
+
+def floor(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x.floor()
+
+
+def outer(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.outer(x[0], x[-1])
+
+
+def linspace(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x + torch.linspace(-1.0, 1.0, x.shape[-1])
+
+
 def where_nonzero(x: TensorF32Cpu1D) -> TensorI64Cpu1D:
     return torch.where(x > 0)[0]
 
@@ -891,6 +907,7 @@ OPS = {
     "flip": "flip", "repeat_interleave": "repeat_interleave", "tensordot": "tensordot", "div_mode": "div_mode", "unfold": "unfold",
     "sum_all": "sum_all", "mean_all": "mean_all", "max_all": "max_all", "min_all": "min_all", "argmax_all": "argmax_all",
     "argmin_all": "argmin_all", "prod_all": "prod_all", "std_all": "std_all", "var_all": "var_all",
+    "sign": "sign", "floor": "floor", "outer": "outer", "linspace": "linspace",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -910,6 +927,7 @@ FAMILIES += ["scalar_tensor", "pow_tensor"]
 FAMILIES += ["scatter", "isin", "sort", "argsort", "cumsum", "nansum", "clone", "roll", "atan", "meshgrid", "einsum"]
 FAMILIES += ["flip", "repeat_interleave", "tensordot", "div_mode", "unfold"]
 FAMILIES += ["sum_all", "mean_all", "max_all", "min_all", "argmax_all", "argmin_all", "prod_all", "std_all", "var_all"]
+FAMILIES += ["sign", "floor", "outer", "linspace"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "mm", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 

@@ -37,7 +37,7 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
         let b = tensor(TensorTy::F32_CPU_3D);
         return (vec![b.clone(), b], vec![]);
     }
-    if row.op == Op::Meshgrid {
+    if matches!(row.op, Op::Meshgrid | Op::Outer) {
         return (vec![v.clone(), v], vec![]);
     }
     if row.op == Op::Einsum {
@@ -73,6 +73,9 @@ fn optional(p: &torchlower_ops::Param) -> bool {
 /// positionally until an optional parameter is skipped, by keyword after it.
 fn params_operands(params: &[torchlower_ops::Param]) -> (Vec<Operand>, Vec<Keyword>) {
     use torchlower_ops::Kind;
+    if params.iter().any(|p| p.name == "steps") {
+        return (vec![int(0), int(1), int(5)], vec![]); // linspace: start, end, steps
+    }
     if params.first().is_some_and(|p| p.name == "start") {
         return (vec![int(1)], vec![]); // arange: its overloads are bound by its lane
     }
@@ -170,6 +173,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     if row.op == Op::Arange {
         return "torch.arange(1)".to_string(); // its overloads are bound by its lane
     }
+    if row.op == Op::Linspace {
+        return "torch.linspace(0, 1.5, 5)".to_string();
+    }
     if row.op == Op::GeluTanh {
         return "F.gelu(x, approximate=\"tanh\")".to_string();
     }
@@ -200,6 +206,9 @@ fn params_call(row: &torchlower_ops::OpInfo, params: &[torchlower_ops::Param]) -
     }
     if row.op == Op::Meshgrid {
         return "torch.meshgrid(i1, i1, indexing=\"ij\")[0]".to_string();
+    }
+    if row.op == Op::Outer {
+        return "torch.outer(x[0, 0], w[0])".to_string();
     }
     if row.op == Op::Multinomial {
         return "torch.multinomial(w, 1)".to_string();
@@ -486,6 +495,8 @@ fn emitted_code_calls_the_backend_function_of_the_row() {
                 (Op::Argsort, _) => "TensorI64Cpu3D".to_string(),
                 (Op::Isin, _) => "TensorBoolCpu2D".to_string(),
                 (Op::Meshgrid, _) => "TensorI64Cpu2D".to_string(),
+                (Op::Outer, _) => marker.to_string(),
+                (Op::Linspace, _) => "TensorF32Cpu1D".to_string(),
                 (Op::Nansum, _) => marker.to_string(),
                 (Op::All | Op::Any, _) => "TensorBoolCpu2D".to_string(),
                 (Op::OneHot, _) => "TensorI64Cpu3D".to_string(),

@@ -465,6 +465,24 @@ pub fn atan(t: &Tensor) -> Result<Tensor> {
     Ok(t.f_atan()?)
 }
 
+/// `torch.sign(t)`.
+#[inline]
+pub fn sign(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_sign()?)
+}
+
+/// `torch.floor(t)`.
+#[inline]
+pub fn floor(t: &Tensor) -> Result<Tensor> {
+    Ok(t.f_floor()?)
+}
+
+/// `torch.outer(a, b)` of two rank-1 tensors.
+#[inline]
+pub fn outer(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    Ok(a.f_outer(b)?)
+}
+
 /// `torch.cos(t)`.
 #[inline]
 pub fn cos(t: &Tensor) -> Result<Tensor> {
@@ -964,6 +982,11 @@ comparisons! {
 /// `torch.arange(start, end, step, dtype=…)` on the CPU (`dtype` as the analyzer names it).
 pub fn arange(start: i64, end: i64, step: i64, dtype: &str) -> Result<Tensor> {
     Ok(Tensor::f_arange_start_step(start, end, step, (kind_of(dtype), tch::Device::Cpu))?)
+}
+
+/// `torch.linspace(start, end, steps)`: float32 on the CPU (eager's error for negative steps).
+pub fn linspace(start: f64, end: f64, steps: i64) -> Result<Tensor> {
+    Ok(Tensor::f_linspace(start, end, steps, (tch::Kind::Float, tch::Device::Cpu))?)
 }
 
 /// `t.narrow(dim, start, length)`, a view.

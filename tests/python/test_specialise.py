@@ -186,6 +186,38 @@ def test_optional_tensors_specialise_on_none_and_on_tensors(as_written):
         native(x, w, b, None)
 
 
+def test_optional_numbers_dispatch_or_specialise(tmp_path, monkeypatch):
+    """`maxlen: Optional[int] = None` (and `"float | None"`): the analyzer walks a copy for None
+    and one for the number, and the function is native as written; with a `torch.Tensor`
+    parameter beside it (another open parameter) each call specialises both, the number's
+    annotation `int`, `float` or `None` as the argument says."""
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    path = tmp_path / "optional_numbers.py"
+    path.write_text(
+        "from typing import Optional\nimport torch\nfrom torchlower.types import TensorF32Cpu2D\n\n"
+        "def head(x: TensorF32Cpu2D, n: Optional[int] = None) -> TensorF32Cpu2D:\n"
+        "    if n is None:\n        n = x.shape[0] // 2\n    return x[:n] * 2.0\n\n"
+        "def scaled(x: torch.Tensor, s: 'float | None' = None) -> torch.Tensor:\n"
+        "    return x if s is None else x * s\n"
+    )
+    module = import_path(path)
+    entries = {f["name"]: f for f in torchlower.analyze(path.read_text())["functions"]}
+    assert entries["head"]["route"] == "native", entries["head"]["diagnostics"]
+    assert [p["type"] for p in entries["head"]["params"] if p["name"] == "n"] == ["Optional[int]"]
+    assert _specialise.unannotated(module.head) == ["n"]
+    assert _specialise.unannotated(module.scaled) == ["x", "s"]
+    x = torch.randn(6, 3)
+    head = torchlower.compile(module.head)
+    assert head.route == "native", head.reason
+    for args in [(x,), (x, None), (x, 4), (x, -1)]:
+        assert_matches_eager(head(*args), module.head(*args))
+    scaled = torchlower.compile(module.scaled)
+    for args in [(x,), (x, 0.5)]:
+        assert_matches_eager(scaled(*args), module.scaled(*args))
+    routes = {key: fn.route for key, fn in scaled.specialisations.items()}
+    assert routes == {("TensorF32Cpu2D", "None"): "native", ("TensorF32Cpu2D", "float"): "native"}, routes
+
+
 def test_optional_markers_dispatch_on_none_and_on_the_tensor(tmp_path, monkeypatch):
     """`bias: Optional[TensorF32Cpu1D] = None` (and `"TensorF32Cpu1D | None"`): None or the
     tensor, only the call says which. The analyzer walks a copy for each and the function is

@@ -14,6 +14,7 @@ use crate::ty::{Device, Dtype, TensorTy, Ty};
 pub fn function(q: &Query, op: Op, path: &str) -> Decision {
     match op {
         Op::Arange => arange(q, op, path),
+        Op::Linspace => linspace(q, op, path),
         Op::Zeros | Op::Empty | Op::Ones | Op::Full => sized(q, op, path),
         Op::ZerosLike | Op::OnesLike | Op::FullLike => like(q, op, path),
         Op::Meshgrid => meshgrid(q, op, path),
@@ -110,6 +111,41 @@ fn sized(q: &Query, op: Op, path: &str) -> Decision {
     let operands = (0..wanted).map(super::OperandRef::Arg).collect();
     let present = if op == Op::Full { 0b11 } else { 0b1 };
     Decision::Claimed(super::Claim { rule, result, op, options: Options::Params { present, choice }, operands })
+}
+
+/// `torch.linspace(start, end, steps)` of Python numbers: float32 (`dtype` omitted, None or
+/// float32) on the CPU, rank 1.
+fn linspace(q: &Query, op: Op, path: &str) -> Decision {
+    if let Err(d) = keywords_only(q, &["start", "end", "steps", "dtype", "device", "requires_grad"], path).and_then(|_| on_the_cpu(q, path)) {
+        return d;
+    }
+    match dtype_keyword(q, path, Dtype::F32) {
+        Ok(Dtype::F32) => {}
+        Ok(other) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: dtype {other:?} is not claimed (float32 is)")),
+        Err(d) => return d,
+    }
+    // bound without the keywords the lane has read
+    let keywords: Vec<super::Keyword> = q.keywords.iter().filter(|k| !matches!(k.name.as_deref(), Some("dtype" | "device" | "requires_grad"))).cloned().collect();
+    let mut bound = match super::params::bind(&Query { keywords: &keywords, ..*q }, op, path) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    // the operands are the call's own: keyword indices into the unfiltered list
+    bound.operands = bound
+        .operands
+        .iter()
+        .map(|at| match at {
+            super::OperandRef::Keyword(i) => {
+                let name = keywords[*i].name.clone();
+                super::OperandRef::Keyword(q.keywords.iter().position(|k| k.name == name).unwrap_or(*i))
+            }
+            other => *other,
+        })
+        .collect();
+    match TensorTy::new(Dtype::F32, Device::Cpu, 1) {
+        Some(result) => bound.claim(&rules::LINSPACE, op, result),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{path}: no result type")),
+    }
 }
 
 /// `torch.tensor(number, dtype=…)`: a 0-dim tensor, as `torch.full((), number)` makes it

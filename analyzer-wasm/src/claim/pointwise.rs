@@ -24,6 +24,9 @@ fn rule(op: Op) -> Option<&'static Rule> {
         Op::Expm1 => &rules::EXPM1,
         Op::Sin => &rules::SIN,
         Op::Atan => &rules::ATAN,
+        Op::Sign => &rules::SIGN,
+        Op::Floor => &rules::FLOOR,
+        Op::Outer => &rules::OUTER,
         Op::Cos => &rules::COS,
         Op::Relu6 => &rules::RELU6,
         Op::Hardswish => &rules::HARDSWISH,
@@ -102,9 +105,33 @@ fn through_signature(q: &Query, op: Op, form: &str) -> Option<Decision> {
         return None;
     }
     Some(match rule(op) {
+        Some(rule) if op == Op::Outer => outer(q, rule, form),
         Some(rule) => super::params::elementwise(q, op, rule, form),
         None => super::not_in_lane(op),
     })
+}
+
+/// `torch.outer(a, b)`: two rank-1 float32 / int64 tensors on one device (llama2.c's
+/// `torch.outer(t, freqs)` of int64 positions and float32 frequencies), a rank-2 result of the
+/// promoted dtype (eager raises for another rank).
+fn outer(q: &Query, rule: &'static crate::rules::Rule, form: &str) -> Decision {
+    let bound = match super::params::bind(q, Op::Outer, form) {
+        Ok(b) => b,
+        Err(d) => return d,
+    };
+    let (Some(a), Some(b)) = (bound.tensor("input"), bound.tensor("vec2")) else {
+        return Decision::reject(&rules::BAD_ARITY, format!("{form} needs two tensors"));
+    };
+    if a.rank != 1 || b.rank != 1 {
+        return Decision::reject(&rules::BAD_RANKS, format!("{form} of rank-{} and rank-{} tensors (eager takes two vectors)", a.rank, b.rank));
+    }
+    if [a, b].iter().any(|t| !matches!(t.dtype, Dtype::F32 | Dtype::I64)) {
+        return Decision::reject(&rules::NOT_F32_OPERAND, format!("{form}: float32 and int64 vectors are claimed"));
+    }
+    match TensorTy::new(a.dtype.promote(b.dtype), a.device, 2) {
+        Some(result) => bound.claim(rule, Op::Outer, result),
+        None => Decision::reject(&rules::BAD_RANKS, format!("{form}: no result type")),
+    }
 }
 
 fn claim(q: &Query, input: &Operand, rest: &[Operand], op: Op, form: &str, at: OperandRef, first: usize) -> Decision {

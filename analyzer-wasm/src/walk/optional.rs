@@ -64,7 +64,10 @@ fn copies(def: &ast::StmtFunctionDef, spec: &Specialiser<'_>, first: &Analyzed, 
     }
     // every other parameter and the return have their types (a signature problem stays one)
     let optional_note = |d: &crate::report::Diagnostic| d.code == rules::PARAM_UNANNOTATED.code && d.message.contains(MAY_BE_NONE);
-    if first.diagnostics.iter().any(|d| d.code.starts_with("TL10") && !optional_note(d)) {
+    // an open return (`-> torch.Tensor`) that the walk with the optional parameters untyped
+    // could not infer is the copies' to say (TL103 there is a knock-on)
+    let knock_on = |d: &crate::report::Diagnostic| d.code == rules::RETURN_UNANNOTATED.code && d.message.contains("leaves the return type open");
+    if first.diagnostics.iter().any(|d| d.code.starts_with("TL10") && !optional_note(d) && !knock_on(d)) {
         return Err("the signature has other problems".to_string());
     }
     let Some(of) = spec.index_of(def) else { return Err("it cannot be specialised".to_string()) };

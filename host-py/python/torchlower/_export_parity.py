@@ -130,12 +130,13 @@ def _special(args: list[Any]) -> list[Any] | None:
 
 
 def _optional(annotation: str | None) -> bool:
-    """Whether the report types a parameter `Optional[<marker>]` (None or the tensor)."""
+    """Whether the report types a parameter `Optional[<marker>]` or `Optional[int]` (float,
+    bool): None or the value."""
     return (annotation or "").startswith("Optional[")
 
 
 def _nones(args: list[Any], annotations: list[str | None]) -> list[Any] | None:
-    """``args`` with None for every `Optional[<marker>]` parameter (None when there is none)."""
+    """``args`` with None for every `Optional[…]` parameter (None when there is none)."""
     optional = [_optional(annotation) for annotation in annotations]
     return [None if o else a for a, o in zip(args, optional)] if any(optional) else None
 
@@ -266,15 +267,18 @@ def _inputs(args: list[Any]) -> dict:
 
 
 def _call_args(args: list[Any], annotations: list[str | None]) -> list[str]:
-    """The Rust arguments of a call: tensors from the fixture, an `Optional[<marker>]`
-    parameter's as `Some(…)` or `None`, other values as literals."""
+    """The Rust arguments of a call: tensors from the fixture, an `Optional[…]` parameter's as
+    `Some(…)` or `None`, other values as literals."""
     import torch
 
     def argument(i: int, value: Any, annotation: str | None) -> str:
         optional = _optional(annotation)
         if isinstance(value, torch.Tensor):
             return f'Some(&t["in.{i}"])' if optional else f'&t["in.{i}"]'
-        return "None" if optional else _literal(value, annotation)
+        if optional:
+            inner = (annotation or "")[len("Optional["):-1]
+            return "None" if value is None else f"Some({_literal(value, inner)})"
+        return _literal(value, annotation)
 
     return [argument(i, a, annotation) for i, (a, annotation) in enumerate(zip(args, annotations))]
 

@@ -88,8 +88,9 @@ def _int_sequence_name(value: list | tuple) -> str | None:
 
 def unannotated(fn: Callable) -> list[str]:
     """The names of ``fn``'s parameters without an annotation that says their type: none,
-    ``torch.Tensor`` (which leaves the dtype, device and rank open), ``Optional[torch.Tensor]``
-    or ``Optional[<marker>]`` (None or a tensor: which one, only the call says), and a list or
+    ``torch.Tensor`` (which leaves the dtype, device and rank open), ``Optional[torch.Tensor]``,
+    ``Optional[<marker>]`` or ``Optional[int]`` / ``float`` / ``bool`` (None or a value: which
+    one, only the call says), and a list or
     tuple of ints of open length (``List[int]``, ``Sequence[int]``, ``Tuple[int, ...]``)."""
     # a decorated function's annotations name its own module's globals (`functools.wraps`
     # copied them onto a wrapper that lives elsewhere: `@torch.no_grad()`)
@@ -144,7 +145,11 @@ def _open_tensor(annotation: Any, namespace: dict) -> bool:
         return True
     arms = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) else ()
     others = [a for a in arms if a is not type(None)]
-    return len(arms) == 2 and len(others) == 1 and (others[0] is torch.Tensor or _is_marker(others[0]))
+    return len(arms) == 2 and len(others) == 1 and (others[0] is torch.Tensor or _is_marker(others[0]) or others[0] in _NUMBERS)
+
+
+# the Python number types an `Optional[…]` parameter may hold
+_NUMBERS = (int, float, bool)
 
 
 def _is_marker(value: Any) -> bool:
@@ -173,7 +178,7 @@ def _open_tensor_text(node: ast.expr, namespace: dict, depth: int, optional: boo
     if isinstance(node, ast.Subscript):  # `Optional[Tensor]`
         return _named(node.value, namespace) is typing.Optional and _open_tensor_text(node.slice, namespace, depth + 1, True)
     named = _named(node, namespace)
-    return named is torch.Tensor or (optional and _is_marker(named))
+    return named is torch.Tensor or (optional and (_is_marker(named) or named in _NUMBERS))
 
 
 def _named(node: ast.expr, namespace: dict) -> Any:

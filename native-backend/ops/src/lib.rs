@@ -235,6 +235,9 @@ const HARDTANH: &[Param] =
 const SOFTPLUS: &[Param] = &[p("input", Kind::Tensor, None), p("beta", Kind::Fixed("1"), None), p("threshold", Kind::Fixed("20"), None)];
 /// `(input)`, for the `torch.` and method spellings of plain math.
 const INPUT: &[Param] = &[p("input", Kind::Tensor, None)];
+/// `torch.linspace(start, end, steps)` of Python numbers (the lane reads `dtype` and `device`).
+const LINSPACE: &[Param] = &[p("start", Kind::Float, None), p("end", Kind::Float, None), p("steps", Kind::Int, None)];
+const OUTER: &[Param] = &[p("input", Kind::AnyTensor, None), p("vec2", Kind::AnyTensor, None)];
 
 const fn conv(spatial: u8) -> [Param; 7] {
     [
@@ -954,6 +957,28 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// The sign (-1, 0 or 1; NaN stays NaN), libtorch's kernel (TD-MPC2's and DreamerV3's `symlog`).
+        Sign {
+            name: "sign", lane: Pointwise, signature: Params(INPUT),
+            functions: ["torch.sign"], methods: ["sign"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// Rounding toward -inf, libtorch's kernel (TD-MPC2's `two_hot` bin index).
+        Floor {
+            name: "floor", lane: Pointwise, signature: Params(INPUT),
+            functions: ["torch.floor"], methods: ["floor"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// The outer product of two rank-1 tensors (`torch.outer(t, freqs)`: rotary frequencies),
+        /// libtorch's kernel.
+        Outer {
+            name: "outer", lane: Pointwise, signature: Params(OUTER),
+            functions: ["torch.outer", "torch.ger"], methods: ["outer", "ger"], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// Arctangent, libtorch's kernel.
         Atan {
             name: "atan", lane: Pointwise, signature: Params(INPUT),
@@ -1428,6 +1453,14 @@ op_table! {
         Arange {
             name: "arange", lane: Creation, signature: Params(ARANGE),
             functions: ["torch.arange"], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// `steps` evenly spaced float32 values from `start` to `end` (TD-MPC2's and DreamerV3's
+        /// bins), libtorch's kernel.
+        Linspace {
+            name: "linspace", lane: Creation, signature: Params(LINSPACE),
+            functions: ["torch.linspace"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
