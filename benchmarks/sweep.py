@@ -604,6 +604,14 @@ def outer(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.outer(x[0], x[-1])
 
 
+def conv_transpose1d(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return F.conv_transpose1d(x.unsqueeze(0), x[:, :3].unsqueeze(1).contiguous(), stride=2)[0]
+
+
+def remainder(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return x % 0.75
+
+
 def linspace(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x + torch.linspace(-1.0, 1.0, x.shape[-1])
 
@@ -907,7 +915,7 @@ OPS = {
     "flip": "flip", "repeat_interleave": "repeat_interleave", "tensordot": "tensordot", "div_mode": "div_mode", "unfold": "unfold",
     "sum_all": "sum_all", "mean_all": "mean_all", "max_all": "max_all", "min_all": "min_all", "argmax_all": "argmax_all",
     "argmin_all": "argmin_all", "prod_all": "prod_all", "std_all": "std_all", "var_all": "var_all",
-    "sign": "sign", "floor": "floor", "outer": "outer", "linspace": "linspace",
+    "sign": "sign", "floor": "floor", "outer": "outer", "linspace": "linspace", "remainder": "remainder", "conv_transpose1d": "conv_transpose1d",
 }
 
 ELEMENTWISE = ["relu", "sigmoid", "tanh", "gelu", "abs_", "neg", "square", "exp", "log", "sqrt",
@@ -927,7 +935,7 @@ FAMILIES += ["scalar_tensor", "pow_tensor"]
 FAMILIES += ["scatter", "isin", "sort", "argsort", "cumsum", "nansum", "clone", "roll", "atan", "meshgrid", "einsum"]
 FAMILIES += ["flip", "repeat_interleave", "tensordot", "div_mode", "unfold"]
 FAMILIES += ["sum_all", "mean_all", "max_all", "min_all", "argmax_all", "argmin_all", "prod_all", "std_all", "var_all"]
-FAMILIES += ["sign", "floor", "outer", "linspace"]
+FAMILIES += ["sign", "floor", "outer", "linspace", "remainder", "conv_transpose1d"]
 FAMILY_ROWS, FAMILY_COLS = [1, 64], [64, 256]
 PRODUCTS = ["linear", "matmul", "mm", "bmm", "layer_norm", "linear_tanh", "linear_silu", "linear_gelu", "linear_relu_mean", "matmul_bias_relu", "layer_loop"]
 

@@ -391,6 +391,10 @@ rule!(LOG1P, "torchlower/log1p", Log1p, true,
     "EXTENSION: torch.log1p(t) / t.log1p()", "A float32 tensor of any rank; libtorch's kernel.", "torch.log1p(-x)");
 rule!(EXPM1, "torchlower/expm1", Expm1, true,
     "EXTENSION: torch.expm1(t) / t.expm1()", "A float32 tensor of any rank; libtorch's kernel.", "torch.expm1(x)");
+rule!(REMAINDER, "torchlower/remainder", Remainder, true,
+    "EXTENSION: a % b / torch.remainder(a, b) / a.remainder(b)",
+    "Python's modulo (the result takes the divisor's sign) of a float32 or int64 CPU tensor by such a tensor or a Python number, broadcast; int64 when both sides are integers, float32 otherwise. libtorch's `remainder`, with eager's ZeroDivisionError for an integer divisor of zero.",
+    "(x - vmin) % bin_size");
 rule!(LINSPACE, "torchlower/linspace", Linspace, true,
     "EXTENSION: torch.linspace(start, end, steps)", "Python-number bounds and an int count: a rank-1 float32 CPU tensor (`dtype` omitted, None or torch.float32; `device` the CPU), libtorch's kernel and its error for negative steps.", "torch.linspace(vmin, vmax, num_bins, device=x.device)");
 rule!(SIGN, "torchlower/sign", Sign, true,
@@ -698,6 +702,10 @@ rule!(CONV1D_PADDING, "torchlower/conv1d-padding-string", Conv1dPadding, true,
 rule!(CONV2D_PADDING, "torchlower/conv2d-padding-string", Conv2dPadding, true,
     "EXTENSION: F.conv2d(x, weight, bias, stride, padding=\"same\"|\"valid\", dilation, groups)",
     "As torchlower/conv2d with a padding string literal: libtorch's padding-string overload.", "F.conv2d(x, w, b, padding=\"same\")");
+rule!(CONV_TRANSPOSE1D, "torchlower/conv-transpose1d", ConvTranspose1d, true,
+    "EXTENSION: F.conv_transpose1d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)",
+    "A float32 input of rank 2 or 3, weight and optional bias on its device, sizes as Python ints or 1-tuples. libtorch's kernel.",
+    "F.conv_transpose1d(x, w, b, stride=u, padding=(k - u) // 2)");
 rule!(CONV_TRANSPOSE2D, "torchlower/conv-transpose2d", ConvTranspose2d, true,
     "EXTENSION: F.conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1)",
     "A float32 input of rank 3 or 4, weight and optional bias on its device, sizes as Python ints or tuples. libtorch's kernel.",
@@ -844,7 +852,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &POW, &CLAMP, &CLAMP_MIN, &CLAMP_MAX, &MAXIMUM, &MINIMUM, &INT64_MIN_MAX, &SILU, &RSQRT, &ERF, &SOFTPLUS,
     &LOG1P, &EXPM1, &SIN, &COS, &RELU6, &HARDSWISH, &HARDSIGMOID, &MISH, &SELU, &ELU, &LEAKY_RELU, &HARDTANH,
     &CONV1D, &CONV2D, &MAX_POOL1D, &MAX_POOL2D, &AVG_POOL1D, &AVG_POOL2D, &ADAPTIVE_AVG_POOL1D, &ADAPTIVE_AVG_POOL2D, &ADAPTIVE_MAX_POOL2D, &PAD,
-    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &SCALAR_TENSOR, &POW_TENSOR, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &SUM_ALL, &MEAN_ALL, &MAX_ALL, &MIN_ALL, &ARGMAX_ALL, &ARGMIN_ALL, &PROD_ALL, &STD_ALL, &VAR_ALL, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &TENSOR_OF_INTS, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN, &SIGN, &FLOOR, &OUTER, &LINSPACE, &MESHGRID, &EINSUM, &FLIP, &REPEAT_INTERLEAVE, &TENSORDOT, &DIV_MODE, &TENSOR_TRUTH, &UNFOLD,
+    &BATCH_NORM, &GROUP_NORM, &EMBEDDING, &EMBEDDING_BAG, &EQ, &NE, &LT, &LE, &GT, &GE, &MASKED_FILL, &WHERE, &ARANGE, &NARROW, &SELECT, &UNFLATTEN, &SQUEEZE, &DETACH, &DROPOUT_EVAL, &NORM, &VECTOR_NORM, &NORMALIZE, &ZEROS, &EMPTY, &ONES, &FULL, &SCALAR_TENSOR, &POW_TENSOR, &ZEROS_LIKE, &ONES_LIKE, &FULL_LIKE, &GELU_TANH, &VIEW_AS, &RESHAPE_AS, &AMAX, &AMIN, &LOGSUMEXP, &VAR, &STD, &PROD, &ARGMIN, &ALL, &ANY, &SUM_ALL, &MEAN_ALL, &MAX_ALL, &MIN_ALL, &ARGMAX_ALL, &ARGMIN_ALL, &PROD_ALL, &STD_ALL, &VAR_ALL, &LOG_SOFTMAX, &GLU, &TRIL, &TRIU, &GATHER, &INDEX_SELECT, &ONE_HOT, &CROSS_ENTROPY, &TENSOR_OF_INTS, &WHERE_NONZERO, &MULTINOMIAL, &RMS_NORM, &SDPA, &MHA, &CONV1D_PADDING, &CONV2D_PADDING, &CONV_TRANSPOSE1D, &CONV_TRANSPOSE2D, &INTERPOLATE, &ADDMM, &BADDBMM, &CATEGORICAL, &NORMAL, &CATEGORICAL_PROBS, &CATEGORICAL_LOG_PROB, &CATEGORICAL_ENTROPY, &CATEGORICAL_MODE, &NORMAL_LOG_PROB, &NORMAL_ENTROPY, &NORMAL_STDDEV, &TO_DTYPE, &REPEAT, &CLAMP_TENSOR, &MAX_DIM, &TOPK, &MIN_DIM, &LOGICAL_AND, &LOGICAL_OR, &LOGICAL_XOR, &LOGICAL_NOT, &BMM, &MM, &CLONE, &ROLL, &SCATTER, &ISIN, &SORT, &ARGSORT, &CUMSUM, &NANSUM, &ATAN, &SIGN, &FLOOR, &OUTER, &LINSPACE, &REMAINDER, &MESHGRID, &EINSUM, &FLIP, &REPEAT_INTERLEAVE, &TENSORDOT, &DIV_MODE, &TENSOR_TRUTH, &UNFOLD,
     &VIEW, &RESHAPE, &EXPAND, &EXPAND_AS, &PERMUTE, &TRANSPOSE, &MATRIX_T, &UNSQUEEZE, &FLATTEN, &INDEX, &ADVANCED_INDEXING, &INDEX_ASSIGN, &CHUNK, &SPLIT, &UNBIND, &CAT, &STACK, &CONTIGUOUS,
 ];
 

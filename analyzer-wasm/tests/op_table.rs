@@ -279,6 +279,7 @@ fn python_operator(symbol: &str) -> ruff_python_ast::Operator {
         "@" => Operator::MatMult,
         "**" => Operator::Pow,
         "//" => Operator::FloorDiv,
+        "%" => Operator::Mod,
         "&" => Operator::BitAnd,
         "|" => Operator::BitOr,
         "^" => Operator::BitXor,

@@ -1064,6 +1064,16 @@ pub fn div_mode(input: &Tensor, other: Value, rounding_mode: &str) -> Result<Ten
     }
 }
 
+/// `a % b` / `torch.remainder(a, b)`: Python's modulo (the divisor's sign), libtorch's kernel
+/// with eager's ZeroDivisionError text for an integer divisor of zero.
+pub fn remainder(input: &Tensor, other: Value) -> Result<Tensor> {
+    match other {
+        Value::Tensor(o) => Ok(input.f_remainder_tensor(o)?),
+        // SAFETY: a live tensor handle; the scalar lives for the call
+        Value::Number(n) => scalar_call::call([n], |out, [divisor]| unsafe { torch_sys::c_generated::atg_remainder(out, scalar_call::ptr(input), divisor) }),
+    }
+}
+
 /// `bool(t.all())`, as a condition reads it (`assert (b >= a).all()`): true when every
 /// element is nonzero (an empty tensor's too).
 pub fn truth_all(t: &Tensor) -> Result<bool> {
@@ -1457,6 +1467,21 @@ pub fn conv1d_padding(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64]
 #[inline]
 pub fn conv2d_padding(x: &Tensor, w: &Tensor, b: Option<&Tensor>, stride: &[i64], padding: &str, dilation: &[i64], groups: i64) -> Result<Tensor> {
     Ok(x.f_conv2d_padding(w, b, stride, padding, dilation, groups)?)
+}
+
+/// `F.conv_transpose1d(x, w, b, stride, padding, output_padding, groups, dilation)`.
+#[inline]
+pub fn conv_transpose1d(
+    x: &Tensor,
+    w: &Tensor,
+    b: Option<&Tensor>,
+    stride: &[i64],
+    padding: &[i64],
+    output_padding: &[i64],
+    groups: i64,
+    dilation: &[i64],
+) -> Result<Tensor> {
+    Ok(x.f_conv_transpose1d(w, b, stride, padding, output_padding, groups, dilation)?)
 }
 
 /// `F.conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilation)`.

@@ -54,6 +54,7 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
             super::masking::logical(q, op, &format!("`{sym}`"), q.args, [OperandRef::Arg(0), OperandRef::Arg(1)]).unwrap_or_else(|| super::not_in_lane(op))
         }
         Some(Op::DivMode) => div_mode(left, right, 0, "`//`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
+        Some(Op::Remainder) => rounded(Op::Remainder, left, right, 0, "`%`", [OperandRef::Arg(0), OperandRef::Arg(1)]),
         Some(op) => match arith_rules(op) {
             Some((same, bcast, _)) => {
                 let form = format!("`{sym}`");
@@ -69,6 +70,24 @@ pub fn binop(q: &Query, op: Operator, augmented: bool) -> Decision {
 /// float32 or int64 tensor by such a tensor or a Python number, on the CPU; int64 when both
 /// sides are integers, float32 otherwise, as eager promotes.
 fn div_mode(input: &Operand, other: &Operand, choice: u8, form: &str, operands: [OperandRef; 2]) -> Decision {
+    rounded(Op::DivMode, input, other, choice, form, operands)
+}
+
+/// `torch.remainder(a, b)` / `a.remainder(b)` (`a % b` is [`binop`]'s).
+pub fn remainder_call(q: &Query, form: &str) -> Decision {
+    if let Err(d) = keywords_only(q, &[], form) {
+        return d;
+    }
+    match (q.starred, q.receiver, q.args) {
+        (false, Some(input), [other]) => rounded(Op::Remainder, input, other, 0, form, [OperandRef::Receiver, OperandRef::Arg(0)]),
+        (false, None, [input, other]) => rounded(Op::Remainder, input, other, 0, form, [OperandRef::Arg(0), OperandRef::Arg(1)]),
+        _ => Decision::reject(&rules::BAD_ARITY, format!("{form} takes two operands")),
+    }
+}
+
+/// A rounded division (`DivMode`) or Python's modulo (`Remainder`) of a float32 or int64
+/// tensor by such a tensor or a Python number: their dtypes and ranks, as eager promotes.
+fn rounded(op: Op, input: &Operand, other: &Operand, choice: u8, form: &str, operands: [OperandRef; 2]) -> Decision {
     let numeric = |t: TensorTy| matches!(t.dtype, Dtype::F32 | Dtype::I64);
     let (a, other_float, other_rank, other_device) = match (input.ty, other.ty) {
         (Ty::Unknown, _) | (_, Ty::Unknown) => return Decision::Unresolved(format!("an operand of {form} has an unresolved type")),
@@ -83,9 +102,9 @@ fn div_mode(input: &Operand, other: &Operand, choice: u8, form: &str, operands: 
     let dtype = if a.dtype == Dtype::F32 || other_float { Dtype::F32 } else { Dtype::I64 };
     match TensorTy::new(dtype, Device::Cpu, a.rank.max(other_rank)) {
         Some(result) => Decision::Claimed(Claim {
-            rule: &rules::DIV_MODE,
+            rule: if op == Op::Remainder { &rules::REMAINDER } else { &rules::DIV_MODE },
             result,
-            op: Op::DivMode,
+            op,
             options: Options::Params { present: 0b11, choice },
             operands: operands.to_vec(),
         }),
@@ -132,6 +151,9 @@ pub fn function(q: &Query, op: Op, path: &str) -> Decision {
         if let Some(decision) = div_mode_call(q, op, path) {
             return decision;
         }
+    }
+    if op == Op::Remainder {
+        return remainder_call(q, path);
     }
     if matches!(op, Op::Addmm | Op::Baddbmm) {
         return add_product(q, op, path);

@@ -384,6 +384,7 @@ fn decide_method(q: &Query, name: &str) -> Decision {
             Lane::Binops if matches!(op, Op::Bmm | Op::Mm) => binops::fixed_rank_product_method(q, receiver, op),
             Lane::Binops if matches!(op, Op::Addmm | Op::Baddbmm) => binops::add_product(q, op, &format!(".{name}()")),
             Lane::Binops if op == Op::DivMode => binops::div_mode_call(q, op, &format!(".{name}()")).unwrap_or_else(|| not_in_lane(op)),
+            Lane::Binops if op == Op::Remainder => binops::remainder_call(q, &format!(".{name}()")),
             Lane::Binops if op.binary().is_some() => binops::arith_method(q, receiver, op, name),
             Lane::Binops => binops::matmul_method(q, receiver),
             Lane::Reductions if op == Op::Norm => reductions::vector_norm(q, op, &format!(".{name}()")),

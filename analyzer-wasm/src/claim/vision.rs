@@ -23,6 +23,7 @@ fn rule(op: Op) -> Option<(&'static Rule, std::ops::RangeInclusive<u8>)> {
         Op::Pad => (&rules::PAD, 1..=4),
         Op::Conv1dPadding => (&rules::CONV1D_PADDING, 2..=3),
         Op::Conv2dPadding => (&rules::CONV2D_PADDING, 3..=4),
+        Op::ConvTranspose1d => (&rules::CONV_TRANSPOSE1D, 2..=3),
         Op::ConvTranspose2d => (&rules::CONV_TRANSPOSE2D, 3..=4),
         Op::Interpolate => (&rules::INTERPOLATE, 3..=4),
         _ => return None,

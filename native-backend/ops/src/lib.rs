@@ -266,6 +266,16 @@ const fn conv_padding(spatial: u8) -> [Param; 7] {
 }
 const CONV1D_PADDING: &[Param] = &conv_padding(1);
 const CONV2D_PADDING: &[Param] = &conv_padding(2);
+const CONV_TRANSPOSE1D: &[Param] = &[
+    p("input", Kind::Tensor, None),
+    p("weight", Kind::Tensor, None),
+    p("bias", Kind::OptTensor, None),
+    p("stride", Kind::Ints(1), Some("&[1]")),
+    p("padding", Kind::Ints(1), Some("&[0]")),
+    p("output_padding", Kind::Ints(1), Some("&[0]")),
+    p("groups", Kind::Int, Some("1i64")),
+    p("dilation", Kind::Ints(1), Some("&[1]")),
+];
 const CONV_TRANSPOSE2D: &[Param] = &[
     p("input", Kind::Tensor, None),
     p("weight", Kind::Tensor, None),
@@ -359,6 +369,7 @@ const CLONE: &[Param] = &[p("input", Kind::AnyTensor, None), p("memory_format", 
 const ROLL: &[Param] = &[p("input", Kind::AnyTensor, None), p("shifts", Kind::Ints(0), None), p("dims", Kind::OptInts(0), Some("&[]"))];
 /// `torch.div(input, other, rounding_mode=…)` with a rounding mode (`a // b` is `"floor"`): the
 /// lane binds `torch.div`'s and `floor_divide`'s spellings itself.
+const REMAINDER: &[Param] = &[p("input", Kind::AnyTensor, None), p("other", Kind::TensorOrNumber, None)];
 const DIV_MODE: &[Param] = &[p("input", Kind::AnyTensor, None), p("other", Kind::TensorOrNumber, None), p("rounding_mode", Kind::Choice(&["floor", "trunc"]), None)];
 /// `t.unfold(dimension, size, step)`: the sliding windows along one dim as a new last dim.
 const UNFOLD: &[Param] = &[p("input", Kind::AnyTensor, None), p("dimension", Kind::Int, None), p("size", Kind::Int, None), p("step", Kind::Int, None)];
@@ -1311,6 +1322,14 @@ op_table! {
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },
+        /// Python's modulo (`a % b`, `torch.remainder`: the sign of the divisor), with broadcasting:
+        /// libtorch's `remainder`.
+        Remainder {
+            name: "remainder", lane: Binops, signature: Params(REMAINDER),
+            functions: ["torch.remainder"], methods: ["remainder"], operators: ["%"],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
         /// Sums of products over pairs of dims of two tensors (`torch.tensordot`), libtorch's kernel.
         Tensordot {
             name: "tensordot", lane: Binops, signature: Params(TENSORDOT),
@@ -1931,6 +1950,13 @@ op_table! {
         Conv2dPadding {
             name: "conv2d_padding", lane: Vision, signature: Params(CONV2D_PADDING),
             functions: [], methods: [], operators: [],
+            rejected_functions: [], rejected_methods: [],
+            cuda: "",
+        },
+        /// 1-D transposed convolution (HiFi-GAN's and EnCodec's upsampling), libtorch's kernel.
+        ConvTranspose1d {
+            name: "conv_transpose1d", lane: Vision, signature: Params(CONV_TRANSPOSE1D),
+            functions: ["torch.nn.functional.conv_transpose1d", "torch.conv_transpose1d"], methods: [], operators: [],
             rejected_functions: [], rejected_methods: [],
             cuda: "",
         },

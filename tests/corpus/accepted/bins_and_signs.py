@@ -35,3 +35,8 @@ def rotary_angles(positions: TensorI64Cpu1D, dim: int, base: float) -> TensorF32
 
 def outer_method(a: TensorF32Cpu1D, b: TensorF32Cpu1D) -> TensorF32Cpu2D:
     return a.outer(b) + torch.ger(b, a).t()
+
+
+def bin_offsets(x: TensorF32Cpu2D, ids: TensorI64Cpu1D, vmin: float, bin_size: float) -> tuple[TensorF32Cpu2D, TensorI64Cpu1D, TensorF32Cpu2D]:
+    # Python's modulo: the divisor's sign (eager's `torch.remainder`)
+    return (x - vmin) % bin_size, ids % 3 + torch.remainder(ids, -2), x.remainder(x.t()) + torch.remainder(x, 0.5)

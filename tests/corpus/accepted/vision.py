@@ -66,6 +66,12 @@ def transposed(x: TensorF32Cpu4D, w: TensorF32Cpu4D, b: TensorF32Cpu1D) -> Tenso
     return F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1)
 
 
+def transposed_1d(x: TensorF32Cpu3D, w: TensorF32Cpu3D, b: TensorF32Cpu1D, u: int) -> TensorF32Cpu3D:
+    # a vocoder's upsampling: stride u, kernel 2u (HiFi-GAN writes `padding=(k - u) // 2`)
+    up = F.conv_transpose1d(x, w, b, u, (2 * u - u) // 2)
+    return F.leaky_relu(up, 0.1) + torch.conv_transpose1d(x[0], w, None, stride=(u,), padding=(u // 2,), output_padding=0, dilation=1)
+
+
 def gpt2_conv1d(x: TensorF32Cpu3D, weight: TensorF32Cpu2D, bias: TensorF32Cpu1D) -> TensorF32Cpu3D:
     size_out = x.size()[:-1] + (weight.size(-1),)
     x = torch.addmm(bias, x.view(-1, x.size(-1)), weight)
