@@ -58,8 +58,19 @@ fn dtype_keyword(q: &Query, path: &str, inferred: Dtype) -> Result<Dtype, Decisi
     }
 }
 
+/// A `device=` read from a value of unresolved type (`device=h.device` of an untyped `h`) is a
+/// knock-on of what left it unresolved, not a device this lane refuses.
+fn device_resolved(q: &Query, path: &str) -> Result<(), Decision> {
+    match keyword(q, "device") {
+        // (a device known while analysing is a `Lit::Device` of no Python type of ours)
+        Some((_, v)) if v.ty == Ty::Unknown && v.lit == Lit::NotLiteral => Err(Decision::Unresolved(format!("the `device` of {path} has an unresolved type"))),
+        _ => Ok(()),
+    }
+}
+
 /// `device=` omitted, `"cpu"` or a CPU tensor's `.device`; `requires_grad=` omitted or False.
 fn on_the_cpu(q: &Query, path: &str) -> Result<(), Decision> {
+    device_resolved(q, path)?;
     match keyword(q, "device").map(|(_, v)| &v.lit) {
         None | Some(Lit::Device("cpu")) => {}
         Some(Lit::Str(s)) if s == "cpu" => {}
@@ -203,6 +214,9 @@ fn like(q: &Query, op: Op, path: &str) -> Decision {
         Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: a `dtype` other than the input's is not lowered")),
     }
     let device = if t.device == Device::Cpu { "cpu" } else { "cuda:0" };
+    if let Err(d) = device_resolved(q, path) {
+        return d;
+    }
     match keyword(q, "device").map(|(_, v)| &v.lit) {
         None | Some(Lit::None) => {}
         Some(Lit::Device(d)) if *d == device => {}
@@ -268,6 +282,9 @@ fn arange(q: &Query, op: Op, path: &str) -> Decision {
         Some(Lit::Dtype("torch.int32")) => (Dtype::I32, 2),
         Some(_) => return Decision::reject(&rules::BAD_KEYWORD, format!("{path}: `dtype` must be torch.int64 (torch.long), torch.int32 (torch.int) or torch.float32")),
     };
+    if let Err(d) = device_resolved(q, path) {
+        return d;
+    }
     match keyword(q, "device").map(|(_, v)| &v.lit) {
         None | Some(Lit::Device("cpu")) => {}
         Some(Lit::Str(s)) if s == "cpu" => {}
