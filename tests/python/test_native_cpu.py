@@ -881,6 +881,16 @@ def test_int32_arguments_are_their_own_dtype(native_mode):
     assert native.dtype == torch.float32 and torch.equal(native, eager)
 
 
+def run_dispatching(module, cases: dict) -> None:
+    """Each function of `cases` is native as written (a dispatch over its copies, not
+    specialised per call) and matches eager on each of its argument tuples."""
+    for name, calls in cases.items():
+        compiled = compiled_native(module, name)
+        assert getattr(compiled, "specialisations", None) is None, f"{name} specialised instead of dispatching"
+        for args in calls:
+            run_both(compiled, getattr(module, name), list(args))
+
+
 def test_optional_number_parameters_run_the_copy_for_the_arguments(native_mode):
     """`Optional[int]` / `Optional[float]` / `Optional[bool]` parameters dispatch as optional
     tensors do: the copy for None fills in the default as the body says (DeepCTR's
@@ -896,11 +906,7 @@ def test_optional_number_parameters_run_the_copy_for_the_arguments(native_mode):
         "scaled_scores": [(q, k), (q, k, None, None), (q, k, 0.25, True), (q, k, None, False), (q, k, 2.0, None)],
         "discarded_values": [(x, None), (x, 3), (x,)],
     }
-    for name, calls in cases.items():
-        compiled = compiled_native(module, name)
-        assert getattr(compiled, "specialisations", None) is None, f"{name} specialised instead of dispatching"
-        for args in calls:
-            run_both(compiled, getattr(module, name), list(args))
+    run_dispatching(module, cases)
     with pytest.raises(TypeError) as raised:
         compiled_native(module, "sequence_mask")(lengths, 2.5)
     assert str(raised.value) == "torchlower: parameter 'maxlen' expects int, got float"
@@ -931,11 +937,7 @@ def test_optional_tensor_parameters_run_the_copy_for_the_arguments(native_mode):
         "linear_parts": [(x, w, bias, gain), (x, w, bias, None), (x, w, None, gain), (x, w, None, None), (x, w)],
         "optional_passed_on": [(x, w, bias), (x, w, None)],
     }
-    for name, calls in cases.items():
-        compiled = compiled_native(module, name)
-        assert getattr(compiled, "specialisations", None) is None, f"{name} specialised instead of dispatching"
-        for args in calls:
-            run_both(compiled, getattr(module, name), list(args))
+    run_dispatching(module, cases)
     with pytest.raises(ValueError) as raised:
         compiled_native(module, "masked_scores")(q, k, mask.double())
     assert str(raised.value) == "torchlower: parameter 'mask' expects dtype float32, got float64"
