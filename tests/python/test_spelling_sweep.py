@@ -37,7 +37,7 @@ EXPRESSIONS = ["s[0]", "s[None]", "s[...]", "s[:, None]", "s.T", "s.mT", "s.ndim
                "F.log_softmax(s, 0)", "F.glu(s)", "s.prod()", "s.prod(0)", "s.all()", "s.any(0)", "len(s)", "s.shape"]
 HEADER = ("import torch\nimport torch.nn.functional as F\nfrom torchlower.types import TensorF32Cpu0D, TensorF32Cpu1D, "
           "TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorF32Cpu5D, TensorF32Cpu6D, TensorBoolCpu1D, TensorBoolCpu2D, TensorBoolCpu3D, "
-          "TensorBoolCpu4D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorI64Cpu4D, TensorI32Cpu1D, TensorI32Cpu2D, "
+          "TensorBoolCpu4D, TensorBoolCpu0D, TensorI64Cpu0D, TensorI64Cpu1D, TensorI64Cpu2D, TensorI64Cpu3D, TensorI64Cpu4D, TensorI32Cpu1D, TensorI32Cpu2D, "
           "TensorI32Cpu3D, TensorI32Cpu4D\n\n")
 
 

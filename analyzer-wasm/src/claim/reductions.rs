@@ -175,6 +175,9 @@ mod tests {
         assert_eq!(outcome(&method(&t(T::new(crate::ty::Dtype::I32, crate::ty::Device::Cpu, 2).expect("int32")), "max", &[], &[])).0, "TL207");
         assert_eq!(outcome(&call("torch.max", &[t(two), t(two)], &[])).1, "TensorF32Cpu2D");
         assert_eq!(outcome(&method(&t(two), "std", &[int(0)], &[])).1, "TensorF32Cpu1D");
+        // `torch.maximum(x)` / `x.minimum()` are eager's TypeError, not reductions
+        assert_ne!(outcome(&call("torch.maximum", &[t(two)], &[])).0, "torchlower/max-all");
+        assert_ne!(outcome(&method(&t(two), "minimum", &[], &[])).0, "torchlower/min-all");
     }
 
     #[test]
@@ -310,6 +313,16 @@ pub fn whole_op(q: &Query, op: Op) -> Option<Op> {
         Op::Var => Op::VarAll,
         _ => return None,
     };
+    // only the spellings whose one-tensor form reduces: `torch.max(x)`, not `torch.maximum(x)`
+    // (eager's TypeError)
+    let spelled = match q.target {
+        super::Target::Function(path) => path.rsplit('.').next().unwrap_or(path),
+        super::Target::Method(name) => name,
+        _ => return None,
+    };
+    if spelled != whole_name(whole) {
+        return None;
+    }
     let rest = match q.receiver {
         Some(_) => q.args,
         None => q.args.get(1..)?,
@@ -324,6 +337,21 @@ pub fn whole_op(q: &Query, op: Op) -> Option<Op> {
         _ => false,
     };
     no_dim.then_some(whole)
+}
+
+/// The Python name of a whole-tensor reduction's spellings.
+fn whole_name(op: Op) -> &'static str {
+    match op {
+        Op::SumAll => "sum",
+        Op::MeanAll => "mean",
+        Op::MaxAll => "max",
+        Op::MinAll => "min",
+        Op::ArgmaxAll => "argmax",
+        Op::ArgminAll => "argmin",
+        Op::ProdAll => "prod",
+        Op::StdAll => "std",
+        _ => "var",
+    }
 }
 
 /// A reduction over every element (see [`whole_op`]): a CPU tensor of the dtypes eager
