@@ -78,9 +78,8 @@ pub fn remainder_call(q: &Query, form: &str) -> Decision {
     if let Err(d) = keywords_only(q, &[], form) {
         return d;
     }
-    match (q.starred, q.receiver, q.args) {
-        (false, Some(input), [other]) => rounded(Op::Remainder, input, other, 0, form, [OperandRef::Receiver, OperandRef::Arg(0)]),
-        (false, None, [input, other]) => rounded(Op::Remainder, input, other, 0, form, [OperandRef::Arg(0), OperandRef::Arg(1)]),
+    match (q.starred, operand_pair(q)) {
+        (false, Some((input, other, operands))) => rounded(Op::Remainder, input, other, 0, form, operands),
         _ => Decision::reject(&rules::BAD_ARITY, format!("{form} takes two operands")),
     }
 }
@@ -132,11 +131,19 @@ pub fn div_mode_call(q: &Query, op: Op, form: &str) -> Option<Decision> {
     if q.starred {
         return Some(Decision::reject(&rules::BAD_ARITY, format!("{form}: starred arguments are not supported")));
     }
-    Some(match (q.receiver, q.args) {
-        (Some(input), [other]) => div_mode(input, other, choice, form, [OperandRef::Receiver, OperandRef::Arg(0)]),
-        (None, [input, other]) => div_mode(input, other, choice, form, [OperandRef::Arg(0), OperandRef::Arg(1)]),
-        _ => Decision::reject(&rules::BAD_ARITY, format!("{form} takes two operands")),
+    Some(match operand_pair(q) {
+        Some((input, other, operands)) => div_mode(input, other, choice, form, operands),
+        None => Decision::reject(&rules::BAD_ARITY, format!("{form} takes two operands")),
     })
+}
+
+/// The two operands of `a.op(b)` or `torch.op(a, b)`, with where each stands.
+fn operand_pair<'q>(q: &Query<'q>) -> Option<(&'q Operand, &'q Operand, [OperandRef; 2])> {
+    match (q.receiver, q.args) {
+        (Some(input), [other]) => Some((input, other, [OperandRef::Receiver, OperandRef::Arg(0)])),
+        (None, [input, other]) => Some((input, other, [OperandRef::Arg(0), OperandRef::Arg(1)])),
+        _ => None,
+    }
 }
 
 /// A claimed function of the lane: `torch.matmul` or an arithmetic `torch.add` & co.
