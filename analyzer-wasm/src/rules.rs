@@ -298,7 +298,7 @@ rule!(SUM_DIMS, "torchlower/sum-dims", SumDims, true,
     "EXTENSION: sum over a tuple or list of static dims", "As mean over dims.", "x.sum(dim=(1, 2))");
 
 rule!(SOFTMAX_DIM, "torchlower/softmax-static-dim-f32-rank1-2", Softmax, false,
-    "softmax over one static dim", "Method `t.softmax(dim)` or `torch.softmax(t, dim)`: an int literal dim given once (rank-1: 0; rank-2: 0/1), no other options. Result: same rank.", "logits.softmax(dim=1)");
+    "softmax over one static dim", "Method `t.softmax(dim)` or `torch.softmax(t, dim)`: the dim given once, an int literal (normalised against the rank while analysing) or a Python int known only at run time (libtorch checks it, with eager's IndexError), no other options. Result: the input's type.", "logits.softmax(dim=1)");
 rule!(FUNCTIONAL_SOFTMAX, "torchlower/functional-softmax-f32-rank1-2", Softmax, false,
     "torch.nn.functional.softmax(t, dim)", "Like the method, and additionally the keyword literal `dtype=None` is permitted.", "F.softmax(logits, dim=1, dtype=None)");
 rule!(ARGMAX_DIM, "torchlower/argmax-static-dim-i64-rank1", Argmax, false,
@@ -660,7 +660,7 @@ rule!(GATHER, "torchlower/gather", Gather, true,
     "logp.gather(-1, actions)");
 rule!(SCATTER, "torchlower/scatter", Scatter, true,
     "EXTENSION: torch.scatter(t, dim, index, src) / t.scatter(dim, index, src)",
-    "A copy of a tensor of any dtype with `src`'s values (a tensor of its dtype and rank) written where an int64 index of the same rank points along a Python-int dim, libtorch's kernel (eager's errors out of range). The `value` and `reduce` forms stay Python.",
+    "A copy of a tensor of any dtype with `src`'s values (a tensor of its dtype and rank) written where an int64 index of the same rank points along a Python-int dim, libtorch's kernel (eager's errors out of range). `src` may be a Python number given positionally (eager's `value` overload, the number converted to the tensor's dtype); in place, `t.scatter_(dim, index, number)` on a new float32 local (TD-MPC2's one-hot) is computed out of place and written back. The `reduce` forms stay Python.",
     "indices_to_remove = sorted_indices_to_remove.scatter(1, sorted_indices, sorted_indices_to_remove)");
 rule!(INDEX_SELECT, "torchlower/index-select", IndexSelect, true,
     "EXTENSION: torch.index_select(t, dim, index) / t.index_select(dim, index)",
@@ -1099,9 +1099,9 @@ code!(LOOP_TYPE_CHANGE, "TL309", Statement, Warning,
     "A name bound before a loop gets a different type inside it, so its type at the loop head is not static.",
     "for i in range(n): h = h.sum(dim=1)", "Use a fresh name inside the loop.");
 code!(NESTED_SCOPE, "TL310", Statement, Warning,
-    "Nested function, class, lambda, global or nonlocal",
-    "Closures and scope declarations are not lowered.",
-    "def f(...):\n    def g(): ...", "Move the inner function to module level.");
+    "Nested function, class, lambda, comprehension, global or nonlocal",
+    "Closures and scope declarations are not lowered. A list comprehension is unrolled when it has one `for` clause over items known while analysing (a tuple or list of known length, `enumerate`/`zip` of those, `range` of known bounds) that are names, literals or shape sizes, and its `if` clauses are known while analysing; others are reported here.",
+    "def f(...):\n    def g(): ...", "Move the inner function to module level; iterate a tuple or list of names in a comprehension.");
 code!(SITE_NOT_COVERED, "TL311", Statement, Info,
     "Torch site not covered",
     "The site is not claimed: an unrelated torch API, a module call, or operands of unresolved type. The function stays on Python.",

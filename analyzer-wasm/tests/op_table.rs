@@ -65,7 +65,10 @@ fn valid_operands(row: &torchlower_ops::OpInfo) -> (Vec<Operand>, Vec<Keyword>) 
 /// A parameter a call may leave out (its default, `None`, the first choice, the fixed value).
 fn optional(p: &torchlower_ops::Param) -> bool {
     use torchlower_ops::Kind;
-    !p.required && (p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor))
+    // a dim that may be None is given all the same: only `F.log_softmax` defaults it, the
+    // other spellings of its row need it
+    let defaulted_dim = p.name == "dim" && p.kind == Kind::OptInt;
+    !p.required && !defaulted_dim && (p.default.is_some() || matches!(p.kind, Kind::Fixed(_) | Kind::Choice(_) | Kind::OptTensor | Kind::OptAnyTensor))
 }
 
 /// The required arguments of a `Params` op: rank-3 float32 tensors (every such op takes one as

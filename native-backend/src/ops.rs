@@ -1356,8 +1356,17 @@ pub fn var_all(t: &Tensor, unbiased: bool) -> Result<Tensor> {
 
 /// `F.log_softmax(t, dim)` (eager's `_stacklevel` only words a warning).
 #[inline]
-pub fn log_softmax(t: &Tensor, dim: i64, _stacklevel: i64) -> Result<Tensor> {
-    Ok(t.f_log_softmax(dim, None::<tch::Kind>)?)
+pub fn log_softmax(t: &Tensor, dim: Option<i64>, _stacklevel: i64) -> Result<Tensor> {
+    Ok(t.f_log_softmax(dim.unwrap_or_else(|| implicit_softmax_dim(t)), None::<tch::Kind>)?)
+}
+
+/// The dim `F.softmax` / `F.log_softmax` pick when given none (eager's `_get_softmax_dim`,
+/// which also warns that the choice is deprecated): 0 for ranks 0, 1 and 3, else 1.
+pub fn implicit_softmax_dim(t: &Tensor) -> i64 {
+    match t.dim() {
+        0 | 1 | 3 => 0,
+        _ => 1,
+    }
 }
 
 /// `F.glu(t, dim)`.
@@ -1394,9 +1403,20 @@ pub fn index_select(t: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
 
 /// `t.scatter(dim, index, src)`: a copy of `t` with `src`'s values written at `index`.
 #[inline]
-pub fn scatter(t: &Tensor, dim: i64, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+pub fn scatter(t: &Tensor, dim: i64, index: &Tensor, src: Value) -> Result<Tensor> {
     // as gather: the index checks are TORCH_CHECKs (RuntimeError in eager)
-    t.f_scatter(dim, index, src).map_err(|e| runtime_unless_dim(crate::Error::Torch(e)))
+    let scattered = match src {
+        Value::Tensor(src) => t.f_scatter(dim, index, src),
+        // eager's `scatter.value`: the number converted to `t`'s dtype (through `scalar_call`:
+        // an index out of range is an error to return, not a panic in tch's Scalar drop)
+        Value::Number(value) => {
+            use torch_sys::c_generated::atg_scatter_value;
+            let (t, index) = (scalar_call::ptr(t), scalar_call::ptr(index));
+            // SAFETY: live tensor handles, the scalar alive for the call (`scalar_call`)
+            return scalar_call::call([value], |out, [value]| unsafe { atg_scatter_value(out, t, dim, index, value) }).map_err(runtime_unless_dim);
+        }
+    };
+    scattered.map_err(|e| runtime_unless_dim(crate::Error::Torch(e)))
 }
 
 /// `torch.meshgrid(a, b, indexing=…)`: the pair of grids (views of the inputs, as eager's).

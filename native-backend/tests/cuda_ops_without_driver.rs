@@ -29,7 +29,7 @@ fn every_op_reports_the_paths_searched() {
         ("logsumexp", ops::logsumexp(&t, &[1], true)),
         ("sum_dims", ops::sum_dims(&t, &[], false)),
         ("scaled_dot_product_attention", ops::scaled_dot_product_attention(&t, &t, &t, None, false, None, false)),
-        ("log_softmax", ops::log_softmax(&t, 1, 3)),
+        ("log_softmax", ops::log_softmax(&t, Some(1), 3)),
         ("rsqrt", ops::rsqrt(&t)),
         ("erf", ops::erf(&t)),
         ("log1p", ops::log1p(&t)),

@@ -596,6 +596,8 @@ def _function_names(path: Path) -> list[str]:
         ("checked_scale", (torch.ones(2, 3), 101)),
         ("checked_scale", (torch.ones(2, 3), 42)),
         ("checked_matmul", (torch.ones(2, 3), torch.ones(4, 2))),
+        ("checked_pads", (torch.ones(2, 3), -1, 2)),
+        ("checked_pads", (torch.ones(2, 3), 2, 2)),
     ],
 )
 def test_raise_raises_eagers_exception_natively(name, args, native_mode):
@@ -610,8 +612,12 @@ def test_raise_raises_eagers_exception_natively(name, args, native_mode):
     with pytest.raises(type(eager.value)) as native:
         compiled(*args)
     assert type(native.value) is type(eager.value)
-    assert native.value.args == eager.value.args
-    fitting = (torch.ones(2, 3), 3) if name == "checked_scale" else (torch.ones(2, 3), torch.ones(3, 4))
+    if name == "checked_pads":
+        # a tuple message: eager's AssertionError holds the tuple, native's its text
+        assert str(native.value) == str(eager.value) and isinstance(eager.value.args[0], tuple)
+    else:
+        assert native.value.args == eager.value.args
+    fitting = {"checked_scale": (torch.ones(2, 3), 3), "checked_pads": (torch.ones(2, 3), 1, 2)}.get(name, (torch.ones(2, 3), torch.ones(3, 4)))
     assert torch.equal(compiled(*fitting), python_fn(*fitting)), "the other path computes"
 
 
@@ -944,3 +950,32 @@ def test_optional_tensor_parameters_run_the_copy_for_the_arguments(native_mode):
     with pytest.raises(TypeError) as raised:
         compiled_native(module, "masked_scores")(q, k, 0.5)
     assert str(raised.value) == "torchlower: parameter 'mask' expects a torch.Tensor, got float"
+
+
+@pytest.mark.parametrize("dim", [-2, 1, 3, 4, 5, 6, 7])
+def test_softmax_over_a_run_time_dim_matches_eager(dim, native_mode):
+    """fairseq's softmax helper: the dim a Python int read at run time (`dim - 4` and
+    `dim - 3` in the corpus form), eager's values, and eager's IndexError (same text) when it
+    falls outside the rank."""
+    module = native_corpus_module(CORPUS / "classification.py")
+    softmax = compiled_native(module, "softmax_run_time_dim")
+    x = special_tensor((3, 4), 1)
+    run_both(softmax, module.softmax_run_time_dim, [x, dim])
+    run_both(softmax, module.softmax_run_time_dim, [x.t(), dim])
+
+
+def test_scatter_of_a_number_matches_eager(native_mode):
+    """TD-MPC2's one-hot (`scatter_` of a number into new zeros), and the `value` overload of
+    `scatter` on float32 (-0.0, NaN) and int64: eager's values, and eager's RuntimeError for
+    an index out of range."""
+    module = native_corpus_module(CORPUS / "sorting_and_scatter.py")
+    one_hot = compiled_native(module, "one_hot_in_place")
+    ids = torch.tensor([[0, 2, 1], [3, 3, 0]])
+    native, eager = run_both(one_hot, module.one_hot_in_place, [ids, 4])
+    assert native.dtype == torch.float32 and native.shape == (2, 3, 4)
+    assert run_both(one_hot, module.one_hot_in_place, [ids, 3]) == (None, None), "an index of 3 among 3 classes raises"
+    numbers = compiled_native(module, "scatter_numbers")
+    x = special_tensor((3, 3), 2)
+    i = torch.tensor([[0, 1, 2], [2, 2, 0], [1, 0, 1]])
+    (native_x, native_ids), _ = run_both(numbers, module.scatter_numbers, [x, i, i * 5])
+    assert native_ids.dtype == torch.int64

@@ -5,7 +5,7 @@ use super::reductions::{dim_args, normalize_dim};
 use super::{f32_tensor, keyword, keywords_only, Claim, Decision, Lit, Operand, OperandRef, Query};
 use crate::ir::{Op, Options};
 use crate::rules;
-use crate::ty::{Device, Dtype, TensorTy};
+use crate::ty::{Device, Dtype, TensorTy, Ty};
 
 /// `.softmax(dim)` / `.argmax(dim)`.
 pub fn method(q: &Query, receiver: &Operand, op: Op) -> Decision {
@@ -34,6 +34,10 @@ fn log_softmax(q: &Query, form: &str, positional: usize) -> Decision {
     if q.args.len() > positional {
         return Decision::reject(&rules::BAD_ARITY, format!("{form}: the argument after `dim` is `dtype` (only its default None is lowered)"));
     }
+    // only F.log_softmax has eager's implicit dim; these raise a TypeError without one
+    if q.args.len() < positional && keyword(q, "dim").is_none() {
+        return Decision::reject(&rules::DIM_MISSING, format!("{form} needs an explicit dim"));
+    }
     super::params::elementwise(q, Op::LogSoftmax, &rules::LOG_SOFTMAX, form)
 }
 
@@ -57,12 +61,24 @@ fn softmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, funct
             }
         }
         keywords_only(q, &["dim", "dtype"], form)?;
+        let rule = if functional { &rules::FUNCTIONAL_SOFTMAX } else { &rules::SOFTMAX_DIM };
+        // a Python int known only at run time (fairseq's `softmax(x, dim)` helper): the result
+        // keeps the input's type whatever it is, and libtorch checks it with eager's IndexError
+        let run_time = |d: &Operand| d.ty == Ty::Int && !matches!(d.lit, Lit::Int(_));
+        let offset = q.args.len() - positional.len();
+        let dim_at = match (positional, keyword(q, "dim")) {
+            ([d], None) if run_time(d) => Some(OperandRef::Arg(offset)),
+            ([], Some((i, d))) if run_time(d) => Some(OperandRef::Keyword(i)),
+            _ => None,
+        };
+        if let Some(dim_at) = dim_at {
+            return Ok(Claim { rule, result: t, op: Op::Softmax, options: Options::DynDim, operands: vec![at, dim_at] });
+        }
         let args = dim_args(q, positional, form, false)?;
         let Some(dim) = args.dim else {
             return Err(Decision::reject(&rules::DIM_MISSING, format!("{form} needs an explicit dim")));
         };
         let dim = normalize_dim(dim, t.rank, form)?;
-        let rule = if functional { &rules::FUNCTIONAL_SOFTMAX } else { &rules::SOFTMAX_DIM };
         Ok(Claim { rule, result: t, op: Op::Softmax, options: Options::Dim(dim), operands: vec![at] })
     };
     check().map_or_else(|d| d, Decision::Claimed)
@@ -105,6 +121,7 @@ fn argmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, at: Op
 mod tests {
     use super::super::test_support::*;
     use crate::ty::TensorTy as T;
+    use crate::ty::Ty;
 
     #[test]
     fn softmax_forms() {
@@ -124,6 +141,12 @@ mod tests {
         assert_eq!(outcome(&method(&t(two), "softmax", &[], &[kw("dim", int(1)), kw("keepdim", boolean(true))])).0, "TL201");
         assert_eq!(outcome(&method(&t(one), "softmax", &[int(1)], &[])).0, "TL252");
         assert_eq!(outcome(&method(&t(two), "softmax", &[int(0)], &[kw("dim", int(1))])).0, "TL253");
+        // a dim known only at run time: the input's type, the dim an operand
+        let claimed = call("torch.nn.functional.softmax", &[t(two)], &[kw("dim", super::Operand { ty: Ty::Int, lit: super::Lit::NotLiteral })]);
+        assert_eq!(outcome(&claimed), (f.into(), "TensorF32Cpu2D".into()));
+        let crate::claim::Decision::Claimed(c) = method(&t(two), "softmax", &[super::Operand { ty: Ty::Int, lit: super::Lit::NotLiteral }], &[]) else { panic!("claimed") };
+        assert_eq!((c.options, c.operands), (crate::ir::Options::DynDim, vec![super::OperandRef::Receiver, super::OperandRef::Arg(0)]));
+        assert_eq!(outcome(&method(&t(two), "softmax", &[super::Operand { ty: Ty::Float, lit: super::Lit::NotLiteral }], &[])).0, "TL251");
     }
 
     #[test]

@@ -106,8 +106,8 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
         }
         let what = format!("{form}: `{}`", param.name);
         let passed = match param.kind {
-            Kind::TensorOrNumber if matches!(value.ty, Ty::Int | Ty::Float) => true,
-            Kind::Tensor | Kind::AnyTensor | Kind::OptTensor | Kind::OptAnyTensor | Kind::Indices | Kind::Mask | Kind::TensorOrNumber => {
+            Kind::TensorOrNumber | Kind::AnyTensorOrNumber if matches!(value.ty, Ty::Int | Ty::Float) => true,
+            Kind::Tensor | Kind::AnyTensor | Kind::OptTensor | Kind::OptAnyTensor | Kind::Indices | Kind::Mask | Kind::TensorOrNumber | Kind::AnyTensorOrNumber => {
                 if matches!(param.kind, Kind::OptTensor | Kind::OptAnyTensor) && value.lit == Lit::None {
                     continue;
                 }
@@ -118,7 +118,7 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
                     _ => (Dtype::F32, "a float32 tensor"),
                 };
                 let t = match value.ty {
-                    Ty::Tensor(t) if t.dtype == dtype || matches!(param.kind, Kind::AnyTensor | Kind::OptAnyTensor) => t,
+                    Ty::Tensor(t) if t.dtype == dtype || matches!(param.kind, Kind::AnyTensor | Kind::OptAnyTensor | Kind::AnyTensorOrNumber) => t,
                     Ty::Tensor(t) if param.kind == Kind::TensorOrNumber && t.dtype == Dtype::I64 => t,
                     other => return Err(Decision::reject(&rules::NOT_F32_OPERAND, format!("{what} is {}, not {wanted}", other.describe()))),
                 };
@@ -134,6 +134,8 @@ pub fn bind(q: &Query, op: Op, form: &str) -> Result<Bound, Decision> {
             Kind::OptFloat if value.lit == Lit::None => continue,
             Kind::OptFloat => scalar(value, matches!(value.ty, Ty::Int | Ty::Float), &what, "a Python float or int, or None")?,
             Kind::Bool => scalar(value, matches!(value.ty, Ty::Bool), &what, "a Python bool")?,
+            Kind::OptInt if value.lit == Lit::None => continue,
+            Kind::OptInt => scalar(value, matches!(value.ty, Ty::Int), &what, "a Python int or None")?,
             Kind::OptBool if value.lit == Lit::None => continue,
             Kind::OptBool => scalar(value, matches!(value.ty, Ty::Bool), &what, "a Python bool or None")?,
             Kind::OptInts(_) if value.lit == Lit::None => continue,

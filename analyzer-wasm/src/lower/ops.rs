@@ -239,7 +239,7 @@ impl FnEmitter<'_> {
             };
             match param.kind {
                 Kind::Tensor | Kind::AnyTensor | Kind::Indices | Kind::Mask => self.borrow(Some(value)),
-                Kind::TensorOrNumber => {
+                Kind::TensorOrNumber | Kind::AnyTensorOrNumber => {
                     self.out.push_str("tl::ops::Value::from(");
                     self.borrow(Some(value));
                     self.out.push(')');
@@ -259,7 +259,7 @@ impl FnEmitter<'_> {
                     self.expr(value);
                     self.out.push_str("))");
                 }
-                Kind::OptBool => {
+                Kind::OptBool | Kind::OptInt => {
                     self.out.push_str("Some(");
                     self.expr(value);
                     self.out.push(')');

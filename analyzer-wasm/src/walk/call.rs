@@ -661,6 +661,14 @@ impl Walker<'_> {
         };
         let tensor_operand = args.iter().chain(&kw_vals).any(|v| matches!(v.ty, Ty::Tensor(_)));
         let kernel = base == "masked_fill";
+        // `one_hot.scatter_(-1, x.unsqueeze(-1), 1)`: the index is the one tensor, and it cannot
+        // share the local's storage (an int64 tensor, the local is not), so computing the
+        // scatter out of place and writing it back is eager's in-place result
+        let scattered_number = base == "scatter"
+            && matches!(local.ty, Ty::Tensor(t) if t.dtype != crate::ty::Dtype::I64)
+            && args.iter().chain(&kw_vals).filter(|v| matches!(v.ty, Ty::Tensor(_))).count() == 1
+            && args.len() == 3
+            && matches!(args[2].ty, Ty::Int | Ty::Float);
         let decision = match decision {
             Decision::Claimed(c) if c.op.info().lane == torchlower_ops::Lane::Views => {
                 Decision::reject(&rules::IN_PLACE, format!("`.{name}()` changes the tensor's shape or strides in place, which is not lowered"))
@@ -671,8 +679,8 @@ impl Walker<'_> {
             Decision::Claimed(_) if !named => {
                 Decision::reject(&rules::IN_PLACE, format!("`.{name}()` on a computed value (not a local or a view of one) is not lowered"))
             }
-            Decision::Claimed(_) if tensor_operand && !kernel => {
-                Decision::reject(&rules::IN_PLACE, format!("`.{name}()` with a tensor operand is not lowered (Python numbers are; `masked_fill_` takes its mask)"))
+            Decision::Claimed(_) if tensor_operand && !kernel && !scattered_number => {
+                Decision::reject(&rules::IN_PLACE, format!("`.{name}()` with a tensor operand is not lowered (Python numbers are; `masked_fill_` takes its mask, `scatter_` its index)"))
             }
             other => other,
         };
@@ -995,7 +1003,7 @@ impl Walker<'_> {
     /// The ints of `range(…)` (the builtin) when its one to three bounds are int literals or
     /// values known while analysing (`x.ndim - 1`), at most 64 of them; `None` otherwise (then
     /// nothing was evaluated).
-    fn literal_range(&mut self, c: &ast::ExprCall) -> Option<Vec<i64>> {
+    pub(super) fn literal_range(&mut self, c: &ast::ExprCall) -> Option<Vec<i64>> {
         let Expr::Name(f) = &*c.func else { return None };
         if f.id.as_str() != "range" || self.locals.contains("range") || !self.scope.is_builtin("range") || !c.arguments.keywords.is_empty() {
             return None;
@@ -1069,10 +1077,29 @@ impl Walker<'_> {
         }
         let mut kws = Vec::new();
         for k in &c.arguments.keywords {
-            let v = self.expr(&k.value);
+            let v = match self.python_type_as_dtype(k) {
+                Some(dtype) => Val::opaque(Ty::Str, Lit::Dtype(dtype)),
+                None => self.expr(&k.value),
+            };
             kws.push((k.arg.as_ref().map(|a| a.to_string()), v));
         }
         (args, kws, starred)
+    }
+
+    /// `dtype=bool` / `dtype=int` / `dtype=float`: torch reads a Python type passed as a dtype as
+    /// `torch.bool` / `torch.int64` / `torch.float64` (Mamba's `torch.ones(T, T, dtype=bool)`).
+    fn python_type_as_dtype(&self, k: &ast::Keyword) -> Option<&'static str> {
+        let (Some("dtype"), Expr::Name(n)) = (k.arg.as_ref().map(|a| a.as_str()), &k.value) else { return None };
+        let name = n.id.as_str();
+        if self.locals.contains(name) || !self.scope.is_builtin(name) {
+            return None;
+        }
+        match name {
+            "bool" => Some("torch.bool"),
+            "int" => Some("torch.int64"),
+            "float" => Some("torch.float64"),
+            _ => None,
+        }
     }
 
     /// Record a torch site (`target`: its kind and canonical name, see

@@ -106,7 +106,8 @@ impl Walker<'_> {
                 }
                 Val::explained(Ty::Unknown)
             }
-            Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+            Expr::ListComp(comp) => self.list_comprehension(comp),
+            Expr::Lambda(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
                 self.diag(&rules::NESTED_SCOPE, format!("{} inside a native function", expr_kind(e)), e.range());
                 Val::explained(Ty::Unknown)
             }
@@ -138,6 +139,9 @@ impl Walker<'_> {
     }
 
     pub(super) fn name(&mut self, name: &str, range: TextRange) -> Val {
+        if let Some((_, item)) = self.comprehension.iter().rev().find(|(target, _)| target == name) {
+            return item.clone();
+        }
         if !self.locals.contains(name) {
             if let Some(Binding::Number(number)) = self.scope.get(name) {
                 return number_val(*number);
@@ -783,14 +787,15 @@ fn fold_int(op: ScalarOp, a: i64, b: i64) -> Option<i64> {
     }
 }
 
-/// `math.pi` & co. (and NumPy's, SAM's `2 * np.pi * coords`): the same doubles as CPython's.
+/// `math.pi` & co. (and NumPy's, SAM's `2 * np.pi * coords`, and torch's, Mamba's
+/// `-torch.inf`): the same doubles as CPython's.
 fn math_constant(path: &str) -> Option<f64> {
     Some(match path {
-        "math.pi" | "numpy.pi" => std::f64::consts::PI,
-        "math.e" | "numpy.e" => std::f64::consts::E,
+        "math.pi" | "numpy.pi" | "torch.pi" => std::f64::consts::PI,
+        "math.e" | "numpy.e" | "torch.e" => std::f64::consts::E,
         "math.tau" => std::f64::consts::TAU,
-        "math.inf" | "numpy.inf" => f64::INFINITY,
-        "math.nan" | "numpy.nan" => f64::NAN,
+        "math.inf" | "numpy.inf" | "torch.inf" => f64::INFINITY,
+        "math.nan" | "numpy.nan" | "torch.nan" => f64::NAN,
         _ => return None,
     })
 }

@@ -12,7 +12,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 /// Most iterations unrolled in one function (`for t in [q, k, v]`, nested loops multiply):
 /// each is one more walk of the body, so a hostile module cannot make the analysis explode.
-const MAX_UNROLLED: usize = 256;
+pub(super) const MAX_UNROLLED: usize = 256;
 
 impl Walker<'_> {
     pub(super) fn for_stmt(&mut self, s: &ast::StmtFor, out: &mut Vec<ir::Stmt>) {

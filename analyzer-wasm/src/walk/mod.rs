@@ -7,6 +7,7 @@
 //! the flow-sensitive environment and [`locals`] Python's scoping rule.
 
 mod call;
+mod comprehension;
 pub mod env;
 mod expr;
 /// The local an element of a tuple, list or distribution local lives in (`s#0`), also the
@@ -209,6 +210,9 @@ struct Walker<'a> {
     failed_locals: BTreeMap<String, usize>,
     /// `if`s whose tail was walked once per branch so far (`stmt::MAX_TAIL_SPLITS`)
     tail_splits: usize,
+    /// the targets of the list comprehensions being unrolled and the items they stand for,
+    /// innermost last (read before the function's locals: `comprehension`)
+    comprehension: Vec<(String, Val)>,
 }
 
 /// Where control leaves a loop body early, and with which environment.
@@ -298,6 +302,7 @@ fn analyze_with<'a>(
         conditional: 0,
         on_branch: 0,
         unrolled: 0,
+        comprehension: Vec::new(),
         failed_locals: BTreeMap::new(),
         tail_splits: 0,
     };

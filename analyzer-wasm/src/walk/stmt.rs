@@ -974,12 +974,18 @@ impl Walker<'_> {
             None => Some(None),
             Some(Expr::StringLiteral(text)) => Some(Some(vec![ir::MessagePart::Text(text.value.to_str().to_string())])),
             Some(Expr::FString(f)) => self.f_string_message(f).map(Some),
+            // `assert ok, (left, right)`: eager's AssertionError prints the tuple (EnCodec's
+            // padding checks)
+            Some(e @ Expr::Tuple(_)) => {
+                let v = self.expr(e);
+                int_tuple_parts(&v, "(", ")").map(Some)
+            }
             Some(_) => None,
         };
         let Some(message) = message else {
             self.diag(
                 &rules::UNSUPPORTED_STATEMENT,
-                "an `assert` message that is not a string literal or an f-string of ints is not lowered".into(),
+                "an `assert` message that is not a string literal, an f-string of ints or a tuple of ints is not lowered".into(),
                 range,
             );
             return;
@@ -1016,20 +1022,7 @@ impl Walker<'_> {
                                 match (v.ty, &v.lit, v.ir.clone()) {
                                     (_, Lit::Str(text), _) => parts.push(ir::MessagePart::Text(text.clone())),
                                     (Ty::Int, _, Some(e)) => parts.push(ir::MessagePart::Int(e)),
-                                    (Ty::Tuple(_), _, _) if !open.is_empty() => {
-                                        let items = v.sequence_items()?;
-                                        parts.push(ir::MessagePart::Text(open.to_string()));
-                                        for (i, item) in items.iter().enumerate() {
-                                            let (Ty::Int, Some(e)) = (item.ty, item.ir.clone()) else { return None };
-                                            if i > 0 {
-                                                parts.push(ir::MessagePart::Text(", ".to_string()));
-                                            }
-                                            parts.push(ir::MessagePart::Int(e));
-                                        }
-                                        // Python's one-element tuple keeps its comma
-                                        let lone = if items.len() == 1 && open == "(" { "," } else { "" };
-                                        parts.push(ir::MessagePart::Text(format!("{lone}{close}")));
-                                    }
+                                    (Ty::Tuple(_), _, _) if !open.is_empty() => parts.extend(int_tuple_parts(&v, open, close)?),
                                     _ => return None,
                                 }
                             }
@@ -1232,4 +1225,23 @@ fn stmt_kind(s: &Stmt) -> &'static str {
         Stmt::Continue(_) => "continue",
         Stmt::IpyEscapeCommand(_) => "IPython escape command",
     }
+}
+
+
+/// The message parts printing a tuple of ints as Python does (`(3, 4)`, `(3,)`), or as
+/// `torch.Size([3, 4])` with that `open` / `close`; `None` unless every item is an int.
+fn int_tuple_parts(v: &super::Val, open: &str, close: &str) -> Option<Vec<ir::MessagePart>> {
+    let items = v.sequence_items()?;
+    let mut parts = vec![ir::MessagePart::Text(open.to_string())];
+    for (i, item) in items.iter().enumerate() {
+        let (Ty::Int, Some(e)) = (item.ty, item.ir.clone()) else { return None };
+        if i > 0 {
+            parts.push(ir::MessagePart::Text(", ".to_string()));
+        }
+        parts.push(ir::MessagePart::Int(e));
+    }
+    // Python's one-element tuple keeps its comma
+    let lone = if items.len() == 1 && open == "(" { "," } else { "" };
+    parts.push(ir::MessagePart::Text(format!("{lone}{close}")));
+    Some(parts)
 }

@@ -187,6 +187,9 @@ pub enum Kind {
     Mask,
     /// A float32 or int64 tensor or a Python number (`tl::ops::Value`).
     TensorOrNumber,
+    /// A tensor of any dtype or a Python number (`tl::ops::Value`): `scatter`'s source, whose
+    /// number libtorch converts to the input's dtype.
+    AnyTensorOrNumber,
     /// A Python int (`i64`).
     Int,
     /// A Python float or int (`f64`, as CPython converts an int).
@@ -197,6 +200,8 @@ pub enum Kind {
     Bool,
     /// A Python bool or `None` (`Option<bool>`).
     OptBool,
+    /// A Python int or `None` (`Option<i64>`).
+    OptInt,
     /// A Python int or a tuple/list of ints (`&[i64]`); a lone int stands for `n` copies of
     /// itself when `n > 0` (eager's `_pair`), for itself when `n == 0`.
     Ints(u8),
@@ -453,13 +458,16 @@ const MOMENT: &[Param] = &[
     p("keepdim", Kind::Bool, Some("false")),
     p("correction", Kind::OptFloat, Some("None")),
 ];
-const LOG_SOFTMAX: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, None), p("_stacklevel", Kind::Int, Some("3i64")), p("dtype", Kind::Fixed("None"), None)];
+/// `F.log_softmax(input, dim=None, _stacklevel=3, dtype=None)`: without a dim, eager's implicit
+/// one (pyGAT's `F.log_softmax(x)`); `torch.log_softmax` and the method need it (their lane).
+const LOG_SOFTMAX: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::OptInt, Some("None")), p("_stacklevel", Kind::Int, Some("3i64")), p("dtype", Kind::Fixed("None"), None)];
 const GLU: &[Param] = &[p("input", Kind::Tensor, None), p("dim", Kind::Int, Some("-1i64"))];
 const TRIANGLE: &[Param] = &[p("input", Kind::AnyTensor, None), p("diagonal", Kind::Int, Some("0i64"))];
 const GATHER: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None), p("sparse_grad", Kind::Fixed("False"), None)];
-/// `t.scatter(dim, index, src)`: `src` a tensor of the input's dtype (the `value` and `reduce`
-/// forms stay Python).
-const SCATTER: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None), p("src", Kind::AnyTensor, None)];
+/// `t.scatter(dim, index, src)`: `src` a tensor of the input's dtype or, positionally, a Python
+/// number (eager's `value` overload: TD-MPC2's `one_hot.scatter_(-1, x.unsqueeze(-1), 1)`); the
+/// `reduce` forms stay Python.
+const SCATTER: &[Param] = &[p("input", Kind::AnyTensor, None), p("dim", Kind::Int, None), p("index", Kind::Indices, None), p("src", Kind::AnyTensorOrNumber, None)];
 /// `torch.isin(elements, test_elements, *, assume_unique=False, invert=False)`.
 const ISIN: &[Param] = &[
     p("elements", Kind::AnyTensor, None),

@@ -686,8 +686,10 @@ pub fn softmax(t: &Tensor, dim: i64) -> Result<Tensor> {
     softmax_like(Kernel::Softmax, "softmax", t, dim)
 }
 
-/// `F.log_softmax(t, dim)` on cuda:0: `(t - max) - log(Σ exp(t - max))` along `dim`.
-pub fn log_softmax(t: &Tensor, dim: i64, _stacklevel: i64) -> Result<Tensor> {
+/// `F.log_softmax(t, dim)` on cuda:0: `(t - max) - log(Σ exp(t - max))` along `dim` (eager's
+/// implicit dim when None).
+pub fn log_softmax(t: &Tensor, dim: Option<i64>, _stacklevel: i64) -> Result<Tensor> {
+    let dim = dim.unwrap_or_else(|| crate::ops::implicit_softmax_dim(t));
     softmax_like(Kernel::LogSoftmax, "log_softmax", t, dim)
 }
 

@@ -67,6 +67,13 @@ def checked_scale(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
     return x * n
 
 
+def checked_pads(x: TensorF32Cpu2D, left: int, right: int) -> TensorF32Cpu2D:
+    # EnCodec's pad1d checks: tuple messages, printed as Python prints the tuple
+    assert left >= 0 and right >= 0, (left, right)
+    assert left + right <= x.shape[-1], (left + right,)
+    return x[:, left:] * float(right)
+
+
 def checked_matmul(x: TensorF32Cpu2D, w: TensorF32Cpu2D) -> TensorF32Cpu2D:
     if x.shape[1] != w.shape[0]:
         raise RuntimeError(f"inner sizes differ: {x.shape[1]} and {w.shape[0]}")

@@ -3,7 +3,7 @@
 # `torch.empty` buffers that are ignored (`baddbmm` with `beta=0`) or overwritten.
 import torch
 import torch.nn.functional as F
-from torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D, TensorI64Cpu1D
+from torchlower.types import TensorF32Cpu2D, TensorF32Cpu3D, TensorF32Cpu4D, TensorI64Cpu1D
 
 
 def pos_embed(x: TensorF32Cpu3D, cls_token: TensorF32Cpu3D, pos: TensorF32Cpu3D) -> TensorF32Cpu3D:
@@ -85,3 +85,21 @@ def lower_triangle(z: TensorF32Cpu3D, itself: bool) -> TensorF32Cpu2D:
 
 def squares_and_steps(n: int) -> TensorI64Cpu1D:
     return torch.tensor([i * i - j for i in range(1, n, 2) for j in range(i, -1, -3)])
+
+
+def broadcast_shape(freqs_cis: TensorF32Cpu2D, x: TensorF32Cpu4D) -> TensorF32Cpu4D:
+    # llama2.c's reshape_for_broadcast: a comprehension over the shape, unrolled
+    ndim = x.ndim
+    assert 0 <= 1 < ndim
+    assert freqs_cis.shape == (x.shape[1], x.shape[-1])
+    shape = [d if i == 1 or i == ndim - 1 else 1 for i, d in enumerate(x.shape)]
+    return freqs_cis.view(shape)
+
+
+def heads_concatenated(x: TensorF32Cpu2D, w0: TensorF32Cpu2D, w1: TensorF32Cpu2D, scale: float) -> TensorF32Cpu2D:
+    # pyGAT's heads: a comprehension over a list of parameter pairs, `if` on known values,
+    # the target's name shadowing nothing outside it
+    heads = [(w0, 1.0), (w1, scale)]
+    i = 7
+    parts = [torch.tanh(x @ w) * s for w, s in heads] + [x * float(i) for i in range(2) if i > 0]
+    return torch.cat(parts, dim=1) + i

@@ -30,6 +30,18 @@ def scatter_by_rank(x: TensorF32Cpu2D, y: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.scatter(1, x.argsort(dim=1), y) + torch.scatter(x, 0, torch.argsort(y, 0), y)
 
 
+def one_hot_in_place(x: TensorI64Cpu2D, num_classes: int) -> TensorF32Cpu3D:
+    # TD-MPC2's int_to_one_hot: a number scattered into new zeros, in place
+    one_hot = torch.zeros(*x.shape, num_classes, device=x.device)
+    one_hot.scatter_(-1, x.unsqueeze(-1), 1)
+    return one_hot
+
+
+def scatter_numbers(x: TensorF32Cpu2D, i: TensorI64Cpu2D, ids: TensorI64Cpu2D) -> tuple[TensorF32Cpu2D, TensorI64Cpu2D]:
+    # eager's `value` overload: the number converted to the input's dtype
+    return x.scatter(1, i, -0.0) + torch.scatter(x, 0, i, float("nan")), ids.scatter(1, i, 7)
+
+
 def running_sums(x: TensorF32Cpu2D, mask: TensorBoolCpu2D, ids: TensorI64Cpu2D) -> tuple[TensorF32Cpu2D, TensorI64Cpu2D, TensorI64Cpu2D]:
     positions = mask.long().cumsum(-1) - 1
     return torch.cumsum(x, dim=0), positions, ids.cumsum(1) + mask.cumsum(dim=1)

@@ -13,7 +13,8 @@ def softmax_torch_dtype_none(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.softmax(x, 1, dtype=None)
 
 
-def softmax_dynamic_dim(x: TensorF32Cpu2D, d: int) -> TensorF32Cpu2D:
+def softmax_float_dim(x: TensorF32Cpu2D, d: float) -> TensorF32Cpu2D:
+    # a Python int known at run time is claimed; a float is eager's TypeError
     return x.softmax(dim=d)
 
 

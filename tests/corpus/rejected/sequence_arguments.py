@@ -38,3 +38,8 @@ def log_softmax_int_dtype(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 
 def log_softmax_method_int_dtype(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return x.log_softmax(0, 0)
+
+
+def log_softmax_without_dim(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # only F.log_softmax has an implicit dim: these are eager's TypeError
+    return torch.log_softmax(x) + x.log_softmax()

@@ -4,9 +4,16 @@ import torch
 from torchlower.types import TensorBoolCpu2D, TensorF32Cpu2D, TensorI64Cpu1D, TensorI64Cpu2D
 
 
-def scatter_a_number(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF32Cpu2D:
-    # the `value` overload
-    return x.scatter(1, i, 0.0)
+def scatter_a_number_by_keyword(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    # the `value` overload by its keyword (positional numbers are claimed)
+    return x.scatter(1, i, value=0.0)
+
+
+def scatter_a_number_into_ids(i: TensorI64Cpu2D) -> TensorI64Cpu2D:
+    # in place on an int64 local: the index could be the local itself (eager checks overlap)
+    ids = i.clone()
+    ids.scatter_(1, i, 1)
+    return ids
 
 
 def scatter_reduce(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF32Cpu2D:

@@ -216,3 +216,22 @@ def comprehension_with_if(n: int) -> TensorI64Cpu1D:
 def comprehension_name_shared(n: int) -> TensorI64Cpu1D:
     i = n + 1
     return torch.tensor([i for i in range(n)]) + i
+
+
+# List comprehensions are unrolled only over items known while analysing, read again freely
+def comprehension_over_a_tensor(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # iterating a tensor: its rows are known only at run time
+    return torch.stack([row * 2.0 for row in x])
+
+
+def comprehension_of_computed_items(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # the items are computed: substituting them would compute each once per use
+    return torch.cat([t + t for t in (x.relu(), x.exp())], dim=0)
+
+
+def comprehension_with_run_time_filter(x: TensorF32Cpu2D, n: int) -> TensorF32Cpu2D:
+    return torch.cat([x * float(i) for i in range(3) if i < n], dim=0)
+
+
+def comprehension_of_two_clauses(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    return torch.cat([x * float(i * j) for i in range(2) for j in range(2)], dim=0)
