@@ -979,3 +979,22 @@ def test_scatter_of_a_number_matches_eager(native_mode):
     i = torch.tensor([[0, 1, 2], [2, 2, 0], [1, 0, 1]])
     (native_x, native_ids), _ = run_both(numbers, module.scatter_numbers, [x, i, i * 5])
     assert native_ids.dtype == torch.int64
+
+
+def test_a_returned_pair_on_a_run_time_branch_is_refused_natively_and_rerun_in_auto_mode(monkeypatch):
+    """Mamba's `return out if not prenorm else (out, x)` under `-> Tensor`: the tensor path
+    runs natively; the pair path raises the documented refusal in native mode, and auto mode
+    reruns Python, which returns eager's pair."""
+    module = native_corpus_module(CORPUS / "branch_types.py")
+    x, residual = torch.randn(2, 3, 4), torch.randn(2, 3, 4)
+    with monkeypatch.context() as patch:
+        patch.setenv("TORCHLOWER_MODE", "native")
+        norm = compiled_native(module, "norm_or_pair")
+        assert_matches_eager(norm(x, residual), module.norm_or_pair(x, residual))
+        with pytest.raises(ValueError, match="native code refuses this path"):
+            norm(x, residual, True)
+    monkeypatch.setenv("TORCHLOWER_MODE", "auto")
+    out, summed = norm(x, residual, True)
+    eager_out, eager_summed = module.norm_or_pair(x, residual, True)
+    assert_matches_eager(out, eager_out)
+    assert_matches_eager(summed, eager_summed)

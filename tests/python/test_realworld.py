@@ -21,7 +21,7 @@ REALWORLD = Path(__file__).resolve().parents[1] / "realworld"
 FILES = sorted(p for p in REALWORLD.glob("*.py") if p.name != "coverage.py")
 
 # Functions of the corpus that route native today; raise it as coverage grows.
-MIN_NATIVE = 339
+MIN_NATIVE = 341
 
 SPECIAL = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1.0, -1.0, 3.5, -2.25, 1e-30]
 

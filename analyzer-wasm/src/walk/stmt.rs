@@ -275,7 +275,10 @@ impl Walker<'_> {
                 true
             }
             Stmt::Return(s) => {
-                self.ret(s, out);
+                match s.value.as_deref() {
+                    Some(Expr::If(choice)) if matches!(*choice.body, Expr::Tuple(_)) != matches!(*choice.orelse, Expr::Tuple(_)) => self.return_either(s, choice, out),
+                    _ => self.ret(s, out),
+                }
                 false
             }
             Stmt::If(s) => self.if_stmt(&s.test, &s.body, &s.elif_else_clauses, out),
@@ -877,10 +880,18 @@ impl Walker<'_> {
             && got != self.returns_tuple
             && got.len() == self.returns_tuple.len()
             && got.iter().zip(&self.returns_tuple).all(|(g, w)| g == w || matches!((g, w), (Ty::Tensor(_) | Ty::NoneVal, Ty::Tensor(_))));
-        if refused {
+        // a tuple on a run-time branch of a function that returns one tensor (Mamba's
+        // `return out if not prenorm else (out, x)` with `-> Tensor`): refused there as well
+        let single = self.returns.and_then(Ty::tensor);
+        let refused_single = self.on_branch > 0 && !explained && single.is_some();
+        if refused || refused_single {
             let describe = |tys: &[Ty]| tys.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ");
             let source = if self.infer_returns { "an earlier `return` gives" } else { "the annotation says" };
-            let message = format!("returns {sequence}[{}] on this path, where {source} {sequence}[{}]", describe(&got), describe(&self.returns_tuple));
+            let want = match single {
+                Some(t) => Ty::Tensor(t).describe(),
+                None => format!("{sequence}[{}]", describe(&self.returns_tuple)),
+            };
+            let message = format!("returns {sequence}[{}] on this path, where {source} {want}", describe(&got));
             self.diag(&rules::RETURN_PATH_REFUSED, format!("{message}; native code refuses it with a ValueError (auto mode runs Python)"), range);
             let text = format!("torchlower: native code refuses this path: the function {message} (auto mode runs this call as Python)");
             out.push(ir::Stmt::Raise { exception: ir::Exception::Value, message: Some(vec![ir::MessagePart::Text(text)]) });
@@ -965,6 +976,16 @@ impl Walker<'_> {
             }
         };
         self.diag(&rules::UNSUPPORTED_STATEMENT, why.into(), r.range());
+    }
+
+    /// `return out if not prenorm else (out, x)` (Mamba's norms): a value and a tuple, which no
+    /// one value holds, so it is walked as Python runs it, `if c: return a` / `else: return b`;
+    /// each return is typed alone (on a run-time branch, one the annotation does not describe
+    /// is refused at run time, TL404).
+    fn return_either(&mut self, s: &ast::StmtReturn, choice: &ast::ExprIf, out: &mut Vec<ir::Stmt>) {
+        let ret = |value: &Expr| Stmt::Return(ast::StmtReturn { node_index: Default::default(), range: s.range, value: Some(Box::new(value.clone())) });
+        let orelse = ElifElseClause { range: choice.orelse.range(), node_index: Default::default(), test: None, body: vec![ret(&choice.orelse)].into() };
+        self.if_stmt(&choice.test, &[ret(&choice.body)], &[orelse], out);
     }
 
     /// An assertion of `test` with an optional message (`assert` or `torch._assert`).
