@@ -34,8 +34,10 @@ fn log_softmax(q: &Query, form: &str, positional: usize) -> Decision {
     if q.args.len() > positional {
         return Decision::reject(&rules::BAD_ARITY, format!("{form}: the argument after `dim` is `dtype` (only its default None is lowered)"));
     }
-    // only F.log_softmax has eager's implicit dim; these raise a TypeError without one
-    if q.args.len() < positional && keyword(q, "dim").is_none() {
+    // only F.log_softmax has eager's implicit dim; these raise a TypeError without one (or
+    // with None)
+    let dim = q.args.get(positional - 1).or(keyword(q, "dim").map(|(_, d)| d));
+    if dim.is_none_or(|d| d.lit == Lit::None) {
         return Decision::reject(&rules::DIM_MISSING, format!("{form} needs an explicit dim"));
     }
     super::params::elementwise(q, Op::LogSoftmax, &rules::LOG_SOFTMAX, form)
@@ -74,11 +76,19 @@ fn softmax(q: &Query, input: &Operand, positional: &[Operand], form: &str, funct
         if let Some(dim_at) = dim_at {
             return Ok(Claim { rule, result: t, op: Op::Softmax, options: Options::DynDim, operands: vec![at, dim_at] });
         }
-        let args = dim_args(q, positional, form, false)?;
-        let Some(dim) = args.dim else {
-            return Err(Decision::reject(&rules::DIM_MISSING, format!("{form} needs an explicit dim")));
+        // `F.softmax(x, dim=None)`: the implicit dim, as without one
+        let none_dim = match (positional, keyword(q, "dim")) {
+            ([d], None) | ([], Some((_, d))) => d.lit == Lit::None,
+            _ => false,
         };
-        let dim = normalize_dim(dim, t.rank, form)?;
+        let given = if functional && none_dim { None } else { dim_args(q, positional, form, false)?.dim };
+        let dim = match given {
+            Some(dim) => normalize_dim(dim, t.rank, form)?,
+            // `F.softmax(x)`: eager's implicit dim (`_get_softmax_dim`, which also warns that the
+            // choice is deprecated): 0 for ranks 0, 1 and 3, else 1
+            None if functional => i64::from(!matches!(t.rank, 0 | 1 | 3)),
+            None => return Err(Decision::reject(&rules::DIM_MISSING, format!("{form} needs an explicit dim"))),
+        };
         Ok(Claim { rule, result: t, op: Op::Softmax, options: Options::Dim(dim), operands: vec![at] })
     };
     check().map_or_else(|d| d, Decision::Claimed)
@@ -147,6 +157,14 @@ mod tests {
         let crate::claim::Decision::Claimed(c) = method(&t(two), "softmax", &[super::Operand { ty: Ty::Int, lit: super::Lit::NotLiteral }], &[]) else { panic!("claimed") };
         assert_eq!((c.options, c.operands), (crate::ir::Options::DynDim, vec![super::OperandRef::Receiver, super::OperandRef::Arg(0)]));
         assert_eq!(outcome(&method(&t(two), "softmax", &[super::Operand { ty: Ty::Float, lit: super::Lit::NotLiteral }], &[])).0, "TL251");
+        // F.softmax's implicit dim: 1 for rank 2, 0 for rank 1; torch.softmax has none
+        for (input, dims) in [(two, 1), (one, 0)] {
+            for keywords in [vec![], vec![kw("dim", none())]] {
+                let crate::claim::Decision::Claimed(c) = call("torch.nn.functional.softmax", &[t(input)], &keywords) else { panic!("claimed") };
+                assert_eq!(c.options, crate::ir::Options::Dim(dims));
+            }
+        }
+        assert_eq!(outcome(&call("torch.softmax", &[t(two)], &[])).0, "TL250");
     }
 
     #[test]

@@ -44,8 +44,9 @@ fn picking(q: &Query, op: Op, form: &str) -> Decision {
         },
         Op::Scatter => match (bound.tensor("index"), bound.tensor("src")) {
             (Some(index), Some(src)) if index.rank == input.rank && src.rank == input.rank && src.dtype == input.dtype => (&rules::SCATTER, Some(input)),
-            // a Python number (the `value` overload): converted to the input's dtype by libtorch
-            (Some(index), None) if index.rank == input.rank => (&rules::SCATTER, Some(input)),
+            // a Python number given positionally (the `value` overload, whose keyword is `value`,
+            // not `src`): converted to the input's dtype by libtorch
+            (Some(index), None) if index.rank == input.rank && super::keyword(q, "src").is_none() => (&rules::SCATTER, Some(input)),
             _ => return Decision::reject(&rules::BAD_RANKS, format!("{form}: the index and `src` must have the input's rank, `src` its dtype (eager raises)")),
         },
         Op::IndexSelect => match bound.tensor("index") {

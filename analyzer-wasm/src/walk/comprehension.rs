@@ -34,6 +34,14 @@ impl Walker<'_> {
         let Some(items) = self.comprehension_items(&generator.iter) else {
             return refuse(self, "its iterable's elements are not known while analysing (a tuple or list of known length, `enumerate`/`zip` of those, or `range` of known bounds are)".into());
         };
+        if let Some(name) = target_names(&generator.target).into_iter().find(|n| self.scope.get(n).is_some() || INTERPRETED_BUILTINS.contains(&n.as_str())) {
+            // the walk resolves module names and builtins from the syntax, not through the
+            // substitution: a target that shadows one is not followed
+            return refuse(self, format!("its target `{name}` shadows a module-level name or a builtin"));
+        }
+        if nests_a_scope(&comp.elt) || generator.ifs.iter().any(nests_a_scope) {
+            return refuse(self, "a comprehension or lambda nested in it is not unrolled".into());
+        }
         if !items.iter().all(rereadable) {
             return refuse(self, "an element of its iterable is computed (the elements are read once per use)".into());
         }
@@ -117,6 +125,40 @@ impl Walker<'_> {
         }
         Ok(true)
     }
+}
+
+/// The builtins the walk interprets by name (`len(…)`, `range(…)`, `int(…)` …).
+const INTERPRETED_BUILTINS: &[&str] = &[
+    "abs", "all", "any", "bool", "divmod", "enumerate", "float", "getattr", "hasattr", "int", "isinstance", "len", "list", "max", "min", "pow", "print",
+    "range", "round", "str", "sum", "super", "tuple", "type", "zip",
+];
+
+/// The names a comprehension target binds.
+fn target_names(target: &Expr) -> Vec<String> {
+    match target {
+        Expr::Name(n) => vec![n.id.to_string()],
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => elts.iter().flat_map(target_names).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether `e` holds a scope of its own (a comprehension, a generator, a lambda), whose names
+/// the substitution would not see.
+fn nests_a_scope(e: &Expr) -> bool {
+    use ruff_python_ast::visitor::{walk_expr, Visitor};
+    struct Finder(bool);
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if matches!(expr, Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) | Expr::Lambda(_)) {
+                self.0 = true;
+            } else {
+                walk_expr(self, expr);
+            }
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_expr(e);
+    finder.0
 }
 
 fn int_val(i: i64) -> Val {

@@ -60,4 +60,4 @@ def causal_log_mask(x: TensorF32Cpu2D) -> TensorF32Cpu3D:
 
 def implicit_log_softmax(x: TensorF32Cpu2D, v: TensorF32Cpu1D, t: TensorF32Cpu3D) -> tuple[TensorF32Cpu2D, TensorF32Cpu1D, TensorF32Cpu3D]:
     # pyGAT's `F.log_softmax(x)`: eager's implicit dim (1 for rank 2, 0 for ranks 1 and 3)
-    return F.log_softmax(x), F.log_softmax(v), F.log_softmax(t, dim=None)
+    return F.log_softmax(x) + F.softmax(x), F.log_softmax(v) + F.softmax(v, dim=None), F.log_softmax(t, dim=None) + F.softmax(t)

@@ -43,3 +43,8 @@ def log_softmax_method_int_dtype(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
 def log_softmax_without_dim(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     # only F.log_softmax has an implicit dim: these are eager's TypeError
     return torch.log_softmax(x) + x.log_softmax()
+
+
+def log_softmax_none_dim(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # None is F.log_softmax's default only; the method's dim is an int (eager's TypeError)
+    return x.log_softmax(dim=None)

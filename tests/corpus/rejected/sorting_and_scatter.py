@@ -9,6 +9,11 @@ def scatter_a_number_by_keyword(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF
     return x.scatter(1, i, value=0.0)
 
 
+def scatter_a_number_as_src(x: TensorF32Cpu2D, i: TensorI64Cpu2D) -> TensorF32Cpu2D:
+    # a number by the tensor overload's keyword: eager's TypeError
+    return x.scatter(1, i, src=1.0)
+
+
 def scatter_a_number_into_ids(i: TensorI64Cpu2D) -> TensorI64Cpu2D:
     # in place on an int64 local: the index could be the local itself (eager checks overlap)
     ids = i.clone()

@@ -235,3 +235,13 @@ def comprehension_with_run_time_filter(x: TensorF32Cpu2D, n: int) -> TensorF32Cp
 
 def comprehension_of_two_clauses(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
     return torch.cat([x * float(i * j) for i in range(2) for j in range(2)], dim=0)
+
+
+def comprehension_target_shadows_a_builtin(x: TensorF32Cpu2D) -> TensorF32Cpu2D:
+    # `len` inside is the item, not the builtin
+    return torch.cat([x * float(len) for len in (1, 2)], dim=0)
+
+
+def comprehension_nested_in_a_comprehension(n: int) -> TensorI64Cpu1D:
+    # the inner comprehension binds `i` again
+    return torch.cat([torch.tensor([i for i in range(4)]) for i in range(2)], dim=0)
