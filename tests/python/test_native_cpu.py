@@ -992,9 +992,9 @@ def test_a_returned_pair_on_a_run_time_branch_is_refused_natively_and_rerun_in_a
         norm = compiled_native(module, "norm_or_pair")
         assert_matches_eager(norm(x, residual), module.norm_or_pair(x, residual))
         with pytest.raises(ValueError, match="native code refuses this path"):
-            norm(x, residual, True)
+            norm(x, residual, False)
     monkeypatch.setenv("TORCHLOWER_MODE", "auto")
-    out, summed = norm(x, residual, True)
-    eager_out, eager_summed = module.norm_or_pair(x, residual, True)
+    out, summed = norm(x, residual, False)
+    eager_out, eager_summed = module.norm_or_pair(x, residual, False)
     assert_matches_eager(out, eager_out)
     assert_matches_eager(summed, eager_summed)

@@ -77,9 +77,10 @@ def optional_bias(x: TensorF32Cpu2D, use_bias: bool) -> TensorF32Cpu2D:
     return x
 
 
-def norm_or_pair(x: TensorF32Cpu3D, residual: TensorF32Cpu3D, prenorm: bool = False) -> TensorF32Cpu3D:
-    # Mamba's layer_norm_ref: a tensor, or a pair when asked; the pair (which the annotation
-    # does not describe) is refused at run time, and auto mode runs Python
+def norm_or_pair(x: TensorF32Cpu3D, residual: TensorF32Cpu3D, normed_only: bool = True) -> TensorF32Cpu3D:
+    # Mamba's layer_norm_ref (`return out if not prenorm else (out, x)`): a tensor, or a pair
+    # when asked; the pair (which the annotation does not describe) is refused at run time,
+    # and auto mode runs Python
     x = x + residual
     out = F.layer_norm(x, x.shape[-1:])
-    return out if not prenorm else (out, x)
+    return out if normed_only else (out, x)
